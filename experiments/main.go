@@ -17,14 +17,9 @@ type command struct {
 }
 
 // commands lists the subcommands. Each lives in its own cmd_<name>.go file.
-var commands = map[string]command{}
-
-func init() {
-	// The table is filled here so that command files can be added one at a
-	// time; each entry names the function in its cmd_<name>.go file.
-	for name, c := range map[string]command{} {
-		commands[name] = c
-	}
+// Add one line per command, keeping the list sorted.
+var commands = map[string]command{
+	"help": {"print this list", nil},
 }
 
 // Exit statuses of Main.
@@ -64,7 +59,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return ExitOK
 	}
 	cmd, ok := commands[args[0]]
-	if !ok {
+	if !ok || cmd.run == nil {
 		fmt.Fprintf(stderr, "mkpoe: unknown command %q\n", args[0])
 		printUsage(stderr)
 		return ExitUsage
