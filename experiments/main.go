@@ -19,7 +19,8 @@ type command struct {
 // commands lists the subcommands. Each lives in its own cmd_<name>.go file.
 // Add one line per command, keeping the list sorted.
 var commands = map[string]command{
-	"help": {"print this list", nil},
+	"help":   {"print this list", nil},
+	"kernel": {"build a kernel matrix (and out-of-sample rows) from features", runKernel},
 }
 
 // Exit statuses of Main.
