@@ -1,0 +1,126 @@
+package data
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Aset400 is the aset400 artist-similarity data (McFee & Lanckriet 2011,
+// Sec. 5.2): 412 popular artists and relative comparisons (i,j,i,k) "artist
+// i is more similar to j than to k" from the web survey of Ellis et al.
+// (2002). Artist a (0-based) is row a of every field.
+//
+// The comparisons are the 9107 triplets released with t-STE (van der Maaten
+// & Weinberger 2012), not the 16385 raw survey comparisons of Sec. 5.2; see
+// docs/datasets.md.
+type Aset400 struct {
+	Names        []string // cblearn/MusicSeer artist name, e.g. "3_doors_down"
+	MusicSeerIDs []int    // MusicSeer artist id
+	DisplayNames []string // name printed on the t-STE map; "" for the 12 artists without triplets
+	Comparisons  []Comparison
+	GenreLabels  *mat.Dense // 412×58, 0/1: artist × genre; 17 artists have no genre
+	GenreNames   []string   // 58 genre names, column order of GenreLabels
+}
+
+// Aset400 file names inside the data directory (layout of ../shared/data/aset400).
+const (
+	Aset400ArtistsFile  = "artists.tsv"
+	Aset400TripletsFile = "triplets.tsv"
+	Aset400GenresFile   = "genre_labels.tsv"
+	Aset400GenreNames   = "genre_names.txt"
+)
+
+// LoadAset400 reads the aset400 files from dir (artists.tsv, triplets.tsv,
+// genre_labels.tsv, genre_names.txt; see docs/datasets.md). Triplet lines
+// "i j k" are 1-based and become Triplet(i-1, j-1, k-1). It checks that
+// artist indices run 1..n in order, that every triplet names an artist, and
+// that the genre matrix has one 0/1 row per artist and one column per genre
+// name. Errors are [*FileError]s or wrap the I/O error with the path.
+func LoadAset400(dir string) (*Aset400, error) {
+	a := &Aset400{}
+	path := filepath.Join(dir, Aset400ArtistsFile)
+	err := readTabFile(path, true, func(line int, fs []string) error {
+		if len(fs) != 4 {
+			return fileErr(path, line, 0, "an artists line must have 4 tab-separated fields: index, name, musicseer id, display name", "%d fields", len(fs))
+		}
+		idx, err := atoiField(path, line, fs, 1, "artist index")
+		if err != nil {
+			return err
+		}
+		if idx != len(a.Names)+1 {
+			return fileErr(path, line, 1, fmt.Sprintf("artist indices must run 1, 2, ... in order (expected %d)", len(a.Names)+1), "%d", idx)
+		}
+		id, err := atoiField(path, line, fs, 3, "musicseer id")
+		if err != nil {
+			return err
+		}
+		a.Names = append(a.Names, fs[1])
+		a.MusicSeerIDs = append(a.MusicSeerIDs, id)
+		a.DisplayNames = append(a.DisplayNames, fs[3])
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	n := len(a.Names)
+	if n == 0 {
+		return nil, &FileError{File: path, Rule: "artists file must list at least one artist", Value: "no artists"}
+	}
+	cf, err := ReadComparisonsFile(filepath.Join(dir, Aset400TripletsFile), ComparisonOptions{OneBased: true, N: n})
+	if err != nil {
+		return nil, err
+	}
+	a.Comparisons = cf.Comparisons
+	if cf.Format.Arity != 3 {
+		return nil, &FileError{File: filepath.Join(dir, Aset400TripletsFile), Rule: "aset400 comparisons must be triplets (3 columns)", Value: "4-column lines"}
+	}
+
+	namesPath := filepath.Join(dir, Aset400GenreNames)
+	err = readTabFile(namesPath, false, func(line int, fs []string) error {
+		a.GenreNames = append(a.GenreNames, strings.TrimSpace(strings.Join(fs, "\t")))
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	a.GenreLabels, err = readGenreLabels(filepath.Join(dir, Aset400GenresFile), n, len(a.GenreNames))
+	if err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// readGenreLabels reads genre_labels.tsv: per line the 1-based artist index
+// then one 0/1 value per genre.
+func readGenreLabels(path string, n, g int) (*mat.Dense, error) {
+	m, err := ReadMatrixFile(path)
+	if err != nil {
+		return nil, err
+	}
+	r, c := m.Dims()
+	if r != n {
+		return nil, &FileError{File: path, Rule: fmt.Sprintf("genre labels must have one row per artist (%d)", n), Value: fmt.Sprintf("%d rows", r)}
+	}
+	if c != g+1 {
+		return nil, &FileError{File: path, Line: 1, Rule: fmt.Sprintf("genre label rows must hold the artist index and one value per genre name (1+%d)", g), Value: fmt.Sprintf("%d values", c)}
+	}
+	out := mat.NewDense(n, g, nil)
+	for i := 0; i < n; i++ {
+		// Line numbers are not known after ReadMatrix; the header is one
+		// comment line, so data row i is usually on line i+2.
+		if int(m.At(i, 0)) != i+1 {
+			return nil, &FileError{File: path, Rule: fmt.Sprintf("genre label row %d must start with artist index %d", i+1, i+1), Value: fmt.Sprintf("%g", m.At(i, 0))}
+		}
+		for j := 0; j < g; j++ {
+			x := m.At(i, j+1)
+			if x != 0 && x != 1 {
+				return nil, &FileError{File: path, Rule: "genre labels must be 0 or 1", Value: fmt.Sprintf("%g in data row %d, column %d", x, i+1, j+2)}
+			}
+			out.Set(i, j, x)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,131 @@
+package data
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// sharedData returns ../shared/data/<sub> (relative to the repository root)
+// and skips the test when it is absent: the real data are never copied into
+// the repository (see ../shared/data/README.md).
+func sharedData(t *testing.T, sub string) string {
+	t.Helper()
+	dir := filepath.Join("..", "..", "..", "shared", "data", sub)
+	if _, err := os.Stat(dir); err != nil {
+		t.Skipf("real data %s not available (%v); it lives outside the repository, next to it in ../shared/data", dir, err)
+	}
+	return dir
+}
+
+func TestLoadAset400Counts(t *testing.T) {
+	a, err := LoadAset400(sharedData(t, "aset400"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Counts from ../shared/data/aset400/SOURCE.txt ("Verified counts").
+	if len(a.Names) != 412 || len(a.MusicSeerIDs) != 412 || len(a.DisplayNames) != 412 {
+		t.Errorf("artists: got %d names, want 412", len(a.Names))
+	}
+	if len(a.Comparisons) != 9107 {
+		t.Errorf("comparisons: got %d, want 9107", len(a.Comparisons))
+	}
+	if err := ValidateComparisons(a.Comparisons, 412); err != nil {
+		t.Error(err)
+	}
+	occur, heads, distinct := map[int]bool{}, map[int]bool{}, map[Comparison]bool{}
+	for _, c := range a.Comparisons {
+		distinct[c] = true
+		if !c.IsTriplet() {
+			t.Fatalf("comparison %v is not a triplet", c)
+		}
+		occur[c.I], occur[c.J], occur[c.L] = true, true, true
+		heads[c.I] = true
+	}
+	if len(distinct) != 9107 {
+		t.Errorf("distinct triplets: got %d, want 9107", len(distinct))
+	}
+	if len(occur) != 400 || len(heads) != 374 {
+		t.Errorf("got %d distinct artists and %d distinct heads in triplets, want 400 and 374", len(occur), len(heads))
+	}
+	// The 12 artists without triplets have no display name (SOURCE.txt).
+	noName := 0
+	for i, d := range a.DisplayNames {
+		if d == "" {
+			noName++
+			if occur[i] {
+				t.Errorf("artist %d (%s) occurs in triplets but has no display name", i+1, a.Names[i])
+			}
+		}
+	}
+	if noName != 12 {
+		t.Errorf("artists without display name: got %d, want 12", noName)
+	}
+	// First triplet line of triplets.tsv is "3 47 206" (1-based).
+	if got, want := a.Comparisons[0], Triplet(2, 46, 205); got != want {
+		t.Errorf("first comparison: got %v, want %v", got, want)
+	}
+	if a.Names[2] != "3_doors_down" {
+		t.Errorf("artist 3: got %q, want 3_doors_down", a.Names[2])
+	}
+	r, c := a.GenreLabels.Dims()
+	if r != 412 || c != 58 || len(a.GenreNames) != 58 {
+		t.Fatalf("genre labels %d×%d with %d names, want 412×58 and 58", r, c, len(a.GenreNames))
+	}
+	if a.GenreNames[0] != "r&b" {
+		t.Errorf("first genre: got %q, want r&b", a.GenreNames[0])
+	}
+	unlabeled := 0
+	for i := 0; i < r; i++ {
+		s := 0.0
+		for j := 0; j < c; j++ {
+			s += a.GenreLabels.At(i, j)
+		}
+		if s == 0 {
+			unlabeled++
+		}
+	}
+	if unlabeled != 17 {
+		t.Errorf("unlabeled artists: got %d, want 17", unlabeled)
+	}
+}
+
+func TestLoadAset400Errors(t *testing.T) {
+	src := sharedData(t, "aset400")
+	copyDir := func(t *testing.T) string {
+		dir := t.TempDir()
+		for _, f := range []string{Aset400ArtistsFile, Aset400TripletsFile, Aset400GenresFile, Aset400GenreNames} {
+			b, err := os.ReadFile(filepath.Join(src, f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return dir
+	}
+	t.Run("missing file", func(t *testing.T) {
+		dir := copyDir(t)
+		os.Remove(filepath.Join(dir, Aset400TripletsFile))
+		_, err := LoadAset400(dir)
+		if !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), Aset400TripletsFile) {
+			t.Errorf("got %v, want a not-exist error naming %s", err, Aset400TripletsFile)
+		}
+	})
+	t.Run("artist out of range", func(t *testing.T) {
+		dir := copyDir(t)
+		p := filepath.Join(dir, Aset400TripletsFile)
+		f, _ := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+		f.WriteString("3\t47\t413\n")
+		f.Close()
+		_, err := LoadAset400(dir)
+		var fe *FileError
+		if !errors.As(err, &fe) || fe.Line != 9109 || fe.Col != 3 || fe.Value != `"413"` {
+			t.Errorf("got %v, want a FileError at line 9109, column 3, value \"413\"", err)
+		}
+	})
+}

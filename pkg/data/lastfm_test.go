@@ -1,0 +1,80 @@
+package data
+
+import (
+	"slices"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestLoadLastFMCounts(t *testing.T) {
+	lf, err := LoadLastFM(sharedData(t, "lastfm-hetrec2011"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Counts from ../shared/data/lastfm-hetrec2011/SOURCE.txt: 379 of 412
+	// matched, all 379 with listening and tag data; 11946 tags.
+	if len(lf.Names) != 412 {
+		t.Fatalf("artists: got %d, want 412", len(lf.Names))
+	}
+	present, withTags, withUsers := 0, 0, 0
+	for a := range lf.Names {
+		if lf.Present[a] != (lf.HetRecIDs[a] >= 0) {
+			t.Errorf("artist %d: Present %v but HetRec id %d", a+1, lf.Present[a], lf.HetRecIDs[a])
+		}
+		if lf.Present[a] {
+			present++
+		} else if len(lf.TagCounts[a]) > 0 || len(lf.Users[a]) > 0 {
+			t.Errorf("unmatched artist %d (%s) has data", a+1, lf.Names[a])
+		}
+		if len(lf.TagCounts[a]) > 0 {
+			withTags++
+		}
+		if len(lf.Users[a]) > 0 {
+			withUsers++
+		}
+		if !slices.IsSorted(lf.Users[a]) || len(lf.Users[a]) != len(lf.Listens[a]) {
+			t.Errorf("artist %d: users not sorted or not matching listens", a+1)
+		}
+		for _, u := range lf.Users[a] {
+			if lf.Listens[a][u] <= 0 {
+				t.Errorf("artist %d, user %d: listening count %v, want > 0", a+1, u, lf.Listens[a][u])
+			}
+		}
+	}
+	if present != 379 || withTags != 379 || withUsers != 379 {
+		t.Errorf("got %d matched, %d with tags, %d with listeners; want 379 each", present, withTags, withUsers)
+	}
+	if len(lf.TagNames) != 11946 {
+		t.Errorf("tags: got %d, want 11946", len(lf.TagNames))
+	}
+	// tags.dat is ISO-8859-1: tag 2863 is the byte string "tropic\xe1lia".
+	if got := lf.TagNames[2863]; got != "tropicália" {
+		t.Errorf("tag 2863: got %q, want %q", got, "tropicália")
+	}
+	for id, s := range lf.TagNames {
+		if !utf8.ValidString(s) {
+			t.Fatalf("tag %d: invalid UTF-8 %q", id, s)
+		}
+	}
+	if lf.TagNames[237] != "#1" {
+		t.Errorf("tag 237: got %q, want \"#1\" ('#' is data in tags.dat)", lf.TagNames[237])
+	}
+	// Artist 3 (3_doors_down) is HetRec artist 472.
+	if lf.HetRecIDs[2] != 472 || lf.HetRecNames[2] != "3 Doors Down" {
+		t.Errorf("artist 3: got HetRec %d %q, want 472 \"3 Doors Down\"", lf.HetRecIDs[2], lf.HetRecNames[2])
+	}
+}
+
+func TestLoadLastFMNamesMatchAset400(t *testing.T) {
+	a, err := LoadAset400(sharedData(t, "aset400"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lf, err := LoadLastFM(sharedData(t, "lastfm-hetrec2011"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(a.Names, lf.Names) {
+		t.Errorf("aset400 names in the Last.fm mapping differ from artists.tsv")
+	}
+}
