@@ -1,0 +1,169 @@
+#!/usr/bin/env bash
+# fetch_aloi.sh: fetch the ALOI-10 multi-view feature set, verify SHA-256
+# checksums, and place it under data/ (repository-relative, gitignored) in
+# the layout of ../shared/data:
+#
+#   data/aloi10/{view1_64d_hist_sum1.tsv,view2_64d_hist_sum1.tsv,view3_77d.tsv,
+#                view4_13d_haralick_like.tsv,labels.tsv,subset_10x20_row_indices.tsv,SOURCE.txt}
+#   data/aloi10/original/ALOI_UIMC.mat
+#
+# Usage:
+#   scripts/fetch_aloi.sh [--dest DIR] [--derived-url URL]
+#   scripts/fetch_aloi.sh --mirror DIR [--dest DIR]
+#
+#   --dest DIR         where to place the files (default: <repo>/data)
+#   --mirror DIR       copy every file from DIR, a tree laid out like
+#                      ../shared/data, instead of downloading
+#   --derived-url URL  base URL of a web mirror laid out like ../shared/data,
+#                      for the derived files (also: $MKPOE_DATA_URL)
+#
+# Both paths share the rest of the code: every file is verified against the
+# SHA-256 below before it is moved into place, and a file already in place
+# with the right checksum is kept.
+#
+# Exit status: 0 all files in place; 1 a download, copy or checksum failed
+# (nothing unverified is placed); 2 usage error; 3 the original is in place
+# but the derived files could not be fetched (no --derived-url).
+#
+# SOURCE AND LICENCE (from ../shared/data/aloi10/SOURCE.txt; cite the works
+# in docs/datasets.md):
+#
+# ALOI (Amsterdam Library of Object Images; Geusebroek, Burghouts & Smeulders,
+#   IJCV 61:103-112, 2005), 10 objects, 1079 images, 4 precomputed feature
+#   views, as distributed with the UIMC code: github.com/AllminerLab/
+#   Code-for-UIMC-master at commit c6b06be146850db6b56ee713e0359e6aa73175a6,
+#   data/ALOI.mat (placed as original/ALOI_UIMC.mat). The repository has no
+#   licence file; the ALOI images are "publicly available for scientific
+#   research purposes". Treat as research-only and cite ALOI.
+#   (An identical copy of the data, in N x d orientation, is
+#   github.com/huangsuj/MvI-GCN datasets/ALOI.mat at commit
+#   2b7471db87dfabf755f7e5f4d52f13456c1581e7; it is a different file, so the
+#   checksum below does not apply to it.)
+#
+# DERIVED FILES. The view*.tsv, labels.tsv and subset_10x20_row_indices.tsv
+# files were written from ALOI_UIMC.mat by the data curators (views
+# transposed to one row per image, %.10g; the subset takes in-class
+# positions 0,5,...,95). This script does not regenerate them: it copies them
+# from --mirror, or downloads them from --derived-url if such a mirror is
+# hosted; without one it places the original and exits with status 3.
+# (mkpoe's pkg/data reads ALOI_UIMC.mat directly with data.ReadMatFile, and
+# its tests check that the .mat and the TSVs agree.)
+#
+# The download path cannot be tested on the machines this was written on (no
+# internet access); the mirror path is tested by pkg/data's Go tests. If the
+# file were stored with Git LFS the checksum check would fail rather than
+# place a pointer file.
+set -euo pipefail
+
+# relative path | sha256 | URL ("-": derived, from a mirror only)
+MANIFEST=(
+  "aloi10/original/ALOI_UIMC.mat|1f5e540e0a83a6548cd9a25d99f619189861f737dd60bcbdfffbca9b69b964f1|https://raw.githubusercontent.com/AllminerLab/Code-for-UIMC-master/c6b06be146850db6b56ee713e0359e6aa73175a6/data/ALOI.mat"
+  "aloi10/view1_64d_hist_sum1.tsv|6f4d980d85185608167b218e036ff3edcf237bbcf43ef00683ffaa969fe3601a|-"
+  "aloi10/view2_64d_hist_sum1.tsv|b9c712dc7b5a78311e6a50b91ceff7e5d6b540e10d4df91a8244e57547752fe4|-"
+  "aloi10/view3_77d.tsv|fdd414f6067c08e7d8ac179be0b57b3240b836aa2e72c068e3a19ab3dde74616|-"
+  "aloi10/view4_13d_haralick_like.tsv|2c09103adcdb9c3a0611a6f6c2642d245914364b8ce51a80397b9d1af5d81682|-"
+  "aloi10/labels.tsv|6744835c5df2f5bf50b6d53fcafde515677d722306fb4fbae93879cb97ec2f5a|-"
+  "aloi10/subset_10x20_row_indices.tsv|00e987c36b54ad690860f6a45e33c304644c966bc6fa9837aece31d4901ec5b6|-"
+  "aloi10/SOURCE.txt|00117c4f6c7090c56b065f4a6d96bc299770e0f526bf8ea7d242873a4b18b4d7|-"
+)
+
+# ---- shared code (identical in fetch_aset400.sh) -------------------------------
+
+usage() {
+  sed -n '/^# Usage:/,/^# Both paths/p' "$0" | sed 's/^# \{0,1\}//' | sed '$d' >&2
+  exit 2
+}
+
+sha256() {
+  if command -v sha256sum >/dev/null 2>&1; then
+    sha256sum "$1" | cut -d' ' -f1
+  else
+    shasum -a 256 "$1" | cut -d' ' -f1
+  fi
+}
+
+DEST=""
+MIRROR=""
+DERIVED_URL="${MKPOE_DATA_URL:-}"
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --dest) [[ $# -ge 2 ]] || usage; DEST="$2"; shift 2 ;;
+    --mirror) [[ $# -ge 2 ]] || usage; MIRROR="$2"; shift 2 ;;
+    --derived-url) [[ $# -ge 2 ]] || usage; DERIVED_URL="$2"; shift 2 ;;
+    -h|--help) usage ;;
+    *) echo "$(basename "$0"): unknown argument: $1" >&2; usage ;;
+  esac
+done
+if [[ -z "$DEST" ]]; then
+  DEST="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/data"
+fi
+if [[ -n "$MIRROR" && ! -d "$MIRROR" ]]; then
+  echo "$(basename "$0"): --mirror $MIRROR: not a directory" >&2
+  exit 2
+fi
+mkdir -p "$DEST"
+TMPDIR_FETCH="$(mktemp -d "$DEST/.fetch.XXXXXX")"
+trap 'rm -rf "$TMPDIR_FETCH"' EXIT
+
+# obtain REL URL OUT: copy from the mirror or download into OUT.
+# Returns 3 when a derived file has no source.
+obtain() {
+  local rel="$1" url="$2" out="$3"
+  if [[ -n "$MIRROR" ]]; then
+    if [[ ! -f "$MIRROR/$rel" ]]; then
+      echo "error: $rel: missing in mirror $MIRROR" >&2
+      return 1
+    fi
+    cp "$MIRROR/$rel" "$out" || return 1
+    return 0
+  fi
+  if [[ "$url" == "-" ]]; then
+    if [[ -z "$DERIVED_URL" ]]; then
+      return 3
+    fi
+    url="${DERIVED_URL%/}/$rel"
+  fi
+  echo "downloading $url" >&2
+  curl -fsSL --retry 3 --connect-timeout 30 -o "$out" "$url"
+}
+
+missing=()
+for entry in "${MANIFEST[@]}"; do
+  IFS='|' read -r rel want url <<<"$entry"
+  dst="$DEST/$rel"
+  if [[ -f "$dst" && "$(sha256 "$dst")" == "$want" ]]; then
+    echo "ok (already in place) $rel"
+    continue
+  fi
+  tmp="$TMPDIR_FETCH/file"
+  rm -f "$tmp"
+  status=0
+  obtain "$rel" "$url" "$tmp" || status=$?
+  if [[ $status -eq 3 ]]; then
+    missing+=("$rel")
+    continue
+  elif [[ $status -ne 0 ]]; then
+    echo "error: $rel: could not obtain it (status $status)" >&2
+    exit 1
+  fi
+  got="$(sha256 "$tmp")"
+  if [[ "$got" != "$want" ]]; then
+    echo "error: $rel: checksum mismatch: sha256 $got, want $want; not placed" >&2
+    exit 1
+  fi
+  mkdir -p "$(dirname "$dst")"
+  mv -f "$tmp" "$dst"
+  chmod 0644 "$dst"
+  echo "ok $rel"
+done
+
+if [[ ${#missing[@]} -gt 0 ]]; then
+  {
+    echo "The originals are in place under $DEST, but these derived files were not fetched:"
+    printf '  %s\n' "${missing[@]}"
+    echo "They are not regenerated by this script (see its header). Fetch them with"
+    echo "--mirror DIR from a copy of the data tree, or --derived-url URL from a hosted mirror."
+  } >&2
+  exit 3
+fi
+echo "all files in place under $DEST"

@@ -1,0 +1,186 @@
+#!/usr/bin/env bash
+# fetch_aset400.sh: fetch the aset400 artist-similarity data and the Last.fm
+# HetRec 2011 data for its artists, verify SHA-256 checksums, and place them
+# under data/ (repository-relative, gitignored) in the layout of
+# ../shared/data:
+#
+#   data/aset400/{triplets.tsv,artists.tsv,genre_labels.tsv,genre_names.txt,SOURCE.txt}
+#   data/aset400/original/{music_triplets.mat,music_labels.mat,cblearn_musician_names.txt}
+#   data/lastfm-hetrec2011/{artists.dat,tags.dat,user_artists.dat,user_taggedartists.dat,
+#                           readme.txt,aset400_to_hetrec_artistID.tsv,SOURCE.txt}
+#
+# Usage:
+#   scripts/fetch_aset400.sh [--dest DIR] [--derived-url URL]
+#   scripts/fetch_aset400.sh --mirror DIR [--dest DIR]
+#
+#   --dest DIR         where to place the files (default: <repo>/data)
+#   --mirror DIR       copy every file from DIR, a tree laid out like
+#                      ../shared/data, instead of downloading
+#   --derived-url URL  base URL of a web mirror laid out like ../shared/data,
+#                      for the derived files (also: $MKPOE_DATA_URL)
+#
+# Both paths share the rest of the code: every file is verified against the
+# SHA-256 below before it is moved into place, and a file already in place
+# with the right checksum is kept.
+#
+# Exit status: 0 all files in place; 1 a download, copy or checksum failed
+# (nothing unverified is placed); 2 usage error; 3 the originals are in place
+# but the derived files could not be fetched (no --derived-url).
+#
+# SOURCES AND LICENCES (from ../shared/data/*/SOURCE.txt; cite the works in
+# docs/datasets.md):
+#
+# aset400 (Ellis, Whitman, Berenzweig & Lawrence 2002, MusicSeer survey), as
+#   processed by McFee & Lanckriet and redistributed in van der Maaten &
+#   Weinberger's STE_Release (t-STE, 2012), from
+#   github.com/amandasongmm/simi_triplet at commit
+#   a22b7160bbfec7ed17f8099eb0197d48a67c5449, STE_Release/data/.
+#   Licence: the repository has no licence file; the STE_Release web page
+#   says the code is for non-commercial use only; the data's own licence is
+#   unstated. Treat as non-commercial research use.
+# cblearn_musician_names.txt: github.com/cblearn/cblearn at commit
+#   d0beebfd08f4f76f88506386f6000fef051ec298, MIT licence (c) 2020-2021 the
+#   cblearn developers.
+# Last.fm HetRec 2011 (hetrec2011-lastfm-2k; Cantador, Brusilovsky & Kuflik,
+#   RecSys 2011): "made available for non-commercial use" (readme.txt); cite
+#   Last.fm and HetRec'11. Copied from github.com/Coder-Yu/QRec at commit
+#   a61b79db3fdc15c2c1d739fb3dd60430236ec3e0, dataset/lastfm-2k/. The
+#   official archive is https://files.grouplens.org/datasets/hetrec2011/
+#   hetrec2011-lastfm-2k.zip; its files were not compared with these
+#   checksums, so it is not used here.
+#
+# DERIVED FILES. triplets.tsv, artists.tsv, genre_labels.tsv and
+# genre_names.txt (aset400) and aset400_to_hetrec_artistID.tsv (Last.fm) were
+# made from the originals by the data curators (see SOURCE.txt): artists.tsv
+# needs the names printed in t-STE's music_tste_map.eps, and genre_labels.tsv
+# needs music_labels.mat, a MATLAB v7.3 (HDF5) file this project cannot read.
+# This script does not regenerate them. It copies them from --mirror, or
+# downloads them from --derived-url if such a mirror is hosted; without one
+# it places the originals and exits with status 3. (mkpoe's Go package
+# pkg/data can read music_triplets.mat directly, see data.ReadMatFile.)
+#
+# The download path cannot be tested on the machines this was written on (no
+# internet access); the mirror path is tested by pkg/data's Go tests. Raw
+# GitHub URLs at pinned commits are used; if a file were stored with Git LFS
+# the checksum check would fail rather than place a pointer file.
+set -euo pipefail
+
+# relative path | sha256 | URL ("-": derived, from a mirror only)
+MANIFEST=(
+  "aset400/original/music_triplets.mat|ce7b33bbb208ea9e441f2860d59574a98272a0d110fc1b4d9e96d4c88d59b313|https://raw.githubusercontent.com/amandasongmm/simi_triplet/a22b7160bbfec7ed17f8099eb0197d48a67c5449/STE_Release/data/music_triplets.mat"
+  "aset400/original/music_labels.mat|1f783ac2f9f02257e599ed8fe3661938334bc6ca03b071ece6a8e6b46e47312f|https://raw.githubusercontent.com/amandasongmm/simi_triplet/a22b7160bbfec7ed17f8099eb0197d48a67c5449/STE_Release/data/music_labels.mat"
+  "aset400/original/cblearn_musician_names.txt|d909ba18c81ef9e4ef0eceb6b4cad97128e18737926246a3440caca1137b75cf|https://raw.githubusercontent.com/cblearn/cblearn/d0beebfd08f4f76f88506386f6000fef051ec298/cblearn/datasets/data/musician_names.txt"
+  "lastfm-hetrec2011/artists.dat|c173881362c6b28551368fecb3c0be5a6a30a6cd859e1f5775413dfe46d48648|https://raw.githubusercontent.com/Coder-Yu/QRec/a61b79db3fdc15c2c1d739fb3dd60430236ec3e0/dataset/lastfm-2k/artists.dat"
+  "lastfm-hetrec2011/readme.txt|44c38757b3a24e68e844ac60c97ba7fd8e0f691cf1b00e9cf6bd8854df0dd64a|https://raw.githubusercontent.com/Coder-Yu/QRec/a61b79db3fdc15c2c1d739fb3dd60430236ec3e0/dataset/lastfm-2k/readme.txt"
+  "lastfm-hetrec2011/tags.dat|c815d7216101fd0ba9b9c59fa2a011998d2fd076e0064d281ec4153d95ae8095|https://raw.githubusercontent.com/Coder-Yu/QRec/a61b79db3fdc15c2c1d739fb3dd60430236ec3e0/dataset/lastfm-2k/tags.dat"
+  "lastfm-hetrec2011/user_artists.dat|254272fa721c3935e8be286d28c051b206844307128698ab4eaa41d483379416|https://raw.githubusercontent.com/Coder-Yu/QRec/a61b79db3fdc15c2c1d739fb3dd60430236ec3e0/dataset/lastfm-2k/user_artists.dat"
+  "lastfm-hetrec2011/user_taggedartists.dat|c4a9ffae9ab47a9f9b2f0678ab1f7e5c1db4ca818837d8cddd1f5699c5bbf048|https://raw.githubusercontent.com/Coder-Yu/QRec/a61b79db3fdc15c2c1d739fb3dd60430236ec3e0/dataset/lastfm-2k/user_taggedartists.dat"
+  "aset400/triplets.tsv|20cae5a96150871071194d393f943601082cdd9895ca18b5ec6c7856d4aa6f73|-"
+  "aset400/artists.tsv|6742d12d450871c21b105a4b358850f7770a24a3565626bc2f5a05bbb3c39ab0|-"
+  "aset400/genre_labels.tsv|0f108444a2df6041f515c888b22538d27dc534bd8fea32f186093edc4c1675cd|-"
+  "aset400/genre_names.txt|863abb390b273ea9a7515355b8b70a99e27ca0002525bbe20060f711b9ff5fd5|-"
+  "aset400/SOURCE.txt|be66168a7e851c0f854368eb183585d4b533cc947ac8b80f89f619a192bdcd4d|-"
+  "lastfm-hetrec2011/aset400_to_hetrec_artistID.tsv|bf667ef765c013e8e27025e50190c7e8261c4bb4efa1f44c6eec0016edc1e274|-"
+  "lastfm-hetrec2011/SOURCE.txt|2b33242fdeda03421d99945443665cd8698454d8b8c4c4c883f0bbb6d9a65d0b|-"
+)
+
+# ---- shared code (identical in fetch_aloi.sh) -------------------------------
+
+usage() {
+  sed -n '/^# Usage:/,/^# Both paths/p' "$0" | sed 's/^# \{0,1\}//' | sed '$d' >&2
+  exit 2
+}
+
+sha256() {
+  if command -v sha256sum >/dev/null 2>&1; then
+    sha256sum "$1" | cut -d' ' -f1
+  else
+    shasum -a 256 "$1" | cut -d' ' -f1
+  fi
+}
+
+DEST=""
+MIRROR=""
+DERIVED_URL="${MKPOE_DATA_URL:-}"
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --dest) [[ $# -ge 2 ]] || usage; DEST="$2"; shift 2 ;;
+    --mirror) [[ $# -ge 2 ]] || usage; MIRROR="$2"; shift 2 ;;
+    --derived-url) [[ $# -ge 2 ]] || usage; DERIVED_URL="$2"; shift 2 ;;
+    -h|--help) usage ;;
+    *) echo "$(basename "$0"): unknown argument: $1" >&2; usage ;;
+  esac
+done
+if [[ -z "$DEST" ]]; then
+  DEST="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/data"
+fi
+if [[ -n "$MIRROR" && ! -d "$MIRROR" ]]; then
+  echo "$(basename "$0"): --mirror $MIRROR: not a directory" >&2
+  exit 2
+fi
+mkdir -p "$DEST"
+TMPDIR_FETCH="$(mktemp -d "$DEST/.fetch.XXXXXX")"
+trap 'rm -rf "$TMPDIR_FETCH"' EXIT
+
+# obtain REL URL OUT: copy from the mirror or download into OUT.
+# Returns 3 when a derived file has no source.
+obtain() {
+  local rel="$1" url="$2" out="$3"
+  if [[ -n "$MIRROR" ]]; then
+    if [[ ! -f "$MIRROR/$rel" ]]; then
+      echo "error: $rel: missing in mirror $MIRROR" >&2
+      return 1
+    fi
+    cp "$MIRROR/$rel" "$out" || return 1
+    return 0
+  fi
+  if [[ "$url" == "-" ]]; then
+    if [[ -z "$DERIVED_URL" ]]; then
+      return 3
+    fi
+    url="${DERIVED_URL%/}/$rel"
+  fi
+  echo "downloading $url" >&2
+  curl -fsSL --retry 3 --connect-timeout 30 -o "$out" "$url"
+}
+
+missing=()
+for entry in "${MANIFEST[@]}"; do
+  IFS='|' read -r rel want url <<<"$entry"
+  dst="$DEST/$rel"
+  if [[ -f "$dst" && "$(sha256 "$dst")" == "$want" ]]; then
+    echo "ok (already in place) $rel"
+    continue
+  fi
+  tmp="$TMPDIR_FETCH/file"
+  rm -f "$tmp"
+  status=0
+  obtain "$rel" "$url" "$tmp" || status=$?
+  if [[ $status -eq 3 ]]; then
+    missing+=("$rel")
+    continue
+  elif [[ $status -ne 0 ]]; then
+    echo "error: $rel: could not obtain it (status $status)" >&2
+    exit 1
+  fi
+  got="$(sha256 "$tmp")"
+  if [[ "$got" != "$want" ]]; then
+    echo "error: $rel: checksum mismatch: sha256 $got, want $want; not placed" >&2
+    exit 1
+  fi
+  mkdir -p "$(dirname "$dst")"
+  mv -f "$tmp" "$dst"
+  chmod 0644 "$dst"
+  echo "ok $rel"
+done
+
+if [[ ${#missing[@]} -gt 0 ]]; then
+  {
+    echo "The originals are in place under $DEST, but these derived files were not fetched:"
+    printf '  %s\n' "${missing[@]}"
+    echo "They are not regenerated by this script (see its header). Fetch them with"
+    echo "--mirror DIR from a copy of the data tree, or --derived-url URL from a hosted mirror."
+  } >&2
+  exit 3
+fi
+echo "all files in place under $DEST"
