@@ -1,0 +1,42 @@
+// Package mkpoe learns multi-modal similarity from relative comparisons: the
+// partial order embedding algorithms of McFee & Lanckriet (2011) — LPOE on
+// features (Alg. 2), KPOE on one kernel (Alg. 3), GNMDS with K = I
+// (Sec. 3.3), and MKPOE on several kernels (Alg. 4), with full or diagonal
+// metrics (Sec. 4.4) and the unweighted sum-kernel baseline K₁ (Sec. 4.1).
+//
+// # Conventions
+//
+// Kernels are n×n symmetric PSD matrices; row i is item i. A comparison
+// (i,j,k,l) asks for d(i,j) + 1 ≤ d(k,l) (Eq. 1 with unit margin). The
+// objective minimised by [Fit] is
+//
+//	f(W) = Σ_p tr(W⁽ᵖ⁾K⁽ᵖ⁾) + β/|𝒞| Σ_{(i,j,k,l)∈𝒞} h(1 + d(i,j) − d(k,l)),
+//	d(i,j) = Σ_p (K⁽ᵖ⁾_i − K⁽ᵖ⁾_j)ᵀ W⁽ᵖ⁾ (K⁽ᵖ⁾_i − K⁽ᵖ⁾_j),   W⁽ᵖ⁾ ⪰ 0,
+//
+// with h(x) = max(0, x) (Appendix B). Learned embeddings are
+// g(x) = (Λ_p^{1/2} V_pᵀ K⁽ᵖ⁾_x)_p from W⁽ᵖ⁾ = V_p Λ_p V_pᵀ (Sec. 3.2, 4.3).
+//
+// # Solvers
+//
+// The default solver works in each kernel's eigenbasis (Z = Φᵀ W Φ with
+// K = ΦΦᵀ), where every matrix is r×r for the kernel's numerical rank r, and
+// runs an accelerated projected gradient method on a smoothed hinge until a
+// duality-gap certificate proves the requested accuracy. The paper's
+// projected subgradient method (Appendix B) is available as [Subgradient].
+// docs/solver.md explains both and docs/deviations.md lists the departures
+// from the paper.
+//
+// # References
+//
+// B. McFee and G. Lanckriet. Learning Multi-modal Similarity. JMLR 12 (2011)
+// 491–523. arXiv:1008.5163.
+//
+// A. Beck and M. Teboulle. A fast iterative shrinkage-thresholding algorithm
+// for linear inverse problems. SIAM J. Imaging Sci. 2 (2009) 183–202.
+//
+// B. O'Donoghue and E. Candès. Adaptive restart for accelerated gradient
+// schemes. Found. Comput. Math. 15 (2015) 715–732.
+//
+// Y. Nesterov. Smooth minimization of non-smooth functions. Math. Program.
+// 103 (2005) 127–152.
+package mkpoe

@@ -1,0 +1,374 @@
+package mkpoe
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/mkpoe/mkpoe/pkg/data"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Input kinds recorded in a Model.
+const (
+	InputKernels  = "kernels"  // KPOE/MKPOE on kernel matrices (Alg. 3, 4)
+	InputFeatures = "features" // LPOE on a feature matrix (Alg. 2)
+	InputIdentity = "identity" // GNMDS: K = I (Sec. 3.3)
+)
+
+// ErrNoKernels is returned by Fit when no kernel is given.
+var ErrNoKernels = errors.New("mkpoe: at least one kernel is required")
+
+// Fit learns a similarity space from m ≥ 1 kernel matrices (each n×n) and
+// relative comparisons cs over items 0..n−1, solving Alg. 4 (MKPOE; Alg. 3
+// KPOE for one kernel) of McFee & Lanckriet (2011):
+//
+//	min_{W⁽ᵖ⁾ ⪰ 0}  Σ_p tr(W⁽ᵖ⁾K⁽ᵖ⁾) + β/|𝒞| Σ_{(i,j,k,l)∈𝒞} h(1 + d(i,j) − d(k,l))
+//	d(i,j) = Σ_p (K⁽ᵖ⁾_i − K⁽ᵖ⁾_j)ᵀ W⁽ᵖ⁾ (K⁽ᵖ⁾_i − K⁽ᵖ⁾_j)
+//
+// With s.Combine = Sum it learns one W on K̂ = Σ_p K⁽ᵖ⁾ (class K₁, Sec. 4.1);
+// with s.Mode = Diag every W⁽ᵖ⁾ is diagonal (Sec. 4.4). Kernels are read,
+// never modified; they should be PSD (negative eigenvalues are dropped, see
+// Settings.EigTol). Fit returns an error for bad settings, kernels of
+// different sizes, or comparisons naming items outside 0..n−1.
+func Fit(ks []mat.Symmetric, cs []data.Comparison, s *Settings) (*Model, error) {
+	if len(ks) == 0 {
+		return nil, ErrNoKernels
+	}
+	n := ks[0].SymmetricDim()
+	for p, k := range ks {
+		if k.SymmetricDim() != n {
+			return nil, fmt.Errorf("mkpoe: kernel %d is %d×%d, want %d×%d like kernel 0", p, k.SymmetricDim(), k.SymmetricDim(), n, n)
+		}
+	}
+	set, err := s.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	if err := data.ValidateComparisons(cs, n); err != nil {
+		return nil, fmt.Errorf("mkpoe: %w", err)
+	}
+	used := ks
+	if set.Combine == Sum && len(ks) > 1 {
+		sum := mat.NewSymDense(n, nil)
+		for _, k := range ks {
+			sum.AddSym(sum, k)
+		}
+		used = []mat.Symmetric{sum}
+	}
+	in := input{kind: InputKernels, n: n, kernels: used, numInputs: len(ks)}
+	return fit(in, cs, set)
+}
+
+// FitFeatures learns a linear projection of feature vectors (rows of x, n×D)
+// from comparisons: LPOE, Alg. 2 of McFee & Lanckriet (2011), with W D×D
+// (diagonal with s.Mode = Diag) and regulariser tr(W). x is not modified.
+func FitFeatures(x mat.Matrix, cs []data.Comparison, s *Settings) (*Model, error) {
+	n, d := x.Dims()
+	if n == 0 || d == 0 {
+		return nil, fmt.Errorf("mkpoe: feature matrix must be non-empty, got %d×%d", n, d)
+	}
+	set, err := s.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	if err := data.ValidateComparisons(cs, n); err != nil {
+		return nil, fmt.Errorf("mkpoe: %w", err)
+	}
+	in := input{kind: InputFeatures, n: n, features: mat.DenseCopyOf(x), numInputs: 1}
+	return fit(in, cs, set)
+}
+
+// FitIdentity learns an embedding of n items from comparisons alone: KPOE
+// with K = I, which is GNMDS (Sec. 3.3). W then holds the inner products of
+// the embedded items, so there is no out-of-sample extension.
+func FitIdentity(n int, cs []data.Comparison, s *Settings) (*Model, error) {
+	if n <= 0 {
+		return nil, fmt.Errorf("mkpoe: number of items must be > 0, got %d", n)
+	}
+	set, err := s.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	if err := data.ValidateComparisons(cs, n); err != nil {
+		return nil, fmt.Errorf("mkpoe: %w", err)
+	}
+	return fit(input{kind: InputIdentity, n: n, numInputs: 1}, cs, set)
+}
+
+// input is what fit works on: kernels (after the Sum combination), a
+// feature matrix, or the identity.
+type input struct {
+	kind      string
+	n         int
+	kernels   []mat.Symmetric
+	features  *mat.Dense
+	numInputs int // kernels the caller gave (before Sum), for out-of-sample rows
+}
+
+// eigenbasis is a kernel's factor K ≈ ΦΦᵀ, Φ = UΛ^{1/2}, and B = UΛ^{-1/2}
+// (so that W = B Z Bᵀ for Z = Φᵀ W Φ); solver-math.md §2.
+type eigenbasis struct {
+	phi, back *mat.Dense
+}
+
+func kernelEigenbasis(k mat.Symmetric, relTol float64) eigenbasis {
+	n := k.SymmetricDim()
+	var eig mat.EigenSym
+	if !eig.Factorize(k, true) {
+		panic("mkpoe: eigendecomposition of a kernel failed to converge")
+	}
+	vals := eig.Values(nil)
+	var u mat.Dense
+	eig.VectorsTo(&u)
+	lmax := vals[len(vals)-1]
+	var keep []int
+	for i, v := range vals {
+		if v > relTol*lmax && v > 0 {
+			keep = append(keep, i)
+		}
+	}
+	r := len(keep)
+	if r == 0 {
+		// A zero kernel: keep one zero column so shapes stay valid.
+		return eigenbasis{phi: mat.NewDense(n, 1, nil), back: mat.NewDense(n, 1, nil)}
+	}
+	phi := mat.NewDense(n, r, nil)
+	back := mat.NewDense(n, r, nil)
+	for c, idx := range keep {
+		s := math.Sqrt(vals[idx])
+		for i := 0; i < n; i++ {
+			phi.Set(i, c, u.At(i, idx)*s)
+			back.Set(i, c, u.At(i, idx)/s)
+		}
+	}
+	return eigenbasis{phi: phi, back: back}
+}
+
+// denseKernel copies a symmetric matrix into a Dense (fast products).
+func denseKernel(k mat.Symmetric) *mat.Dense {
+	n := k.SymmetricDim()
+	d := mat.NewDense(n, n, nil)
+	for i := 0; i < n; i++ {
+		for j := i; j < n; j++ {
+			v := k.At(i, j)
+			d.Set(i, j, v)
+			d.Set(j, i, v)
+		}
+	}
+	return d
+}
+
+func identity(n int) *mat.Dense {
+	d := mat.NewDense(n, n, nil)
+	for i := 0; i < n; i++ {
+		d.Set(i, i, 1)
+	}
+	return d
+}
+
+func ones(n int) []float64 {
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = 1
+	}
+	return v
+}
+
+// formulation builds the blocks of the problem: in each kernel's
+// eigenbasis when eigen is true (default solver), else in the paper's
+// W-space (subgradient solver). backs[p] maps a block's variable Z back to
+// W = B Z Bᵀ (nil: W = Z).
+func formulation(in input, mode Mode, eigen bool, eigTol float64) (blocks []block, backs []*mat.Dense) {
+	add := func(b block, back *mat.Dense) {
+		_, b.r = b.phi.Dims()
+		blocks = append(blocks, b)
+		backs = append(backs, back)
+	}
+	switch in.kind {
+	case InputFeatures:
+		_, d := in.features.Dims()
+		if mode == Diag {
+			add(block{diag: true, phi: in.features, c: ones(d)}, nil)
+		} else {
+			add(block{phi: in.features}, nil)
+		}
+	case InputIdentity:
+		if mode == Diag {
+			add(block{diag: true, phi: identity(in.n), c: ones(in.n)}, nil)
+		} else {
+			add(block{phi: identity(in.n)}, nil)
+		}
+	case InputKernels:
+		for _, k := range in.kernels {
+			kd := denseKernel(k)
+			switch {
+			case mode == Diag:
+				c := make([]float64, in.n)
+				for t := range c {
+					c[t] = math.Max(kd.At(t, t), 0)
+				}
+				add(block{diag: true, phi: kd, c: c}, nil)
+			case eigen:
+				eb := kernelEigenbasis(k, eigTol)
+				add(block{phi: eb.phi}, eb.back)
+			default:
+				reg := mat.NewSymDense(in.n, nil)
+				reg.CopySym(k)
+				add(block{phi: kd, reg: reg}, nil)
+			}
+		}
+	}
+	return blocks, backs
+}
+
+func fit(in input, cs []data.Comparison, s Settings) (*Model, error) {
+	start := time.Now()
+	eigen := s.Solver != Subgradient
+	blocks, backs := formulation(in, s.Mode, eigen, s.EigTol)
+	p := newProblem(in.n, blocks, cs, s.Beta)
+	x0 := make([]float64, p.dim)
+	if s.Init != nil {
+		if err := warmStart(p, backs, s.Init, x0, in); err != nil {
+			return nil, err
+		}
+	}
+	var sol solution
+	if s.Solver == "pdhg" {
+		sol = p.pdhg(x0, s)
+	} else if eigen {
+		sol = p.accelerated(x0, s)
+	} else {
+		sol = p.subgradient(x0, s)
+	}
+	ws := make([]*mat.SymDense, len(blocks))
+	for b := range blocks {
+		ws[b] = recoverW(&blocks[b], backs[b], sol.x)
+	}
+	bound := sol.bound
+	if !eigen && len(cs) > 0 && (s.Mode == Diag || in.kind != InputKernels) {
+		// W-space and eigenbasis coincide here: certify directly.
+		bound = certify(p, sol.x)
+	} else if !eigen && len(cs) > 0 {
+		zb, _ := formulation(in, s.Mode, true, s.EigTol)
+		zp := newProblem(in.n, zb, cs, s.Beta)
+		bound = certifyMargins(zp, marginsOf(p, sol.x))
+	}
+	m, err := newModel(in, s, ws)
+	if err != nil {
+		return nil, err
+	}
+	m.Objective = sol.objective
+	m.Stats = Stats{
+		Iterations: sol.iters,
+		Converged:  sol.converged,
+		DualBound:  bound,
+		Trace:      sol.trace,
+		Seconds:    time.Since(start).Seconds(),
+	}
+	if sol.objective > 0 {
+		m.Stats.RelativeGap = (sol.objective - bound) / sol.objective
+	}
+	for _, b := range blocks {
+		m.Stats.BlockDims = append(m.Stats.BlockDims, b.r)
+	}
+	return m, nil
+}
+
+// recoverW returns the n×n (or D×D) metric of a block from its variable.
+func recoverW(blk *block, back *mat.Dense, x []float64) *mat.SymDense {
+	xb := x[blk.off : blk.off+blk.size]
+	if blk.diag {
+		w := mat.NewSymDense(blk.r, nil)
+		for t, v := range xb {
+			w.SetSym(t, t, v)
+		}
+		return w
+	}
+	z := mat.NewDense(blk.r, blk.r, append([]float64(nil), xb...))
+	if back == nil {
+		return symPart(z)
+	}
+	var bz, w mat.Dense
+	bz.Mul(back, z)
+	w.Mul(&bz, back.T())
+	return symPart(&w)
+}
+
+func symPart(a mat.Matrix) *mat.SymDense {
+	n, _ := a.Dims()
+	s := mat.NewSymDense(n, nil)
+	for i := 0; i < n; i++ {
+		for j := i; j < n; j++ {
+			s.SetSym(i, j, (a.At(i, j)+a.At(j, i))/2)
+		}
+	}
+	return s
+}
+
+// warmStart fills x0 from a previous model on the same inputs.
+func warmStart(p *problem, backs []*mat.Dense, init *Model, x0 []float64, in input) error {
+	if init.Input != in.kind || init.N != in.n || len(init.W) != len(p.blocks) {
+		return fmt.Errorf("mkpoe: Settings.Init must be a model fitted on the same inputs (%s, n=%d, %d blocks), got %s, n=%d, %d blocks",
+			in.kind, in.n, len(p.blocks), init.Input, init.N, len(init.W))
+	}
+	for b := range p.blocks {
+		blk := &p.blocks[b]
+		w := init.W[b]
+		xb := x0[blk.off : blk.off+blk.size]
+		if blk.diag {
+			if w.SymmetricDim() != blk.r {
+				return fmt.Errorf("mkpoe: Settings.Init block %d has size %d, want %d (same mode and inputs)", b, w.SymmetricDim(), blk.r)
+			}
+			for t := range xb {
+				xb[t] = math.Max(w.At(t, t), 0)
+			}
+			continue
+		}
+		z := mat.NewDense(blk.r, blk.r, xb)
+		if backs[b] == nil {
+			if w.SymmetricDim() != blk.r {
+				return fmt.Errorf("mkpoe: Settings.Init block %d has size %d, want %d (same mode and inputs)", b, w.SymmetricDim(), blk.r)
+			}
+			z.Copy(w)
+			continue
+		}
+		// Z = Φᵀ W Φ.
+		var wp mat.Dense
+		wp.Mul(w, blk.phi)
+		z.Mul(blk.phi.T(), &wp)
+	}
+	p.project(p.newWorkspace(), x0)
+	return nil
+}
+
+// marginsOf returns the margins 1 + d(i,j) − d(k,l) at x.
+func marginsOf(p *problem, x []float64) []float64 {
+	m := make([]float64, len(p.left))
+	p.margins(p.newWorkspace(), x, make([]float64, len(p.pairs)), m)
+	return m
+}
+
+// certify returns a certified lower bound on min f from the hinge
+// subgradient multipliers at x (problem p must be in eigenbasis form).
+func certify(p *problem, x []float64) float64 { return certifyMargins(p, marginsOf(p, x)) }
+
+// certifyMargins scales α_c = β/|𝒞|·1[m_c > 0] to dual feasibility and
+// returns t·Σα (a lower bound on the optimum; solver-math.md §1).
+func certifyMargins(p *problem, m []float64) float64 {
+	alpha := make([]float64, len(m))
+	p.lossAndWeights(m, 0, alpha)
+	ws := p.newWorkspace()
+	g := make([]float64, p.dim)
+	p.gradient(ws, alpha, make([]float64, len(p.pairs)), g)
+	t := p.dualScale(ws, g)
+	if math.IsNaN(t) {
+		return 0
+	}
+	s := 0.0
+	for _, a := range alpha {
+		s += a
+	}
+	return t * s
+}

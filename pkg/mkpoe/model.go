@@ -1,0 +1,304 @@
+package mkpoe
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// ErrNoOutOfSample is returned when new items are asked of a GNMDS model,
+// which learns the training items' inner products directly (Sec. 3.3).
+var ErrNoOutOfSample = errors.New("mkpoe: a GNMDS (identity kernel) model has no out-of-sample extension")
+
+// Model is a learned similarity space. It is immutable after Fit.
+type Model struct {
+	Input   string  // InputKernels, InputFeatures or InputIdentity
+	Mode    Mode    // Full or Diag
+	Combine Combine // Separate or Sum
+	Beta    float64
+	Solver  Solver
+	Seed    uint64
+	N       int // number of training items
+	// NumInputs is the number of kernel-row matrices Embed expects for new
+	// items (the number of kernels given to Fit, also with Sum).
+	NumInputs int
+	// W holds one metric per block: W⁽ᵖ⁾ (n×n) per kernel, one W on the sum
+	// kernel with Sum, or W (D×D) for features. Diagonal W are full matrices
+	// with zeros off the diagonal.
+	W []*mat.SymDense
+	// Proj holds N⁽ᵖ⁾ = Λ^{1/2}Vᵀ from W⁽ᵖ⁾ = VΛVᵀ, keeping the positive
+	// eigenvalues (Sec. 3.2): g(x) = (N⁽ᵖ⁾ K⁽ᵖ⁾_x)_p concatenated (Sec. 4.3).
+	Proj []*mat.Dense
+	// Train is the embedding of the training items, one row per item.
+	Train *mat.Dense
+	// Objective is the final value of the objective of Alg. 4.
+	Objective float64
+	Stats     Stats
+}
+
+// Stats are the solver's diagnostics.
+type Stats struct {
+	Iterations  int
+	Converged   bool
+	DualBound   float64   // certified lower bound on the optimum (0 if none)
+	RelativeGap float64   // (Objective − DualBound)/Objective
+	Trace       []float64 // exact objective after each iteration
+	Seconds     float64
+	BlockDims   []int // size of each block's variable (kernel numerical rank in the eigenbasis)
+}
+
+// Dim returns the dimension of the embedding.
+func (m *Model) Dim() int {
+	_, d := m.Train.Dims()
+	return d
+}
+
+// projectionTolerance is the relative cut below which eigenvalues of W are
+// treated as zero when the embedding is formed.
+const projectionTolerance = 1e-9
+
+func newModel(in input, s Settings, ws []*mat.SymDense) (*Model, error) {
+	m := &Model{Input: in.kind, Mode: s.Mode, Combine: s.Combine, Beta: s.Beta, Solver: s.Solver, Seed: s.Seed,
+		N: in.n, NumInputs: in.numInputs, W: ws}
+	if in.kind == InputKernels && len(in.kernels) == 1 && in.numInputs > 1 {
+		m.Combine = Sum
+	} else if in.numInputs == 1 {
+		m.Combine = Separate
+	}
+	for _, w := range ws {
+		m.Proj = append(m.Proj, projection(w))
+	}
+	var parts []*mat.Dense
+	for b, proj := range m.Proj {
+		var x mat.Dense
+		switch in.kind {
+		case InputKernels:
+			x.Mul(in.kernels[b], proj.T())
+		case InputFeatures:
+			x.Mul(in.features, proj.T())
+		case InputIdentity:
+			x.CloneFrom(proj.T())
+		}
+		parts = append(parts, &x)
+	}
+	m.Train = hcat(in.n, parts)
+	return m, nil
+}
+
+// projection returns N = Λ^{1/2}Vᵀ over the eigenvalues of w above
+// projectionTolerance·λ_max (at least one row, zero if w = 0).
+func projection(w *mat.SymDense) *mat.Dense {
+	d := w.SymmetricDim()
+	var eig mat.EigenSym
+	if !eig.Factorize(w, true) {
+		panic("mkpoe: eigendecomposition of W failed to converge")
+	}
+	vals := eig.Values(nil)
+	var v mat.Dense
+	eig.VectorsTo(&v)
+	lmax := vals[len(vals)-1]
+	var rows [][]float64
+	for k := len(vals) - 1; k >= 0; k-- {
+		if lmax <= 0 || vals[k] <= projectionTolerance*lmax {
+			break
+		}
+		s := math.Sqrt(vals[k])
+		row := make([]float64, d)
+		for i := range row {
+			row[i] = s * v.At(i, k)
+		}
+		rows = append(rows, row)
+	}
+	if len(rows) == 0 {
+		return mat.NewDense(1, d, nil)
+	}
+	out := mat.NewDense(len(rows), d, nil)
+	for r, row := range rows {
+		out.SetRow(r, row)
+	}
+	return out
+}
+
+// hcat concatenates matrices with n rows side by side.
+func hcat(n int, parts []*mat.Dense) *mat.Dense {
+	total := 0
+	for _, p := range parts {
+		_, c := p.Dims()
+		total += c
+	}
+	out := mat.NewDense(n, total, nil)
+	col := 0
+	for _, p := range parts {
+		_, c := p.Dims()
+		out.Slice(0, n, col, col+c).(*mat.Dense).Copy(p)
+		col += c
+	}
+	return out
+}
+
+// Embed returns the embedding of t new items, one row each, from their
+// kernel rows against the training items (one t×n matrix per kernel given
+// to Fit, in the same order; summed for a Sum model) or, for an LPOE model,
+// their t×D feature rows: g(x) = (N⁽ᵖ⁾K⁽ᵖ⁾_x)_p (Sec. 3.2, 4.3). rows are
+// not modified.
+func (m *Model) Embed(rows []*mat.Dense) (*mat.Dense, error) {
+	if m.Input == InputIdentity {
+		return nil, ErrNoOutOfSample
+	}
+	if len(rows) != m.NumInputs {
+		return nil, fmt.Errorf("mkpoe: Embed needs %d matrices of new-item rows (one per input kernel), got %d", m.NumInputs, len(rows))
+	}
+	t, _ := rows[0].Dims()
+	for p, r := range rows {
+		rt, rc := r.Dims()
+		if want := m.W[0].SymmetricDim(); m.Input == InputFeatures && rc != want {
+			return nil, fmt.Errorf("mkpoe: feature rows must have %d columns, got %d", want, rc)
+		}
+		if m.Input == InputKernels && rc != m.N {
+			return nil, fmt.Errorf("mkpoe: kernel rows %d must have %d columns (one per training item), got %d", p, m.N, rc)
+		}
+		if rt != t {
+			return nil, fmt.Errorf("mkpoe: kernel rows %d have %d rows, want %d like the first", p, rt, t)
+		}
+	}
+	inputs := rows
+	if len(m.W) == 1 && len(rows) > 1 {
+		sum := mat.DenseCopyOf(rows[0])
+		for _, r := range rows[1:] {
+			sum.Add(sum, r)
+		}
+		inputs = []*mat.Dense{sum}
+	}
+	var parts []*mat.Dense
+	for b, proj := range m.Proj {
+		var x mat.Dense
+		x.Mul(inputs[b], proj.T())
+		parts = append(parts, &x)
+	}
+	return hcat(t, parts), nil
+}
+
+// modelJSON is the file form of a Model ("mkpoe-model/1").
+type modelJSON struct {
+	Format      string        `json:"format"`
+	Input       string        `json:"input"`
+	Mode        string        `json:"mode"`
+	Combine     string        `json:"combine"`
+	Beta        float64       `json:"beta"`
+	Solver      string        `json:"solver"`
+	Seed        uint64        `json:"seed"`
+	N           int           `json:"n"`
+	NumInputs   int           `json:"num_inputs"`
+	Objective   float64       `json:"objective"`
+	DualBound   float64       `json:"dual_bound"`
+	RelativeGap float64       `json:"relative_gap"`
+	Iterations  int           `json:"iterations"`
+	Converged   bool          `json:"converged"`
+	Seconds     float64       `json:"seconds"`
+	BlockDims   []int         `json:"block_dims"`
+	Trace       []float64     `json:"objective_trace"`
+	W           [][][]float64 `json:"W"`
+	Projection  [][][]float64 `json:"projection"`
+	Train       [][]float64   `json:"train_embedding"`
+}
+
+// ModelFormat is the format tag of model files.
+const ModelFormat = "mkpoe-model/1"
+
+func rowsOf(a mat.Matrix) [][]float64 {
+	r, c := a.Dims()
+	out := make([][]float64, r)
+	for i := range out {
+		out[i] = make([]float64, c)
+		for j := range out[i] {
+			out[i][j] = a.At(i, j)
+		}
+	}
+	return out
+}
+
+func denseOf(rows [][]float64, what string) (*mat.Dense, error) {
+	if len(rows) == 0 || len(rows[0]) == 0 {
+		return nil, fmt.Errorf("mkpoe: model %s must be a non-empty matrix", what)
+	}
+	c := len(rows[0])
+	out := mat.NewDense(len(rows), c, nil)
+	for i, r := range rows {
+		if len(r) != c {
+			return nil, fmt.Errorf("mkpoe: model %s row %d has %d values, want %d", what, i, len(r), c)
+		}
+		out.SetRow(i, r)
+	}
+	return out, nil
+}
+
+// WriteJSON writes the model as JSON.
+func (m *Model) WriteJSON(w io.Writer) error {
+	j := modelJSON{Format: ModelFormat, Input: m.Input, Mode: m.Mode.String(), Combine: m.Combine.String(), Beta: m.Beta,
+		Solver: string(m.Solver), Seed: m.Seed, N: m.N, NumInputs: m.NumInputs, Objective: m.Objective,
+		DualBound: m.Stats.DualBound, RelativeGap: m.Stats.RelativeGap, Iterations: m.Stats.Iterations,
+		Converged: m.Stats.Converged, Seconds: m.Stats.Seconds, BlockDims: m.Stats.BlockDims, Trace: m.Stats.Trace,
+		Train: rowsOf(m.Train)}
+	for b := range m.W {
+		j.W = append(j.W, rowsOf(m.W[b]))
+		j.Projection = append(j.Projection, rowsOf(m.Proj[b]))
+	}
+	enc := json.NewEncoder(w)
+	return enc.Encode(j)
+}
+
+// ReadJSON reads a model written by WriteJSON. name is used in messages.
+func ReadJSON(r io.Reader, name string) (*Model, error) {
+	var j modelJSON
+	dec := json.NewDecoder(r)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&j); err != nil {
+		return nil, fmt.Errorf("mkpoe: reading model %s: %w", name, err)
+	}
+	if j.Format != ModelFormat {
+		return nil, fmt.Errorf("mkpoe: reading model %s: format must be %q, got %q", name, ModelFormat, j.Format)
+	}
+	mode, err := ParseMode(j.Mode)
+	if err != nil {
+		return nil, fmt.Errorf("mkpoe: reading model %s: %w", name, err)
+	}
+	comb, err := ParseCombine(j.Combine)
+	if err != nil {
+		return nil, fmt.Errorf("mkpoe: reading model %s: %w", name, err)
+	}
+	switch j.Input {
+	case InputKernels, InputFeatures, InputIdentity:
+	default:
+		return nil, fmt.Errorf("mkpoe: reading model %s: input must be kernels, features or identity, got %q", name, j.Input)
+	}
+	if len(j.W) == 0 || len(j.W) != len(j.Projection) {
+		return nil, fmt.Errorf("mkpoe: reading model %s: W and projection must list the same non-zero number of blocks, got %d and %d", name, len(j.W), len(j.Projection))
+	}
+	m := &Model{Input: j.Input, Mode: mode, Combine: comb, Beta: j.Beta, Solver: Solver(j.Solver), Seed: j.Seed, N: j.N,
+		NumInputs: j.NumInputs, Objective: j.Objective,
+		Stats: Stats{Iterations: j.Iterations, Converged: j.Converged, DualBound: j.DualBound, RelativeGap: j.RelativeGap,
+			Trace: j.Trace, Seconds: j.Seconds, BlockDims: j.BlockDims}}
+	for b := range j.W {
+		w, err := denseOf(j.W[b], fmt.Sprintf("W[%d]", b))
+		if err != nil {
+			return nil, fmt.Errorf("%w (in %s)", err, name)
+		}
+		m.W = append(m.W, symPart(w))
+		p, err := denseOf(j.Projection[b], fmt.Sprintf("projection[%d]", b))
+		if err != nil {
+			return nil, fmt.Errorf("%w (in %s)", err, name)
+		}
+		m.Proj = append(m.Proj, p)
+	}
+	if m.Train, err = denseOf(j.Train, "train_embedding"); err != nil {
+		return nil, fmt.Errorf("%w (in %s)", err, name)
+	}
+	if r, _ := m.Train.Dims(); r != m.N {
+		return nil, fmt.Errorf("mkpoe: reading model %s: train_embedding has %d rows, want n = %d", name, r, m.N)
+	}
+	return m, nil
+}

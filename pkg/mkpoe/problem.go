@@ -1,0 +1,371 @@
+package mkpoe
+
+import (
+	"math"
+
+	"github.com/mkpoe/mkpoe/pkg/data"
+	"gonum.org/v1/gonum/mat"
+)
+
+// block is one kernel's part of the optimisation variable, in a basis where
+// every distance is a quadratic form in item coordinates:
+//
+//	full: d⁽ᵖ⁾(i,j) = (φ_i − φ_j)ᵀ X (φ_i − φ_j),  X ⪰ 0 (r×r),  reg ⟨X, R⟩
+//	diag: d⁽ᵖ⁾(i,j) = Σ_t x_t (φ_it − φ_jt)²,      x ≥ 0 (r),     reg Σ_t c_t x_t
+//
+// For a kernel in its eigenbasis (default solver) φ_i is row i of UΛ^{1/2}
+// and R = I; in the paper's W-space (subgradient solver) φ_i = K_i and R = K
+// (Appendix B); for LPOE (Alg. 2) φ_i = x_i and R = I.
+type block struct {
+	diag bool
+	phi  *mat.Dense    // n×r item coordinates
+	r    int           // columns of phi
+	reg  *mat.SymDense // full only: R; nil means the identity
+	c    []float64     // diag only: regulariser weights c_t ≥ 0
+	off  int           // offset of this block in the flat variable
+	size int           // r*r (full) or r (diag)
+}
+
+// problem is the MKPOE objective of Alg. 4 over a set of blocks,
+//
+//	f(X) = Σ_p reg_p(X⁽ᵖ⁾) + β/|𝒞| Σ_𝒞 h(1 + d(i,j) − d(k,l)),
+//
+// with d the sum of the blocks' distances. The variable is a flat vector
+// holding every block (full blocks row-major r×r, symmetric).
+type problem struct {
+	n      int
+	blocks []block
+	pairs  []data.Pair // the distinct item pairs the comparisons use
+	left   []int32     // per comparison: index in pairs of {i,j}
+	right  []int32     // per comparison: index in pairs of {k,l}
+	beta   float64
+	dim    int
+}
+
+// newProblem indexes the distinct pairs of cs and lays out the blocks.
+func newProblem(n int, blocks []block, cs []data.Comparison, beta float64) *problem {
+	p := &problem{n: n, blocks: blocks, beta: beta}
+	index := make(map[data.Pair]int32, 2*len(cs))
+	lookup := func(q data.Pair) int32 {
+		if k, ok := index[q]; ok {
+			return k
+		}
+		k := int32(len(p.pairs))
+		index[q] = k
+		p.pairs = append(p.pairs, q)
+		return k
+	}
+	p.left = make([]int32, len(cs))
+	p.right = make([]int32, len(cs))
+	for c, cmp := range cs {
+		p.left[c] = lookup(cmp.Left())
+		p.right[c] = lookup(cmp.Right())
+	}
+	off := 0
+	for b := range p.blocks {
+		blk := &p.blocks[b]
+		blk.off = off
+		if blk.diag {
+			blk.size = blk.r
+		} else {
+			blk.size = blk.r * blk.r
+		}
+		off += blk.size
+	}
+	p.dim = off
+	return p
+}
+
+// workspace holds scratch matrices reused across iterations.
+type workspace struct {
+	g    []*mat.Dense // per full block: n×r products
+	eig  mat.EigenSym
+	vecs mat.Dense
+}
+
+func (p *problem) newWorkspace() *workspace {
+	ws := &workspace{g: make([]*mat.Dense, len(p.blocks))}
+	for b, blk := range p.blocks {
+		if !blk.diag {
+			ws.g[b] = mat.NewDense(p.n, blk.r, nil)
+		}
+	}
+	return ws
+}
+
+// blockMatrix returns the r×r matrix of a full block as a view of x.
+func (blk *block) matrix(x []float64) *mat.Dense {
+	return mat.NewDense(blk.r, blk.r, x[blk.off:blk.off+blk.size])
+}
+
+// distances writes d(a,b) for every distinct pair into dist (length len(pairs)).
+func (p *problem) distances(ws *workspace, x []float64, dist []float64) {
+	for k := range dist {
+		dist[k] = 0
+	}
+	for b := range p.blocks {
+		blk := &p.blocks[b]
+		r := blk.r
+		phi := blk.phi.RawMatrix()
+		if blk.diag {
+			w := x[blk.off : blk.off+r]
+			for k, q := range p.pairs {
+				ra := phi.Data[q.A*phi.Stride : q.A*phi.Stride+r]
+				rb := phi.Data[q.B*phi.Stride : q.B*phi.Stride+r]
+				s := 0.0
+				for t, wt := range w {
+					if wt != 0 {
+						v := ra[t] - rb[t]
+						s += wt * v * v
+					}
+				}
+				dist[k] += s
+			}
+			continue
+		}
+		g := ws.g[b]
+		g.Mul(blk.phi, blk.matrix(x))
+		gr := g.RawMatrix()
+		for k, q := range p.pairs {
+			ra := phi.Data[q.A*phi.Stride : q.A*phi.Stride+r]
+			rb := phi.Data[q.B*phi.Stride : q.B*phi.Stride+r]
+			ga := gr.Data[q.A*gr.Stride : q.A*gr.Stride+r]
+			gb := gr.Data[q.B*gr.Stride : q.B*gr.Stride+r]
+			s := 0.0
+			for t := 0; t < r; t++ {
+				s += (ga[t] - gb[t]) * (ra[t] - rb[t])
+			}
+			dist[k] += s
+		}
+	}
+}
+
+// margins writes m_c = 1 + d(i,j) − d(k,l) for every comparison.
+func (p *problem) margins(ws *workspace, x []float64, dist, m []float64) {
+	p.distances(ws, x, dist)
+	for c := range m {
+		m[c] = 1 + dist[p.left[c]] - dist[p.right[c]]
+	}
+}
+
+// regularizer returns Σ_p reg_p(x).
+func (p *problem) regularizer(x []float64) float64 {
+	s := 0.0
+	for b := range p.blocks {
+		blk := &p.blocks[b]
+		xb := x[blk.off : blk.off+blk.size]
+		if blk.diag {
+			for t, v := range xb {
+				s += blk.c[t] * v
+			}
+			continue
+		}
+		if blk.reg == nil {
+			for t := 0; t < blk.r; t++ {
+				s += xb[t*blk.r+t]
+			}
+			continue
+		}
+		rr := blk.reg.RawSymmetric()
+		for i := 0; i < blk.r; i++ {
+			for j := 0; j < blk.r; j++ {
+				var rij float64
+				if i <= j {
+					rij = rr.Data[i*rr.Stride+j]
+				} else {
+					rij = rr.Data[j*rr.Stride+i]
+				}
+				s += xb[i*blk.r+j] * rij
+			}
+		}
+	}
+	return s
+}
+
+// gradient writes into g the gradient of reg + Σ_c α_c (1 + d(i,j) − d(k,l)):
+//
+//	full: R + Φᵀ S Φ,  diag: c + diag(Φᵀ S Φ),  S = Σ_c α_c (E_ij − E_kl)
+//
+// (Appendix B: "collect all (E_ij − E_kl) terms and then pre- and
+// post-multiply by K"). pw is scratch of length len(pairs).
+func (p *problem) gradient(ws *workspace, alpha, pw, g []float64) {
+	for k := range pw {
+		pw[k] = 0
+	}
+	for c, a := range alpha {
+		if a != 0 {
+			pw[p.left[c]] += a
+			pw[p.right[c]] -= a
+		}
+	}
+	for b := range p.blocks {
+		blk := &p.blocks[b]
+		r := blk.r
+		phi := blk.phi.RawMatrix()
+		gb := g[blk.off : blk.off+blk.size]
+		if blk.diag {
+			copy(gb, blk.c)
+			for k, q := range p.pairs {
+				w := pw[k]
+				if w == 0 {
+					continue
+				}
+				ra := phi.Data[q.A*phi.Stride : q.A*phi.Stride+r]
+				rb := phi.Data[q.B*phi.Stride : q.B*phi.Stride+r]
+				for t := 0; t < r; t++ {
+					v := ra[t] - rb[t]
+					gb[t] += w * v * v
+				}
+			}
+			continue
+		}
+		// T = S Φ, row by row: pair (a,b) with weight w adds w(φ_a − φ_b) to
+		// row a and subtracts it from row b.
+		tm := ws.g[b]
+		tm.Zero()
+		tr := tm.RawMatrix()
+		for k, q := range p.pairs {
+			w := pw[k]
+			if w == 0 {
+				continue
+			}
+			ra := phi.Data[q.A*phi.Stride : q.A*phi.Stride+r]
+			rb := phi.Data[q.B*phi.Stride : q.B*phi.Stride+r]
+			ta := tr.Data[q.A*tr.Stride : q.A*tr.Stride+r]
+			tb := tr.Data[q.B*tr.Stride : q.B*tr.Stride+r]
+			for t := 0; t < r; t++ {
+				v := w * (ra[t] - rb[t])
+				ta[t] += v
+				tb[t] -= v
+			}
+		}
+		gm := mat.NewDense(r, r, gb)
+		gm.Mul(blk.phi.T(), tm)
+		for i := 0; i < r; i++ {
+			for j := i + 1; j < r; j++ {
+				v := (gb[i*r+j] + gb[j*r+i]) / 2
+				gb[i*r+j], gb[j*r+i] = v, v
+			}
+		}
+		if blk.reg == nil {
+			for t := 0; t < r; t++ {
+				gb[t*r+t]++
+			}
+		} else {
+			rr := blk.reg.RawSymmetric()
+			for i := 0; i < r; i++ {
+				for j := i; j < r; j++ {
+					v := rr.Data[i*rr.Stride+j]
+					gb[i*r+j] += v
+					if j != i {
+						gb[j*r+i] += v
+					}
+				}
+			}
+		}
+	}
+}
+
+// project maps x onto the feasible set in place: every full block onto the
+// PSD cone by clipping its eigenvalues at 0, every diagonal block onto the
+// non-negative orthant (Appendix B). It returns nothing; x is changed.
+func (p *problem) project(ws *workspace, x []float64) {
+	for b := range p.blocks {
+		blk := &p.blocks[b]
+		xb := x[blk.off : blk.off+blk.size]
+		if blk.diag {
+			for t, v := range xb {
+				if v < 0 {
+					xb[t] = 0
+				}
+			}
+			continue
+		}
+		projectPSD(ws, blk.r, xb)
+	}
+}
+
+// projectPSD replaces the symmetric r×r matrix held row-major in a by its
+// nearest PSD matrix in Frobenius norm: eigenvalues clipped at 0.
+func projectPSD(ws *workspace, r int, a []float64) {
+	sym := mat.NewSymDense(r, nil)
+	for i := 0; i < r; i++ {
+		for j := i; j < r; j++ {
+			sym.SetSym(i, j, (a[i*r+j]+a[j*r+i])/2)
+		}
+	}
+	if !ws.eig.Factorize(sym, true) {
+		panic("mkpoe: eigendecomposition failed to converge")
+	}
+	vals := ws.eig.Values(nil)
+	ws.vecs.Reset()
+	ws.eig.VectorsTo(&ws.vecs)
+	pos := 0
+	for _, v := range vals {
+		if v > 0 {
+			pos++
+		}
+	}
+	out := mat.NewDense(r, r, a)
+	if pos == 0 {
+		out.Zero()
+		return
+	}
+	// A⁺ = V₊ Λ₊ V₊ᵀ = (V₊ Λ₊^{1/2})(V₊ Λ₊^{1/2})ᵀ over the positive part.
+	f := mat.NewDense(r, pos, nil)
+	col := 0
+	for k, v := range vals {
+		if v <= 0 {
+			continue
+		}
+		s := math.Sqrt(v)
+		for i := 0; i < r; i++ {
+			f.Set(i, col, ws.vecs.At(i, k)*s)
+		}
+		col++
+	}
+	out.Mul(f, f.T())
+}
+
+// minEigenvalueShifted returns, for every full block, λ_min(G − R) where g
+// holds the gradient blocks; for diagonal blocks it returns the largest
+// t ≤ 1 with c + t(g − c) ≥ 0 directly. Used by dualScale.
+func (p *problem) dualScale(ws *workspace, g []float64) float64 {
+	t := 1.0
+	for b := range p.blocks {
+		blk := &p.blocks[b]
+		gb := g[blk.off : blk.off+blk.size]
+		if blk.diag {
+			for k, v := range gb {
+				s := v - blk.c[k] // (Φᵀ S Φ)_kk
+				if s < 0 {
+					if blk.c[k] <= 0 {
+						return 0
+					}
+					t = math.Min(t, blk.c[k]/(-s))
+				}
+			}
+			continue
+		}
+		if blk.reg != nil {
+			// The certificate needs R = I (eigenbasis form); W-space blocks
+			// are certified through their eigenbasis problem instead.
+			return math.NaN()
+		}
+		r := blk.r
+		sym := mat.NewSymDense(r, nil)
+		for i := 0; i < r; i++ {
+			for j := i; j < r; j++ {
+				sym.SetSym(i, j, gb[i*r+j])
+			}
+		}
+		if !ws.eig.Factorize(sym, false) {
+			panic("mkpoe: eigendecomposition failed to converge")
+		}
+		lmin := ws.eig.Values(nil)[0] - 1 // λ_min(Φᵀ S Φ)
+		if lmin < 0 {
+			t = math.Min(t, 1/(-lmin))
+		}
+	}
+	return t
+}

@@ -1,0 +1,193 @@
+package mkpoe
+
+import (
+	"fmt"
+	"math"
+)
+
+// Mode selects the form of each metric W⁽ᵖ⁾.
+type Mode int
+
+const (
+	// Full learns a full PSD matrix W⁽ᵖ⁾ per kernel (an SDP; Alg. 4).
+	Full Mode = iota
+	// Diag restricts every W⁽ᵖ⁾ to be diagonal and non-negative, which turns
+	// the problem into a linear program (Sec. 4.4 "Diagonal learning").
+	Diag
+)
+
+func (m Mode) String() string {
+	switch m {
+	case Full:
+		return "full"
+	case Diag:
+		return "diag"
+	}
+	return fmt.Sprintf("Mode(%d)", int(m))
+}
+
+// ParseMode parses "full" or "diag".
+func ParseMode(s string) (Mode, error) {
+	switch s {
+	case "full":
+		return Full, nil
+	case "diag", "diagonal":
+		return Diag, nil
+	}
+	return 0, fmt.Errorf("mkpoe: mode must be full or diag, got %q", s)
+}
+
+// Combine selects how several kernels are combined.
+type Combine int
+
+const (
+	// Separate learns one W⁽ᵖ⁾ per kernel and concatenates the projections:
+	// the kernel class K₄ of Eq. 16 and Alg. 4 (MKPOE).
+	Separate Combine = iota
+	// Sum learns one W on the unweighted sum kernel K̂ = Σ_p K⁽ᵖ⁾: the class
+	// K₁ of Sec. 4.1 (Eq. 12), Alg. 3 on K̂.
+	Sum
+)
+
+func (c Combine) String() string {
+	switch c {
+	case Separate:
+		return "separate"
+	case Sum:
+		return "sum"
+	}
+	return fmt.Sprintf("Combine(%d)", int(c))
+}
+
+// ParseCombine parses "separate" or "sum".
+func ParseCombine(s string) (Combine, error) {
+	switch s {
+	case "separate", "k4", "K4":
+		return Separate, nil
+	case "sum", "k1", "K1":
+		return Sum, nil
+	}
+	return 0, fmt.Errorf("mkpoe: combine must be separate or sum, got %q", s)
+}
+
+// Solver names an optimisation method.
+type Solver string
+
+const (
+	// Accelerated is the default solver: accelerated projected gradient
+	// (FISTA with backtracking and adaptive restart) on a Huber-smoothed hinge
+	// whose smoothing shrinks until a duality-gap certificate proves the
+	// requested relative accuracy, working in each kernel's eigenbasis.
+	// See docs/solver.md. Deviation from the paper's Appendix B (same
+	// optimum, different path).
+	Accelerated Solver = "accelerated"
+	// Subgradient is the paper's projected subgradient method (Appendix B)
+	// in the original W-space, with the adaptive step size of McFee's mlr
+	// code. It is the faithful baseline and much slower.
+	Subgradient Solver = "subgradient"
+)
+
+// ParseSolver parses a solver name; "" means [Accelerated].
+func ParseSolver(s string) (Solver, error) {
+	switch Solver(s) {
+	case "", Accelerated:
+		return Accelerated, nil
+	case Subgradient:
+		return Subgradient, nil
+	case "pdhg":
+		return "pdhg", nil
+	}
+	return "", fmt.Errorf("mkpoe: solver must be accelerated or subgradient, got %q", s)
+}
+
+// Iteration is what a [Recorder] sees after each iteration.
+type Iteration struct {
+	Iter      int     // 1-based iteration number
+	Objective float64 // the exact (unsmoothed) objective at the current iterate
+	Best      float64 // the best objective seen so far
+	Bound     float64 // the best certified lower bound so far (0 if none)
+	Smoothing float64 // the Huber smoothing width δ (0 for the subgradient solver)
+}
+
+// Recorder receives progress reports. It must not modify anything it is
+// given and must not retain it.
+type Recorder func(Iteration)
+
+// Settings are the hyperparameters of [Fit]. The zero value of every field
+// except Beta means its documented default. Fit validates them.
+type Settings struct {
+	// Beta (β > 0) weighs the mean hinge loss against the trace regulariser
+	// (Alg. 2–4). Required.
+	Beta float64
+	// Mode is Full (default) or Diag.
+	Mode Mode
+	// Combine is Separate (K₄, default) or Sum (K₁). Ignored with one kernel.
+	Combine Combine
+	// Solver is Accelerated (default, "") or Subgradient.
+	Solver Solver
+	// MaxIter bounds the iterations. Default 100000 for Accelerated, 50000 for
+	// Subgradient.
+	MaxIter int
+	// Tol is the target relative accuracy. Accelerated stops when a
+	// duality-gap certificate shows (f − bound) ≤ Tol·f. Subgradient stops
+	// when the best objective improved by less than Tol/10 (relative) over
+	// the last 200 iterations. Default 1e-3.
+	Tol float64
+	// Seed is recorded in the model. Both solvers are deterministic (no
+	// random choices), so equal inputs give equal models whatever the seed.
+	Seed uint64
+	// EigTol is the relative eigenvalue cut-off of the kernel eigenbasis:
+	// eigenvalues below EigTol·λ_max are dropped (the kernel's numerical
+	// rank). Default 1e-10. Deviation: see docs/deviations.md.
+	EigTol float64
+	// Init, if not nil, warm-starts the solver from a model fitted on the
+	// same inputs (for example at a neighbouring β). It is read, not changed.
+	Init *Model
+	// Recorder, if not nil, is called after every iteration.
+	Recorder Recorder
+}
+
+// withDefaults returns a copy of s with defaults filled in, or an error
+// naming the first invalid field.
+func (s *Settings) withDefaults() (Settings, error) {
+	if s == nil {
+		return Settings{}, fmt.Errorf("mkpoe: Settings must not be nil (Beta is required)")
+	}
+	out := *s
+	if !(out.Beta > 0) || math.IsInf(out.Beta, 0) {
+		return out, fmt.Errorf("mkpoe: Settings.Beta must be > 0 and finite, got %v (β weighs the hinge loss against the trace regulariser)", out.Beta)
+	}
+	if out.Mode != Full && out.Mode != Diag {
+		return out, fmt.Errorf("mkpoe: Settings.Mode must be Full or Diag, got %v", out.Mode)
+	}
+	if out.Combine != Separate && out.Combine != Sum {
+		return out, fmt.Errorf("mkpoe: Settings.Combine must be Separate or Sum, got %v", out.Combine)
+	}
+	solver, err := ParseSolver(string(out.Solver))
+	if err != nil {
+		return out, err
+	}
+	out.Solver = solver
+	if out.MaxIter < 0 {
+		return out, fmt.Errorf("mkpoe: Settings.MaxIter must be >= 0, got %d", out.MaxIter)
+	}
+	if out.MaxIter == 0 {
+		out.MaxIter = 100000
+		if out.Solver == Subgradient {
+			out.MaxIter = 50000
+		}
+	}
+	if out.Tol < 0 || math.IsNaN(out.Tol) {
+		return out, fmt.Errorf("mkpoe: Settings.Tol must be >= 0, got %v", out.Tol)
+	}
+	if out.Tol == 0 {
+		out.Tol = 1e-3
+	}
+	if out.EigTol < 0 || out.EigTol >= 1 || math.IsNaN(out.EigTol) {
+		return out, fmt.Errorf("mkpoe: Settings.EigTol must be in [0,1), got %v", out.EigTol)
+	}
+	if out.EigTol == 0 {
+		out.EigTol = 1e-10
+	}
+	return out, nil
+}

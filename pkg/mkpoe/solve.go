@@ -1,0 +1,245 @@
+package mkpoe
+
+import (
+	"math"
+
+	"gonum.org/v1/gonum/floats"
+)
+
+// solution is what a solver returns.
+type solution struct {
+	x         []float64 // the best iterate found (feasible)
+	objective float64   // exact objective f(x)
+	bound     float64   // best certified lower bound on min f (0 if none)
+	iters     int
+	converged bool      // the stopping rule was met before MaxIter
+	trace     []float64 // exact objective of the iterate after each iteration
+}
+
+// huber returns the Huber-smoothed hinge h_δ(m) and its derivative:
+//
+//	h_δ(m) = 0 (m ≤ 0),  m²/(2δ) (0 < m < δ),  m − δ/2 (m ≥ δ),
+//
+// with h_δ ≤ h ≤ h_δ + δ/2. δ = 0 gives the hinge h(m) = max(0, m) of
+// Appendix C and its subgradient 1[m > 0] (Eq. 17).
+func huber(m, delta float64) (value, slope float64) {
+	switch {
+	case m <= 0:
+		return 0, 0
+	case m >= delta:
+		return m - delta/2, 1
+	default:
+		return m * m / (2 * delta), m / delta
+	}
+}
+
+// lossAndWeights returns β/|𝒞| Σ h_δ(m_c) and writes α_c = β/|𝒞| h_δ'(m_c)
+// into alpha (if alpha is not nil).
+func (p *problem) lossAndWeights(m []float64, delta float64, alpha []float64) float64 {
+	if len(m) == 0 {
+		return 0
+	}
+	scale := p.beta / float64(len(m))
+	s := 0.0
+	for c, mc := range m {
+		v, d := huber(mc, delta)
+		s += v
+		if alpha != nil {
+			alpha[c] = scale * d
+		}
+	}
+	return scale * s
+}
+
+// accelerated minimises f by accelerated projected gradient (FISTA; Beck &
+// Teboulle 2009) on the Huber-smoothed objective
+//
+//	f_δ(X) = Σ_p tr(X⁽ᵖ⁾) + β/|𝒞| Σ_𝒞 h_δ(1 + d(i,j) − d(k,l)),  X⁽ᵖ⁾ ⪰ 0,
+//
+// with backtracking on the Lipschitz estimate, gradient-based adaptive
+// restart (O'Donoghue & Candès 2015) and continuation in δ. Every few
+// iterations it builds a dual-feasible point of the hinge problem from the
+// smoothed multipliers α_c = β/|𝒞| h_δ'(m_c), scaled to feasibility
+// (docs/solver.md; ../shared/notes/solver-math.md §1):
+//
+//	max Σ_c α_c  s.t.  0 ≤ α_c ≤ β/|𝒞|,  R⁽ᵖ⁾ + Σ_c α_c M_c⁽ᵖ⁾ ⪰ 0,
+//
+// and it stops once (f_best − bound) ≤ Tol·f_best: the returned objective
+// is then certified to be within Tol (relative) of the optimum.
+//
+// Deviation: the paper (Appendix B) uses plain projected subgradient
+// descent; see docs/deviations.md.
+func (p *problem) accelerated(x0 []float64, s Settings) solution {
+	ws := p.newWorkspace()
+	nc := len(p.left)
+	np := len(p.pairs)
+	dist := make([]float64, np)
+	pw := make([]float64, np)
+	alpha := make([]float64, nc)
+	g := make([]float64, p.dim)
+
+	x := append([]float64(nil), x0...)
+	mx := make([]float64, nc)
+	p.margins(ws, x, dist, mx)
+	regX := p.regularizer(x)
+
+	sol := solution{x: append([]float64(nil), x...), objective: regX + p.lossAndWeights(mx, 0, nil)}
+	if nc == 0 {
+		// No comparisons: f = reg ≥ 0 = f(0), so X = 0 is optimal.
+		for k := range sol.x {
+			sol.x[k] = 0
+		}
+		sol.objective, sol.converged = 0, true
+		return sol
+	}
+
+	y := append([]float64(nil), x...)
+	my := append([]float64(nil), mx...)
+	regY := regX
+	xn := make([]float64, p.dim)
+	mxn := make([]float64, nc)
+	tk := 1.0
+
+	delta := 1.0
+	lip := p.lipschitzEstimate(ws, delta, dist, pw)
+	const checkEvery = 10
+
+	for it := 1; it <= s.MaxIter; it++ {
+		fy := regY + p.lossAndWeights(my, delta, alpha)
+		p.gradient(ws, alpha, pw, g)
+		// Backtracking: find L with f_δ(x⁺) ≤ f_δ(y) + ⟨g, x⁺−y⟩ + L/2‖x⁺−y‖².
+		var fxn, regXn float64
+		for {
+			for k := range xn {
+				xn[k] = y[k] - g[k]/lip
+			}
+			p.project(ws, xn)
+			p.margins(ws, xn, dist, mxn)
+			regXn = p.regularizer(xn)
+			fxn = regXn + p.lossAndWeights(mxn, delta, nil)
+			lin, sq := 0.0, 0.0
+			for k := range xn {
+				d := xn[k] - y[k]
+				lin += g[k] * d
+				sq += d * d
+			}
+			if fxn <= fy+lin+lip/2*sq+1e-12*math.Abs(fy) || sq == 0 {
+				break
+			}
+			lip *= 2
+		}
+		// Adaptive restart when the momentum points uphill.
+		restart := 0.0
+		for k := range xn {
+			restart += (y[k] - xn[k]) * (xn[k] - x[k])
+		}
+		tn := (1 + math.Sqrt(1+4*tk*tk)) / 2
+		theta := (tk - 1) / tn
+		if restart > 0 {
+			tn, theta = 1, 0
+		}
+		for k := range y {
+			y[k] = xn[k] + theta*(xn[k]-x[k])
+		}
+		// Margins are affine in X, so m(y) needs no new distance computation.
+		for c := range my {
+			my[c] = mxn[c] + theta*(mxn[c]-mx[c])
+		}
+		regY = regXn + theta*(regXn-regX)
+		x, xn = xn, x
+		mx, mxn = mxn, mx
+		regX = regXn
+		tk = tn
+
+		f := regX + p.lossAndWeights(mx, 0, nil)
+		sol.trace = append(sol.trace, f)
+		sol.iters = it
+		if f < sol.objective {
+			sol.objective = f
+			copy(sol.x, x)
+		}
+		lip *= 0.9 // let the step grow again
+
+		if it%checkEvery == 0 || it == s.MaxIter {
+			// Certificate from the smoothed multipliers at x.
+			fd := regX + p.lossAndWeights(mx, delta, alpha)
+			p.gradient(ws, alpha, pw, g)
+			t := p.dualScale(ws, g)
+			sumA, sumA2 := 0.0, 0.0
+			for _, a := range alpha {
+				sumA += a
+				sumA2 += a * a
+			}
+			if b := t * sumA; b > sol.bound {
+				sol.bound = b
+			}
+			if sol.objective-sol.bound <= s.Tol*sol.objective {
+				sol.converged = true
+			}
+			// Dual of the smoothed problem at the scaled α: Σα − δ|𝒞|/(2β) Σα².
+			smoothedGap := fd - (t*sumA - delta*float64(nc)/(2*p.beta)*t*t*sumA2)
+			// A stage need not be solved more accurately than its smoothing
+			// bias (at most βδ/2): then shrink δ and restart the momentum.
+			stageTol := math.Max(0.25*s.Tol*sol.objective, 0.05*p.beta*delta)
+			if !sol.converged && smoothedGap <= stageTol {
+				delta /= 10
+				lip *= 10
+				tk = 1
+				copy(y, x)
+				copy(my, mx)
+				regY = regX
+			}
+		}
+		if s.Recorder != nil {
+			s.Recorder(Iteration{Iter: it, Objective: f, Best: sol.objective, Bound: sol.bound, Smoothing: delta})
+		}
+		if sol.converged {
+			break
+		}
+	}
+	return sol
+}
+
+// lipschitzEstimate returns an estimate of the Lipschitz constant of ∇f_δ,
+// (β/(|𝒞|δ))·‖A‖², with ‖A‖² from a few power iterations of AᵀA, where A
+// maps X to the margins' linear part. Backtracking corrects it.
+func (p *problem) lipschitzEstimate(ws *workspace, delta float64, dist, pw []float64) float64 {
+	nc := len(p.left)
+	v := make([]float64, p.dim)
+	for b := range p.blocks {
+		blk := &p.blocks[b]
+		if blk.diag {
+			for k := 0; k < blk.r; k++ {
+				v[blk.off+k] = 1
+			}
+		} else {
+			for k := 0; k < blk.r; k++ {
+				v[blk.off+k*blk.r+k] = 1
+			}
+		}
+	}
+	m := make([]float64, nc)
+	g := make([]float64, p.dim)
+	zero := make([]float64, p.dim)
+	p.gradient(ws, make([]float64, nc), pw, zero) // the regulariser's gradient
+	norm := 0.0
+	for it := 0; it < 8; it++ {
+		nv := floats.Norm(v, 2)
+		if nv == 0 {
+			break
+		}
+		floats.Scale(1/nv, v)
+		p.margins(ws, v, dist, m)
+		for c := range m {
+			m[c]-- // A v without the constant 1
+		}
+		p.gradient(ws, m, pw, g) // R + Aᵀ A v
+		floats.Sub(g, zero)
+		norm = floats.Dot(v, g)
+		copy(v, g)
+	}
+	if norm <= 0 {
+		norm = 1
+	}
+	return 1.1 * p.beta / (float64(nc) * delta) * norm
+}
