@@ -19,8 +19,12 @@ type command struct {
 // commands lists the subcommands. Each lives in its own cmd_<name>.go file.
 // Add one line per command, keeping the list sorted.
 var commands = map[string]command{
+	"embed":  {"write the learned embedding of training and new items", runEmbed},
+	"eval":   {"accuracy of a learned model on comparisons (also for new items)", runEval},
+	"fit":    {"learn a similarity space from kernels/features and comparisons", runFit},
 	"help":   {"print this list", nil},
 	"kernel": {"build a kernel matrix (and out-of-sample rows) from features", runKernel},
+	"native": {"accuracy of a kernel's native space on comparisons", runNative},
 }
 
 // Exit statuses of Main.

@@ -1,0 +1,102 @@
+package experiments
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/mkpoe/mkpoe/pkg/data"
+	"github.com/mkpoe/mkpoe/pkg/eval"
+)
+
+// runEval implements "mkpoe eval": the fraction of comparisons a learned
+// space satisfies strictly (GAUC, Appendix C). New items, described by
+// kernel rows (or feature rows for an LPOE model), are numbered n … n+t−1.
+func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("eval", stderr)
+	modelFile := fs.String("model", "", "model file written by mkpoe fit (required)")
+	compFile := fs.String("comparisons", "", "comparisons file (required)")
+	oneBased := fs.Bool("one-based", false, "item indices in the comparisons file start at 1")
+	var rowFiles stringList
+	fs.Var(&rowFiles, "kernel-rows", "t×n kernel rows of new items, one file per kernel in fit's order (for an LPOE model: t×D feature rows)")
+	if err := parseFlags(fs, args, 0); err != nil {
+		return err
+	}
+	if *modelFile == "" || *compFile == "" {
+		return usagef("--model and --comparisons are required")
+	}
+	m, err := readModel(*modelFile)
+	if err != nil {
+		return err
+	}
+	emb, err := embedAll(m, rowFiles)
+	if err != nil {
+		return err
+	}
+	total, _ := emb.Dims()
+	cf, err := data.ReadComparisonsFile(*compFile, data.ComparisonOptions{OneBased: *oneBased, N: total})
+	if err != nil {
+		return badInput(err)
+	}
+	fmt.Fprintf(stdout, "accuracy %.6f\n", eval.Accuracy(cf.Comparisons, eval.EmbeddingDistance(emb)))
+	return nil
+}
+
+// runNative implements "mkpoe native": accuracy in a kernel's native space,
+// d(i,j) = K_ii + K_jj − 2K_ij (the "Native" columns of Tables 1–3).
+func runNative(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("native", stderr)
+	kernelFile := fs.String("kernel", "", "kernel matrix file (text or .npy), n×n (required)")
+	compFile := fs.String("comparisons", "", "comparisons file (required)")
+	oneBased := fs.Bool("one-based", false, "item indices in the comparisons file start at 1")
+	if err := parseFlags(fs, args, 0); err != nil {
+		return err
+	}
+	if *kernelFile == "" || *compFile == "" {
+		return usagef("--kernel and --comparisons are required")
+	}
+	k, err := data.ReadKernelFile(*kernelFile)
+	if err != nil {
+		return badInput(err)
+	}
+	cf, err := data.ReadComparisonsFile(*compFile, data.ComparisonOptions{OneBased: *oneBased, N: k.SymmetricDim()})
+	if err != nil {
+		return badInput(err)
+	}
+	acc, err := eval.NativeAccuracy(k, cf.Comparisons)
+	if err != nil {
+		return badInput(err)
+	}
+	fmt.Fprintf(stdout, "accuracy %.6f\n", acc)
+	return nil
+}
+
+// runEmbed implements "mkpoe embed": write the embedding g(x) of the
+// training items, then of the new items, one row per item (TSV).
+func runEmbed(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("embed", stderr)
+	modelFile := fs.String("model", "", "model file written by mkpoe fit (required)")
+	var rowFiles stringList
+	fs.Var(&rowFiles, "kernel-rows", "t×n kernel rows of new items, one file per kernel in fit's order (for an LPOE model: t×D feature rows)")
+	out := fs.String("out", "", "embedding file to write: n (+t) rows, tab-separated (.npy also works) (required)")
+	if err := parseFlags(fs, args, 0); err != nil {
+		return err
+	}
+	if *modelFile == "" || *out == "" {
+		return usagef("--model and --out are required")
+	}
+	m, err := readModel(*modelFile)
+	if err != nil {
+		return err
+	}
+	emb, err := embedAll(m, rowFiles)
+	if err != nil {
+		return err
+	}
+	if err := data.WriteMatrixFile(*out, emb); err != nil {
+		return err
+	}
+	r, c := emb.Dims()
+	fmt.Fprintf(stdout, "wrote %d items × %d dimensions to %s\n", r, c, *out)
+	return nil
+}

@@ -1,0 +1,184 @@
+package experiments
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/mkpoe/mkpoe/pkg/data"
+	"github.com/mkpoe/mkpoe/pkg/mkpoe"
+	"gonum.org/v1/gonum/mat"
+)
+
+// runFit implements "mkpoe fit": learn a similarity space (Alg. 2–4) from
+// kernels, features or the identity, and comparisons, and write the model.
+func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("fit", stderr)
+	var kernels stringList
+	fs.Var(&kernels, "kernel", "kernel matrix file (text or .npy), n×n; repeat for MKPOE")
+	features := fs.String("features", "", "feature matrix file n×D: learn LPOE (Alg. 2) instead of kernels")
+	identity := fs.Int("identity", 0, "number of items N: learn GNMDS (K = I, Sec. 3.3) with no features")
+	compFile := fs.String("comparisons", "", "comparisons file: lines 'i j k' (triplet) or 'i j k l' (required)")
+	oneBased := fs.Bool("one-based", false, "item indices in the comparisons file start at 1")
+	beta := fs.Float64("beta", 0, "β > 0: weight of the hinge loss (required)")
+	mode := fs.String("mode", "full", "full or diag: form of each W")
+	combine := fs.String("combine", "separate", "separate (K4, one W per kernel) or sum (K1, one W on the sum kernel)")
+	solver := fs.String("solver", "accelerated", "accelerated (default) or subgradient (the paper's Appendix B)")
+	seed := fs.Uint64("seed", 0, "seed recorded in the model (the solvers are deterministic)")
+	maxIter := fs.Int("max-iter", 0, "iteration limit (0: solver default)")
+	tol := fs.Float64("tol", 0, "relative accuracy (0: default 1e-3, certified by a duality gap)")
+	out := fs.String("out", "", "model file to write (JSON; required)")
+	if err := parseFlags(fs, args, 0); err != nil {
+		return err
+	}
+	sources := 0
+	for _, set := range []bool{len(kernels) > 0, *features != "", *identity != 0} {
+		if set {
+			sources++
+		}
+	}
+	if sources != 1 {
+		return usagef("give exactly one of --kernel FILE (repeatable), --features FILE or --identity N")
+	}
+	if *identity < 0 {
+		return usagef("--identity must be a positive number of items, got %d", *identity)
+	}
+	if *compFile == "" || *out == "" {
+		return usagef("--comparisons and --out are required")
+	}
+	s := &mkpoe.Settings{Beta: *beta, Seed: *seed, MaxIter: *maxIter, Tol: *tol}
+	var err error
+	if s.Mode, err = mkpoe.ParseMode(*mode); err != nil {
+		return badInput(fmt.Errorf("--mode: %w", err))
+	}
+	if s.Combine, err = mkpoe.ParseCombine(*combine); err != nil {
+		return badInput(fmt.Errorf("--combine: %w", err))
+	}
+	if s.Solver, err = mkpoe.ParseSolver(*solver); err != nil {
+		return badInput(fmt.Errorf("--solver: %w", err))
+	}
+	if !(*beta > 0) {
+		return usagef("--beta must be > 0, got %v (β weighs the hinge loss against the trace regulariser)", *beta)
+	}
+
+	var n int
+	var ks []mat.Symmetric
+	var x *mat.Dense
+	switch {
+	case len(kernels) > 0:
+		for _, path := range kernels {
+			k, err := data.ReadKernelFile(path)
+			if err != nil {
+				return badInput(err)
+			}
+			ks = append(ks, k)
+		}
+		if err := data.CheckSameSize(ks, kernels); err != nil {
+			return badInput(err)
+		}
+		n = ks[0].SymmetricDim()
+	case *features != "":
+		if x, err = data.ReadMatrixFile(*features); err != nil {
+			return badInput(err)
+		}
+		n, _ = x.Dims()
+	default:
+		n = *identity
+	}
+	cf, err := data.ReadComparisonsFile(*compFile, data.ComparisonOptions{OneBased: *oneBased, N: n})
+	if err != nil {
+		return badInput(err)
+	}
+	var m *mkpoe.Model
+	switch {
+	case ks != nil:
+		m, err = mkpoe.Fit(ks, cf.Comparisons, s)
+	case x != nil:
+		m, err = mkpoe.FitFeatures(x, cf.Comparisons, s)
+	default:
+		m, err = mkpoe.FitIdentity(n, cf.Comparisons, s)
+	}
+	if err != nil {
+		return badInput(err)
+	}
+	if err := writeModel(*out, m); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "objective %.10g\nbound %.10g\nrelative_gap %.3g\niterations %d\nconverged %v\ndimension %d\nseconds %.3f\n",
+		m.Objective, m.Stats.DualBound, m.Stats.RelativeGap, m.Stats.Iterations, m.Stats.Converged, m.Dim(), m.Stats.Seconds)
+	if !m.Stats.Converged {
+		fmt.Fprintf(stderr, "mkpoe fit: warning: stopped at the iteration limit before the requested accuracy (relative gap %.3g)\n", m.Stats.RelativeGap)
+	}
+	return nil
+}
+
+// writeModel writes the model atomically: to a temporary file in the same
+// directory, then renamed, so an interrupted write never leaves half a model.
+func writeModel(path string, m *mkpoe.Model) error {
+	return writeFileAtomic(path, func(w io.Writer) error { return m.WriteJSON(w) })
+}
+
+// writeFileAtomic writes a file through a temporary file and a rename.
+func writeFileAtomic(path string, write func(io.Writer) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	if err := write(tmp); err != nil {
+		tmp.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}
+
+// readModel reads a model file.
+func readModel(path string) (*mkpoe.Model, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, badInput(fmt.Errorf("reading model: %w", err))
+	}
+	defer f.Close()
+	m, err := mkpoe.ReadJSON(f, path)
+	return m, badInput(err)
+}
+
+// embedAll returns the embedding of the training items followed by the new
+// items described by rowFiles (kernel rows per kernel, or feature rows).
+func embedAll(m *mkpoe.Model, rowFiles []string) (*mat.Dense, error) {
+	if len(rowFiles) == 0 {
+		return m.Train, nil
+	}
+	var rows []*mat.Dense
+	for _, path := range rowFiles {
+		var r *mat.Dense
+		var err error
+		if m.Input == mkpoe.InputFeatures {
+			r, err = data.ReadMatrixFile(path)
+		} else {
+			r, err = data.ReadKernelRowsFile(path, m.N)
+		}
+		if err != nil {
+			return nil, badInput(err)
+		}
+		rows = append(rows, r)
+	}
+	emb, err := m.Embed(rows)
+	if err != nil {
+		return nil, badInput(err)
+	}
+	n, d := m.Train.Dims()
+	t, _ := emb.Dims()
+	all := mat.NewDense(n+t, d, nil)
+	all.Slice(0, n, 0, d).(*mat.Dense).Copy(m.Train)
+	all.Slice(n, n+t, 0, d).(*mat.Dense).Copy(emb)
+	return all, nil
+}

@@ -1,0 +1,170 @@
+package experiments
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// writeFile writes content to dir/name and returns the path.
+func writeFile(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// run calls Main with buffers and returns the exit status and outputs.
+func run(args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	code := Main(context.Background(), args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// fixture: 4 items on a line at 0, 1, 2, 4 (linear kernel K_ij = x_i x_j), a
+// fifth new item at 3, and triplets consistent with the line.
+func fitFixture(t *testing.T) (dir, kernel, comps, rows string) {
+	dir = t.TempDir()
+	xs := []float64{0, 1, 2, 4}
+	var kb, rb strings.Builder
+	for _, a := range xs {
+		for j, b := range xs {
+			if j > 0 {
+				kb.WriteString("\t")
+			}
+			kb.WriteString(strconv.FormatFloat(a*b+1, 'g', -1, 64))
+		}
+		kb.WriteString("\n")
+	}
+	for j, b := range xs {
+		if j > 0 {
+			rb.WriteString(",")
+		}
+		rb.WriteString(strconv.FormatFloat(3*b+1, 'g', -1, 64))
+	}
+	rb.WriteString("\n")
+	kernel = writeFile(t, dir, "k.tsv", kb.String())
+	rows = writeFile(t, dir, "rows.csv", rb.String())
+	comps = writeFile(t, dir, "c.tsv", "# i j k: i closer to j than to k\n0 1 2\n0 1 3\n1 2 3\n3 2 0\n2 1 0\n")
+	return
+}
+
+func TestFitEvalEmbedNative(t *testing.T) {
+	dir, kernel, comps, rows := fitFixture(t)
+	model := filepath.Join(dir, "m.json")
+	code, out, errs := run("fit", "--kernel", kernel, "--comparisons", comps, "--beta", "100", "--out", model)
+	if code != 0 {
+		t.Fatalf("fit: exit %d: %s", code, errs)
+	}
+	if !strings.Contains(out, "converged true") {
+		t.Errorf("fit output %q lacks 'converged true'", out)
+	}
+	code, out, errs = run("eval", "--model", model, "--comparisons", comps)
+	if code != 0 || out != "accuracy 1.000000\n" {
+		t.Errorf("eval: exit %d, output %q, stderr %q; want accuracy 1 on the training triplets", code, out, errs)
+	}
+	// The new item 4 sits at x=3: closer to item 2 (x=2) than to item 0.
+	testComps := writeFile(t, dir, "t.tsv", "4 2 0\n4 3 0\n")
+	code, out, errs = run("eval", "--model", model, "--comparisons", testComps, "--kernel-rows", rows)
+	if code != 0 || out != "accuracy 1.000000\n" {
+		t.Errorf("eval with new item: exit %d, output %q, stderr %q", code, out, errs)
+	}
+	emb := filepath.Join(dir, "emb.tsv")
+	if code, _, errs = run("embed", "--model", model, "--kernel-rows", rows, "--out", emb); code != 0 {
+		t.Fatalf("embed: exit %d: %s", code, errs)
+	}
+	b, err := os.ReadFile(emb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Count(string(b), "\n"); lines != 5 {
+		t.Errorf("embedding has %d rows, want 4 training + 1 new", lines)
+	}
+	// Native space of K = xxᵀ + 1: d(i,j) = (x_i − x_j)², all triplets hold.
+	code, out, _ = run("native", "--kernel", kernel, "--comparisons", comps)
+	if code != 0 || out != "accuracy 1.000000\n" {
+		t.Errorf("native: exit %d, output %q", code, out)
+	}
+	// Diagonal, sum and subgradient variants run too.
+	for _, extra := range [][]string{{"--mode", "diag"}, {"--combine", "sum", "--kernel", kernel}, {"--solver", "subgradient"}} {
+		args := append([]string{"fit", "--kernel", kernel, "--comparisons", comps, "--beta", "10", "--out", model}, extra...)
+		if code, _, errs := run(args...); code != 0 {
+			t.Errorf("fit %v: exit %d: %s", extra, code, errs)
+		}
+	}
+	if code, _, errs := run("fit", "--identity", "4", "--comparisons", comps, "--beta", "10", "--out", model); code != 0 {
+		t.Errorf("fit --identity: exit %d: %s", code, errs)
+	}
+	if code, _, errs := run("eval", "--model", model, "--comparisons", testComps, "--kernel-rows", rows); code != 2 || !strings.Contains(errs, "out-of-sample") {
+		t.Errorf("eval of GNMDS with new items: exit %d, stderr %q; want 2 and a message about out-of-sample", code, errs)
+	}
+}
+
+func TestFitBadInputs(t *testing.T) {
+	dir, kernel, comps, _ := fitFixture(t)
+	model := filepath.Join(dir, "m.json")
+	bad := func(name, content string) string { return writeFile(t, dir, name, content) }
+	ragged := bad("ragged.tsv", "1 0 0\n0 1\n0 0 1\n")
+	word := bad("word.tsv", "1 0\n0 x\n")
+	nan := bad("nan.tsv", "1 0\n0 NaN\n")
+	inf := bad("inf.tsv", "1 0\n0 +Inf\n")
+	nonsq := bad("nonsq.tsv", "1 0 0\n0 1 0\n")
+	asym := bad("asym.tsv", "1 0.5\n0.2 1\n")
+	small := bad("small.tsv", "1 0\n0 1\n")
+	outOfRange := bad("range.tsv", "0 1 2\n0 1 9\n")
+	samePair := bad("same.tsv", "0 1 2\n0 1 1 0\n")
+	badComp := bad("badcomp.tsv", "0 1 2\n0 1.5 2\n")
+	fiveFields := bad("five.tsv", "0 1 2 3 0\n")
+	for _, test := range []struct {
+		name string
+		args []string
+		want []string // substrings of stderr
+	}{
+		{"ragged kernel", []string{"--kernel", ragged}, []string{"ragged.tsv:2", "same number of values", "2 values"}},
+		{"non-number", []string{"--kernel", word}, []string{"word.tsv:2:2", "must be a number", `"x"`}},
+		{"NaN", []string{"--kernel", nan}, []string{"nan.tsv:2:2", "finite", "NaN"}},
+		{"Inf", []string{"--kernel", inf}, []string{"inf.tsv:2:2", "finite", "+Inf"}},
+		{"non-square kernel", []string{"--kernel", nonsq}, []string{"nonsq.tsv", "square", "2 rows × 3 columns"}},
+		{"non-symmetric kernel", []string{"--kernel", asym}, []string{"asym.tsv:1:2", "symmetric", "0.5", "0.2"}},
+		{"kernels of different sizes", []string{"--kernel", kernel, "--kernel", small}, []string{"small.tsv", "same size", "2×2"}},
+		{"index out of range", []string{"--kernel", kernel, "--comparisons", outOfRange}, []string{"range.tsv:2:3", "must be < 4", `"9"`}},
+		{"same pair twice", []string{"--kernel", kernel, "--comparisons", samePair}, []string{"same.tsv:2", "two pairs must differ"}},
+		{"non-integer index", []string{"--kernel", kernel, "--comparisons", badComp}, []string{"badcomp.tsv:2:2", "integer", `"1.5"`}},
+		{"five fields", []string{"--kernel", kernel, "--comparisons", fiveFields}, []string{"five.tsv:1", "3 or 4 fields"}},
+		{"missing file", []string{"--kernel", filepath.Join(dir, "nope.tsv")}, []string{"nope.tsv", "no such file"}},
+		{"bad beta", []string{"--kernel", kernel, "--beta", "-1"}, []string{"--beta must be > 0", "-1"}},
+		{"bad mode", []string{"--kernel", kernel, "--mode", "sparse"}, []string{"--mode", "full or diag", `"sparse"`}},
+		{"two sources", []string{"--kernel", kernel, "--identity", "4"}, []string{"exactly one of"}},
+		{"unknown flag", []string{"--kernel", kernel, "--lambda", "1"}, []string{"lambda"}},
+	} {
+		t.Run(test.name, func(t *testing.T) {
+			args := []string{"fit", "--comparisons", comps, "--beta", "1", "--out", model}
+			args = append(args, test.args...)
+			code, _, errs := run(args...)
+			if code != 2 {
+				t.Errorf("exit status %d, want 2 (stderr %q)", code, errs)
+			}
+			for _, w := range test.want {
+				if !strings.Contains(errs, w) {
+					t.Errorf("stderr %q lacks %q", errs, w)
+				}
+			}
+		})
+	}
+	// eval/native/embed report their bad inputs with status 2 as well.
+	if code, _, errs := run("eval", "--model", comps, "--comparisons", comps); code != 2 || !strings.Contains(errs, "reading model") {
+		t.Errorf("eval with a non-model file: exit %d, stderr %q", code, errs)
+	}
+	if code, _, errs := run("native", "--kernel", asym, "--comparisons", comps); code != 2 || !strings.Contains(errs, "symmetric") {
+		t.Errorf("native with a non-symmetric kernel: exit %d, stderr %q", code, errs)
+	}
+	if code, _, _ := run("nosuchcommand"); code != 2 {
+		t.Errorf("unknown command: exit %d, want 2", code)
+	}
+}
