@@ -31,8 +31,8 @@ func aset400(t *testing.T) *data.Aset400 {
 // triplets and scores the other 20% (same artists: GNMDS has no
 // out-of-sample extension).
 func TestGNMDSAset400HeldOut(t *testing.T) {
-	if testing.Short() {
-		t.Skip("long: fits a 412-item SDP")
+	if testing.Short() || os.Getenv("MKPOE_LONG_TESTS") == "" {
+		t.Skip("long (minutes: a 412×412 SDP); set MKPOE_LONG_TESTS=1 to run it")
 	}
 	a := aset400(t)
 	rng := rand.New(rand.NewPCG(2026, 1))
