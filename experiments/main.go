@@ -19,12 +19,15 @@ type command struct {
 // commands lists the subcommands. Each lives in its own cmd_<name>.go file.
 // Add one line per command, keeping the list sorted.
 var commands = map[string]command{
+	"check":  {"validate a config and its data, print the plan size", runCheck},
 	"embed":  {"write the learned embedding of training and new items", runEmbed},
 	"eval":   {"accuracy of a learned model on comparisons (also for new items)", runEval},
 	"fit":    {"learn a similarity space from kernels/features and comparisons", runFit},
 	"help":   {"print this list", nil},
 	"kernel": {"build a kernel matrix (and out-of-sample rows) from features", runKernel},
 	"native": {"accuracy of a kernel's native space on comparisons", runNative},
+	"plan":   {"list the tasks of a config's plan", runPlan},
+	"run":    {"run an experiment config: nested CV over β, resumable, parallel", runRun},
 }
 
 // Exit statuses of Main.
@@ -97,6 +100,9 @@ func printUsage(w io.Writer) {
 		fmt.Fprintf(w, "  %-8s %s\n", name, commands[name].summary)
 	}
 }
+
+// flagSet is the standard library's flag set.
+type flagSet = flag.FlagSet
 
 // newFlagSet returns a flag set that reports errors instead of exiting.
 func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {

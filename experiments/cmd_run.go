@@ -1,0 +1,125 @@
+package experiments
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+)
+
+// loadConfigFlags parses "CONFIG [flags]" and applies --out.
+func loadConfigArgs(name string, args []string, stderr io.Writer, extra func(fs *flagSet)) (*Config, error) {
+	fs := newFlagSet(name, stderr)
+	out := fs.String("out", "", "run directory (default: the config's output, results/<name>)")
+	if extra != nil {
+		extra(fs)
+	}
+	// Accept the config path before or after the flags.
+	var path string
+	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
+		path, args = args[0], args[1:]
+	}
+	if err := parseFlags(fs, args, 1); err != nil {
+		return nil, err
+	}
+	if path == "" && fs.NArg() == 1 {
+		path = fs.Arg(0)
+	}
+	if path == "" {
+		return nil, usagef("usage: mkpoe %s CONFIG [flags]", name)
+	}
+	c, err := LoadConfig(path)
+	if err != nil {
+		return nil, badInput(err)
+	}
+	if *out != "" {
+		c.Output = *out
+	}
+	return c, nil
+}
+
+// runRun implements "mkpoe run CONFIG [--out DIR] [--workers N]".
+func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var workers *int
+	c, err := loadConfigArgs("run", args, stderr, func(fs *flagSet) {
+		workers = fs.Int("workers", 0, "tasks run in parallel (default: all cores)")
+	})
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	start := time.Now()
+	s, err := Run(ctx, c, RunOptions{Workers: *workers, Log: stderr})
+	if err != nil {
+		return err
+	}
+	fmt.Fprint(stdout, s.Markdown())
+	fmt.Fprintf(stdout, "\nrun directory: %s (%.1fs)\n", c.Output, time.Since(start).Seconds())
+	return nil
+}
+
+// runCheck implements "mkpoe check CONFIG": validate the config and the data
+// it names, and print the size of the plan.
+func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	c, err := loadConfigArgs("check", args, stderr, nil)
+	if err != nil {
+		return err
+	}
+	ds, err := loadDataset(c)
+	if err != nil {
+		return badInput(fmt.Errorf("dataset: %w", err))
+	}
+	for i, k := range c.Kernels {
+		if k.Type == "identity" || k.Type == "noise" {
+			continue
+		}
+		_, ok := ds.sources[k.Source]
+		if k.Type == "precomputed" {
+			_, ok = ds.precomputed[k.Source]
+		}
+		if !ok {
+			return badInput(fmt.Errorf("kernels[%d].source: must be one of %v for a %s data set, got %q", i, sortedKeys(ds.sources), c.Dataset.Type, k.Source))
+		}
+	}
+	plan := Plan(c)
+	counts := map[string]int{}
+	fits := 0
+	for _, t := range plan {
+		counts[t.Kind]++
+		fits += t.fits(c)
+	}
+	train, test := splitItems(c, ds.n, 0)
+	fmt.Fprintf(stdout, "config %s ok (hash %s)\n", c.Name, c.Hash())
+	fmt.Fprintf(stdout, "data: %s, %d items (split: %d train / %d test), %d kernels, %d rows\n", c.Dataset.Type, ds.n, len(train), len(test), len(c.Kernels), len(c.Rows))
+	fmt.Fprintf(stdout, "plan: %d tasks (%d native, %d cv, %d refit), %d model fits (%d β values × %d folds × splits per learned row, plus refits)\n",
+		len(plan), counts[KindNative], counts[KindCV], counts[KindRefit], fits, len(c.BetaGrid), c.Protocol.InnerFolds)
+	fmt.Fprintf(stdout, "output: %s\n", c.Output)
+	return nil
+}
+
+// runPlan implements "mkpoe plan CONFIG": list the tasks, one per line
+// (index, ID, kind), or as JSON with --json.
+func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var asJSON *bool
+	c, err := loadConfigArgs("plan", args, stderr, func(fs *flagSet) {
+		asJSON = fs.Bool("json", false, "print the plan as JSON")
+	})
+	if err != nil {
+		return err
+	}
+	plan := Plan(c)
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(plan)
+	}
+	for i, t := range plan {
+		fmt.Fprintf(stdout, "%d\t%s\t%s\t%s\n", i, t.ID, t.Kind, c.Rows[t.Row].Label)
+	}
+	return nil
+}

@@ -1,0 +1,429 @@
+package experiments
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/mkpoe/mkpoe/pkg/constraint"
+	"github.com/mkpoe/mkpoe/pkg/kernels"
+	"github.com/mkpoe/mkpoe/pkg/mkpoe"
+	"go.yaml.in/yaml/v3"
+)
+
+// Config declares one experiment: a data set, its kernels, the protocol of
+// the paper's experiments (Sec. 5.1, 5.2.2: outer train/test splits of items,
+// inner k-fold cross-validation over a β grid), and the rows of the table.
+// Decode with [LoadConfig]; every field's zero value means the documented
+// default filled in by [Config.applyDefaults].
+type Config struct {
+	Name        string        `yaml:"name"`        // experiment name (default: config file name)
+	Description string        `yaml:"description"` // free text for reports
+	Seed        uint64        `yaml:"seed"`        // every random choice derives from it
+	Output      string        `yaml:"output"`      // run directory (default results/<name>), relative to the working directory
+	Dataset     DatasetConfig `yaml:"dataset"`
+	// Kernels are built per fold from training items only (no leakage).
+	Kernels     []KernelConfig    `yaml:"kernels"`
+	Groups      []GroupConfig     `yaml:"groups"`
+	Constraints ConstraintsConfig `yaml:"constraints"`
+	Protocol    ProtocolConfig    `yaml:"protocol"`
+	BetaGrid    []float64         `yaml:"beta_grid"`
+	Solver      SolverConfig      `yaml:"solver"`
+	Rows        []RowConfig       `yaml:"rows"`
+}
+
+// DatasetConfig selects a loader of pkg/data and its options.
+type DatasetConfig struct {
+	// Type is synthetic (embedded, no files), aset400, aloi10 or generic.
+	Type string `yaml:"type"`
+	// Dir is the data folder (aset400, aloi10), relative to the config file.
+	Dir string `yaml:"dir"`
+	// LastFMDir is the Last.fm HetRec 2011 folder for aset400's tags and cf sources.
+	LastFMDir string `yaml:"lastfm_dir"`
+	// PerClass is the number of images per class drawn (seeded) for aloi10 (default 20, Sec. 5.1).
+	PerClass int `yaml:"per_class"`
+	// Taxonomy is a nested list of class labels (aloi10, synthetic): comparisons come from it (Sec. 5.1).
+	Taxonomy any `yaml:"taxonomy"`
+	// Synthetic configures the embedded synthetic data set.
+	Synthetic SyntheticConfig `yaml:"synthetic"`
+	// Generic: items file, comparisons file, named feature or kernel files.
+	Items       string            `yaml:"items"`
+	Comparisons string            `yaml:"comparisons"`
+	OneBased    bool              `yaml:"one_based"`
+	Features    map[string]string `yaml:"features"`
+}
+
+// KernelConfig names one kernel: a source of the data set and a kernel type
+// of pkg/kernels with its parameters and normalisation.
+type KernelConfig struct {
+	Name      string             `yaml:"name"`
+	Source    string             `yaml:"source"`    // data source (see docs/configs.md per data set)
+	Type      string             `yaml:"type"`      // linear, rbf, chi2, tfidf, cf, ppk, identity, noise
+	Params    map[string]float64 `yaml:"params"`    // kernel parameters (pkg/kernels)
+	Normalize string             `yaml:"normalize"` // none (default), diag, trace, center
+	// Standardize scales each feature column to zero mean and unit variance
+	// with the training items' statistics (per fold) before the kernel.
+	Standardize bool `yaml:"standardize"`
+}
+
+// GroupConfig is a named set of kernels (e.g. acoustic = MFCC + AT, Table 3).
+type GroupConfig struct {
+	Name    string   `yaml:"name"`
+	Kernels []string `yaml:"kernels"`
+}
+
+// ConstraintsConfig lists pkg/constraint steps for the training comparisons
+// and for pruning the test comparisons (Sec. 5.2.2, 5.2.4).
+type ConstraintsConfig struct {
+	Train []string `yaml:"train"`
+	Test  []string `yaml:"test"`
+}
+
+// ProtocolConfig is the outer and inner cross-validation protocol.
+type ProtocolConfig struct {
+	// Splits is the number of outer train/test splits of the items (default
+	// 1: a single fixed split, aset400's 330/82; the taxonomy experiment uses 5).
+	Splits int `yaml:"splits"`
+	// TestFraction is the fraction of items held out per split (default 0.2).
+	TestFraction float64 `yaml:"test_fraction"`
+	// InnerFolds is the number of inner CV folds over the training items
+	// used to choose β (default 5; the paper uses 5 and 10).
+	InnerFolds int `yaml:"inner_folds"`
+	// MaxTrainComparisons and MaxTestComparisons, if positive, subsample
+	// (seeded) the comparisons of each fit and each evaluation.
+	MaxTrainComparisons int `yaml:"max_train_comparisons"`
+	MaxTestComparisons  int `yaml:"max_test_comparisons"`
+}
+
+// SolverConfig are mkpoe.Settings shared by every fit.
+type SolverConfig struct {
+	Method  string  `yaml:"method"`   // accelerated (default) or subgradient
+	Tol     float64 `yaml:"tol"`      // default 1e-3
+	MaxIter int     `yaml:"max_iter"` // default: solver's
+}
+
+// RowConfig is one row of the table.
+type RowConfig struct {
+	// Label is shown in the table (default derived from the method).
+	Label string `yaml:"label"`
+	// Method is native (the kernel's own space, or the unweighted sum of a
+	// group), k1 (KPOE on one kernel, or on the sum kernel of a group,
+	// Sec. 4.1) or k4 (MKPOE over a group, Alg. 4).
+	Method string `yaml:"method"`
+	Kernel string `yaml:"kernel"` // one kernel (native, k1)
+	Group  string `yaml:"group"`  // a group (native sum, k1 on the sum, k4)
+	Mode   string `yaml:"mode"`   // full or diag (k1, k4)
+	// Paper is the paper's reported accuracy for this row, shown beside ours.
+	Paper *float64 `yaml:"paper"`
+}
+
+// LoadConfig reads a YAML config strictly (unknown keys are errors), fills
+// in defaults and validates it, reporting every problem with its YAML path.
+// Relative paths in the dataset section are resolved against the config
+// file's directory.
+func LoadConfig(path string) (*Config, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading config: %w", err)
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	var c Config
+	if err := dec.Decode(&c); err != nil {
+		return nil, fmt.Errorf("parsing YAML file %s: %w", path, err)
+	}
+	if c.Name == "" {
+		c.Name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	}
+	c.resolvePaths(filepath.Dir(path))
+	c.applyDefaults()
+	if err := c.Validate(); err != nil {
+		return nil, fmt.Errorf("config %s:\n%w", path, err)
+	}
+	return &c, nil
+}
+
+func (c *Config) resolvePaths(dir string) {
+	abs := func(p string) string {
+		if p == "" || filepath.IsAbs(p) {
+			return p
+		}
+		return filepath.Join(dir, p)
+	}
+	d := &c.Dataset
+	d.Dir, d.LastFMDir, d.Items, d.Comparisons = abs(d.Dir), abs(d.LastFMDir), abs(d.Items), abs(d.Comparisons)
+	for k, v := range d.Features {
+		d.Features[k] = abs(v)
+	}
+	if s, ok := d.Taxonomy.(string); ok && strings.HasSuffix(s, ".yaml") {
+		d.Taxonomy = abs(s)
+	}
+}
+
+func (c *Config) applyDefaults() {
+	if c.Output == "" {
+		c.Output = filepath.Join("results", c.Name)
+	}
+	if c.Protocol.Splits == 0 {
+		c.Protocol.Splits = 1
+	}
+	if c.Protocol.TestFraction == 0 {
+		c.Protocol.TestFraction = 0.2
+	}
+	if c.Protocol.InnerFolds == 0 {
+		c.Protocol.InnerFolds = 5
+	}
+	if c.Dataset.Type == "aloi10" && c.Dataset.PerClass == 0 {
+		c.Dataset.PerClass = 20
+	}
+	if c.Solver.Method == "" {
+		c.Solver.Method = string(mkpoe.Accelerated)
+	}
+	if c.Solver.Tol == 0 {
+		c.Solver.Tol = 1e-3
+	}
+	for i := range c.Kernels {
+		if c.Kernels[i].Normalize == "" {
+			c.Kernels[i].Normalize = "none"
+		}
+	}
+	for i := range c.Rows {
+		r := &c.Rows[i]
+		if r.Label == "" {
+			what := r.Kernel
+			if what == "" {
+				what = r.Group
+			}
+			r.Label = strings.TrimSpace(fmt.Sprintf("%s %s %s", what, strings.ToUpper(r.Method), r.Mode))
+		}
+	}
+}
+
+// Validate checks every field and returns all problems at once, each naming
+// its YAML path, the rule and the value (errors.Join).
+func (c *Config) Validate() error {
+	var errs []error
+	bad := func(path, rule string, value any) {
+		errs = append(errs, fmt.Errorf("%s: %s, got %v", path, rule, value))
+	}
+	switch c.Dataset.Type {
+	case "synthetic":
+	case "aset400":
+		if c.Dataset.Dir == "" {
+			bad("dataset.dir", "must name the aset400 folder", `""`)
+		}
+	case "aloi10":
+		if c.Dataset.Dir == "" {
+			bad("dataset.dir", "must name the aloi10 folder", `""`)
+		}
+		if c.Dataset.Taxonomy == nil {
+			bad("dataset.taxonomy", "must be a nested list of class labels (or a .yaml file holding one)", "nothing")
+		}
+		if c.Dataset.PerClass < 1 {
+			bad("dataset.per_class", "must be >= 1", c.Dataset.PerClass)
+		}
+	case "generic":
+		if c.Dataset.Items == "" || c.Dataset.Comparisons == "" {
+			bad("dataset", "generic data sets need items and comparisons files", fmt.Sprintf("items=%q comparisons=%q", c.Dataset.Items, c.Dataset.Comparisons))
+		}
+	default:
+		bad("dataset.type", "must be synthetic, aset400, aloi10 or generic", fmt.Sprintf("%q", c.Dataset.Type))
+	}
+	names := map[string]bool{}
+	for i, k := range c.Kernels {
+		at := fmt.Sprintf("kernels[%d]", i)
+		if k.Name == "" {
+			bad(at+".name", "must be set", `""`)
+		} else if names[k.Name] {
+			bad(at+".name", "must be unique", fmt.Sprintf("%q again", k.Name))
+		}
+		names[k.Name] = true
+		if k.Source == "" && k.Type != "identity" && k.Type != "noise" {
+			bad(at+".source", "must name a data source of the data set", `""`)
+		}
+		if k.Type == "precomputed" {
+			if c.Dataset.Type != "generic" {
+				bad(at+".type", "precomputed kernels need a generic data set (the source is an n×n kernel file)", fmt.Sprintf("%q", k.Type))
+			}
+		} else if _, err := kernels.New(k.Type, k.Params); err != nil {
+			bad(at+".type/params", "must be a valid kernel type and parameters", err)
+		}
+		if _, err := kernels.ParseNormalization(k.Normalize); err != nil {
+			bad(at+".normalize", "must be none, diag, trace or center", fmt.Sprintf("%q", k.Normalize))
+		}
+	}
+	if len(c.Kernels) == 0 {
+		bad("kernels", "must list at least one kernel", "none")
+	}
+	groups := map[string]bool{}
+	for i, g := range c.Groups {
+		at := fmt.Sprintf("groups[%d]", i)
+		if g.Name == "" || groups[g.Name] || names[g.Name] {
+			bad(at+".name", "must be set and unique among kernels and groups", fmt.Sprintf("%q", g.Name))
+		}
+		groups[g.Name] = true
+		if len(g.Kernels) == 0 {
+			bad(at+".kernels", "must list at least one kernel", "none")
+		}
+		for j, k := range g.Kernels {
+			if !names[k] {
+				bad(fmt.Sprintf("%s.kernels[%d]", at, j), "must name a kernel", fmt.Sprintf("%q", k))
+			}
+		}
+	}
+	for i, s := range c.Constraints.Train {
+		if !validStep(s) {
+			bad(fmt.Sprintf("constraints.train[%d]", i), "must be one of "+strings.Join(constraintSteps, ", "), fmt.Sprintf("%q", s))
+		}
+	}
+	for i, s := range c.Constraints.Test {
+		if !validStep(s) {
+			bad(fmt.Sprintf("constraints.test[%d]", i), "must be one of "+strings.Join(constraintSteps, ", "), fmt.Sprintf("%q", s))
+		}
+	}
+	p := c.Protocol
+	if p.Splits < 1 {
+		bad("protocol.splits", "must be >= 1", p.Splits)
+	}
+	if !(p.TestFraction > 0 && p.TestFraction < 1) {
+		bad("protocol.test_fraction", "must be in (0,1)", p.TestFraction)
+	}
+	if p.InnerFolds < 2 {
+		bad("protocol.inner_folds", "must be >= 2", p.InnerFolds)
+	}
+	if p.MaxTrainComparisons < 0 {
+		bad("protocol.max_train_comparisons", "must be >= 0 (0: all)", p.MaxTrainComparisons)
+	}
+	if p.MaxTestComparisons < 0 {
+		bad("protocol.max_test_comparisons", "must be >= 0 (0: all)", p.MaxTestComparisons)
+	}
+	needsBeta := false
+	for _, r := range c.Rows {
+		needsBeta = needsBeta || r.Method != "native"
+	}
+	if needsBeta && len(c.BetaGrid) == 0 {
+		bad("beta_grid", "must list at least one β > 0 for k1/k4 rows", "none")
+	}
+	for i, b := range c.BetaGrid {
+		if !(b > 0) || math.IsInf(b, 0) {
+			bad(fmt.Sprintf("beta_grid[%d]", i), "must be > 0 and finite", b)
+		}
+		if i > 0 && b <= c.BetaGrid[i-1] {
+			bad(fmt.Sprintf("beta_grid[%d]", i), "must be strictly increasing", b)
+		}
+	}
+	if _, err := mkpoe.ParseSolver(c.Solver.Method); err != nil {
+		bad("solver.method", "must be accelerated or subgradient", fmt.Sprintf("%q", c.Solver.Method))
+	}
+	if !(c.Solver.Tol > 0 && c.Solver.Tol < 1) {
+		bad("solver.tol", "must be in (0,1)", c.Solver.Tol)
+	}
+	if c.Solver.MaxIter < 0 {
+		bad("solver.max_iter", "must be >= 0", c.Solver.MaxIter)
+	}
+	if len(c.Rows) == 0 {
+		bad("rows", "must list at least one row", "none")
+	}
+	labels := map[string]bool{}
+	for i, r := range c.Rows {
+		at := fmt.Sprintf("rows[%d]", i)
+		if labels[r.Label] {
+			bad(at+".label", "must be unique", fmt.Sprintf("%q again", r.Label))
+		}
+		labels[r.Label] = true
+		switch r.Method {
+		case "native", "k1":
+			if (r.Kernel == "") == (r.Group == "") {
+				bad(at, "a "+r.Method+" row needs exactly one of kernel or group", fmt.Sprintf("kernel=%q group=%q", r.Kernel, r.Group))
+			}
+		case "k4":
+			if r.Group == "" || r.Kernel != "" {
+				bad(at, "a k4 row needs a group and no kernel", fmt.Sprintf("kernel=%q group=%q", r.Kernel, r.Group))
+			}
+		default:
+			bad(at+".method", "must be native, k1 or k4", fmt.Sprintf("%q", r.Method))
+		}
+		if r.Kernel != "" && !names[r.Kernel] {
+			bad(at+".kernel", "must name a kernel", fmt.Sprintf("%q", r.Kernel))
+		}
+		if r.Group != "" && !groups[r.Group] {
+			bad(at+".group", "must name a group", fmt.Sprintf("%q", r.Group))
+		}
+		if r.Method != "native" {
+			if _, err := mkpoe.ParseMode(r.Mode); err != nil {
+				bad(at+".mode", "must be full or diag", fmt.Sprintf("%q", r.Mode))
+			}
+		} else if r.Mode != "" {
+			bad(at+".mode", "must be empty for a native row", fmt.Sprintf("%q", r.Mode))
+		}
+		if r.Paper != nil && (*r.Paper < 0 || *r.Paper > 1) {
+			bad(at+".paper", "must be an accuracy in [0,1]", *r.Paper)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Hash is a digest of the resolved config: results written under another
+// hash are never reused.
+func (c *Config) Hash() string {
+	b, err := yaml.Marshal(c)
+	if err != nil {
+		panic(err)
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:8])
+}
+
+// kernelIndex returns the kernel's position in c.Kernels.
+func (c *Config) kernelIndex(name string) int {
+	for i, k := range c.Kernels {
+		if k.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// rowKernels returns the kernel indices a row uses.
+func (c *Config) rowKernels(r RowConfig) []int {
+	if r.Kernel != "" {
+		return []int{c.kernelIndex(r.Kernel)}
+	}
+	for _, g := range c.Groups {
+		if g.Name == r.Group {
+			var out []int
+			for _, k := range g.Kernels {
+				out = append(out, c.kernelIndex(k))
+			}
+			return out
+		}
+	}
+	return nil
+}
+
+// SyntheticConfig configures the embedded synthetic data set (data.GenerateSynthetic).
+type SyntheticConfig struct {
+	Branching []int                 `yaml:"branching"` // children per taxonomy level (default [3, 2])
+	PerClass  int                   `yaml:"per_class"` // items per leaf class (default 10)
+	Views     []SyntheticViewConfig `yaml:"views"`
+}
+
+// SyntheticViewConfig is one synthetic view.
+type SyntheticViewConfig struct {
+	Name   string  `yaml:"name"`
+	Dim    int     `yaml:"dim"`
+	Noise  float64 `yaml:"noise"`
+	Random bool    `yaml:"random"` // a pure noise view (points on the unit sphere)
+}
+
+// constraintSteps are the step names of pkg/constraint.
+var constraintSteps = constraint.Steps
+
+func validStep(s string) bool { return slices.Contains(constraint.Steps, s) }

@@ -1,0 +1,199 @@
+package experiments
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+
+	"github.com/mkpoe/mkpoe/pkg/data"
+	"github.com/mkpoe/mkpoe/pkg/kernels"
+	"go.yaml.in/yaml/v3"
+	"gonum.org/v1/gonum/mat"
+)
+
+// dataset is a loaded data set in the form the harness needs: n items, the
+// data sources kernels are built from (over all n items; folds take
+// subsets), and either a fixed set of comparisons or a taxonomy that
+// synthesises them per split (Sec. 5.1).
+type dataset struct {
+	n        int
+	names    []string
+	labels   []int          // class labels (taxonomy data sets), else nil
+	taxonomy *data.Taxonomy // non-nil: comparisons come from the taxonomy
+	comps    []data.Comparison
+	sources  map[string]kernels.Input
+	// precomputed holds n×n kernel matrices of the generic data set, used by
+	// kernels of type "precomputed" (blocks are taken per fold).
+	precomputed map[string]*mat.SymDense
+}
+
+// sourceNames lists the sources each data set type offers (docs/configs.md).
+var sourceNames = map[string][]string{
+	"synthetic": {"<view name>"},
+	"aset400":   {"tags", "cf", "genre"},
+	"aloi10":    {"view1", "view2", "view3", "view4"},
+	"generic":   {"<features key>"},
+}
+
+func loadDataset(c *Config) (*dataset, error) {
+	d := c.Dataset
+	switch d.Type {
+	case "synthetic":
+		views := make([]data.SyntheticView, len(d.Synthetic.Views))
+		for i, v := range d.Synthetic.Views {
+			views[i] = data.SyntheticView{Name: v.Name, Dim: v.Dim, Noise: v.Noise, Random: v.Random}
+		}
+		syn, err := data.GenerateSynthetic(data.SyntheticSpec{Branching: d.Synthetic.Branching, PerClass: d.Synthetic.PerClass, Views: views, Seed: c.Seed})
+		if err != nil {
+			return nil, fmt.Errorf("dataset.synthetic: %w", err)
+		}
+		ds := &dataset{n: len(syn.Labels), labels: syn.Labels, taxonomy: syn.Taxonomy, sources: map[string]kernels.Input{}}
+		for v, name := range syn.ViewNames {
+			ds.sources[name] = kernels.Input{Features: syn.Views[v]}
+		}
+		for i, l := range syn.Labels {
+			ds.names = append(ds.names, fmt.Sprintf("class%d-%d", l, i))
+		}
+		return ds, nil
+	case "aset400":
+		a, err := data.LoadAset400(d.Dir)
+		if err != nil {
+			return nil, err
+		}
+		n := len(a.Names)
+		ds := &dataset{n: n, names: a.DisplayNames, comps: a.Comparisons, sources: map[string]kernels.Input{}}
+		for i, name := range ds.names {
+			if name == "" {
+				ds.names[i] = a.Names[i]
+			}
+		}
+		noGenre := make([]bool, n)
+		for i := 0; i < n; i++ {
+			noGenre[i] = mat.Sum(a.GenreLabels.RowView(i)) == 0
+		}
+		ds.sources["genre"] = kernels.Input{Features: a.GenreLabels, Missing: noGenre}
+		if d.LastFMDir != "" {
+			lf, err := data.LoadLastFM(d.LastFMDir)
+			if err != nil {
+				return nil, err
+			}
+			missing := make([]bool, n)
+			for i, p := range lf.Present {
+				missing[i] = !p
+			}
+			ds.sources["tags"] = kernels.Input{Counts: lf.TagCounts, Missing: missing}
+			ds.sources["cf"] = kernels.Input{Sets: lf.Users, Missing: missing}
+		}
+		return ds, nil
+	case "aloi10":
+		al, err := data.LoadALOI(d.Dir)
+		if err != nil {
+			return nil, err
+		}
+		tax, err := taxonomyOf(d.Taxonomy)
+		if err != nil {
+			return nil, fmt.Errorf("dataset.taxonomy: %w", err)
+		}
+		rng := rand.New(rand.NewPCG(c.Seed, 101))
+		idx, err := data.SamplePerClass(al.Labels, d.PerClass, rng)
+		if err != nil {
+			return nil, fmt.Errorf("dataset.per_class: %w", err)
+		}
+		ds := &dataset{n: len(idx), taxonomy: tax, sources: map[string]kernels.Input{}}
+		for _, i := range idx {
+			ds.labels = append(ds.labels, al.Labels[i])
+			ds.names = append(ds.names, fmt.Sprintf("obj%d-img%d", al.Labels[i], i))
+		}
+		for v, x := range al.Views {
+			sub := mat.NewDense(len(idx), x.RawMatrix().Cols, nil)
+			for r, i := range idx {
+				sub.SetRow(r, x.RawRowView(i))
+			}
+			ds.sources[fmt.Sprintf("view%d", v+1)] = kernels.Input{Features: sub}
+		}
+		return ds, nil
+	case "generic":
+		spec := data.Spec{Items: d.Items, Comparisons: d.Comparisons, OneBased: d.OneBased}
+		keys := sortedKeys(d.Features)
+		for _, k := range keys {
+			spec.Features = append(spec.Features, d.Features[k])
+		}
+		g, err := data.LoadDataset(spec)
+		if err != nil {
+			return nil, err
+		}
+		ds := &dataset{n: len(g.IDs), names: g.Names, comps: g.Comparisons, sources: map[string]kernels.Input{}, precomputed: map[string]*mat.SymDense{}}
+		for i, k := range keys {
+			ds.sources[k] = kernels.Input{Features: g.Features[i]}
+			if r, cols := g.Features[i].Dims(); r == cols {
+				if sym, err := data.KernelFromDense(g.Features[i], d.Features[k]); err == nil {
+					ds.precomputed[k] = sym
+				}
+			}
+		}
+		return ds, nil
+	}
+	return nil, fmt.Errorf("dataset.type: unknown %q", d.Type)
+}
+
+// taxonomyOf reads a taxonomy given inline (nested lists) or as a YAML file
+// holding a "taxonomy:" key or a bare nested list.
+func taxonomyOf(v any) (*data.Taxonomy, error) {
+	if path, ok := v.(string); ok {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		var doc any
+		if err := yaml.Unmarshal(b, &doc); err != nil {
+			return nil, fmt.Errorf("parsing %s: %w", path, err)
+		}
+		if m, ok := doc.(map[string]any); ok {
+			if t, ok := m["taxonomy"]; ok {
+				doc = t
+			}
+		}
+		return data.TaxonomyFromNested(doc)
+	}
+	return data.TaxonomyFromNested(v)
+}
+
+// subsetInput returns the items idx of a kernel input, in that order.
+func subsetInput(in kernels.Input, idx []int) kernels.Input {
+	var out kernels.Input
+	if in.Features != nil {
+		_, d := in.Features.Dims()
+		out.Features = mat.NewDense(len(idx), d, nil)
+		for r, i := range idx {
+			out.Features.SetRow(r, in.Features.RawRowView(i))
+		}
+	}
+	if in.Counts != nil {
+		out.Counts = make([]map[int]float64, len(idx))
+		for r, i := range idx {
+			out.Counts[r] = in.Counts[i]
+		}
+	}
+	if in.Sets != nil {
+		out.Sets = make([][]int, len(idx))
+		for r, i := range idx {
+			out.Sets[r] = in.Sets[i]
+		}
+	}
+	if in.Frames != nil {
+		out.Frames = make([]*mat.Dense, len(idx))
+		for r, i := range idx {
+			out.Frames[r] = in.Frames[i]
+		}
+	}
+	if in.Missing != nil {
+		out.Missing = make([]bool, len(idx))
+		for r, i := range idx {
+			out.Missing[r] = in.Missing[i]
+		}
+	}
+	if in.Features == nil && in.Counts == nil && in.Sets == nil && in.Frames == nil {
+		out.N = len(idx)
+	}
+	return out
+}

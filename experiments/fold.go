@@ -1,0 +1,212 @@
+package experiments
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/mkpoe/mkpoe/pkg/constraint"
+	"github.com/mkpoe/mkpoe/pkg/data"
+	"github.com/mkpoe/mkpoe/pkg/kernels"
+	"gonum.org/v1/gonum/mat"
+)
+
+// fold is one train/test (or inner train/validation) split with everything a
+// fit needs, built from training items only:
+//
+//   - grams[p]: the kernel on the training items, fitted on them alone
+//     (IDF weights, bandwidths, normalisers, standardisation);
+//   - rows[p]: the held-out items against the training items, computed with
+//     the training statistics;
+//   - trainCs: comparisons among training items, numbered 0..nt−1, after the
+//     configured constraint processing;
+//   - testCs: comparisons (i,j,i,k) with i held out (numbered nt+position)
+//     and j, k training items (Sec. 5.1, 5.2.2), after test pruning.
+//
+// No held-out item reaches a training kernel block or comparison.
+type fold struct {
+	train, test []int // global item indices
+	grams       map[int]*mat.SymDense
+	rows        map[int]*mat.Dense
+	trainCs     []data.Comparison
+	testCs      []data.Comparison
+	trainSteps  []constraint.StepReport
+	testSteps   []constraint.StepReport
+}
+
+// splitItems returns the outer split s: a seeded permutation of the items,
+// the first round(n·test_fraction) held out. Different splits use different
+// permutations (repeated random splits, Sec. 5.1).
+func splitItems(c *Config, n, s int) (train, test []int) {
+	rng := rand.New(rand.NewPCG(c.Seed, 1000+uint64(s)))
+	perm := rng.Perm(n)
+	nt := int(float64(n)*c.Protocol.TestFraction + 0.5)
+	if nt < 1 {
+		nt = 1
+	}
+	test = append([]int(nil), perm[:nt]...)
+	train = append([]int(nil), perm[nt:]...)
+	slices.Sort(test)
+	slices.Sort(train)
+	return train, test
+}
+
+// innerFold returns inner fold f of the training items of split s: the
+// training items are dealt into InnerFolds folds by a seeded permutation;
+// fold f is the validation set, the rest the inner training set.
+func innerFold(c *Config, train []int, s, f int) (innerTrain, val []int) {
+	rng := rand.New(rand.NewPCG(c.Seed, 2000+uint64(s)))
+	perm := rng.Perm(len(train))
+	for r, p := range perm {
+		if r%c.Protocol.InnerFolds == f {
+			val = append(val, train[p])
+		} else {
+			innerTrain = append(innerTrain, train[p])
+		}
+	}
+	slices.Sort(innerTrain)
+	slices.Sort(val)
+	return innerTrain, val
+}
+
+// buildFold builds the kernels listed in kernelIdx and the comparisons of a
+// split. seed drives comparison subsampling and constraint processing.
+func buildFold(c *Config, ds *dataset, train, test []int, kernelIdx []int, seed uint64) (*fold, error) {
+	f := &fold{train: train, test: test, grams: map[int]*mat.SymDense{}, rows: map[int]*mat.Dense{}}
+	for _, p := range kernelIdx {
+		g, r, err := buildKernel(c.Kernels[p], ds, train, test)
+		if err != nil {
+			return nil, fmt.Errorf("kernels[%d] (%s): %w", p, c.Kernels[p].Name, err)
+		}
+		f.grams[p], f.rows[p] = g, r
+	}
+	pos := make(map[int]int, len(train)+len(test))
+	for r, i := range train {
+		pos[i] = r
+	}
+	for r, i := range test {
+		pos[i] = len(train) + r
+	}
+	isTrain := func(i int) bool { _, ok := pos[i]; return ok && pos[i] < len(train) }
+	isTest := func(i int) bool { _, ok := pos[i]; return ok && pos[i] >= len(train) }
+	renumber := func(cmp data.Comparison) data.Comparison {
+		return data.Comparison{I: pos[cmp.I], J: pos[cmp.J], K: pos[cmp.K], L: pos[cmp.L]}
+	}
+	if ds.taxonomy != nil {
+		trainCs, err := ds.taxonomy.Comparisons(ds.labels, train, train)
+		if err != nil {
+			return nil, err
+		}
+		testCs, err := ds.taxonomy.Comparisons(ds.labels, test, train)
+		if err != nil {
+			return nil, err
+		}
+		for _, cmp := range trainCs {
+			f.trainCs = append(f.trainCs, renumber(cmp))
+		}
+		for _, cmp := range testCs {
+			f.testCs = append(f.testCs, renumber(cmp))
+		}
+	} else {
+		for _, cmp := range ds.comps {
+			switch {
+			case isTrain(cmp.I) && isTrain(cmp.J) && isTrain(cmp.K) && isTrain(cmp.L):
+				f.trainCs = append(f.trainCs, renumber(cmp))
+			case cmp.IsTriplet() && isTest(cmp.I) && isTrain(cmp.J) && isTrain(cmp.L):
+				f.testCs = append(f.testCs, renumber(cmp))
+			}
+		}
+	}
+	rng := rand.New(rand.NewPCG(seed, 7))
+	f.trainCs = subsample(f.trainCs, c.Protocol.MaxTrainComparisons, rng)
+	f.testCs = subsample(f.testCs, c.Protocol.MaxTestComparisons, rng)
+	var err error
+	if len(c.Constraints.Train) > 0 {
+		if f.trainCs, f.trainSteps, err = constraint.Run(f.trainCs, c.Constraints.Train, seed); err != nil {
+			return nil, fmt.Errorf("constraints.train: %w", err)
+		}
+	}
+	if len(c.Constraints.Test) > 0 {
+		if f.testCs, f.testSteps, err = constraint.Run(f.testCs, c.Constraints.Test, seed); err != nil {
+			return nil, fmt.Errorf("constraints.test: %w", err)
+		}
+	}
+	return f, nil
+}
+
+// subsample keeps max comparisons chosen at random (in their original
+// order), or all if max is 0 or there are fewer.
+func subsample(cs []data.Comparison, max int, rng *rand.Rand) []data.Comparison {
+	if max <= 0 || len(cs) <= max {
+		return cs
+	}
+	keep := rng.Perm(len(cs))[:max]
+	slices.Sort(keep)
+	out := make([]data.Comparison, max)
+	for r, i := range keep {
+		out[r] = cs[i]
+	}
+	return out
+}
+
+// buildKernel fits kernel k on the training items and computes the rows of
+// the held-out items with the training statistics only.
+func buildKernel(k KernelConfig, ds *dataset, train, test []int) (*mat.SymDense, *mat.Dense, error) {
+	if k.Type == "precomputed" {
+		full, ok := ds.precomputed[k.Source]
+		if !ok {
+			return nil, nil, fmt.Errorf("source %q is not an n×n kernel file of the data set", k.Source)
+		}
+		g := mat.NewSymDense(len(train), nil)
+		for a, i := range train {
+			for b := a; b < len(train); b++ {
+				g.SetSym(a, b, full.At(i, train[b]))
+			}
+		}
+		r := mat.NewDense(len(test), len(train), nil)
+		for a, i := range test {
+			for b, j := range train {
+				r.Set(a, b, full.At(i, j))
+			}
+		}
+		return g, r, nil
+	}
+	var in kernels.Input
+	switch k.Type {
+	case "identity", "noise":
+		in = kernels.Input{N: ds.n}
+	default:
+		var ok bool
+		if in, ok = ds.sources[k.Source]; !ok {
+			return nil, nil, fmt.Errorf("unknown source %q (this data set offers %v)", k.Source, sortedKeys(ds.sources))
+		}
+	}
+	trIn, teIn := subsetInput(in, train), subsetInput(in, test)
+	if k.Standardize && trIn.Features != nil {
+		means, stds := data.ColumnMeanStd(trIn.Features, nil)
+		var err error
+		if trIn.Features, err = data.Standardise(trIn.Features, means, stds); err != nil {
+			return nil, nil, err
+		}
+		if teIn.Features, err = data.Standardise(teIn.Features, means, stds); err != nil {
+			return nil, nil, err
+		}
+	}
+	kern, err := kernels.New(k.Type, k.Params)
+	if err != nil {
+		return nil, nil, err
+	}
+	norm, err := kernels.ParseNormalization(k.Normalize)
+	if err != nil {
+		return nil, nil, err
+	}
+	m, err := kernels.Fit(kern, trIn, kernels.Options{Normalize: norm})
+	if err != nil {
+		return nil, nil, err
+	}
+	rows, err := m.Rows(teIn)
+	if err != nil {
+		return nil, nil, err
+	}
+	return m.Gram(), rows, nil
+}

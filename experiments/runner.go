@@ -1,0 +1,173 @@
+package experiments
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"go.yaml.in/yaml/v3"
+	"golang.org/x/term"
+)
+
+// RunOptions control a run.
+type RunOptions struct {
+	Workers int       // parallel tasks (default: all cores)
+	Log     io.Writer // progress: a bar if it is a terminal, else log lines
+	// Only, if not nil, restricts the run to the tasks for which it returns
+	// true (Slurm shards); the summary is built only once every task is done.
+	Only func(index int, t Task) bool
+}
+
+// Run executes the plan of c in c.Output: phase 0 (native and cv tasks),
+// then phase 1 (refits), each on opts.Workers goroutines. Finished tasks of
+// the same config are skipped, so a rerun resumes an interrupted run. A task
+// that fails records its error and does not stop the others. When every
+// task is done it writes summary.json, table.md and timings.json and returns
+// the summary; failed tasks give an error after the others finished.
+func Run(ctx context.Context, c *Config, opts RunOptions) (*Summary, error) {
+	if opts.Workers <= 0 {
+		opts.Workers = runtime.NumCPU()
+	}
+	if opts.Log == nil {
+		opts.Log = io.Discard
+	}
+	st, err := openStore(c.Output, c.Hash())
+	if err != nil {
+		return nil, err
+	}
+	if err := writeRunFiles(c); err != nil {
+		return nil, err
+	}
+	ds, err := loadDataset(c)
+	if err != nil {
+		return nil, badInput(err)
+	}
+	plan := Plan(c)
+	for phase := 0; phase <= 1; phase++ {
+		var todo []Task
+		for i, t := range plan {
+			if t.Phase == phase && (opts.Only == nil || opts.Only(i, t)) && !st.done(t.ID) {
+				todo = append(todo, t)
+			}
+		}
+		if err := runTasks(ctx, c, ds, st, todo, opts, phase); err != nil {
+			return nil, err
+		}
+	}
+	var failed []string
+	for _, t := range plan {
+		if r, ok := st.load(t.ID); ok && r.Status == "failed" {
+			failed = append(failed, fmt.Sprintf("%s: %s", t.ID, r.Error))
+		}
+	}
+	if len(failed) > 0 {
+		return nil, fmt.Errorf("%d task(s) failed (rerun the same command to retry them):\n  %s", len(failed), joinLines(failed))
+	}
+	return Merge(c)
+}
+
+func joinLines(s []string) string {
+	out := ""
+	for i, l := range s {
+		if i > 0 {
+			out += "\n  "
+		}
+		out += l
+	}
+	return out
+}
+
+// runTasks runs tasks on a pool of workers, saving each result as it ends.
+func runTasks(ctx context.Context, c *Config, ds *dataset, st *store, todo []Task, opts RunOptions, phase int) error {
+	if len(todo) == 0 {
+		return nil
+	}
+	var bar *progressbar.ProgressBar
+	if f, ok := opts.Log.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		bar = progressbar.NewOptions(len(todo), progressbar.OptionSetWriter(opts.Log), progressbar.OptionShowCount(),
+			progressbar.OptionSetPredictTime(true), progressbar.OptionSetDescription(fmt.Sprintf("phase %d", phase)),
+			progressbar.OptionClearOnFinish())
+	} else {
+		fmt.Fprintf(opts.Log, "phase %d: %d tasks on %d workers\n", phase, len(todo), opts.Workers)
+	}
+	jobs := make(chan Task)
+	var mu sync.Mutex
+	var saveErr error
+	done := 0
+	var wg sync.WaitGroup
+	for w := 0; w < opts.Workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for t := range jobs {
+				r := runTask(c, ds, st, t)
+				err := st.save(r)
+				mu.Lock()
+				done++
+				if err != nil && saveErr == nil {
+					saveErr = err
+				}
+				if bar != nil {
+					bar.Add(1)
+				} else {
+					fmt.Fprintf(opts.Log, "[%d/%d] %s %s %.1fs%s\n", done, len(todo), t.ID, r.Status, r.Seconds, errSuffix(r.Error))
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for _, t := range todo {
+		select {
+		case <-ctx.Done():
+		case jobs <- t:
+			continue
+		}
+		break
+	}
+	close(jobs)
+	wg.Wait()
+	if bar != nil {
+		bar.Finish()
+	}
+	if saveErr != nil {
+		return saveErr
+	}
+	return ctx.Err()
+}
+
+func errSuffix(e string) string {
+	if e == "" {
+		return ""
+	}
+	return ": " + e
+}
+
+// writeRunFiles writes the resolved config and the environment (Go,
+// module and VCS versions) into the run directory.
+func writeRunFiles(c *Config) error {
+	b, err := yaml.Marshal(c)
+	if err != nil {
+		return err
+	}
+	if err := writeFileAtomic(filepath.Join(c.Output, "config.resolved.yaml"), func(w io.Writer) error { _, err := w.Write(b); return err }); err != nil {
+		return err
+	}
+	env := map[string]string{"go": runtime.Version(), "goos": runtime.GOOS, "goarch": runtime.GOARCH, "config_hash": c.Hash(),
+		"started": time.Now().UTC().Format(time.RFC3339)}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		env["module"] = bi.Main.Path + "@" + bi.Main.Version
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" || s.Key == "vcs.modified" {
+				env[s.Key] = s.Value
+			}
+		}
+	}
+	return writeJSON(filepath.Join(c.Output, "env.json"), env)
+}

@@ -1,0 +1,153 @@
+package experiments
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Summary is every number of a run's table: per row the test accuracy of
+// each outer split, its mean and standard deviation, the β chosen per split
+// and the mean validation accuracy per β (the β sweep).
+type Summary struct {
+	Name       string       `json:"name"`
+	ConfigHash string       `json:"config_hash"`
+	Splits     int          `json:"splits"`
+	InnerFolds int          `json:"inner_folds"`
+	BetaGrid   []float64    `json:"beta_grid"`
+	Rows       []RowSummary `json:"rows"`
+}
+
+// RowSummary is one row of the table.
+type RowSummary struct {
+	Label    string    `json:"label"`
+	Method   string    `json:"method"`
+	Mode     string    `json:"mode,omitempty"`
+	Kernels  []string  `json:"kernels"`
+	Accuracy []float64 `json:"accuracy"` // test accuracy per outer split
+	Mean     float64   `json:"mean"`
+	Std      float64   `json:"std"` // sample standard deviation over splits (0 for one split)
+	Beta     []float64 `json:"beta,omitempty"`
+	// ValCurve[s][b] is the mean validation accuracy of β = BetaGrid[b] on split s.
+	ValCurve         [][]float64 `json:"val_curve,omitempty"`
+	Models           []string    `json:"models,omitempty"`
+	TrainComparisons []int       `json:"train_comparisons"`
+	TestComparisons  []int       `json:"test_comparisons"`
+	Paper            *float64    `json:"paper,omitempty"`
+}
+
+// Merge builds the summary from the task results in c.Output and writes
+// summary.json, table.md and timings.json. It is idempotent and reports
+// which tasks are missing or failed if the run is incomplete.
+func Merge(c *Config) (*Summary, error) {
+	st, err := openStore(c.Output, c.Hash())
+	if err != nil {
+		return nil, err
+	}
+	plan := Plan(c)
+	results := map[string]TaskResult{}
+	var missing []string
+	timings := map[string]float64{}
+	for _, t := range plan {
+		r, ok := st.load(t.ID)
+		if !ok || r.Status != "ok" {
+			missing = append(missing, t.ID)
+			continue
+		}
+		results[t.ID] = r
+		timings[t.ID] = r.Seconds
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("%d of %d tasks are missing or failed: %s", len(missing), len(plan), strings.Join(missing, ", "))
+	}
+	s := &Summary{Name: c.Name, ConfigHash: c.Hash(), Splits: c.Protocol.Splits, InnerFolds: c.Protocol.InnerFolds, BetaGrid: c.BetaGrid}
+	for r, row := range c.Rows {
+		rs := RowSummary{Label: row.Label, Method: row.Method, Mode: row.Mode, Paper: row.Paper}
+		for _, p := range c.rowKernels(row) {
+			rs.Kernels = append(rs.Kernels, c.Kernels[p].Name)
+		}
+		for sp := 0; sp < c.Protocol.Splits; sp++ {
+			var res TaskResult
+			if row.Method == "native" {
+				res = results[taskID(KindNative, r, sp, -1)]
+			} else {
+				res = results[taskID(KindRefit, r, sp, -1)]
+				rs.Beta = append(rs.Beta, res.Beta)
+				rs.Models = append(rs.Models, res.Model)
+				curve := make([]float64, len(c.BetaGrid))
+				for f := 0; f < c.Protocol.InnerFolds; f++ {
+					for b, acc := range results[taskID(KindCV, r, sp, f)].ValAccuracy {
+						curve[b] += acc / float64(c.Protocol.InnerFolds)
+					}
+				}
+				rs.ValCurve = append(rs.ValCurve, curve)
+			}
+			rs.Accuracy = append(rs.Accuracy, res.TestAccuracy)
+			rs.TrainComparisons = append(rs.TrainComparisons, res.TrainComparisons)
+			rs.TestComparisons = append(rs.TestComparisons, res.TestComparisons)
+		}
+		rs.Mean, rs.Std = meanStd(rs.Accuracy)
+		s.Rows = append(s.Rows, rs)
+	}
+	if err := writeJSON(filepath.Join(c.Output, "summary.json"), s); err != nil {
+		return nil, err
+	}
+	if err := writeJSON(filepath.Join(c.Output, "timings.json"), timings); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(c.Output, "table.md"), []byte(s.Markdown()), 0o644); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func meanStd(x []float64) (float64, float64) {
+	if len(x) == 0 {
+		return math.NaN(), math.NaN()
+	}
+	m := 0.0
+	for _, v := range x {
+		m += v
+	}
+	m /= float64(len(x))
+	if len(x) == 1 {
+		return m, 0
+	}
+	v := 0.0
+	for _, a := range x {
+		v += (a - m) * (a - m)
+	}
+	return m, math.Sqrt(v / float64(len(x)-1))
+}
+
+// Markdown renders the summary as a Markdown table: one row per config row,
+// test accuracy as mean ± standard deviation over outer splits, the chosen
+// β per split, and the paper's value where the config gives one.
+func (s *Summary) Markdown() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "## %s\n\n", s.Name)
+	fmt.Fprintf(&b, "Test accuracy (fraction of held-out comparisons satisfied), mean ± sd over %d split(s); β chosen by %d-fold inner CV.\n\n", s.Splits, s.InnerFolds)
+	b.WriteString("| Row | Kernels | Accuracy | β chosen | Paper |\n|---|---|---|---|---|\n")
+	for _, r := range s.Rows {
+		acc := fmt.Sprintf("%.4f", r.Mean)
+		if s.Splits > 1 {
+			acc += fmt.Sprintf(" ± %.4f", r.Std)
+		}
+		beta := "—"
+		if len(r.Beta) > 0 {
+			var parts []string
+			for _, v := range r.Beta {
+				parts = append(parts, fmt.Sprintf("%g", v))
+			}
+			beta = strings.Join(parts, ", ")
+		}
+		paper := ""
+		if r.Paper != nil {
+			paper = fmt.Sprintf("%.4f", *r.Paper)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", r.Label, strings.Join(r.Kernels, " + "), acc, beta, paper)
+	}
+	return b.String()
+}
