@@ -372,8 +372,11 @@ func (c *Config) Validate() error {
 
 // Hash is a digest of the resolved config: results written under another
 // hash are never reused.
+// The output directory is not part of it: moving a run keeps its results.
 func (c *Config) Hash() string {
-	b, err := yaml.Marshal(c)
+	cc := *c
+	cc.Output = ""
+	b, err := yaml.Marshal(&cc)
 	if err != nil {
 		panic(err)
 	}

@@ -23,6 +23,7 @@ var commands = map[string]command{
 	"embed":  {"write the learned embedding of training and new items", runEmbed},
 	"eval":   {"accuracy of a learned model on comparisons (also for new items)", runEval},
 	"fit":    {"learn a similarity space from kernels/features and comparisons", runFit},
+	"graph":  {"clean a comparison set: dedup, contradictions, acyclic subset, transitive reduction", runGraph},
 	"help":   {"print this list", nil},
 	"kernel": {"build a kernel matrix (and out-of-sample rows) from features", runKernel},
 	"native": {"accuracy of a kernel's native space on comparisons", runNative},

@@ -1,0 +1,272 @@
+package experiments
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mkpoe/mkpoe/pkg/kernels"
+	"gonum.org/v1/gonum/mat"
+)
+
+// tinyConfig is a fast synthetic experiment for tests.
+const tinyConfig = `
+name: tiny
+seed: 3
+dataset:
+  type: synthetic
+  synthetic:
+    branching: [2, 2]
+    per_class: 5
+    views:
+      - {name: good, dim: 3, noise: 0.5}
+      - {name: junk, random: true}
+kernels:
+  - {name: good, source: good, type: linear}
+  - {name: junk, source: junk, type: linear}
+groups:
+  - {name: both, kernels: [good, junk]}
+protocol: {splits: 2, test_fraction: 0.25, inner_folds: 2, max_train_comparisons: 150, max_test_comparisons: 100}
+beta_grid: [1, 10]
+solver: {tol: 0.01}
+rows:
+  - {method: native, kernel: good}
+  - {method: native, group: both}
+  - {method: k1, group: both, mode: diag}
+  - {method: k4, group: both, mode: diag}
+  - {method: k4, group: both, mode: full}
+`
+
+func loadTiny(t *testing.T, out string) *Config {
+	t.Helper()
+	dir := t.TempDir()
+	p := filepath.Join(dir, "tiny.yaml")
+	if err := os.WriteFile(p, []byte(tinyConfig), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := LoadConfig(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Output = out
+	return c
+}
+
+func readFile(t *testing.T, p string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestRunDeterministicAcrossWorkersAndResume(t *testing.T) {
+	one := loadTiny(t, filepath.Join(t.TempDir(), "one"))
+	if _, err := Run(context.Background(), one, RunOptions{Workers: 1}); err != nil {
+		t.Fatal(err)
+	}
+	two := loadTiny(t, filepath.Join(t.TempDir(), "two"))
+	if _, err := Run(context.Background(), two, RunOptions{Workers: 2}); err != nil {
+		t.Fatal(err)
+	}
+	want := readFile(t, filepath.Join(one.Output, "summary.json"))
+	if got := readFile(t, filepath.Join(two.Output, "summary.json")); !bytes.Equal(got, want) {
+		t.Errorf("summaries differ between 1 and 2 workers:\n%s\n%s", want, got)
+	}
+	// Interrupted: only the first half of the phase-0 tasks, then a rerun.
+	part := loadTiny(t, filepath.Join(t.TempDir(), "part"))
+	plan := Plan(part)
+	if _, err := Run(context.Background(), part, RunOptions{Workers: 2, Only: func(i int, _ Task) bool { return i < len(plan)/2 }}); err == nil {
+		t.Fatal("a partial run must report the missing tasks")
+	}
+	entries, _ := os.ReadDir(filepath.Join(part.Output, "tasks"))
+	if len(entries) == 0 || len(entries) >= len(plan) {
+		t.Fatalf("partial run left %d task files of %d", len(entries), len(plan))
+	}
+	if _, err := Run(context.Background(), part, RunOptions{Workers: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if got := readFile(t, filepath.Join(part.Output, "summary.json")); !bytes.Equal(got, want) {
+		t.Errorf("resumed run's summary differs from an uninterrupted run")
+	}
+	// A changed config never reuses stale results.
+	changed := loadTiny(t, part.Output)
+	changed.BetaGrid = []float64{1, 100}
+	if _, err := Run(context.Background(), changed, RunOptions{Workers: 2}); err != nil {
+		t.Fatal(err)
+	}
+	var s Summary
+	s2, err := Merge(changed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s = *s2
+	for _, r := range s.Rows {
+		for _, b := range r.Beta {
+			if b != 1 && b != 100 {
+				t.Errorf("row %s chose β=%g, not in the changed grid", r.Label, b)
+			}
+		}
+	}
+}
+
+func TestFoldsPartitionAndNoLeakage(t *testing.T) {
+	c := loadTiny(t, t.TempDir())
+	ds, err := loadDataset(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for s := 0; s < c.Protocol.Splits; s++ {
+		train, test := splitItems(c, ds.n, s)
+		all := append(append([]int(nil), train...), test...)
+		slices.Sort(all)
+		for i, v := range all {
+			if v != i {
+				t.Fatalf("split %d: train ∪ test is not a partition of the %d items", s, ds.n)
+			}
+		}
+		var vals []int
+		for f := 0; f < c.Protocol.InnerFolds; f++ {
+			in, val := innerFold(c, train, s, f)
+			for _, v := range append(append([]int(nil), in...), val...) {
+				if !slices.Contains(train, v) {
+					t.Fatalf("split %d fold %d: item %d is outside the outer training set", s, f, v)
+				}
+			}
+			if len(in)+len(val) != len(train) {
+				t.Fatalf("split %d fold %d: inner train and validation do not partition the training set", s, f)
+			}
+			vals = append(vals, val...)
+		}
+		slices.Sort(vals)
+		if !slices.Equal(vals, train) {
+			t.Errorf("split %d: validation folds do not partition the training items", s)
+		}
+		// Leakage: changing the held-out items' data changes no training
+		// kernel block and no training comparison.
+		f1, err := buildFold(c, ds, train, test, []int{0, 1}, 9)
+		if err != nil {
+			t.Fatal(err)
+		}
+		poisoned := *ds
+		poisoned.sources = map[string]kernels.Input{}
+		for name, in := range ds.sources {
+			x := mat.DenseCopyOf(in.Features)
+			for _, i := range test {
+				for j := 0; j < x.RawMatrix().Cols; j++ {
+					x.Set(i, j, 1e3*float64(i+j+1))
+				}
+			}
+			in.Features = x
+			poisoned.sources[name] = in
+		}
+		f2, err := buildFold(c, &poisoned, train, test, []int{0, 1}, 9)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for p := range f1.grams {
+			if !mat.Equal(f1.grams[p], f2.grams[p]) {
+				t.Errorf("split %d: training kernel %d depends on held-out items", s, p)
+			}
+		}
+		if !slices.Equal(f1.trainCs, f2.trainCs) {
+			t.Errorf("split %d: training comparisons depend on held-out items", s)
+		}
+		nt := len(train)
+		for _, cmp := range f1.trainCs {
+			for _, v := range []int{cmp.I, cmp.J, cmp.K, cmp.L} {
+				if v >= nt {
+					t.Fatalf("training comparison %v names a held-out item", cmp)
+				}
+			}
+		}
+		for _, cmp := range f1.testCs {
+			if cmp.I < nt || cmp.J >= nt || cmp.L >= nt {
+				t.Fatalf("test comparison %v is not (held-out i, train j, train k)", cmp)
+			}
+		}
+	}
+}
+
+func TestBadConfigs(t *testing.T) {
+	for _, test := range []struct {
+		name, yaml string
+		want       []string
+	}{
+		{"unknown key", "name: x\nbogus: 1\n", []string{"field bogus not found"}},
+		{"wrong type", "name: x\nseed: many\n", []string{"cannot unmarshal", "many"}},
+		{"many problems at once", `
+dataset: {type: csv}
+kernels:
+  - {name: a, source: s, type: gaussian}
+  - {name: a, source: s, type: linear, normalize: sideways}
+protocol: {splits: -1, test_fraction: 1.5, inner_folds: 1}
+beta_grid: [10, 1, -3]
+solver: {method: newton}
+rows:
+  - {method: k9, kernel: a}
+  - {method: k4, kernel: a, mode: full}
+  - {method: k1, group: nope, mode: sparse}
+`, []string{
+			`dataset.type: must be synthetic, aset400, aloi10 or generic, got "csv"`,
+			"kernels[0].type/params: must be a valid kernel type",
+			`kernels[1].name: must be unique, got "a" again`,
+			`kernels[1].normalize: must be none, diag, trace or center, got "sideways"`,
+			"protocol.splits: must be >= 1, got -1",
+			"protocol.test_fraction: must be in (0,1), got 1.5",
+			"protocol.inner_folds: must be >= 2, got 1",
+			"beta_grid[1]: must be strictly increasing, got 1",
+			"beta_grid[2]: must be > 0 and finite, got -3",
+			`solver.method: must be accelerated or subgradient, got "newton"`,
+			`rows[0].method: must be native, k1 or k4, got "k9"`,
+			"rows[1]: a k4 row needs a group and no kernel",
+			`rows[2].group: must name a group, got "nope"`,
+			`rows[2].mode: must be full or diag, got "sparse"`,
+		}},
+	} {
+		t.Run(test.name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "bad.yaml")
+			os.WriteFile(p, []byte(test.yaml), 0o644)
+			code, _, errs := run("check", p)
+			if code != 2 {
+				t.Errorf("exit %d, want 2; stderr %q", code, errs)
+			}
+			for _, w := range test.want {
+				if !strings.Contains(errs, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, errs)
+				}
+			}
+		})
+	}
+}
+
+// TestShippedConfigsCheck runs "mkpoe check" on every config in configs/.
+// Configs whose data are absent (../shared/data) are skipped.
+func TestShippedConfigsCheck(t *testing.T) {
+	paths, _ := filepath.Glob(filepath.Join("..", "configs", "*.yaml"))
+	if len(paths) == 0 {
+		t.Fatal("no configs found")
+	}
+	for _, p := range paths {
+		if strings.HasSuffix(p, "_taxonomy.yaml") {
+			continue // data, not an experiment
+		}
+		t.Run(filepath.Base(p), func(t *testing.T) {
+			b := readFile(t, p)
+			if bytes.Contains(b, []byte("shared/data")) {
+				if _, err := os.Stat(filepath.Join("..", "..", "shared", "data")); err != nil {
+					t.Skip("../shared/data absent")
+				}
+			}
+			code, out, errs := run("check", p)
+			if code != 0 {
+				t.Errorf("check %s: exit %d\n%s%s", p, code, out, errs)
+			}
+		})
+	}
+}
