@@ -73,7 +73,7 @@ type KernelConfig struct {
 	Standardize bool `yaml:"standardize"`
 }
 
-// GroupConfig is a named set of kernels (e.g. acoustic = MFCC + AT, Table 3).
+// GroupConfig is a named set of kernels (e.g. acoustic = MFCC + AT, paper Table 4).
 type GroupConfig struct {
 	Name    string   `yaml:"name"`
 	Kernels []string `yaml:"kernels"`
@@ -120,6 +120,9 @@ type RowConfig struct {
 	Kernel string `yaml:"kernel"` // one kernel (native, k1)
 	Group  string `yaml:"group"`  // a group (native sum, k1 on the sum, k4)
 	Mode   string `yaml:"mode"`   // full or diag (k1, k4)
+	// TrainSteps, if set, replaces constraints.train for this row (the
+	// graph-processing levels of the paper's Table 5); an empty list means no processing.
+	TrainSteps *[]string `yaml:"train_steps"`
 	// Paper is the paper's reported accuracy for this row, shown beside ours.
 	Paper *float64 `yaml:"paper"`
 }
@@ -362,6 +365,13 @@ func (c *Config) Validate() error {
 			}
 		} else if r.Mode != "" {
 			bad(at+".mode", "must be empty for a native row", fmt.Sprintf("%q", r.Mode))
+		}
+		if r.TrainSteps != nil {
+			for j, st := range *r.TrainSteps {
+				if !validStep(st) {
+					bad(fmt.Sprintf("%s.train_steps[%d]", at, j), "must be one of "+strings.Join(constraintSteps, ", "), fmt.Sprintf("%q", st))
+				}
+			}
 		}
 		if r.Paper != nil && (*r.Paper < 0 || *r.Paper > 1) {
 			bad(at+".paper", "must be an accuracy in [0,1]", *r.Paper)

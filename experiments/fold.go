@@ -71,7 +71,7 @@ func innerFold(c *Config, train []int, s, f int) (innerTrain, val []int) {
 
 // buildFold builds the kernels listed in kernelIdx and the comparisons of a
 // split. seed drives comparison subsampling and constraint processing.
-func buildFold(c *Config, ds *dataset, train, test []int, kernelIdx []int, seed uint64) (*fold, error) {
+func buildFold(c *Config, ds *dataset, train, test []int, kernelIdx []int, trainSteps []string, seed uint64) (*fold, error) {
 	f := &fold{train: train, test: test, grams: map[int]*mat.SymDense{}, rows: map[int]*mat.Dense{}}
 	for _, p := range kernelIdx {
 		g, r, err := buildKernel(c.Kernels[p], ds, train, test)
@@ -121,8 +121,8 @@ func buildFold(c *Config, ds *dataset, train, test []int, kernelIdx []int, seed 
 	f.trainCs = subsample(f.trainCs, c.Protocol.MaxTrainComparisons, rng)
 	f.testCs = subsample(f.testCs, c.Protocol.MaxTestComparisons, rng)
 	var err error
-	if len(c.Constraints.Train) > 0 {
-		if f.trainCs, f.trainSteps, err = constraint.Run(f.trainCs, c.Constraints.Train, seed); err != nil {
+	if len(trainSteps) > 0 {
+		if f.trainCs, f.trainSteps, err = constraint.Run(f.trainCs, trainSteps, seed); err != nil {
 			return nil, fmt.Errorf("constraints.train: %w", err)
 		}
 	}

@@ -49,6 +49,9 @@ func Run(ctx context.Context, c *Config, opts RunOptions) (*Summary, error) {
 	if err != nil {
 		return nil, badInput(err)
 	}
+	if err := writeItems(c, ds); err != nil {
+		return nil, err
+	}
 	plan := Plan(c)
 	for phase := 0; phase <= 1; phase++ {
 		var todo []Task
@@ -170,4 +173,29 @@ func writeRunFiles(c *Config) error {
 		}
 	}
 	return writeJSON(filepath.Join(c.Output, "env.json"), env)
+}
+
+// Items describes the items of a run (items.json): names, class labels (if
+// any) and, per outer split, the training and test items (global indices;
+// a model's training item r is Splits[s].Train[r], and a held-out item
+// numbered nt+q in the test comparisons is Splits[s].Test[q]).
+type Items struct {
+	Names  []string     `json:"names"`
+	Labels []int        `json:"labels,omitempty"`
+	Splits []SplitItems `json:"splits"`
+}
+
+// SplitItems are the training and test items of one outer split.
+type SplitItems struct {
+	Train []int `json:"train"`
+	Test  []int `json:"test"`
+}
+
+func writeItems(c *Config, ds *dataset) error {
+	it := Items{Names: ds.names, Labels: ds.labels}
+	for s := 0; s < c.Protocol.Splits; s++ {
+		train, test := splitItems(c, ds.n, s)
+		it.Splits = append(it.Splits, SplitItems{Train: train, Test: test})
+	}
+	return writeJSON(filepath.Join(c.Output, "items.json"), it)
 }

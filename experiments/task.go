@@ -64,7 +64,11 @@ func execTask(c *Config, ds *dataset, st *store, t Task, res *TaskResult) error 
 	if t.Kind == KindCV {
 		train, test = innerFold(c, train, t.Split, t.Fold)
 	}
-	f, err := buildFold(c, ds, train, test, kidx, seed)
+	steps := c.Constraints.Train
+	if row.TrainSteps != nil {
+		steps = *row.TrainSteps
+	}
+	f, err := buildFold(c, ds, train, test, kidx, steps, seed)
 	if err != nil {
 		return err
 	}

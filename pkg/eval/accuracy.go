@@ -12,7 +12,7 @@ type Distance func(i, j int) float64
 
 // Accuracy returns the fraction of comparisons (i,j,k,l) in cs with
 // d(i,j) < d(k,l) strictly (ties are errors): GAUC of McFee & Lanckriet
-// (2011, Appendix C, Eq. 10). It returns 0 for an empty cs. d must accept
+// (2011, Appendix C, Eq. 18). It returns 0 for an empty cs. d must accept
 // every index in cs.
 func Accuracy(cs []data.Comparison, d Distance) float64 {
 	if len(cs) == 0 {

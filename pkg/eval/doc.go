@@ -5,7 +5,7 @@
 //
 // A comparison (i,j,k,l) is satisfied when d(i,j) < d(k,l) strictly; ties
 // count as errors. This is the generalised AUC of McFee & Lanckriet (2011,
-// Appendix C, Eq. 10 "GAUC"), with squared distances, which order pairs the
+// Appendix C, Eq. 18 "GAUC"), with squared distances, which order pairs the
 // same way as distances.
 //
 // # References

@@ -42,10 +42,10 @@ type Combine int
 
 const (
 	// Separate learns one W⁽ᵖ⁾ per kernel and concatenates the projections:
-	// the kernel class K₄ of Eq. 16 and Alg. 4 (MKPOE).
+	// the kernel class K₄ of Eq. 14 and Alg. 4 (MKPOE).
 	Separate Combine = iota
 	// Sum learns one W on the unweighted sum kernel K̂ = Σ_p K⁽ᵖ⁾: the class
-	// K₁ of Sec. 4.1 (Eq. 12), Alg. 3 on K̂.
+	// K₁ of Sec. 4.1 (Eq. 9), Alg. 3 on K̂.
 	Sum
 )
 
