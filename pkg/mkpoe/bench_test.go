@@ -1,6 +1,7 @@
 package mkpoe
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"sync"
@@ -42,14 +43,16 @@ var asetScale = sync.OnceValues(func() ([]mat.Symmetric, []data.Comparison) {
 	return ks, randomComparisons(rng, hidden, 4400, 0.1, true)
 })
 
-func benchmarkFit(b *testing.B, mode Mode, solver Solver) {
+func benchmarkFit(b *testing.B, mode Mode, solver Solver) { benchmarkFitBeta(b, mode, solver, 100) }
+
+func benchmarkFitBeta(b *testing.B, mode Mode, solver Solver, beta float64) {
 	ks, cs := asetScale()
 	b.ReportAllocs()
 	b.ResetTimer()
 	var m *Model
 	for i := 0; i < b.N; i++ {
 		var err error
-		m, err = Fit(ks, cs, &Settings{Beta: 100, Mode: mode, Solver: solver, MaxIter: 100000})
+		m, err = Fit(ks, cs, &Settings{Beta: beta, Mode: mode, Solver: solver, MaxIter: 100000})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -70,3 +73,13 @@ func BenchmarkFitFull_n330_m5_c4400(b *testing.B) { benchmarkFit(b, Full, Accele
 
 func BenchmarkFitDiagPDHG_n330_m5_c4400(b *testing.B) { benchmarkFit(b, Diag, "pdhg") }
 func BenchmarkFitFullPDHG_n330_m5_c4400(b *testing.B) { benchmarkFit(b, Full, "pdhg") }
+
+// BenchmarkFitBeta runs the default solver on the same fixture at other β,
+// to check that tuning for β = 100 keeps the solver sane elsewhere.
+func BenchmarkFitBeta(b *testing.B) {
+	for _, mode := range []Mode{Diag, Full} {
+		for _, beta := range []float64{1, 10000} {
+			b.Run(fmt.Sprintf("%v_beta%g", mode, beta), func(b *testing.B) { benchmarkFitBeta(b, mode, Accelerated, beta) })
+		}
+	}
+}

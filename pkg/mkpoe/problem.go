@@ -79,6 +79,8 @@ func newProblem(n int, blocks []block, cs []data.Comparison, beta float64) *prob
 // workspace holds scratch matrices reused across iterations.
 type workspace struct {
 	g    []*mat.Dense // per full block: n×r products
+	act  []int32      // pairs with non-zero weight in the last gradient
+	inc  incState     // gradientIncremental's state (diagonal problems)
 	eig  mat.EigenSym
 	vecs mat.Dense
 }
@@ -108,19 +110,7 @@ func (p *problem) distances(ws *workspace, x []float64, dist []float64) {
 		r := blk.r
 		phi := blk.phi.RawMatrix()
 		if blk.diag {
-			w := x[blk.off : blk.off+r]
-			for k, q := range p.pairs {
-				ra := phi.Data[q.A*phi.Stride : q.A*phi.Stride+r]
-				rb := phi.Data[q.B*phi.Stride : q.B*phi.Stride+r]
-				s := 0.0
-				for t, wt := range w {
-					if wt != 0 {
-						v := ra[t] - rb[t]
-						s += wt * v * v
-					}
-				}
-				dist[k] += s
-			}
+			p.diagDistances(blk, x[blk.off:blk.off+r], dist)
 			continue
 		}
 		g := ws.g[b]
@@ -198,6 +188,12 @@ func (p *problem) gradient(ws *workspace, alpha, pw, g []float64) {
 			pw[p.right[c]] -= a
 		}
 	}
+	ws.act = ws.act[:0]
+	for k, w := range pw {
+		if w != 0 {
+			ws.act = append(ws.act, int32(k))
+		}
+	}
 	for b := range p.blocks {
 		blk := &p.blocks[b]
 		r := blk.r
@@ -205,18 +201,7 @@ func (p *problem) gradient(ws *workspace, alpha, pw, g []float64) {
 		gb := g[blk.off : blk.off+blk.size]
 		if blk.diag {
 			copy(gb, blk.c)
-			for k, q := range p.pairs {
-				w := pw[k]
-				if w == 0 {
-					continue
-				}
-				ra := phi.Data[q.A*phi.Stride : q.A*phi.Stride+r]
-				rb := phi.Data[q.B*phi.Stride : q.B*phi.Stride+r]
-				for t := 0; t < r; t++ {
-					v := ra[t] - rb[t]
-					gb[t] += w * v * v
-				}
-			}
+			p.diagGradient(blk, ws.act, pw, gb)
 			continue
 		}
 		// T = S Φ, row by row: pair (a,b) with weight w adds w(φ_a − φ_b) to

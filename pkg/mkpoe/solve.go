@@ -77,6 +77,11 @@ func (p *problem) accelerated(x0 []float64, s Settings) solution {
 	pw := make([]float64, np)
 	alpha := make([]float64, nc)
 	g := make([]float64, p.dim)
+	g2 := make([]float64, p.dim)
+	diagOnly := true
+	for b := range p.blocks {
+		diagOnly = diagOnly && p.blocks[b].diag
+	}
 
 	x := append([]float64(nil), x0...)
 	mx := make([]float64, nc)
@@ -106,7 +111,11 @@ func (p *problem) accelerated(x0 []float64, s Settings) solution {
 
 	for it := 1; it <= s.MaxIter; it++ {
 		fy := regY + p.lossAndWeights(my, delta, alpha)
-		p.gradient(ws, alpha, pw, g)
+		if diagOnly {
+			p.gradientIncremental(ws, alpha, pw, g)
+		} else {
+			p.gradient(ws, alpha, pw, g)
+		}
 		// Backtracking: find L with f_δ(x⁺) ≤ f_δ(y) + ⟨g, x⁺−y⟩ + L/2‖x⁺−y‖².
 		var fxn, regXn float64
 		for {
@@ -172,6 +181,25 @@ func (p *problem) accelerated(x0 []float64, s Settings) solution {
 			}
 			if b := t * sumA; b > sol.bound {
 				sol.bound = b
+			}
+			// Only near convergence (within 50× the target) is the support
+			// of w settled enough for the polish to pay off.
+			if gap := sol.objective - sol.bound; diagOnly && gap > s.Tol*sol.objective && gap < 50*s.Tol*sol.objective {
+				// A crossover-polished dual point (dual_fast.go) usually
+				// certifies long before the scaled smoothed multipliers do.
+				for _, width := range polishWidths {
+					cand := p.polishDualDiag(x, mx, alpha, g, width)
+					if cand == nil {
+						continue
+					}
+					p.gradient(ws, cand, pw, g2)
+					if b := p.dualScale(ws, g2) * floats.Sum(cand); b > sol.bound {
+						sol.bound = b
+					}
+					if sol.objective-sol.bound <= s.Tol*sol.objective {
+						break
+					}
+				}
 			}
 			if sol.objective-sol.bound <= s.Tol*sol.objective {
 				sol.converged = true
@@ -243,3 +271,9 @@ func (p *problem) lipschitzEstimate(ws *workspace, delta float64, dist, pw []flo
 	}
 	return 1.1 * p.beta / (float64(nc) * delta) * norm
 }
+
+// polishWidths are the margin half-widths |m_c| < w that define the "tight"
+// comparisons whose multipliers polishDualDiag may move. 0.1 works from the
+// δ = 0.1 stage on; 0.03 is tighter once δ = 0.01 (measured on the
+// benchmark fixture; margins are on the scale of the unit margin).
+var polishWidths = []float64{0.1, 0.03}
