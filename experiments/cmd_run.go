@@ -32,7 +32,10 @@ func loadConfigArgs(name string, args []string, stderr io.Writer, extra func(fs 
 	if path == "" {
 		return nil, usagef("usage: mkpoe %s CONFIG [flags]", name)
 	}
-	c, err := LoadConfig(path)
+	// An absolute path makes the dataset paths absolute, so the config
+	// hash does not depend on the working directory and the run
+	// directory's config.resolved.yaml loads back to the same hash.
+	c, err := LoadConfig(absPath(path))
 	if err != nil {
 		return nil, badInput(err)
 	}
@@ -42,11 +45,15 @@ func loadConfigArgs(name string, args []string, stderr io.Writer, extra func(fs 
 	return c, nil
 }
 
-// runRun implements "mkpoe run CONFIG [--out DIR] [--workers N]".
+// runRun implements "mkpoe run CONFIG [--out DIR] [--workers N]", and with
+// --task-index/--shard/--phase (or $SLURM_ARRAY_TASK_ID) one shard of it
+// (see cmd_slurm.go).
 func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var workers *int
+	var shard *shardFlags
 	c, err := loadConfigArgs("run", args, stderr, func(fs *flagSet) {
 		workers = fs.Int("workers", 0, "tasks run in parallel (default: all cores)")
+		shard = addShardFlags(fs)
 	})
 	if err != nil {
 		return err
@@ -54,6 +61,11 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	start := time.Now()
+	if sh, err := shard.resolve(len(Plan(c)), os.Getenv); err != nil {
+		return err
+	} else if sh.active() {
+		return runShard(ctx, c, sh, *workers, stdout, stderr)
+	}
 	s, err := Run(ctx, c, RunOptions{Workers: *workers, Log: stderr})
 	if err != nil {
 		return err

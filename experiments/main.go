@@ -26,9 +26,12 @@ var commands = map[string]command{
 	"graph":  {"clean a comparison set: dedup, contradictions, acyclic subset, transitive reduction", runGraph},
 	"help":   {"print this list", nil},
 	"kernel": {"build a kernel matrix (and out-of-sample rows) from features", runKernel},
+	"merge":  {"build a run's summary once every task is done; else name what is missing", runMerge},
 	"native": {"accuracy of a kernel's native space on comparisons", runNative},
 	"plan":   {"list the tasks of a config's plan", runPlan},
 	"run":    {"run an experiment config: nested CV over β, resumable, parallel", runRun},
+	"slurm":  {"write (and --submit) Slurm array jobs for a run, then a merge job", runSlurm},
+	"status": {"done, missing and failed tasks of a run, and how to resubmit them", runStatus},
 }
 
 // Exit statuses of Main.

@@ -23,6 +23,9 @@ type RunOptions struct {
 	// Only, if not nil, restricts the run to the tasks for which it returns
 	// true (Slurm shards); the summary is built only once every task is done.
 	Only func(index int, t Task) bool
+	// NoMerge skips building the summary (a shard: the merge job builds it
+	// once every shard is done); Run then returns a nil summary.
+	NoMerge bool
 }
 
 // Run executes the plan of c in c.Output: phase 0 (native and cv tasks),
@@ -65,13 +68,19 @@ func Run(ctx context.Context, c *Config, opts RunOptions) (*Summary, error) {
 		}
 	}
 	var failed []string
-	for _, t := range plan {
+	for i, t := range plan {
+		if opts.Only != nil && !opts.Only(i, t) {
+			continue // another shard's task: not this run's failure
+		}
 		if r, ok := st.load(t.ID); ok && r.Status == "failed" {
 			failed = append(failed, fmt.Sprintf("%s: %s", t.ID, r.Error))
 		}
 	}
 	if len(failed) > 0 {
 		return nil, fmt.Errorf("%d task(s) failed (rerun the same command to retry them):\n  %s", len(failed), joinLines(failed))
+	}
+	if opts.NoMerge {
+		return nil, nil
 	}
 	return Merge(c)
 }

@@ -1,0 +1,387 @@
+package experiments
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// writeTiny writes tinyConfig into a temporary directory and returns its path.
+func writeTiny(t *testing.T) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "tiny.yaml")
+	if err := os.WriteFile(p, []byte(tinyConfig), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// fakePlan has n0 phase-0 tasks followed by n1 phase-1 tasks, like Plan.
+func fakePlan(n0, n1 int) []Task {
+	var plan []Task
+	for i := 0; i < n0+n1; i++ {
+		t := Task{ID: fmt.Sprintf("t%05d", i)}
+		if i >= n0 {
+			t.Phase = 1
+		}
+		plan = append(plan, t)
+	}
+	return plan
+}
+
+func TestShardsCoverPlanOnce(t *testing.T) {
+	c := loadTiny(t, t.TempDir())
+	for _, plan := range [][]Task{Plan(c), fakePlan(1, 0), fakePlan(7, 3), fakePlan(1000, 37)} {
+		for _, n := range []int{1, 2, 3, 5, 7, 22, 64} {
+			for _, byPhase := range []bool{false, true} {
+				seen := make([]int, len(plan))
+				phases := []int{-1}
+				if byPhase {
+					phases = []int{0, 1}
+				}
+				for _, ph := range phases {
+					for i := 0; i < n; i++ {
+						for _, k := range (shardSpec{Index: i, Count: n, Phase: ph}).indices(plan) {
+							seen[k]++
+						}
+					}
+				}
+				for k, s := range seen {
+					if s != 1 {
+						t.Fatalf("plan of %d, %d shards, by phase %v: task %d run %d times", len(plan), n, byPhase, k, s)
+					}
+				}
+			}
+		}
+		// One task per array index: the array index is the plan index.
+		for k := range plan {
+			if got := (shardSpec{Index: k, Phase: -1}).indices(plan); !slices.Equal(got, []int{k}) {
+				t.Fatalf("task-index %d selects %v", k, got)
+			}
+			if got := (shardSpec{Index: k, Phase: 1 - plan[k].Phase}).indices(plan); len(got) != 0 {
+				t.Fatalf("task-index %d of phase %d selected under the other phase", k, plan[k].Phase)
+			}
+		}
+	}
+}
+
+func TestShardFlags(t *testing.T) {
+	for _, test := range []struct {
+		name  string
+		flags shardFlags
+		env   map[string]string
+		want  shardSpec
+		err   string
+	}{
+		{name: "none", flags: shardFlags{index: -1, phase: -1}, want: shardSpec{Index: -1, Phase: -1}},
+		{name: "one task", flags: shardFlags{index: 4, phase: -1}, want: shardSpec{Index: 4, Phase: -1, Source: "--task-index"}},
+		{name: "mod", flags: shardFlags{index: 2, count: 3, phase: 0}, want: shardSpec{Index: 2, Count: 3, Phase: 0, Source: "--task-index"}},
+		{name: "shard", flags: shardFlags{index: -1, phase: -1, shard: "1/4"}, want: shardSpec{Index: 1, Count: 4, Phase: -1, Source: "--shard"}},
+		{name: "flag beats env", flags: shardFlags{index: 4, phase: -1}, env: map[string]string{"SLURM_ARRAY_TASK_ID": "7"},
+			want: shardSpec{Index: 4, Phase: -1, Source: "--task-index"}},
+		{name: "env contiguous array", flags: shardFlags{index: -1, phase: -1},
+			env:  map[string]string{"SLURM_ARRAY_TASK_ID": "2", "SLURM_ARRAY_TASK_COUNT": "4", "SLURM_ARRAY_TASK_MIN": "0", "SLURM_ARRAY_TASK_MAX": "3"},
+			want: shardSpec{Index: 2, Count: 4, Phase: -1, Source: "SLURM_ARRAY_TASK_ID"}},
+		{name: "env resubmitted list", flags: shardFlags{index: -1, phase: -1},
+			env:  map[string]string{"SLURM_ARRAY_TASK_ID": "8", "SLURM_ARRAY_TASK_COUNT": "4", "SLURM_ARRAY_TASK_MIN": "3", "SLURM_ARRAY_TASK_MAX": "9"},
+			want: shardSpec{Index: 8, Phase: -1, Source: "SLURM_ARRAY_TASK_ID"}},
+		{name: "env with count flag", flags: shardFlags{index: -1, count: 5, phase: 1}, env: map[string]string{"SLURM_ARRAY_TASK_ID": "3"},
+			want: shardSpec{Index: 3, Count: 5, Phase: 1, Source: "SLURM_ARRAY_TASK_ID"}},
+		{name: "index past plan", flags: shardFlags{index: 22, phase: -1}, err: "the plan has 22 tasks"},
+		{name: "index past count", flags: shardFlags{index: 3, count: 3, phase: -1}, err: "must be < --task-count 3"},
+		{name: "count alone", flags: shardFlags{index: -1, count: 3, phase: -1}, err: "needs --task-index"},
+		{name: "bad phase", flags: shardFlags{index: -1, phase: 2}, err: "--phase"},
+		{name: "bad shard", flags: shardFlags{index: -1, phase: -1, shard: "4/4"}, err: "i/N with 0 <= i < N"},
+		{name: "shard and index", flags: shardFlags{index: 1, phase: -1, shard: "0/2"}, err: "not both"},
+		{name: "bad env", flags: shardFlags{index: -1, phase: -1}, env: map[string]string{"SLURM_ARRAY_TASK_ID": "x"}, err: "SLURM_ARRAY_TASK_ID"},
+	} {
+		t.Run(test.name, func(t *testing.T) {
+			got, err := test.flags.resolve(22, func(k string) string { return test.env[k] })
+			if test.err != "" {
+				if err == nil || !strings.Contains(err.Error(), test.err) {
+					t.Fatalf("error %v, want one containing %q", err, test.err)
+				}
+				return
+			}
+			if err != nil || got != test.want {
+				t.Fatalf("got %+v, %v; want %+v", got, err, test.want)
+			}
+		})
+	}
+}
+
+func TestCompressRanges(t *testing.T) {
+	for _, test := range []struct {
+		in   []int
+		want string
+	}{
+		{nil, ""},
+		{[]int{5}, "5"},
+		{[]int{0, 1, 2}, "0-2"},
+		{[]int{3, 7, 8, 9}, "3,7-9"},
+		{[]int{9, 3, 8, 7, 3}, "3,7-9"}, // unsorted, repeated
+		{[]int{0, 2, 4, 5, 1000}, "0,2,4-5,1000"},
+	} {
+		if got := compressRanges(test.in); got != test.want {
+			t.Errorf("compressRanges(%v) = %q, want %q", test.in, got, test.want)
+		}
+	}
+}
+
+func TestChunkPlanBelowMaxArraySize(t *testing.T) {
+	for _, test := range []struct {
+		n0, n1, max int
+		want        []string // phase:chunk:offset:array
+	}{
+		{16, 6, 1001, []string{"0:0:0:0-15", "1:0:0:16-21"}},
+		{16, 6, 10, []string{"0:0:0:0-9", "0:1:10:0-5", "1:1:10:6-9", "1:2:20:0-1"}},
+		{2000, 500, 1001, []string{"0:0:0:0-1000", "0:1:1001:0-998", "1:1:1001:999-1000", "1:2:2002:0-497"}},
+	} {
+		plan := fakePlan(test.n0, test.n1)
+		arrays := chunkPlan(plan, test.max, "/s")
+		var got []string
+		seen := make([]int, len(plan))
+		for _, a := range arrays {
+			got = append(got, fmt.Sprintf("%d:%d:%d:%s", a.Phase, a.Chunk, a.Offset, a.Array))
+			for _, i := range a.Indices {
+				seen[i]++
+				if i-a.Offset < 0 || i-a.Offset >= test.max || plan[i].Phase != a.Phase {
+					t.Errorf("task %d in array %+v", i, a)
+				}
+			}
+		}
+		if !slices.Equal(got, test.want) {
+			t.Errorf("%d+%d tasks, MaxArraySize %d: arrays %v, want %v", test.n0, test.n1, test.max, got, test.want)
+		}
+		for i, s := range seen {
+			if s != 1 {
+				t.Errorf("task %d in %d arrays", i, s)
+			}
+		}
+	}
+	if n, ok := parseMaxArraySize([]byte("MaxArraySize            = 40001\nMaxJobCount = 10000\n")); !ok || n != 40001 {
+		t.Errorf("parseMaxArraySize: %d %v", n, ok)
+	}
+}
+
+func TestSlurmScripts(t *testing.T) {
+	cfg := writeTiny(t)
+	dir := filepath.Join(t.TempDir(), "run")
+	code, out, errs := run("slurm", cfg, "--out", dir, "--max-array-size", "10", "--parallel", "2", "--cpus", "3",
+		"--mem", "1G", "--time", "0:10:00", "--partition", "debug", "--bin", "/opt/mkpoe")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	script := func(name string) string { return string(readFile(t, filepath.Join(dir, "slurm", name))) }
+	p0 := script("phase0-chunk01.sbatch")
+	for _, want := range []string{
+		"#!/bin/bash\n#SBATCH --job-name=mkpoe-tiny-p0-c01\n#SBATCH --array=0-5%2\n",
+		"#SBATCH --output=" + dir + "/slurm/logs/phase0-chunk01-%a-%A.out\n",
+		"#SBATCH --cpus-per-task=3\n#SBATCH --partition=debug\n#SBATCH --time=0:10:00\n#SBATCH --mem=1G\n",
+		"export GOMAXPROCS=3 OMP_NUM_THREADS=3 OPENBLAS_NUM_THREADS=3 MKL_NUM_THREADS=3\n",
+		"exec /opt/mkpoe run " + dir + "/config.resolved.yaml --out " + dir + " --phase 0 --task-index $((SLURM_ARRAY_TASK_ID + 10))\n",
+	} {
+		if !strings.Contains(p0, want) {
+			t.Errorf("phase0-chunk01.sbatch lacks %q:\n%s", want, p0)
+		}
+	}
+	if p1 := script("phase1-chunk02.sbatch"); !strings.Contains(p1, "#SBATCH --array=0-1%2\n") || !strings.Contains(p1, "--phase 1 --task-index $((SLURM_ARRAY_TASK_ID + 20))") {
+		t.Errorf("phase1-chunk02.sbatch:\n%s", p1)
+	}
+	if m := script("merge.sbatch"); !strings.Contains(m, "exec /opt/mkpoe merge "+dir+"\n") || strings.Contains(m, "--array") {
+		t.Errorf("merge.sbatch:\n%s", m)
+	}
+	sub := script("submit.sh")
+	for _, want := range []string{
+		"p0c00=$(sbatch --parsable " + dir + "/slurm/phase0-chunk00.sbatch | cut -d';' -f1)\n",
+		"p1c01=$(sbatch --parsable --dependency=afterany:$p0c00:$p0c01 " + dir + "/slurm/phase1-chunk01.sbatch",
+		"merge=$(sbatch --parsable --dependency=afterany:$p0c00:$p0c01:$p1c01:$p1c02 " + dir + "/slurm/merge.sbatch",
+	} {
+		if !strings.Contains(sub, want) || !strings.Contains(out, want) {
+			t.Errorf("submit.sh and the output lack %q:\n%s", want, sub)
+		}
+	}
+	// The run directory is a run directory before any job starts.
+	code, out, errs = run("status", dir)
+	if code != 0 || !strings.Contains(out, "22 tasks: 0 done, 22 missing, 0 failed") {
+		t.Errorf("status of a fresh run: exit %d\n%s%s", code, out, errs)
+	}
+
+	for _, bad := range [][]string{
+		{"--cpus", "0"}, {"--parallel", "-1"}, {"--mem", "1G; rm -rf /"}, {"--max-array-size", "-3"}, {"--bogus"},
+	} {
+		if code, _, errs := run(append([]string{"slurm", cfg, "--out", dir}, bad...)...); code != ExitUsage {
+			t.Errorf("slurm %v: exit %d, want 2\n%s", bad, code, errs)
+		}
+	}
+}
+
+// TestResolvedConfigReloadsToSameHash: a run directory's config.resolved.yaml
+// loads back (as "mkpoe status DIR" and the Slurm jobs load it) to the hash
+// of the config it came from, for the shipped configs given by relative path.
+func TestResolvedConfigReloadsToSameHash(t *testing.T) {
+	paths, _ := filepath.Glob(filepath.Join("..", "configs", "*.yaml"))
+	paths = append(paths, writeTiny(t))
+	for _, p := range paths {
+		if strings.HasSuffix(p, "_taxonomy.yaml") {
+			continue
+		}
+		t.Run(filepath.Base(p), func(t *testing.T) {
+			dir := t.TempDir()
+			c, err := loadConfigArgs("check", []string{p, "--out", dir}, &bytes.Buffer{}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := writeRunFiles(c); err != nil {
+				t.Fatal(err)
+			}
+			var stderr bytes.Buffer
+			back, err := loadRunArgs("status", []string{dir}, &stderr, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if back.Hash() != c.Hash() {
+				t.Errorf("hash %s after reloading %s, was %s", back.Hash(), filepath.Join(dir, "config.resolved.yaml"), c.Hash())
+			}
+			if back.Dataset.Dir != c.Dataset.Dir || (c.Dataset.Dir != "" && !filepath.IsAbs(c.Dataset.Dir)) {
+				t.Errorf("dataset dir %q after reloading, was %q (want an absolute path)", back.Dataset.Dir, c.Dataset.Dir)
+			}
+		})
+	}
+}
+
+func TestStatusResubmitAndMerge(t *testing.T) {
+	cfg := writeTiny(t)
+	dir := filepath.Join(t.TempDir(), "run")
+	if code, out, errs := run("run", cfg, "--out", dir, "--workers", "2"); code != 0 {
+		t.Fatalf("run: exit %d\n%s%s", code, out, errs)
+	}
+	want := readFile(t, filepath.Join(dir, "summary.json"))
+	plan := Plan(loadTiny(t, dir))
+
+	// Merging a complete run again changes nothing.
+	if code, out, errs := run("merge", dir); code != 0 || !strings.Contains(out, "merged 22 tasks") {
+		t.Fatalf("merge: exit %d\n%s%s", code, out, errs)
+	}
+	if got := readFile(t, filepath.Join(dir, "summary.json")); !bytes.Equal(got, want) {
+		t.Fatal("a second merge changed summary.json")
+	}
+
+	// Lose task 3, fail task 7 and refit 17, make task 8 stale.
+	task := func(i int) string { return filepath.Join(dir, "tasks", plan[i].ID+".json") }
+	edit := func(i int, f func(r *TaskResult)) {
+		var r TaskResult
+		if err := json.Unmarshal(readFile(t, task(i)), &r); err != nil {
+			t.Fatal(err)
+		}
+		f(&r)
+		if err := writeJSON(task(i), r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Remove(task(3)); err != nil {
+		t.Fatal(err)
+	}
+	edit(7, func(r *TaskResult) { r.Status, r.Error = "failed", "β=10: boom" })
+	edit(17, func(r *TaskResult) { r.Status, r.Error = "failed", "refit needs the results of [x] first" })
+	edit(8, func(r *TaskResult) { r.ConfigHash = "0123456789abcdef" })
+
+	code, out, errs := run("status", dir, "--json")
+	if code != 0 {
+		t.Fatalf("status: exit %d\n%s", code, errs)
+	}
+	var s runState
+	if err := json.Unmarshal([]byte(out), &s); err != nil {
+		t.Fatal(err)
+	}
+	if s.Total != 22 || s.Done != 18 || len(s.Missing) != 2 || len(s.Failed) != 2 {
+		t.Fatalf("status: %+v", s)
+	}
+	if s.Missing[0].Index != 3 || s.Missing[0].Reason != "no result" || s.Missing[1].Index != 8 || !strings.HasPrefix(s.Missing[1].Reason, "stale") {
+		t.Errorf("missing: %+v", s.Missing)
+	}
+	if s.Failed[0].Index != 7 || s.Failed[0].Error != "β=10: boom" || s.Failed[1].Index != 17 {
+		t.Errorf("failed: %+v", s.Failed)
+	}
+	// No Slurm scripts yet: plan indices per phase.
+	if len(s.Resubmit) != 2 || s.Resubmit[0].Array != "3,7-8" || s.Resubmit[1].Array != "17" {
+		t.Errorf("resubmit: %+v", s.Resubmit)
+	}
+
+	// With scripts chunked at 10, the lists are per array job.
+	if code, _, errs := run("slurm", cfg, "--out", dir, "--max-array-size", "10"); code != 0 {
+		t.Fatalf("slurm: exit %d\n%s", code, errs)
+	}
+	code, out, _ = run("status", dir)
+	for _, w := range []string{
+		"22 tasks: 18 done, 2 missing, 2 failed\n",
+		"  7 cv-r02-s01-f01: β=10: boom\n",
+		"  8 cv-r03-s00-f00: stale (config hash 0123456789abcdef)\n",
+		"resubmit phase 0 (phase0-chunk00.sbatch): --array=3,7-8\n",
+		"resubmit phase 1 (phase1-chunk01.sbatch): --array=7\n",
+		"p0c00=$(sbatch --parsable --array=3,7-8 " + dir + "/slurm/phase0-chunk00.sbatch",
+		"p1c01=$(sbatch --parsable --dependency=afterany:$p0c00 --array=7 " + dir + "/slurm/phase1-chunk01.sbatch",
+		"merge=$(sbatch --parsable --dependency=afterany:$p0c00:$p1c01 " + dir + "/slurm/merge.sbatch",
+	} {
+		if !strings.Contains(out, w) {
+			t.Errorf("status lacks %q:\n%s", w, out)
+		}
+	}
+
+	// Merge names what is missing and exits 1, leaving the summary alone.
+	code, _, errs = run("merge", dir)
+	if code != ExitFailure || !strings.Contains(errs, "run incomplete: 2 missing, 2 failed of 22 tasks") || !strings.Contains(errs, "3 native-r01-s01: no result") {
+		t.Errorf("merge of an incomplete run: exit %d\n%s", code, errs)
+	}
+
+	// A shard runs only its tasks, does not merge, and ignores the others.
+	os.Remove(filepath.Join(dir, "summary.json"))
+	for _, i := range []string{"3", "7", "8"} {
+		if code, out, errs := run("run", filepath.Join(dir, "config.resolved.yaml"), "--out", dir, "--phase", "0", "--task-index", i); code != 0 {
+			t.Fatalf("run --task-index %s: exit %d\n%s%s", i, code, out, errs)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "summary.json")); err == nil {
+		t.Error("a shard wrote summary.json")
+	}
+	if code, _, errs := run("run", cfg, "--out", dir, "--shard", "1/4", "--phase", "1"); code != 0 {
+		t.Fatalf("run --shard 1/4 (holds task 17): exit %d\n%s", code, errs)
+	}
+	if code, out, errs := run("merge", dir); code != 0 {
+		t.Fatalf("merge: exit %d\n%s%s", code, out, errs)
+	}
+	if got := readFile(t, filepath.Join(dir, "summary.json")); !bytes.Equal(got, want) {
+		t.Errorf("summary after resubmitting differs:\n%s\n%s", want, got)
+	}
+	code, out, _ = run("status", cfg, "--out", dir)
+	if code != 0 || !strings.Contains(out, "22 tasks: 22 done, 0 missing, 0 failed") {
+		t.Errorf("status: exit %d\n%s", code, out)
+	}
+}
+
+// TestShardFailureDoesNotBlockOthers: a shard whose task fails exits 1 with
+// that task's error, and a shard of other tasks succeeds beside it.
+func TestShardFailureDoesNotBlockOthers(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	c := loadTiny(t, dir)
+	// A refit before its cv tasks fails and records why.
+	if _, err := Run(context.Background(), c, RunOptions{Workers: 1, NoMerge: true, Only: func(i int, t Task) bool { return i == 16 }}); err == nil || !strings.Contains(err.Error(), "refit needs the results") {
+		t.Fatalf("refit without cv results: %v", err)
+	}
+	if _, err := Run(context.Background(), c, RunOptions{Workers: 1, NoMerge: true, Only: func(i int, t Task) bool { return i == 0 }}); err != nil {
+		t.Fatalf("another shard beside a failed task: %v", err)
+	}
+	s, err := statusOf(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Done != 1 || len(s.Failed) != 1 || s.Failed[0].Index != 16 || !strings.Contains(s.Failed[0].Error, "refit needs the results of [cv-r02-s00-f00 cv-r02-s00-f01] first") {
+		t.Errorf("status: %+v", s)
+	}
+}

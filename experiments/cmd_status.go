@@ -1,0 +1,278 @@
+package experiments
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// loadRunArgs parses "RUN_DIR [flags]" or "CONFIG [--out DIR] [flags]". A
+// run directory is loaded from its config.resolved.yaml, with the output
+// set to the directory itself (so a moved run still works).
+func loadRunArgs(name string, args []string, stderr io.Writer, extra func(fs *flagSet)) (*Config, error) {
+	fs := newFlagSet(name, stderr)
+	out := fs.String("out", "", "run directory, when the argument is a CONFIG (default: the config's output)")
+	if extra != nil {
+		extra(fs)
+	}
+	var path string
+	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
+		path, args = args[0], args[1:]
+	}
+	if err := parseFlags(fs, args, 1); err != nil {
+		return nil, err
+	}
+	if path == "" && fs.NArg() == 1 {
+		path = fs.Arg(0)
+	}
+	if path == "" {
+		return nil, usagef("usage: mkpoe %s RUN_DIR (or CONFIG [--out DIR])", name)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, badInput(err)
+	}
+	if !fi.IsDir() {
+		c, err := LoadConfig(absPath(path))
+		if err != nil {
+			return nil, badInput(err)
+		}
+		if *out != "" {
+			c.Output = *out
+		}
+		return c, nil
+	}
+	if *out != "" {
+		return nil, usagef("--out: not with a run directory (%s)", path)
+	}
+	resolved := filepath.Join(path, "config.resolved.yaml")
+	if _, err := os.Stat(resolved); err != nil {
+		return nil, badInput(fmt.Errorf("%s is not a run directory: %w", path, err))
+	}
+	c, err := LoadConfig(resolved)
+	if err != nil {
+		return nil, badInput(err)
+	}
+	c.Output = path
+	return c, nil
+}
+
+// absPath makes p absolute when it can (it cannot only when the working
+// directory is gone, and then p is as good as anything).
+func absPath(p string) string {
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return p
+}
+
+// taskState is one task that is not done.
+type taskState struct {
+	Index int    `json:"index"` // plan index
+	ID    string `json:"id"`
+	Phase int    `json:"phase"`
+	// Reason says why a task is missing: no result, unreadable, or stale
+	// (written under another config hash).
+	Reason string `json:"reason,omitempty"`
+	Error  string `json:"error,omitempty"` // a failed task's error
+}
+
+// resubmitArray is one array job to resubmit: the script "mkpoe slurm"
+// wrote and the --array list of the tasks still to do.
+type resubmitArray struct {
+	Phase  int    `json:"phase"`
+	Script string `json:"script,omitempty"`
+	Array  string `json:"array"`
+	Tasks  []int  `json:"tasks"` // plan indices
+}
+
+// runState is what "mkpoe status" reports.
+type runState struct {
+	RunDir     string          `json:"run_dir"`
+	Name       string          `json:"name"`
+	ConfigHash string          `json:"config_hash"`
+	Total      int             `json:"total"`
+	Done       int             `json:"done"`
+	Missing    []taskState     `json:"missing"`
+	Failed     []taskState     `json:"failed"`
+	Resubmit   []resubmitArray `json:"resubmit"`
+	// Commands resubmit the tasks that are not done, then merge (bash).
+	Commands string `json:"commands"`
+}
+
+// complete reports whether every task of the plan is done.
+func (s *runState) complete() bool { return len(s.Missing) == 0 && len(s.Failed) == 0 }
+
+// statusOf reads the task results of c.Output. It reads files only: no
+// Slurm query, so it is cheap to run as often as one likes.
+func statusOf(c *Config) (*runState, error) {
+	s := &runState{RunDir: absPath(c.Output), Name: c.Name, ConfigHash: c.Hash(), Missing: []taskState{}, Failed: []taskState{}, Resubmit: []resubmitArray{}}
+	st := &store{dir: c.Output, hash: s.ConfigHash}
+	plan := Plan(c)
+	s.Total = len(plan)
+	redo := map[int]bool{}
+	for i, t := range plan {
+		ts := taskState{Index: i, ID: t.ID, Phase: t.Phase}
+		b, err := os.ReadFile(st.path(t.ID))
+		var r TaskResult
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			ts.Reason = "no result"
+		case err != nil:
+			ts.Reason = err.Error()
+		case json.Unmarshal(b, &r) != nil:
+			ts.Reason = "unreadable result file"
+		case r.ConfigHash != s.ConfigHash:
+			ts.Reason = fmt.Sprintf("stale (config hash %s)", r.ConfigHash)
+		case r.Status == "ok":
+			s.Done++
+			continue
+		default:
+			ts.Error = r.Error
+			if ts.Error == "" {
+				ts.Error = "status " + r.Status
+			}
+			s.Failed = append(s.Failed, ts)
+			redo[i] = true
+			continue
+		}
+		s.Missing = append(s.Missing, ts)
+		redo[i] = true
+	}
+	if len(redo) == 0 {
+		return s, nil
+	}
+	sp, err := readSlurmPlan(c.Output)
+	if err == nil && sp.ConfigHash == s.ConfigHash {
+		var lists []string
+		for _, a := range sp.Arrays {
+			var tasks []int
+			for _, i := range a.Indices {
+				if redo[i] {
+					tasks = append(tasks, i)
+				}
+			}
+			lists = append(lists, compressRanges(shift(tasks, -a.Offset)))
+			if len(tasks) > 0 {
+				s.Resubmit = append(s.Resubmit, resubmitArray{Phase: a.Phase, Script: a.Script, Array: lists[len(lists)-1], Tasks: tasks})
+			}
+		}
+		var arrays []slurmArray
+		var keep []string
+		for i, a := range sp.Arrays {
+			if lists[i] != "" {
+				arrays, keep = append(arrays, a), append(keep, lists[i])
+			}
+		}
+		s.Commands = shellLines(submissionFor(arrays, keep, sp.Merge))
+		return s, nil
+	}
+	// No scripts of this config: plan indices per phase, and a local rerun.
+	for phase := 0; phase <= 1; phase++ {
+		var tasks []int
+		for i, t := range plan {
+			if redo[i] && t.Phase == phase {
+				tasks = append(tasks, i)
+			}
+		}
+		if len(tasks) > 0 {
+			s.Resubmit = append(s.Resubmit, resubmitArray{Phase: phase, Array: compressRanges(tasks), Tasks: tasks})
+		}
+	}
+	resolved := filepath.Join(s.RunDir, "config.resolved.yaml")
+	s.Commands = fmt.Sprintf("mkpoe run %s --out %s   # reruns only what is not done\n", shellQuote(resolved), shellQuote(s.RunDir))
+	return s, nil
+}
+
+// write prints the state for people.
+func (s *runState) write(w io.Writer) {
+	fmt.Fprintf(w, "run %s: %s (config hash %s)\n", s.Name, s.RunDir, s.ConfigHash)
+	fmt.Fprintf(w, "%d tasks: %d done, %d missing, %d failed\n", s.Total, s.Done, len(s.Missing), len(s.Failed))
+	if len(s.Failed) > 0 {
+		fmt.Fprintln(w, "failed:")
+		for _, t := range s.Failed {
+			fmt.Fprintf(w, "  %d %s: %s\n", t.Index, t.ID, t.Error)
+		}
+	}
+	if len(s.Missing) > 0 {
+		fmt.Fprintln(w, "missing (not run yet, still running, or lost):")
+		for _, t := range s.Missing {
+			fmt.Fprintf(w, "  %d %s: %s\n", t.Index, t.ID, t.Reason)
+		}
+	}
+	if s.complete() {
+		fmt.Fprintf(w, "complete: mkpoe merge %s\n", shellQuote(s.RunDir))
+		return
+	}
+	for _, r := range s.Resubmit {
+		where := "plan indices"
+		if r.Script != "" {
+			where = filepath.Base(r.Script)
+		}
+		fmt.Fprintf(w, "resubmit phase %d (%s): --array=%s\n", r.Phase, where, r.Array)
+	}
+	fmt.Fprintf(w, "commands:\n%s", indent(s.Commands))
+}
+
+func indent(s string) string {
+	lines := strings.SplitAfter(s, "\n")
+	for i, l := range lines {
+		if l != "" {
+			lines[i] = "  " + l
+		}
+	}
+	return strings.Join(lines, "")
+}
+
+// runStatus implements "mkpoe status RUN_DIR [--json]" (or CONFIG --out DIR):
+// done, missing and failed tasks, and how to resubmit only those.
+func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var asJSON *bool
+	c, err := loadRunArgs("status", args, stderr, func(fs *flagSet) {
+		asJSON = fs.Bool("json", false, "print the status as JSON")
+	})
+	if err != nil {
+		return err
+	}
+	s, err := statusOf(c)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(s)
+	}
+	s.write(stdout)
+	return nil
+}
+
+// runMerge implements "mkpoe merge RUN_DIR" (or CONFIG --out DIR): build
+// summary.json, table.md and timings.json once every task is done (it is
+// idempotent); otherwise say what is missing or failed and exit 1.
+func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	c, err := loadRunArgs("merge", args, stderr, nil)
+	if err != nil {
+		return err
+	}
+	s, err := statusOf(c)
+	if err != nil {
+		return err
+	}
+	if !s.complete() {
+		s.write(stderr)
+		return fmt.Errorf("run incomplete: %d missing, %d failed of %d tasks", len(s.Missing), len(s.Failed), s.Total)
+	}
+	sum, err := Merge(c)
+	if err != nil {
+		return err
+	}
+	fmt.Fprint(stdout, sum.Markdown())
+	fmt.Fprintf(stdout, "\nmerged %d tasks: %s\n", s.Total, filepath.Join(s.RunDir, "summary.json"))
+	return nil
+}
