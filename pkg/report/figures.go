@@ -1,0 +1,601 @@
+package report
+
+import (
+	"fmt"
+	"image/color"
+	"io"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/mkpoe/mkpoe/pkg/mkpoe"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
+)
+
+// Figure is a tiled figure: Panels[r][c] (nil tiles stay blank), drawn at
+// Width × Height.
+type Figure struct {
+	Name    string // file stem, e.g. "fig-validation"
+	Title   string // short title for reports
+	Caption string // what the figure shows
+	Panels  [][]*plot.Plot
+	Width   vg.Length
+	Height  vg.Length
+}
+
+// Render draws the figure as "png" (at dpi) or "svg" to w.
+func (f *Figure) Render(w io.Writer, format string, dpi int) error {
+	var c vg.CanvasWriterTo
+	switch format {
+	case "png":
+		c = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(f.Width, f.Height), vgimg.UseDPI(dpi), vgimg.UseBackgroundColor(color.White))}
+	case "svg":
+		c = vgsvg.New(f.Width, f.Height)
+	default:
+		return fmt.Errorf("report: figure format must be png or svg, got %q", format)
+	}
+	dc := draw.New(c)
+	dc.FillPolygon(color.White, []vg.Point{{X: 0, Y: 0}, {X: 0, Y: f.Height}, {X: f.Width, Y: f.Height}, {X: f.Width, Y: 0}})
+	rows := len(f.Panels)
+	cols := 0
+	if rows > 0 {
+		cols = len(f.Panels[0])
+	}
+	tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Millimeter * 6, PadY: vg.Millimeter * 5,
+		PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 3}
+	canvases := plot.Align(f.Panels, tiles, dc)
+	for r := range f.Panels {
+		for col, p := range f.Panels[r] {
+			if p != nil {
+				p.Draw(canvases[r][col])
+			}
+		}
+	}
+	_, err := c.WriteTo(w)
+	return err
+}
+
+// grid arranges panels in rows of at most cols, padding with nil.
+func grid(panels []*plot.Plot, cols int) [][]*plot.Plot {
+	if len(panels) < cols {
+		cols = len(panels)
+	}
+	var out [][]*plot.Plot
+	for i := 0; i < len(panels); i += cols {
+		row := make([]*plot.Plot, cols)
+		copy(row, panels[i:min(i+cols, len(panels))])
+		out = append(out, row)
+	}
+	return out
+}
+
+// ---- Figure: diagonal weights (paper Fig. 5, fig:diagmkl) ----
+
+// WeightSeries returns, per kernel block of a diagonal model, the
+// diagonal of W⁽ᵖ⁾: entry i is the weight of training item i (McFee &
+// Lanckriet 2011, Sec. 4.2 and Fig. 5 of the LaTeX source, fig:diagmkl).
+// It returns an error for a model that is not diagonal.
+func WeightSeries(m *mkpoe.Model) ([][]float64, error) {
+	if m.Mode != mkpoe.Diag {
+		return nil, fmt.Errorf("report: weight figure needs a diagonal model, got mode %s", m.Mode)
+	}
+	out := make([][]float64, len(m.W))
+	for p, w := range m.W {
+		n := w.SymmetricDim()
+		out[p] = make([]float64, n)
+		for i := 0; i < n; i++ {
+			out[p][i] = w.At(i, i)
+		}
+	}
+	return out, nil
+}
+
+// WeightsFigure draws the diagonal weights of a diagonal K4 model as in
+// the paper's Fig. 5 (fig:diagmkl): one bar panel per kernel, stacked,
+// training index on the x axis, one shared y scale.
+func WeightsFigure(row *Row, split int, m *mkpoe.Model, th Theme) (*Figure, error) {
+	ws, err := WeightSeries(m)
+	if err != nil {
+		return nil, err
+	}
+	maxW := 0.0
+	for _, w := range ws {
+		for _, v := range w {
+			maxW = math.Max(maxW, v)
+		}
+	}
+	if maxW == 0 {
+		maxW = 1
+	}
+	var panels []*plot.Plot
+	for p, w := range ws {
+		name := fmt.Sprintf("kernel %d", p+1)
+		if p < len(row.Kernels) && len(row.Kernels) == len(ws) {
+			name = row.Kernels[p]
+		}
+		sum, nnz := 0.0, 0
+		for _, v := range w {
+			sum += v
+			if v > 1e-9*maxW {
+				nnz++
+			}
+		}
+		pl := th.newPlot(fmt.Sprintf("%s   (trace %.3g, %d of %d non-zero)", name, sum, nnz, len(w)), "", "weight")
+		if p == len(ws)-1 {
+			pl.X.Label.Text = "training item index"
+		}
+		bars, err := plotter.NewBarChart(plotter.Values(w), barWidth(th.PanelWidth*1.6, len(w)))
+		if err != nil {
+			return nil, fmt.Errorf("report: weights of %s: %w", name, err)
+		}
+		bars.Color = th.Color(p)
+		bars.LineStyle.Width = 0
+		bars.Offset = 0
+		pl.Add(bars)
+		pl.X.Min, pl.X.Max = -0.5, float64(len(w))-0.5
+		pl.Y.Min, pl.Y.Max = 0, maxW*1.05
+		panels = append(panels, pl)
+	}
+	h := th.PanelHeight * 0.75 * vg.Length(len(panels))
+	return &Figure{
+		Name:  fmt.Sprintf("fig-weights-%s-s%02d", slug(row.Label), split),
+		Title: fmt.Sprintf("Learned diagonal weights: %s, split %d", row.Label, split),
+		Caption: fmt.Sprintf("Diagonal of each kernel's learned W⁽ᵖ⁾ for row %q (outer split %d, β = %g), as in the paper's Fig. 5 (fig:diagmkl): "+
+			"one panel per kernel, training items on the x axis (in the order of items.json), one shared y scale.", row.Label, split, m.Beta),
+		Panels: grid(panels, 1), Width: th.PanelWidth * 1.6, Height: h + vg.Inch*0.3,
+	}, nil
+}
+
+// barWidth is the width of one of n bars that fill a panel of width w.
+func barWidth(w vg.Length, n int) vg.Length {
+	bw := w * 0.85 / vg.Length(max(n, 1))
+	return max(bw, 0.3)
+}
+
+// ---- Figure: validation accuracy against β ----
+
+// ValidationSeries returns the β sweep of a learned row: the grid, per
+// outer split the mean inner-CV validation accuracy per β, and per split
+// the index of the chosen β in the grid (-1 if it is not in the grid).
+func ValidationSeries(s *Summary, row *Row) (betas []float64, curves [][]float64, chosen []int) {
+	betas = s.BetaGrid
+	curves = row.ValCurve
+	for sp := range row.ValCurve {
+		c := -1
+		if sp < len(row.Beta) {
+			for b, v := range s.BetaGrid {
+				if v == row.Beta[sp] {
+					c = b
+				}
+			}
+		}
+		chosen = append(chosen, c)
+	}
+	return betas, curves, chosen
+}
+
+// ValidationFigure draws, per learned row, the mean inner-CV validation
+// accuracy against β (log x axis), one line per outer split, the chosen β
+// ringed. It returns nil if no row has a β sweep.
+func ValidationFigure(s *Summary, th Theme) (*Figure, error) {
+	var panels []*plot.Plot
+	for i := range s.Rows {
+		row := &s.Rows[i]
+		betas, curves, chosen := ValidationSeries(s, row)
+		if len(curves) == 0 {
+			continue
+		}
+		pl := th.newPlot(row.Label, "β", "validation accuracy")
+		pl.X.Scale = plot.LogScale{}
+		pl.X.Tick.Marker = logTicks{}
+		for sp, c := range curves {
+			xys := finiteXYs(betas, c)
+			if len(xys) == 0 {
+				continue
+			}
+			l, pts, err := plotter.NewLinePoints(xys)
+			if err != nil {
+				return nil, err
+			}
+			l.LineStyle = th.line(sp)
+			pts.GlyphStyle = draw.GlyphStyle{Color: th.Color(sp), Radius: th.GlyphRadius, Shape: draw.CircleGlyph{}}
+			pl.Add(l, pts)
+			if len(curves) > 1 {
+				pl.Legend.Add(fmt.Sprintf("split %d", sp), l, pts)
+			}
+			if b := chosen[sp]; b >= 0 && !math.IsNaN(c[b]) {
+				mark, err := plotter.NewScatter(plotter.XYs{{X: betas[b], Y: c[b]}})
+				if err != nil {
+					return nil, err
+				}
+				mark.GlyphStyle = draw.GlyphStyle{Color: th.Highlight, Radius: th.GlyphRadius * 2.6, Shape: draw.RingGlyph{}}
+				pl.Add(mark)
+			}
+		}
+		padY(pl)
+		panels = append(panels, pl)
+	}
+	if len(panels) == 0 {
+		return nil, nil
+	}
+	g := grid(panels, 2)
+	return &Figure{
+		Name:  "fig-validation",
+		Title: "Validation accuracy against β",
+		Caption: fmt.Sprintf("Mean validation accuracy over %d inner folds against β (log scale) for each learned row; one line per outer split; "+
+			"the β chosen for the refit is ringed in red (ties go to the smallest β).", s.InnerFolds),
+		Panels: g, Width: th.PanelWidth * vg.Length(len(g[0])), Height: th.PanelHeight * vg.Length(len(g)),
+	}, nil
+}
+
+// padY widens a plot's y range by 5% each side so that marks at the
+// extremes are not clipped, and makes a flat range visible.
+func padY(pl *plot.Plot) {
+	lo, hi := pl.Y.Min, pl.Y.Max
+	if math.IsInf(lo, 0) || math.IsInf(hi, 0) {
+		return
+	}
+	d := (hi - lo) * 0.08
+	if d == 0 {
+		d = math.Max(math.Abs(hi)*0.05, 0.01)
+	}
+	pl.Y.Min, pl.Y.Max = lo-d, hi+d
+}
+
+func finiteXYs(x, y []float64) plotter.XYs {
+	var out plotter.XYs
+	for i := range y {
+		if i < len(x) && !math.IsNaN(y[i]) && !math.IsInf(y[i], 0) && !math.IsNaN(x[i]) {
+			out = append(out, plotter.XY{X: x[i], Y: y[i]})
+		}
+	}
+	return out
+}
+
+// ---- Figure: objective per iteration ----
+
+// ObjectiveSeries returns the solver's objective after each iteration of
+// the final refit of a learned row, per outer split (nil where the model
+// is missing or holds no trace).
+func ObjectiveSeries(run *Run, row *Row) [][]float64 {
+	var out [][]float64
+	for sp := range row.Models {
+		var tr []float64
+		if m := run.model(row, sp); m != nil {
+			tr = m.Stats.Trace
+		}
+		out = append(out, tr)
+	}
+	return out
+}
+
+// ObjectiveFigure draws, per learned row, the objective of Alg. 4 after
+// each solver iteration of the final refits, one line per outer split; the
+// iteration axis is logarithmic, and so is the objective axis when every
+// value is positive and they span a decade or more. It returns nil if
+// no model holds a trace.
+func ObjectiveFigure(run *Run, th Theme) (*Figure, error) {
+	var panels []*plot.Plot
+	for i := range run.Summary.Rows {
+		row := &run.Summary.Rows[i]
+		traces := ObjectiveSeries(run, row)
+		positive, any := true, false
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, tr := range traces {
+			for _, v := range tr {
+				any = true
+				positive = positive && v > 0
+				lo, hi = math.Min(lo, v), math.Max(hi, v)
+			}
+		}
+		if !any {
+			continue
+		}
+		title := row.Label
+		if m := run.model(row, 0); m != nil {
+			title += fmt.Sprintf(" (β = %g)", m.Beta)
+		}
+		pl := th.newPlot(title, "iteration", "objective")
+		// Iterations on a log axis: accelerated runs take thousands of
+		// steps, and the interesting descent is in the first few.
+		pl.X.Scale = plot.LogScale{}
+		pl.X.Tick.Marker = logTicks{}
+		if positive && hi/lo >= 10 {
+			pl.Y.Scale = plot.LogScale{}
+			pl.Y.Tick.Marker = logTicks{}
+		}
+		for sp, tr := range traces {
+			x := make([]float64, len(tr))
+			for k := range x {
+				x[k] = float64(k + 1)
+			}
+			xys := finiteXYs(x, tr)
+			if len(xys) == 0 {
+				continue
+			}
+			l, err := plotter.NewLine(xys)
+			if err != nil {
+				return nil, err
+			}
+			l.LineStyle = th.line(sp)
+			pl.Add(l)
+			if len(traces) > 1 {
+				pl.Legend.Add(fmt.Sprintf("split %d", sp), l)
+			}
+		}
+		panels = append(panels, pl)
+	}
+	if len(panels) == 0 {
+		return nil, nil
+	}
+	g := grid(panels, 2)
+	return &Figure{
+		Name:    "fig-objective",
+		Title:   "Solver objective per iteration",
+		Caption: "Objective of the final refit (per outer split) after each solver iteration, as recorded in the model files (objective_trace).",
+		Panels:  g, Width: th.PanelWidth * vg.Length(len(g[0])), Height: th.PanelHeight * vg.Length(len(g)),
+	}, nil
+}
+
+// logTicks marks 1, 2 and 5 times powers of ten on a log axis (labelled
+// when the axis spans at most three decades, else only powers of ten),
+// so that even a short range gets labels; gonum's LogTicks labels powers
+// of ten only.
+type logTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (logTicks) Ticks(lo, hi float64) []plot.Tick {
+	if lo <= 0 || hi <= lo {
+		return plot.DefaultTicks{}.Ticks(lo, hi)
+	}
+	few := math.Log10(hi/lo) <= 3
+	var ticks []plot.Tick
+	for e := math.Floor(math.Log10(lo)); e <= math.Ceil(math.Log10(hi)); e++ {
+		for m := 1; m < 10; m++ {
+			v := float64(m) * math.Pow(10, e)
+			if v < lo*(1-1e-9) || v > hi*(1+1e-9) {
+				continue
+			}
+			t := plot.Tick{Value: v}
+			if m == 1 || (few && (m == 2 || m == 5)) {
+				t.Label = strconv.FormatFloat(v, 'g', -1, 64)
+			}
+			ticks = append(ticks, t)
+		}
+	}
+	labelled := 0
+	for _, t := range ticks {
+		if t.Label != "" {
+			labelled++
+		}
+	}
+	if labelled < 2 {
+		for i := range ticks {
+			ticks[i].Label = strconv.FormatFloat(ticks[i].Value, 'g', 3, 64)
+		}
+	}
+	return ticks
+}
+
+// ---- Figure: t-SNE map (paper Fig. 6, fig:embedding) ----
+
+// MapData is a 2-D map of a model's training embedding.
+type MapData struct {
+	X, Y   []float64
+	Names  []string // item names (empty strings if unknown)
+	Labels []int    // class labels, nil if the data set has none
+	KL     float64
+}
+
+// MapSeries maps the training embedding of model m (row r of split s) to
+// the plane by [TSNE] with the given settings. Only training items are
+// mapped: the model file holds their embedding, while embedding held-out
+// items needs kernel rows that the run directory does not keep. items may
+// be nil (no names, no labels).
+func MapSeries(m *mkpoe.Model, items *Items, split int, set *TSNESettings) (*MapData, error) {
+	res, err := TSNE(m.Train, set)
+	if err != nil {
+		return nil, err
+	}
+	n := m.N
+	md := &MapData{X: make([]float64, n), Y: make([]float64, n), Names: make([]string, n), KL: res.KL}
+	var train []int
+	if items != nil && split < len(items.Splits) && len(items.Splits[split].Train) == n {
+		train = items.Splits[split].Train
+		if len(items.Labels) > 0 {
+			md.Labels = make([]int, n)
+		}
+	}
+	for i := 0; i < n; i++ {
+		md.X[i], md.Y[i] = res.Y.At(i, 0), res.Y.At(i, 1)
+		if train != nil {
+			g := train[i]
+			if g < len(items.Names) {
+				md.Names[i] = items.Names[g]
+			}
+			if md.Labels != nil && g < len(items.Labels) {
+				md.Labels[i] = items.Labels[g]
+			}
+		}
+	}
+	return md, nil
+}
+
+// mapRow picks the model for the map: split 0 of the best-scoring K4 row,
+// else of the best-scoring learned row. It returns -1 if there is none.
+func mapRow(run *Run) int {
+	best := -1
+	for pass := 0; pass < 2 && best < 0; pass++ {
+		for i := range run.Summary.Rows {
+			r := &run.Summary.Rows[i]
+			if !r.Learned() || run.model(r, 0) == nil || (pass == 0 && r.Method != "k4") {
+				continue
+			}
+			if best < 0 || r.Mean > run.Summary.Rows[best].Mean {
+				best = i
+			}
+		}
+	}
+	return best
+}
+
+// MapFigure draws a MapData: points coloured by class label (one colour
+// and glyph per class, with a legend), and item names beside a subset of
+// points chosen so that no two names overlap.
+func MapFigure(row *Row, split int, md *MapData, th Theme) (*Figure, error) {
+	pl := th.newPlot(fmt.Sprintf("t-SNE map of the learned space: %s, split %d (training items)", row.Label, split), "", "")
+	pl.HideAxes()
+	classes := map[int][]int{}
+	for i := range md.X {
+		c := 0
+		if md.Labels != nil {
+			c = md.Labels[i]
+		}
+		classes[c] = append(classes[c], i)
+	}
+	keys := make([]int, 0, len(classes))
+	for c := range classes {
+		keys = append(keys, c)
+	}
+	sort.Ints(keys)
+	shapes := []draw.GlyphDrawer{draw.CircleGlyph{}, draw.TriangleGlyph{}, draw.SquareGlyph{}, draw.PyramidGlyph{}, draw.CrossGlyph{}, draw.PlusGlyph{}}
+	for k, c := range keys {
+		var xys plotter.XYs
+		for _, i := range classes[c] {
+			xys = append(xys, plotter.XY{X: md.X[i], Y: md.Y[i]})
+		}
+		sc, err := plotter.NewScatter(xys)
+		if err != nil {
+			return nil, err
+		}
+		sc.GlyphStyle = draw.GlyphStyle{Color: th.Color(k), Radius: th.GlyphRadius * 1.3, Shape: shapes[(k/len(th.Palette))%len(shapes)]}
+		pl.Add(sc)
+		if md.Labels != nil && len(keys) <= 20 {
+			pl.Legend.Add(fmt.Sprintf("class %d", c), sc)
+		}
+	}
+	xmin, xmax := minMax(md.X)
+	ymin, ymax := minMax(md.Y)
+	// Room for names at the right and the legend at the top right.
+	dx, dy := (xmax-xmin)*0.04, (ymax-ymin)*0.04
+	pl.X.Min, pl.X.Max = xmin-dx, xmax+dx*4
+	pl.Y.Min, pl.Y.Max = ymin-dy, ymax+dy
+	if md.Labels != nil {
+		pl.Legend.Left = false
+		pl.Legend.Top = true
+		pl.Legend.XOffs = th.GlyphRadius * 0
+	}
+	chosen := LabelSubset(md, th, th.MapSize, th.MapSize, pl.X.Min, pl.X.Max, pl.Y.Min, pl.Y.Max)
+	if len(chosen) > 0 {
+		var xys plotter.XYs
+		var names []string
+		for _, i := range chosen {
+			xys = append(xys, plotter.XY{X: md.X[i], Y: md.Y[i]})
+			names = append(names, md.Names[i])
+		}
+		lab, err := plotter.NewLabels(plotter.XYLabels{XYs: xys, Labels: names})
+		if err != nil {
+			return nil, err
+		}
+		for i := range lab.TextStyle {
+			lab.TextStyle[i].Font = th.font(th.PointLabel)
+			lab.TextStyle[i].Color = color.Gray{Y: 0x30}
+			lab.TextStyle[i].YAlign = draw.YCenter
+		}
+		lab.Offset = vg.Point{X: th.GlyphRadius * 2}
+		pl.Add(lab)
+	}
+	return &Figure{
+		Name:  "fig-map",
+		Title: "t-SNE map of the learned space",
+		Caption: fmt.Sprintf("Exact t-SNE (seeded, KL = %.3f) of the learned embedding of the training items of row %q, outer split %d, in the manner of the paper's Fig. 6 (fig:embedding). "+
+			"Colours are class labels where the data set has them; %d of %d items are named (a subset chosen so that names do not overlap). "+
+			"Held-out items are not shown: their embedding needs kernel rows, which the run directory does not keep.", md.KL, row.Label, split, len(chosen), len(md.X)),
+		Panels: [][]*plot.Plot{{pl}}, Width: th.MapSize, Height: th.MapSize,
+	}, nil
+}
+
+func minMax(x []float64) (lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, v := range x {
+		lo, hi = math.Min(lo, v), math.Max(hi, v)
+	}
+	if lo == hi {
+		lo, hi = lo-1, hi+1
+	}
+	return lo, hi
+}
+
+// LabelSubset chooses which points of md to name so that no two names
+// overlap on a w×h plot of the data range [xmin,xmax]×[ymin,ymax]: points
+// are visited farthest-first from the centre of the map (spreading the
+// names), and a name is kept if its estimated box (0.55 em per character,
+// beside the point) stays clear of every kept name and within the plot.
+func LabelSubset(md *MapData, th Theme, w, h vg.Length, xmin, xmax, ymin, ymax float64) []int {
+	n := len(md.X)
+	sx := float64(w) / (xmax - xmin) // points per data unit
+	sy := float64(h) / (ymax - ymin)
+	em := float64(th.PointLabel)
+	type box struct{ x0, x1, y0, y1 float64 }
+	var kept []box
+	var out []int
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	cx, cy := 0.0, 0.0
+	for i := 0; i < n; i++ {
+		cx += md.X[i] / float64(n)
+		cy += md.Y[i] / float64(n)
+	}
+	dist := func(i int) float64 { return math.Hypot((md.X[i]-cx)*sx, (md.Y[i]-cy)*sy) }
+	sort.SliceStable(order, func(a, b int) bool { return dist(order[a]) > dist(order[b]) })
+	for _, i := range order {
+		name := md.Names[i]
+		if strings.TrimSpace(name) == "" {
+			continue
+		}
+		x0 := (md.X[i]-xmin)*sx + 2*float64(th.GlyphRadius)
+		y0 := (md.Y[i] - ymin) * sy
+		b := box{x0, x0 + 0.55*em*float64(len([]rune(name))), y0 - 0.6*em, y0 + 0.6*em}
+		if b.x1 > float64(w) || b.y0 < 0 || b.y1 > float64(h) {
+			continue
+		}
+		clear := true
+		for _, k := range kept {
+			if b.x0 < k.x1+2 && k.x0 < b.x1+2 && b.y0 < k.y1+1 && k.y0 < b.y1+1 {
+				clear = false
+				break
+			}
+		}
+		if clear {
+			kept = append(kept, b)
+			out = append(out, i)
+		}
+	}
+	sort.Ints(out)
+	return out
+}
+
+// slug turns a label into a file-name part: lower case letters, digits
+// and '-'.
+func slug(s string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(s) {
+		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') {
+			b.WriteRune(r)
+			dash = false
+		} else if !dash && b.Len() > 0 {
+			b.WriteByte('-')
+			dash = true
+		}
+	}
+	return strings.TrimSuffix(b.String(), "-")
+}

@@ -1,0 +1,120 @@
+package report
+
+import (
+	"encoding/base64"
+	"html/template"
+	"io"
+	"strings"
+)
+
+var htmlPage = template.Must(template.New("report").Funcs(template.FuncMap{"secs": seconds}).Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>{{.Name}}: mkpoe report</title>
+<style>
+body { font-family: "Liberation Sans", Arial, Helvetica, sans-serif; max-width: 1100px; margin: 2em auto; padding: 0 1em; color: #222; line-height: 1.4; }
+h1 { font-size: 1.6em; } h2 { font-size: 1.25em; margin-top: 1.8em; border-bottom: 1px solid #ddd; }
+table { border-collapse: collapse; margin: 0.8em 0; font-size: 0.92em; }
+th, td { padding: 0.25em 0.7em; border-bottom: 1px solid #e3e3e3; text-align: right; }
+th:first-child, td:first-child { text-align: left; }
+thead th { border-bottom: 2px solid #888; }
+table.kv td { text-align: left; }
+.paper { color: #777; font-style: italic; }
+.caption { font-size: 0.9em; color: #444; max-width: 900px; }
+figure { margin: 1.2em 0; } figure img { max-width: 100%; border: 1px solid #eee; }
+pre { background: #f7f7f7; padding: 0.8em; overflow-x: auto; font-size: 0.85em; }
+</style>
+</head>
+<body>
+<h1>{{.Name}}</h1>
+<p>Report of the run in <code>{{.Source}}</code>{{if .Hash}} (config hash <code>{{.Hash}}</code>){{end}}, rebuilt from its result files by <code>mkpoe report</code>.
+Reproduces the protocol of McFee &amp; Lanckriet, “Learning Multi-modal Similarity”, JMLR 12 (2011).</p>
+
+<h2>Results</h2>
+{{.Table}}
+
+<h2>Rows</h2>
+<table>
+<thead><tr>{{range .DetailHeader}}<th>{{.}}</th>{{end}}</tr></thead>
+<tbody>
+{{range .Details}}<tr><td>{{.Label}}</td><td>{{.Method}}</td><td>{{.Kernels}}</td><td>{{.Accuracy}}</td><td>{{.Beta}}</td><td>{{.Train}}</td><td>{{.Test}}</td><td>{{.Paper}}</td></tr>
+{{end}}</tbody>
+</table>
+
+<h2>Figures</h2>
+{{range .Figures}}<figure id="{{.Name}}">
+<img src="{{.Src}}" alt="{{.Title}}" width="{{.Width}}">
+<figcaption class="caption"><b>{{.Title}}.</b> {{.Caption}}</figcaption>
+</figure>
+{{end}}
+<h2>Timings</h2>
+<p>Total task time {{.Timings.Total | secs}} (sum over tasks; wall time is lower with parallel workers).</p>
+<table>
+<thead><tr><th>Task kind</th><th>Tasks</th><th>Time</th></tr></thead>
+<tbody>
+{{range .Timings.ByKind}}<tr><td>{{.Kind}}</td><td>{{.Tasks}}</td><td>{{.Seconds | secs}}</td></tr>
+{{end}}</tbody>
+</table>
+{{if .Timings.Slowest}}<table>
+<thead><tr><th>Slowest tasks</th><th>Time</th></tr></thead>
+<tbody>
+{{range .Timings.Slowest}}<tr><td>{{.ID}}</td><td>{{.Seconds | secs}}</td></tr>
+{{end}}</tbody>
+</table>{{end}}
+
+<h2>Versions</h2>
+<table class="kv">
+<tbody>
+{{range .Env}}<tr><td>{{.Key}}</td><td><code>{{.Value}}</code></td></tr>
+{{end}}</tbody>
+</table>
+
+<h2>Configuration</h2>
+{{if .Config}}<pre>{{.Config}}</pre>{{else}}<p>config.resolved.yaml was not found in the run directory.</p>{{end}}
+</body>
+</html>
+`))
+
+type htmlFigure struct {
+	Name, Title, Caption string
+	Src                  template.URL
+	Width                int // CSS pixels (the PNG is rendered at Theme.DPI; shown at 96 dpi)
+}
+
+type kv struct{ Key, Value string }
+
+// HTML writes one self-contained HTML page: the table, per-row details,
+// every figure as an embedded PNG (data URI), timings, versions and the
+// resolved config.
+func (rep *Report) HTML(w io.Writer) error {
+	var tb strings.Builder
+	if err := rep.Table.HTML(&tb); err != nil {
+		return err
+	}
+	data := struct {
+		Name, Source, Hash string
+		Table              template.HTML
+		DetailHeader       []string
+		Details            []detail
+		Figures            []htmlFigure
+		Timings            timingSummary
+		Env                []kv
+		Config             string
+	}{
+		Name: rep.Run.Summary.Name, Source: rep.Source, Hash: rep.Run.Summary.ConfigHash,
+		Table:        template.HTML(tb.String()), // built with html.EscapeString
+		DetailHeader: detailHeader, Details: rep.details(),
+		Timings: summariseTimings(rep.Run.Timings, 10),
+		Config:  rep.Run.Config,
+	}
+	for _, f := range rep.Figures {
+		data.Figures = append(data.Figures, htmlFigure{Name: f.Name, Title: f.Title, Caption: f.Caption,
+			Src:   template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(rep.PNG[f.Name])),
+			Width: int(f.Width.Points() * 96 / 72)})
+	}
+	for _, k := range sortedKeys(rep.Run.Env) {
+		data.Env = append(data.Env, kv{k, rep.Run.Env[k]})
+	}
+	return htmlPage.Execute(w, data)
+}

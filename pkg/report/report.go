@@ -1,0 +1,327 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"html"
+	"io"
+	"math"
+	"sort"
+	"strings"
+)
+
+// Formats are the output formats of [Build], in the order they are written.
+var Formats = []string{"md", "tex", "png", "svg", "html", "ipynb"}
+
+// Options control [Build]. The zero value writes every format with
+// [DefaultTheme] and default t-SNE settings.
+type Options struct {
+	// Formats selects outputs among [Formats] (nil: all). HTML and ipynb
+	// embed PNGs whether or not "png" is selected.
+	Formats []string
+	// Theme is the figures' look (nil: DefaultTheme()).
+	Theme *Theme
+	// TSNE configures the map (nil: defaults, seed 1).
+	TSNE *TSNESettings
+	// Source names the run directory in the reports (provenance).
+	Source string
+}
+
+// File is one output of [Build]: a name (no directories) and its content.
+type File struct {
+	Name string
+	Data []byte
+}
+
+// Report holds the pieces a report is made of, before they are encoded.
+type Report struct {
+	Run     *Run
+	Table   *Table
+	Figures []*Figure
+	PNG     map[string][]byte // figure name → PNG
+	Source  string
+	Theme   Theme
+}
+
+// Build makes every piece of a run's report: the table (Markdown, LaTeX),
+// the figures (PNG, SVG), one self-contained HTML file and a Jupyter
+// notebook, and returns them as files named table.md, table.tex,
+// fig-*.png, fig-*.svg, report.html and report.ipynb. It reads only run
+// (no refitting) and returns an error for an unknown format.
+func Build(run *Run, opts Options) ([]File, error) {
+	want := map[string]bool{}
+	if opts.Formats == nil {
+		opts.Formats = Formats
+	}
+	for _, f := range opts.Formats {
+		ok := false
+		for _, g := range Formats {
+			ok = ok || f == g
+		}
+		if !ok {
+			return nil, fmt.Errorf("report: format must be one of %s, got %q", strings.Join(Formats, ","), f)
+		}
+		want[f] = true
+	}
+	rep, err := NewReport(run, opts)
+	if err != nil {
+		return nil, err
+	}
+	var files []File
+	add := func(name string, write func(io.Writer) error) error {
+		var b bytes.Buffer
+		if err := write(&b); err != nil {
+			return fmt.Errorf("report: writing %s: %w", name, err)
+		}
+		files = append(files, File{Name: name, Data: b.Bytes()})
+		return nil
+	}
+	if want["md"] {
+		if err := add("table.md", rep.Markdown); err != nil {
+			return nil, err
+		}
+	}
+	if want["tex"] {
+		if err := add("table.tex", rep.Table.LaTeX); err != nil {
+			return nil, err
+		}
+	}
+	for _, f := range rep.Figures {
+		if want["png"] {
+			files = append(files, File{Name: f.Name + ".png", Data: rep.PNG[f.Name]})
+		}
+		if want["svg"] {
+			if err := add(f.Name+".svg", func(w io.Writer) error { return f.Render(w, "svg", rep.Theme.DPI) }); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if want["html"] {
+		if err := add("report.html", rep.HTML); err != nil {
+			return nil, err
+		}
+	}
+	if want["ipynb"] {
+		if err := add("report.ipynb", rep.Notebook); err != nil {
+			return nil, err
+		}
+	}
+	return files, nil
+}
+
+// NewReport lays out the table, builds the figures and renders their PNGs.
+// Figures: the validation curves and objective traces of every learned
+// row; the diagonal weights of every diagonal K4 refit (one figure per
+// row and split); the t-SNE map of split 0 of the best K4 row (or of the
+// best learned row if no K4 row exists).
+func NewReport(run *Run, opts Options) (*Report, error) {
+	th := DefaultTheme()
+	if opts.Theme != nil {
+		th = *opts.Theme
+	}
+	rep := &Report{Run: run, Table: NewTable(run.Summary), PNG: map[string][]byte{}, Source: opts.Source, Theme: th}
+	s := run.Summary
+	if f, err := ValidationFigure(s, th); err != nil {
+		return nil, err
+	} else if f != nil {
+		rep.Figures = append(rep.Figures, f)
+	}
+	if f, err := ObjectiveFigure(run, th); err != nil {
+		return nil, err
+	} else if f != nil {
+		rep.Figures = append(rep.Figures, f)
+	}
+	for i := range s.Rows {
+		row := &s.Rows[i]
+		if row.Method != "k4" || row.Mode != "diag" {
+			continue
+		}
+		for sp := range row.Models {
+			m := run.model(row, sp)
+			if m == nil {
+				continue
+			}
+			f, err := WeightsFigure(row, sp, m, th)
+			if err != nil {
+				return nil, err
+			}
+			rep.Figures = append(rep.Figures, f)
+		}
+	}
+	if r := mapRow(run); r >= 0 {
+		set := TSNESettings{Seed: 1}
+		if opts.TSNE != nil {
+			set = *opts.TSNE
+		}
+		row := &s.Rows[r]
+		if m := run.model(row, 0); m != nil && m.N >= 4 {
+			md, err := MapSeries(m, run.Items, 0, &set)
+			if err != nil {
+				return nil, err
+			}
+			f, err := MapFigure(row, 0, md, th)
+			if err != nil {
+				return nil, err
+			}
+			rep.Figures = append(rep.Figures, f)
+		}
+	}
+	for _, f := range rep.Figures {
+		var b bytes.Buffer
+		if err := f.Render(&b, "png", th.DPI); err != nil {
+			return nil, fmt.Errorf("report: rendering %s: %w", f.Name, err)
+		}
+		rep.PNG[f.Name] = b.Bytes()
+	}
+	return rep, nil
+}
+
+// Markdown writes the table, the per-row details and the figure list as
+// Markdown (table.md).
+func (rep *Report) Markdown(w io.Writer) error {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "# %s\n\n", mdEscape(rep.Run.Summary.Name))
+	if err := rep.Table.Markdown(&b); err != nil {
+		return err
+	}
+	b.WriteString("\n## Rows\n\n")
+	b.WriteString(rep.detailsMarkdown())
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// detail is one line of the per-row details table.
+type detail struct {
+	Label, Method, Kernels, Accuracy, Beta, Train, Test, Paper string
+}
+
+func (rep *Report) details() []detail {
+	var out []detail
+	for _, r := range rep.Run.Summary.Rows {
+		d := detail{Label: r.Label, Method: strings.TrimSpace(strings.ToUpper(r.Method) + " " + r.Mode), Kernels: strings.Join(r.Kernels, " + ")}
+		d.Accuracy = joinFloats(r.Accuracy, format)
+		d.Beta = joinFloats(r.Beta, func(v float64) string { return fmt.Sprintf("%g", v) })
+		d.Train = joinInts(r.TrainComparisons)
+		d.Test = joinInts(r.TestComparisons)
+		if r.Paper != nil {
+			d.Paper = format(*r.Paper)
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+var detailHeader = []string{"Row", "Method", "Kernels", "Accuracy per split", "β chosen per split", "Train comparisons", "Test comparisons", "Paper"}
+
+func (rep *Report) detailsMarkdown() string {
+	var b strings.Builder
+	b.WriteString("| " + strings.Join(detailHeader, " | ") + " |\n|" + strings.Repeat("---|", len(detailHeader)) + "\n")
+	for _, d := range rep.details() {
+		cells := []string{d.Label, d.Method, d.Kernels, d.Accuracy, d.Beta, d.Train, d.Test, d.Paper}
+		for i := range cells {
+			cells[i] = mdEscape(cells[i])
+		}
+		b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
+	}
+	return b.String()
+}
+
+func joinFloats(x []float64, f func(float64) string) string {
+	parts := make([]string, len(x))
+	for i, v := range x {
+		parts[i] = f(v)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func joinInts(x []int) string {
+	parts := make([]string, len(x))
+	for i, v := range x {
+		parts[i] = fmt.Sprint(v)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// HTML writes the table as an HTML table (bold best entries, paper values
+// in a muted span) with the caption below.
+func (t *Table) HTML(w io.Writer) error {
+	var b strings.Builder
+	b.WriteString("<table class=\"results\">\n<thead><tr><th>" + html.EscapeString(t.RowHeader) + "</th>")
+	for _, c := range t.Columns {
+		b.WriteString("<th>" + html.EscapeString(c.Header) + "</th>")
+	}
+	b.WriteString("</tr></thead>\n<tbody>\n")
+	for _, r := range t.Rows {
+		b.WriteString("<tr><td>" + html.EscapeString(r.Name) + "</td>")
+		for _, c := range r.Cells {
+			b.WriteString("<td>")
+			if c != nil {
+				v := format(c.Mean)
+				if t.Splits > 1 {
+					v += " ± " + format(c.Std)
+				}
+				if c.Best {
+					v = "<b>" + v + "</b>"
+				}
+				if c.Paper != nil {
+					v += " <span class=\"paper\">(" + format(*c.Paper) + ")</span>"
+				}
+				b.WriteString(v)
+			}
+			b.WriteString("</td>")
+		}
+		b.WriteString("</tr>\n")
+	}
+	b.WriteString("</tbody>\n</table>\n<p class=\"caption\">" + html.EscapeString(t.Caption()) + "</p>\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// timingSummary groups task timings by kind (the prefix of the task ID
+// before the first '-') and lists the slowest tasks.
+type timingSummary struct {
+	Total   float64
+	ByKind  []kindTime
+	Slowest []taskTime
+}
+
+type kindTime struct {
+	Kind    string
+	Tasks   int
+	Seconds float64
+}
+
+type taskTime struct {
+	ID      string
+	Seconds float64
+}
+
+func summariseTimings(t map[string]float64, top int) timingSummary {
+	var s timingSummary
+	kinds := map[string]*kindTime{}
+	var all []taskTime
+	for _, id := range sortedKeys(t) {
+		v := t[id]
+		s.Total += v
+		k, _, _ := strings.Cut(id, "-")
+		if kinds[k] == nil {
+			kinds[k] = &kindTime{Kind: k}
+		}
+		kinds[k].Tasks++
+		kinds[k].Seconds += v
+		all = append(all, taskTime{id, v})
+	}
+	for _, k := range sortedKeys(kinds) {
+		s.ByKind = append(s.ByKind, *kinds[k])
+	}
+	sort.SliceStable(all, func(a, b int) bool { return all[a].Seconds > all[b].Seconds })
+	s.Slowest = all[:min(top, len(all))]
+	return s
+}
+
+func seconds(v float64) string {
+	if math.IsNaN(v) {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.1f s", v)
+}
