@@ -1,0 +1,229 @@
+package report
+
+import (
+	"bytes"
+	"image"
+	"image/png"
+	"math"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/plot/vg"
+)
+
+func TestWeightSeries(t *testing.T) {
+	run := loadFixture(t)
+	m := run.Models["models/refit-r05-s00.json"]
+	got, err := WeightSeries(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The diagonals written into testdata/run/models/refit-r05-s00.json.
+	want := [][]float64{{1.0, 0.0, 0.5, 0.0, 2.0, 0.25}, {0.0, 0.1, 0.0, 0.0, 0.05, 0.0}}
+	if len(got) != len(want) {
+		t.Fatalf("%d blocks, want %d", len(got), len(want))
+	}
+	for p := range want {
+		if !floats.Equal(got[p], want[p]) {
+			t.Errorf("block %d: %v, want %v", p, got[p], want[p])
+		}
+	}
+	if _, err := WeightSeries(run.Models["models/refit-r06-s00.json"]); err == nil {
+		t.Error("WeightSeries accepted a full model")
+	}
+}
+
+func TestValidationSeries(t *testing.T) {
+	s := loadFixture(t).Summary
+	for _, test := range []struct {
+		row    int
+		chosen []int
+		curve0 []float64
+	}{
+		{1, []int{1, 2}, []float64{0.60, 0.75, 0.70}},
+		{3, []int{0, 0}, []float64{0.58, 0.52, 0.51}},
+		{5, []int{2, 2}, []float64{0.70, 0.80, 0.90}},
+		{0, nil, nil}, // native: no sweep
+	} {
+		betas, curves, chosen := ValidationSeries(s, &s.Rows[test.row])
+		if !floats.Equal(betas, []float64{1, 10, 100}) {
+			t.Errorf("row %d: betas %v", test.row, betas)
+		}
+		if len(chosen) != len(test.chosen) || (len(chosen) > 0 && (chosen[0] != test.chosen[0] || chosen[1] != test.chosen[1])) {
+			t.Errorf("row %d: chosen %v, want %v", test.row, chosen, test.chosen)
+		}
+		if test.curve0 != nil && !floats.Equal(curves[0], test.curve0) {
+			t.Errorf("row %d: curve of split 0 %v, want %v", test.row, curves[0], test.curve0)
+		}
+	}
+}
+
+func TestObjectiveSeries(t *testing.T) {
+	run := loadFixture(t)
+	row := &run.Summary.Rows[5]
+	tr := ObjectiveSeries(run, row)
+	if len(tr) != 2 {
+		t.Fatalf("%d traces, want one per split", len(tr))
+	}
+	// The fixture's traces are a·2⁻ⁱ + 1 with a = 100(r+s+1), 8+r values.
+	for s, want0 := range []float64{601, 701} {
+		if len(tr[s]) != 13 || tr[s][0] != want0 || tr[s][12] != 100*float64(6+s)/4096+1 {
+			t.Errorf("split %d: trace %v", s, tr[s])
+		}
+	}
+}
+
+func TestMapSeries(t *testing.T) {
+	run := loadFixture(t)
+	m := run.Models["models/refit-r05-s01.json"]
+	md, err := MapSeries(m, run.Items, 1, &TSNESettings{Seed: 1, Iterations: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Split 1 trains on items 2..7 (testdata/run/items.json).
+	wantNames := []string{"gamma & co", "delta", "epsilon", "zeta", "eta", "theta"}
+	wantLabels := []int{1, 2, 2, 2, 1, 2}
+	for i := range wantNames {
+		if md.Names[i] != wantNames[i] || md.Labels[i] != wantLabels[i] {
+			t.Errorf("point %d: %q class %d, want %q class %d", i, md.Names[i], md.Labels[i], wantNames[i], wantLabels[i])
+		}
+	}
+	if len(md.X) != 6 || len(md.Y) != 6 {
+		t.Fatalf("%d×%d points, want 6", len(md.X), len(md.Y))
+	}
+	// Without items: no names, no labels.
+	md, err = MapSeries(m, nil, 1, &TSNESettings{Seed: 1, Iterations: 50})
+	if err != nil || md.Labels != nil || md.Names[0] != "" {
+		t.Errorf("without items: labels %v names %q err %v", md.Labels, md.Names, err)
+	}
+}
+
+func TestLabelSubset(t *testing.T) {
+	th := DefaultTheme()
+	// Ten points on one spot: only one name fits.
+	md := &MapData{X: make([]float64, 10), Y: make([]float64, 10), Names: strings.Split("a,b,c,d,e,f,g,h,i,j", ",")}
+	if got := LabelSubset(md, th, 400, 400, -1, 1, -1, 1); len(got) != 1 {
+		t.Errorf("stacked points: %d names kept, want 1", len(got))
+	}
+	// Ten points far apart vertically: all fit.
+	for i := range md.Y {
+		md.Y[i] = float64(i) / 10
+	}
+	if got := LabelSubset(md, th, 400, 400, -0.5, 1, -0.1, 1); len(got) != 10 {
+		t.Errorf("spread points: %d names kept, want 10", len(got))
+	}
+	// Kept boxes never overlap (random layout).
+	n := 200
+	md = &MapData{X: make([]float64, n), Y: make([]float64, n), Names: make([]string, n)}
+	for i := 0; i < n; i++ {
+		md.X[i], md.Y[i] = math.Sin(float64(i)*1.7), math.Cos(float64(i)*2.3)
+		md.Names[i] = strings.Repeat("x", 3+i%9)
+	}
+	w, h := vg.Length(500), vg.Length(500)
+	kept := LabelSubset(md, th, w, h, -1.2, 1.2, -1.2, 1.2)
+	em := float64(th.PointLabel)
+	box := func(i int) [4]float64 {
+		x0 := (md.X[i]+1.2)*float64(w)/2.4 + 2*float64(th.GlyphRadius)
+		y0 := (md.Y[i] + 1.2) * float64(h) / 2.4
+		return [4]float64{x0, x0 + 0.55*em*float64(len(md.Names[i])), y0 - 0.6*em, y0 + 0.6*em}
+	}
+	for a := range kept {
+		for b := a + 1; b < len(kept); b++ {
+			p, q := box(kept[a]), box(kept[b])
+			if p[0] < q[1] && q[0] < p[1] && p[2] < q[3] && q[2] < p[3] {
+				t.Fatalf("names of points %d and %d overlap", kept[a], kept[b])
+			}
+		}
+	}
+	if len(kept) == 0 || len(kept) == n {
+		t.Errorf("%d of %d names kept: expected a proper subset", len(kept), n)
+	}
+}
+
+func TestLogTicks(t *testing.T) {
+	labels := func(lo, hi float64) []string {
+		var out []string
+		for _, tk := range (logTicks{}).Ticks(lo, hi) {
+			if tk.Label != "" {
+				out = append(out, tk.Label)
+			}
+		}
+		return out
+	}
+	for _, test := range []struct {
+		lo, hi float64
+		want   string
+	}{
+		{1, 1000, "1 2 5 10 20 50 100 200 500 1000"},
+		{1, 1e6, "1 10 100 1000 10000 100000 1e+06"},
+		{0.88, 0.99, "0.9"}, // a single tick in range: every tick labelled
+		{3, 9, "3 4 5 6 7 8 9"},
+	} {
+		if got := strings.Join(labels(test.lo, test.hi), " "); got != test.want {
+			t.Errorf("ticks on [%g, %g]: %q, want %q", test.lo, test.hi, got, test.want)
+		}
+	}
+}
+
+// TestFiguresRender is an image smoke test: every figure of the fixture
+// renders as a PNG of the expected pixel size that is not blank, and as SVG.
+func TestFiguresRender(t *testing.T) {
+	run := loadFixture(t)
+	rep, err := NewReport(run, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range rep.Figures {
+		names = append(names, f.Name)
+	}
+	want := "fig-validation fig-objective fig-weights-mkpoe-k4-diag-s00 fig-weights-mkpoe-k4-diag-s01 fig-map"
+	if got := strings.Join(names, " "); got != want {
+		t.Errorf("figures %q, want %q", got, want)
+	}
+	th := DefaultTheme()
+	for _, f := range rep.Figures {
+		img, err := png.Decode(bytes.NewReader(rep.PNG[f.Name]))
+		if err != nil {
+			t.Fatalf("%s: %v", f.Name, err)
+		}
+		wantW := int(math.Ceil(f.Width.Points() / 72 * float64(th.DPI)))
+		wantH := int(math.Ceil(f.Height.Points() / 72 * float64(th.DPI)))
+		if b := img.Bounds(); absInt(b.Dx()-wantW) > 1 || absInt(b.Dy()-wantH) > 1 {
+			t.Errorf("%s: %d×%d pixels, want %d×%d", f.Name, b.Dx(), b.Dy(), wantW, wantH)
+		}
+		if frac := inkFraction(img); frac < 0.003 { // the 6-point map inks ~0.7%
+			t.Errorf("%s: only %.4f of the pixels are not white", f.Name, frac)
+		}
+		var svg bytes.Buffer
+		if err := f.Render(&svg, "svg", th.DPI); err != nil || !bytes.Contains(svg.Bytes(), []byte("<svg")) {
+			t.Errorf("%s: SVG: %v", f.Name, err)
+		}
+	}
+	if err := rep.Figures[0].Render(&bytes.Buffer{}, "gif", 96); err == nil {
+		t.Error("Render accepted format gif")
+	}
+}
+
+func absInt(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// inkFraction is the fraction of pixels that are not (near) white.
+func inkFraction(img image.Image) float64 {
+	b := img.Bounds()
+	ink := 0
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			if r < 0xf000 || g < 0xf000 || bl < 0xf000 {
+				ink++
+			}
+		}
+	}
+	return float64(ink) / float64(b.Dx()*b.Dy())
+}
