@@ -29,6 +29,7 @@ var commands = map[string]command{
 	"merge":  {"build a run's summary once every task is done; else name what is missing", runMerge},
 	"native": {"accuracy of a kernel's native space on comparisons", runNative},
 	"plan":   {"list the tasks of a config's plan", runPlan},
+	"report": {"tables, figures, HTML and notebook from a run directory", runReport},
 	"run":    {"run an experiment config: nested CV over β, resumable, parallel", runRun},
 	"slurm":  {"write (and --submit) Slurm array jobs for a run, then a merge job", runSlurm},
 	"status": {"done, missing and failed tasks of a run, and how to resubmit them", runStatus},

@@ -1,0 +1,109 @@
+package experiments
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// copyDir copies the files of src (one level of subdirectories) into dst.
+func copyDir(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// reportFixture is a copy of pkg/report's hand-made run directory with a
+// config.resolved.yaml whose rows name their kernel or group.
+func reportFixture(t *testing.T) string {
+	dir := t.TempDir()
+	copyDir(t, filepath.Join("..", "pkg", "report", "testdata", "run"), dir)
+	writeFile(t, dir, "config.resolved.yaml", `name: fixture_50%
+rows:
+  - {label: A native, method: native, kernel: A}
+  - {label: A K1 diag, method: k1, kernel: A, mode: diag}
+  - {label: B_1 native, method: native, kernel: B_1}
+  - {label: B_1 K1 full, method: k1, kernel: B_1, mode: full}
+  - {label: sum native, method: native, group: pair}
+  - {label: MKPOE K4 diag, method: k4, group: pair, mode: diag}
+  - {label: MKPOE K4 full, method: k4, group: pair, mode: full}
+`)
+	return dir
+}
+
+func TestReportCommand(t *testing.T) {
+	dir := reportFixture(t)
+	out := filepath.Join(t.TempDir(), "rep")
+	code, stdout, stderr := run("report", dir, "--out", out)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, name := range []string{"table.md", "table.tex", "fig-validation.png", "fig-map.svg", "report.html", "report.ipynb"} {
+		if _, err := os.Stat(filepath.Join(out, name)); err != nil {
+			t.Errorf("%s not written: %v", name, err)
+		}
+		if !strings.Contains(stdout, filepath.Join(out, name)) {
+			t.Errorf("stdout does not list %s", name)
+		}
+	}
+	// Rows are named after the config's group, not the kernel list.
+	md, err := os.ReadFile(filepath.Join(out, "table.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(md), "| pair | 0.610 ± 0.014 (0.718) |") {
+		t.Errorf("table.md does not name the group row:\n%s", md)
+	}
+	// Default output directory and a format subset.
+	if code, _, stderr := run("report", "--formats", "md, tex", dir); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	entries, _ := os.ReadDir(filepath.Join(dir, "report"))
+	if len(entries) != 2 {
+		t.Errorf("RUN_DIR/report holds %d files, want table.md and table.tex", len(entries))
+	}
+}
+
+func TestReportCommandErrors(t *testing.T) {
+	empty := t.TempDir()
+	dir := reportFixture(t)
+	for _, test := range []struct {
+		name string
+		args []string
+		msg  string
+	}{
+		{"no run dir", []string{"report"}, "usage: mkpoe report RUN_DIR"},
+		{"missing dir", []string{"report", filepath.Join(empty, "nope")}, "not a directory"},
+		{"not a run", []string{"report", empty}, "no summary.json"},
+		{"bad format", []string{"report", dir, "--formats", "md,pdf"}, `--formats: each must be one of md,tex,png,svg,html,ipynb, got "pdf"`},
+		{"extra argument", []string{"report", dir, "other"}, "unexpected arguments"},
+	} {
+		t.Run(test.name, func(t *testing.T) {
+			code, _, stderr := run(test.args...)
+			if code != ExitUsage || !strings.Contains(stderr, test.msg) {
+				t.Errorf("exit %d, stderr %q; want exit 2 and %q", code, stderr, test.msg)
+			}
+		})
+	}
+	// A corrupt summary is bad input too.
+	writeFile(t, dir, "summary.json", "{")
+	if code, _, stderr := run("report", dir); code != ExitUsage || !strings.Contains(stderr, "parsing summary.json") {
+		t.Errorf("corrupt summary: exit %d, %q", code, stderr)
+	}
+}
