@@ -107,3 +107,32 @@ func TestReportCommandErrors(t *testing.T) {
 		t.Errorf("corrupt summary: exit %d, %q", code, stderr)
 	}
 }
+
+// TestRunWritesReport: mkpoe run writes RUN_DIR/report after the summary,
+// unless --no-report is given.
+func TestRunWritesReport(t *testing.T) {
+	cfg := writeFile(t, t.TempDir(), "tiny.yaml", tinyConfig)
+	dir := filepath.Join(t.TempDir(), "run")
+	code, stdout, stderr := run("run", cfg, "--out", dir, "--workers", "2")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, name := range []string{"table.md", "report.html", "report.ipynb", "fig-map.png", "fig-weights-both-k4-diag-s01.png"} {
+		if _, err := os.Stat(filepath.Join(dir, "report", name)); err != nil {
+			t.Errorf("report/%s not written: %v", name, err)
+		}
+	}
+	if !strings.Contains(stdout, filepath.Join(dir, "report", "report.html")) {
+		t.Errorf("stdout does not name the report:\n%s", stdout)
+	}
+	// Rerun (every task done) with --no-report after removing the report.
+	if err := os.RemoveAll(filepath.Join(dir, "report")); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := run("run", cfg, "--out", dir, "--no-report"); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "report")); !os.IsNotExist(err) {
+		t.Errorf("--no-report wrote a report (%v)", err)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 )
@@ -51,9 +52,11 @@ func loadConfigArgs(name string, args []string, stderr io.Writer, extra func(fs 
 func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var workers *int
 	var shard *shardFlags
+	var noReport *bool
 	c, err := loadConfigArgs("run", args, stderr, func(fs *flagSet) {
 		workers = fs.Int("workers", 0, "tasks run in parallel (default: all cores)")
 		shard = addShardFlags(fs)
+		noReport = fs.Bool("no-report", false, "do not write the report (RUN_DIR/report) after the summary")
 	})
 	if err != nil {
 		return err
@@ -71,6 +74,12 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	fmt.Fprint(stdout, s.Markdown())
+	if !*noReport {
+		if _, err := WriteReport(c.Output, "", nil); err != nil {
+			return fmt.Errorf("the run finished but its report failed (retry with mkpoe report %s): %v", c.Output, err)
+		}
+		fmt.Fprintf(stdout, "\nreport: %s\n", filepath.Join(c.Output, "report", "report.html"))
+	}
 	fmt.Fprintf(stdout, "\nrun directory: %s (%.1fs)\n", c.Output, time.Since(start).Seconds())
 	return nil
 }
