@@ -1,13 +1,8 @@
 package mkpoe
 
 import (
-	"math"
-
 	"gonum.org/v1/gonum/floats"
 )
-
-// goldenRatio φ drives the adaptive step of McFee's mlr code.
-var goldenRatio = (1 + math.Sqrt(5)) / 2
 
 // subgradient minimises the exact objective by the projected subgradient
 // method of McFee & Lanckriet (2011, Appendix B): the subgradient
@@ -18,11 +13,17 @@ var goldenRatio = (1 + math.Sqrt(5)) / 2
 // or, for diagonal W, onto W_ii ≥ 0. The problem p is in the paper's
 // W-space (Φ = K, R = K).
 //
-// Step size (the paper does not state one): that of McFee's mlr code. A step
-// is accepted only if the objective drops; after a success it grows by φ^{1/3},
-// after a failure it shrinks by 1/φ (φ the golden ratio). The first step has
-// unit Frobenius length. It stops when the best objective improved by less
-// than Tol/10 (relative) over the last 200 iterations, or the step underflows.
+// Deviation: the paper states no step size. McFee's mlr code accepts a step
+// only if f drops (growing it by φ^{1/3}, else shrinking by 1/φ), which can
+// stall at a kink of the hinge: a subgradient need not be a descent
+// direction. We use the Polyak step towards a target level instead
+// (Brännlund 1995; Goffin & Kiwiel 1999), which provably converges:
+//
+//	α_k = (f(W_k) − f_best + δ_k) / ‖g_k‖²,
+//
+// with δ_0 = f(W_0)/2 and δ halved, restarting from the best point, whenever
+// 200 iterations pass without a new best. Every iterate is kept (no rejection); the best is returned. It
+// stops when δ < Tol·f_best/10 or at MaxIter.
 func (p *problem) subgradient(x0 []float64, s Settings) solution {
 	ws := p.newWorkspace()
 	nc := len(p.left)
@@ -44,50 +45,42 @@ func (p *problem) subgradient(x0 []float64, s Settings) solution {
 		sol.objective, sol.converged = 0, true
 		return sol
 	}
-	xn := make([]float64, p.dim)
-	mn := make([]float64, nc)
-	step := -1.0
-	const window = 200
+	delta := f / 2
+	sinceBest := 0
+	const patience = 200
 	for it := 1; it <= s.MaxIter; it++ {
 		p.lossAndWeights(m, 0, alpha)
 		p.gradient(ws, alpha, pw, g)
-		if step < 0 {
-			gn := floats.Norm(g, 2)
-			if gn == 0 {
-				sol.converged = true
-				break
-			}
-			step = 1 / gn
+		gn2 := floats.Dot(g, g)
+		if gn2 == 0 {
+			sol.converged = true
+			break
 		}
-		for k := range xn {
-			xn[k] = x[k] - step*g[k]
-		}
-		p.project(ws, xn)
-		p.margins(ws, xn, dist, mn)
-		fn := p.regularizer(xn) + p.lossAndWeights(mn, 0, nil)
-		if fn < f {
-			x, xn = xn, x
-			m, mn = mn, m
-			f = fn
-			step *= math.Cbrt(goldenRatio)
-		} else {
-			step /= goldenRatio
-		}
+		step := (f - sol.objective + delta) / gn2
+		floats.AddScaled(x, -step, g)
+		p.project(ws, x)
+		p.margins(ws, x, dist, m)
+		f = p.regularizer(x) + p.lossAndWeights(m, 0, nil)
 		sol.trace = append(sol.trace, f)
 		sol.iters = it
 		if f < sol.objective {
 			sol.objective = f
 			copy(sol.x, x)
+			sinceBest = 0
+		} else if sinceBest++; sinceBest >= patience {
+			// No progress at this target: aim closer and restart from the best point.
+			delta /= 2
+			sinceBest = 0
+			copy(x, sol.x)
+			p.margins(ws, x, dist, m)
+			f = sol.objective
 		}
 		if s.Recorder != nil {
 			s.Recorder(Iteration{Iter: it, Objective: f, Best: sol.objective})
 		}
-		if it > window {
-			old := sol.trace[it-1-window]
-			if old-sol.objective <= s.Tol/10*sol.objective || step < 1e-300 {
-				sol.converged = true
-				break
-			}
+		if delta < s.Tol/10*sol.objective {
+			sol.converged = true
+			break
 		}
 	}
 	return sol
