@@ -219,6 +219,10 @@ func ValidationFigure(s *Summary, th Theme) (*Figure, error) {
 			}
 		}
 		padY(pl)
+		if len(curves) > 1 {
+			// Headroom for the legend (top right) above the curves.
+			pl.Y.Max += (pl.Y.Max - pl.Y.Min) * 0.09 * float64(len(curves))
+		}
 		panels = append(panels, pl)
 	}
 	if len(panels) == 0 {
@@ -311,11 +315,7 @@ func ObjectiveFigure(run *Run, th Theme) (*Figure, error) {
 			pl.Y.Tick.Marker = logTicks{}
 		}
 		for sp, tr := range traces {
-			x := make([]float64, len(tr))
-			for k := range x {
-				x[k] = float64(k + 1)
-			}
-			xys := finiteXYs(x, tr)
+			xys := finiteXYs(thinLog(tr, 1500))
 			if len(xys) == 0 {
 				continue
 			}
@@ -343,8 +343,32 @@ func ObjectiveFigure(run *Run, th Theme) (*Figure, error) {
 	}, nil
 }
 
+// thinLog returns iterations 1..len(y) and their values, keeping at most
+// about m points spaced evenly on a log axis (every point if len(y) ≤ m),
+// plus the last: a 100 000-iteration trace would otherwise make a
+// megabytes-large SVG of points closer than a pixel.
+func thinLog(y []float64, m int) (x, v []float64) {
+	n := len(y)
+	last := -1
+	for k := 0; k < m && n > 0; k++ {
+		i := k
+		if n > m {
+			i = int(math.Round(math.Exp(float64(k)/float64(m-1)*math.Log(float64(n))))) - 1
+		}
+		if i <= last || i >= n {
+			continue
+		}
+		x, v = append(x, float64(i+1)), append(v, y[i])
+		last = i
+	}
+	if n > 0 && last != n-1 {
+		x, v = append(x, float64(n)), append(v, y[n-1])
+	}
+	return x, v
+}
+
 // logTicks marks 1, 2 and 5 times powers of ten on a log axis (labelled
-// when the axis spans at most three decades, else only powers of ten),
+// when the axis spans at most two decades, else only powers of ten),
 // so that even a short range gets labels; gonum's LogTicks labels powers
 // of ten only.
 type logTicks struct{}
@@ -354,7 +378,7 @@ func (logTicks) Ticks(lo, hi float64) []plot.Tick {
 	if lo <= 0 || hi <= lo {
 		return plot.DefaultTicks{}.Ticks(lo, hi)
 	}
-	few := math.Log10(hi/lo) <= 3
+	few := math.Log10(hi/lo) <= 2
 	var ticks []plot.Tick
 	for e := math.Floor(math.Log10(lo)); e <= math.Ceil(math.Log10(hi)); e++ {
 		for m := 1; m < 10; m++ {

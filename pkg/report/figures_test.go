@@ -155,7 +155,8 @@ func TestLogTicks(t *testing.T) {
 		lo, hi float64
 		want   string
 	}{
-		{1, 1000, "1 2 5 10 20 50 100 200 500 1000"},
+		{1, 100, "1 2 5 10 20 50 100"},
+		{1, 1000, "1 10 100 1000"},
 		{1, 1e6, "1 10 100 1000 10000 100000 1e+06"},
 		{0.88, 0.99, "0.9"}, // a single tick in range: every tick labelled
 		{3, 9, "3 4 5 6 7 8 9"},
@@ -226,4 +227,25 @@ func inkFraction(img image.Image) float64 {
 		}
 	}
 	return float64(ink) / float64(b.Dx()*b.Dy())
+}
+
+func TestThinLog(t *testing.T) {
+	y := make([]float64, 100000)
+	for i := range y {
+		y[i] = float64(i)
+	}
+	x, v := thinLog(y, 1500)
+	if len(x) > 1501 || len(x) < 750 || // early log-spaced indices coincide
+		x[0] != 1 || x[len(x)-1] != 100000 || v[len(v)-1] != 99999 {
+		t.Errorf("%d points from %g to %g", len(x), x[0], x[len(x)-1])
+	}
+	for k := 1; k < len(x); k++ {
+		if x[k] <= x[k-1] || v[k] != x[k]-1 {
+			t.Fatalf("point %d: (%g, %g) after (%g, %g)", k, x[k], v[k], x[k-1], v[k-1])
+		}
+	}
+	x, _ = thinLog([]float64{3, 2, 1}, 1500)
+	if !floats.Equal(x, []float64{1, 2, 3}) {
+		t.Errorf("short trace: %v", x)
+	}
 }

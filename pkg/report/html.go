@@ -20,6 +20,7 @@ th, td { padding: 0.25em 0.7em; border-bottom: 1px solid #e3e3e3; text-align: ri
 th:first-child, td:first-child { text-align: left; }
 thead th { border-bottom: 2px solid #888; }
 table.kv td { text-align: left; }
+table.details th:nth-child(-n+3), table.details td:nth-child(-n+3) { text-align: left; }
 .paper { color: #777; font-style: italic; }
 .caption { font-size: 0.9em; color: #444; max-width: 900px; }
 figure { margin: 1.2em 0; } figure img { max-width: 100%; border: 1px solid #eee; }
@@ -35,7 +36,7 @@ Reproduces the protocol of McFee &amp; Lanckriet, “Learning Multi-modal Simila
 {{.Table}}
 
 <h2>Rows</h2>
-<table>
+<table class="details">
 <thead><tr>{{range .DetailHeader}}<th>{{.}}</th>{{end}}</tr></thead>
 <tbody>
 {{range .Details}}<tr><td>{{.Label}}</td><td>{{.Method}}</td><td>{{.Kernels}}</td><td>{{.Accuracy}}</td><td>{{.Beta}}</td><td>{{.Train}}</td><td>{{.Test}}</td><td>{{.Paper}}</td></tr>
