@@ -270,3 +270,39 @@ func TestShippedConfigsCheck(t *testing.T) {
 		})
 	}
 }
+
+// TestQuickstartShowsMKPOE runs configs/quickstart.yaml (about 15 s) and
+// checks the claims the README makes of it: MKPOE (K4) beats the unweighted
+// sum (native, and K1 in the same mode) and gives the noise views little
+// weight.
+func TestQuickstartShowsMKPOE(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the quickstart (about 15 s)")
+	}
+	c, err := LoadConfig(filepath.Join("..", "configs", "quickstart.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Output = t.TempDir()
+	s, err := Run(context.Background(), c, RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	acc := map[string]float64{}
+	for _, r := range s.Rows {
+		acc[r.Label] = r.Mean
+		if r.KernelShare != nil {
+			for i, k := range r.Kernels {
+				if strings.HasPrefix(k, "noise") && r.KernelShare[i] > 0.05 {
+					t.Errorf("%s: noise kernel %s carries %.3f of the regulariser, want < 0.05", r.Label, k, r.KernelShare[i])
+				}
+			}
+		}
+	}
+	t.Logf("%s", s.Markdown())
+	for _, cmp := range [][2]string{{"MKPOE K4 diag", "sum K1 diag"}, {"MKPOE K4 full", "sum K1 full"}, {"MKPOE K4 diag", "sum native"}, {"MKPOE K4 full", "sum native"}} {
+		if acc[cmp[0]] <= acc[cmp[1]] {
+			t.Errorf("%s accuracy %.4f does not beat %s %.4f", cmp[0], acc[cmp[0]], cmp[1], acc[cmp[1]])
+		}
+	}
+}

@@ -36,6 +36,9 @@ type RowSummary struct {
 	TrainComparisons []int       `json:"train_comparisons"`
 	TestComparisons  []int       `json:"test_comparisons"`
 	Paper            *float64    `json:"paper,omitempty"`
+	// KernelShare is the mean over splits of each kernel's share of
+	// Σ_p tr(W⁽ᵖ⁾K⁽ᵖ⁾) in the refit models (k4 rows only).
+	KernelShare []float64 `json:"kernel_share,omitempty"`
 }
 
 // Merge builds the summary from the task results in c.Output and writes
@@ -83,6 +86,14 @@ func Merge(c *Config) (*Summary, error) {
 					}
 				}
 				rs.ValCurve = append(rs.ValCurve, curve)
+				if res.KernelShare != nil {
+					if rs.KernelShare == nil {
+						rs.KernelShare = make([]float64, len(res.KernelShare))
+					}
+					for i, v := range res.KernelShare {
+						rs.KernelShare[i] += v / float64(c.Protocol.Splits)
+					}
+				}
 			}
 			rs.Accuracy = append(rs.Accuracy, res.TestAccuracy)
 			rs.TrainComparisons = append(rs.TrainComparisons, res.TrainComparisons)
@@ -148,6 +159,21 @@ func (s *Summary) Markdown() string {
 			paper = fmt.Sprintf("%.4f", *r.Paper)
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", r.Label, strings.Join(r.Kernels, " + "), acc, beta, paper)
+	}
+	first := true
+	for _, r := range s.Rows {
+		if r.KernelShare == nil {
+			continue
+		}
+		if first {
+			b.WriteString("\nKernel shares of Σ_p tr(W⁽ᵖ⁾K⁽ᵖ⁾) in the MKPOE refits (mean over splits):\n\n| Row | Shares |\n|---|---|\n")
+			first = false
+		}
+		var parts []string
+		for i, v := range r.KernelShare {
+			parts = append(parts, fmt.Sprintf("%s %.3f", r.Kernels[i], v))
+		}
+		fmt.Fprintf(&b, "| %s | %s |\n", r.Label, strings.Join(parts, ", "))
 	}
 	return b.String()
 }

@@ -28,9 +28,12 @@ type TaskResult struct {
 	Iterations  []int     `json:"iterations,omitempty"`
 	Gaps        []float64 `json:"gaps,omitempty"`
 	// Beta is the β a refit chose; Model the model file, relative to the run directory.
-	Beta             float64                 `json:"beta,omitempty"`
-	Model            string                  `json:"model,omitempty"`
-	Dim              int                     `json:"dim,omitempty"`
+	Beta  float64 `json:"beta,omitempty"`
+	Model string  `json:"model,omitempty"`
+	Dim   int     `json:"dim,omitempty"`
+	// KernelShare is, for a k4 refit, each kernel's share of the trace
+	// regulariser Σ_p tr(W⁽ᵖ⁾K⁽ᵖ⁾): how much of the learned space it carries.
+	KernelShare      []float64               `json:"kernel_share,omitempty"`
 	TrainItems       int                     `json:"train_items"`
 	TestItems        int                     `json:"test_items"`
 	TrainComparisons int                     `json:"train_comparisons"`
@@ -111,6 +114,7 @@ func execTask(c *Config, ds *dataset, st *store, t Task, res *TaskResult) error 
 			return err
 		}
 		res.Beta, res.Dim = beta, m.Dim()
+		res.KernelShare = kernelShare(m, f, kidx)
 		res.Objectives, res.Iterations, res.Gaps = []float64{m.Objective}, []int{m.Stats.Iterations}, []float64{m.Stats.RelativeGap}
 		res.Model = filepath.Join("models", t.ID+".json")
 		return writeModel(filepath.Join(st.dir, res.Model), m)
@@ -211,4 +215,26 @@ func chooseBeta(c *Config, st *store, t Task) (float64, error) {
 		}
 	}
 	return c.BetaGrid[best], nil
+}
+
+// kernelShare returns tr(W⁽ᵖ⁾K⁽ᵖ⁾)/Σ_q tr(W⁽q⁾K⁽q⁾) for a model with one W
+// per kernel (k4), or nil.
+func kernelShare(m *mkpoe.Model, f *fold, kidx []int) []float64 {
+	if len(m.W) != len(kidx) || len(kidx) < 2 {
+		return nil
+	}
+	shares := make([]float64, len(kidx))
+	total := 0.0
+	for i, p := range kidx {
+		var wk mat.Dense
+		wk.Mul(m.W[i], f.grams[p])
+		shares[i] = math.Max(mat.Trace(&wk), 0)
+		total += shares[i]
+	}
+	if total > 0 {
+		for i := range shares {
+			shares[i] /= total
+		}
+	}
+	return shares
 }

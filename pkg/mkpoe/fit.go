@@ -234,6 +234,11 @@ func fit(in input, cs []data.Comparison, s Settings) (*Model, error) {
 			return nil, err
 		}
 	}
+	var sc scaling
+	if eigen {
+		sc = p.precondition()
+		sc.toSolver(p, x0)
+	}
 	var sol solution
 	if s.Solver == "pdhg" {
 		sol = p.pdhg(x0, s)
@@ -242,6 +247,8 @@ func fit(in input, cs []data.Comparison, s Settings) (*Model, error) {
 	} else {
 		sol = p.subgradient(x0, s)
 	}
+	sc.toProblem(p, sol.x)
+	blocks = p.blocks
 	ws := make([]*mat.SymDense, len(blocks))
 	for b := range blocks {
 		ws[b] = recoverW(&blocks[b], backs[b], sol.x)

@@ -23,8 +23,11 @@ type block struct {
 	r    int           // columns of phi
 	reg  *mat.SymDense // full only: R; nil means the identity
 	c    []float64     // diag only: regulariser weights c_t ≥ 0
-	off  int           // offset of this block in the flat variable
-	size int           // r*r (full) or r (diag)
+	// regDiag, for a full block with reg == nil, makes the regulariser
+	// Σ_k regDiag_k X_kk (nil means tr(X)). Preconditioning sets it.
+	regDiag []float64
+	off     int // offset of this block in the flat variable
+	size    int // r*r (full) or r (diag)
 }
 
 // problem is the MKPOE objective of Alg. 4 over a set of blocks,
@@ -158,7 +161,7 @@ func (p *problem) regularizer(x []float64) float64 {
 		}
 		if blk.reg == nil {
 			for t := 0; t < blk.r; t++ {
-				s += xb[t*blk.r+t]
+				s += blk.regWeight(t) * xb[t*blk.r+t]
 			}
 			continue
 		}
@@ -240,7 +243,7 @@ func (p *problem) gradient(ws *workspace, alpha, pw, g []float64) {
 		}
 		if blk.reg == nil {
 			for t := 0; t < r; t++ {
-				gb[t*r+t]++
+				gb[t*r+t] += blk.regWeight(t)
 			}
 		} else {
 			rr := blk.reg.RawSymmetric()
@@ -374,7 +377,9 @@ func (p *problem) dualScale(ws *workspace, g []float64) float64 {
 			return math.NaN()
 		}
 	}
-	// λ_min(Φᵀ S Φ) of every full block, concurrently (see project).
+	// λ_min(D⁻¹ Φᵀ S Φ D⁻¹) of every full block with regulariser
+	// Σ_k D²_kk X_kk (D = I unless preconditioned), concurrently (see
+	// project): R + tΦᵀSΦ ⪰ 0 ⇔ I + t D⁻¹ΦᵀSΦD⁻¹ ⪰ 0.
 	lmins := make([]float64, len(p.blocks))
 	p.forFullBlocks(func(b int) {
 		blk := &p.blocks[b]
@@ -382,15 +387,20 @@ func (p *problem) dualScale(ws *workspace, g []float64) float64 {
 		r := blk.r
 		sym := mat.NewSymDense(r, nil)
 		for i := 0; i < r; i++ {
+			di := math.Sqrt(blk.regWeight(i))
 			for j := i; j < r; j++ {
-				sym.SetSym(i, j, gb[i*r+j])
+				v := gb[i*r+j]
+				if i == j {
+					v -= blk.regWeight(i)
+				}
+				sym.SetSym(i, j, v/(di*math.Sqrt(blk.regWeight(j))))
 			}
 		}
 		e := &ws.eigs[b].eig
 		if !e.Factorize(sym, false) {
 			panic("mkpoe: eigendecomposition failed to converge")
 		}
-		lmins[b] = e.Values(nil)[0] - 1
+		lmins[b] = e.Values(nil)[0]
 	})
 	for b := range p.blocks {
 		if p.blocks[b].diag {
@@ -401,4 +411,13 @@ func (p *problem) dualScale(ws *workspace, g []float64) float64 {
 		}
 	}
 	return t
+}
+
+// regWeight returns the regulariser weight of X_kk for a full block with
+// reg == nil (1 unless preconditioned).
+func (blk *block) regWeight(k int) float64 {
+	if blk.regDiag == nil {
+		return 1
+	}
+	return blk.regDiag[k]
 }
