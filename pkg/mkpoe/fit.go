@@ -240,9 +240,7 @@ func fit(in input, cs []data.Comparison, s Settings) (*Model, error) {
 		sc.toSolver(p, x0)
 	}
 	var sol solution
-	if s.Solver == "pdhg" {
-		sol = p.pdhg(x0, s)
-	} else if eigen {
+	if eigen {
 		sol = p.accelerated(x0, s)
 	} else {
 		sol = p.subgradient(x0, s)

@@ -94,8 +94,6 @@ func ParseSolver(s string) (Solver, error) {
 		return Accelerated, nil
 	case Subgradient:
 		return Subgradient, nil
-	case "pdhg":
-		return "pdhg", nil
 	}
 	return "", fmt.Errorf("mkpoe: solver must be accelerated or subgradient, got %q", s)
 }
