@@ -12,36 +12,50 @@ import (
 	"time"
 )
 
-// loadConfigFlags parses "CONFIG [flags]" and applies --out.
+// loadConfigArgs parses "CONFIG [flags]" and applies --out.
 func loadConfigArgs(name string, args []string, stderr io.Writer, extra func(fs *flagSet)) (*Config, error) {
 	fs := newFlagSet(name, stderr)
 	out := fs.String("out", "", "run directory (default: the config's output, results/<name>)")
 	if extra != nil {
 		extra(fs)
 	}
-	// Accept the config path before or after the flags.
+	path, err := pathArg(fs, args)
+	if err != nil {
+		return nil, err
+	}
+	if path == "" {
+		return nil, usagef("usage: mkpoe %s CONFIG [flags]", name)
+	}
+	return loadConfigFile(path, *out)
+}
+
+// pathArg parses args with fs and returns the one positional argument
+// (before or after the flags), or "" if there is none.
+func pathArg(fs *flagSet, args []string) (string, error) {
 	var path string
 	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
 		path, args = args[0], args[1:]
 	}
 	if err := parseFlags(fs, args, 1); err != nil {
-		return nil, err
+		return "", err
 	}
 	if path == "" && fs.NArg() == 1 {
 		path = fs.Arg(0)
 	}
-	if path == "" {
-		return nil, usagef("usage: mkpoe %s CONFIG [flags]", name)
-	}
-	// An absolute path makes the dataset paths absolute, so the config
-	// hash does not depend on the working directory and the run
-	// directory's config.resolved.yaml loads back to the same hash.
+	return path, nil
+}
+
+// loadConfigFile loads a config by its absolute path and applies out. An
+// absolute path makes the dataset paths absolute, so the config hash does
+// not depend on the working directory and the run directory's
+// config.resolved.yaml loads back to the same hash.
+func loadConfigFile(path, out string) (*Config, error) {
 	c, err := LoadConfig(absPath(path))
 	if err != nil {
 		return nil, badInput(err)
 	}
-	if *out != "" {
-		c.Output = *out
+	if out != "" {
+		c.Output = out
 	}
 	return c, nil
 }

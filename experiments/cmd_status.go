@@ -20,15 +20,9 @@ func loadRunArgs(name string, args []string, stderr io.Writer, extra func(fs *fl
 	if extra != nil {
 		extra(fs)
 	}
-	var path string
-	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
-		path, args = args[0], args[1:]
-	}
-	if err := parseFlags(fs, args, 1); err != nil {
+	path, err := pathArg(fs, args)
+	if err != nil {
 		return nil, err
-	}
-	if path == "" && fs.NArg() == 1 {
-		path = fs.Arg(0)
 	}
 	if path == "" {
 		return nil, usagef("usage: mkpoe %s RUN_DIR (or CONFIG [--out DIR])", name)
@@ -38,14 +32,7 @@ func loadRunArgs(name string, args []string, stderr io.Writer, extra func(fs *fl
 		return nil, badInput(err)
 	}
 	if !fi.IsDir() {
-		c, err := LoadConfig(absPath(path))
-		if err != nil {
-			return nil, badInput(err)
-		}
-		if *out != "" {
-			c.Output = *out
-		}
-		return c, nil
+		return loadConfigFile(path, *out)
 	}
 	if *out != "" {
 		return nil, usagef("--out: not with a run directory (%s)", path)
