@@ -22,7 +22,8 @@ const SymmetryTolerance = 1e-6
 func IsNPY(path string) bool { return strings.EqualFold(filepath.Ext(path), ".npy") }
 
 // ReadMatrixFile reads a dense matrix from a text file (rows of numbers) or a
-// NumPy .npy file (float64 or float32, C or Fortran order, 1 or 2 dimensions).
+// NumPy .npy file (float64 or float32, C or Fortran order, 1 or 2 dimensions;
+// a 1-d array is a column).
 // Ragged rows, non-numbers, NaN and ±Inf are errors naming line and column.
 func ReadMatrixFile(path string) (*mat.Dense, error) {
 	f, err := os.Open(path)
@@ -89,11 +90,30 @@ func readNPY(r io.Reader, name string) (*mat.Dense, error) {
 	if len(shape) != 2 || shape[0] == 0 || shape[1] == 0 {
 		return nil, &FileError{File: name, Rule: "NumPy array must be a non-empty matrix (1 or 2 dimensions)", Value: fmt.Sprintf("shape %v", nr.Header.Descr.Shape)}
 	}
-	var m mat.Dense
-	if err := nr.Read(&m); err != nil {
-		return nil, &FileError{File: name, Rule: "NumPy array data must be readable", Value: err.Error()}
+	rows, cols := shape[0], shape[1]
+	vals := make([]float64, rows*cols)
+	var err2 error
+	if strings.HasSuffix(nr.Header.Descr.Type, "f4") {
+		var v []float32
+		if err2 = nr.Read(&v); err2 == nil {
+			for i, x := range v {
+				vals[i] = float64(x)
+			}
+		}
+	} else {
+		err2 = nr.Read(&vals)
 	}
-	rows, cols := m.Dims()
+	if err2 != nil || len(vals) != rows*cols {
+		return nil, &FileError{File: name, Rule: "NumPy array data must be readable", Value: fmt.Sprint(err2)}
+	}
+	m := mat.NewDense(rows, cols, nil)
+	for k, x := range vals {
+		if nr.Header.Descr.Fortran {
+			m.Set(k%rows, k/rows, x)
+		} else {
+			m.Set(k/cols, k%cols, x)
+		}
+	}
 	for i := 0; i < rows; i++ {
 		for j := 0; j < cols; j++ {
 			if x := m.At(i, j); math.IsNaN(x) || math.IsInf(x, 0) {
@@ -101,7 +121,7 @@ func readNPY(r io.Reader, name string) (*mat.Dense, error) {
 			}
 		}
 	}
-	return &m, nil
+	return m, nil
 }
 
 // ReadKernelFile reads an n×n kernel matrix (text or .npy) and checks that it
