@@ -181,15 +181,21 @@ func buildKernel(k KernelConfig, ds *dataset, train, test []int) (*mat.SymDense,
 			return nil, nil, fmt.Errorf("unknown source %q (this data set offers %v)", k.Source, sortedKeys(ds.sources))
 		}
 	}
-	trIn, teIn := subsetInput(in, train), subsetInput(in, test)
+	trIn := subsetInput(in, train)
+	var teIn kernels.Input
+	if len(test) > 0 {
+		teIn = subsetInput(in, test)
+	}
 	if k.Standardize && trIn.Features != nil {
 		means, stds := data.ColumnMeanStd(trIn.Features, nil)
 		var err error
 		if trIn.Features, err = data.Standardise(trIn.Features, means, stds); err != nil {
 			return nil, nil, err
 		}
-		if teIn.Features, err = data.Standardise(teIn.Features, means, stds); err != nil {
-			return nil, nil, err
+		if len(test) > 0 {
+			if teIn.Features, err = data.Standardise(teIn.Features, means, stds); err != nil {
+				return nil, nil, err
+			}
 		}
 	}
 	kern, err := kernels.New(k.Type, k.Params)
@@ -203,6 +209,9 @@ func buildKernel(k KernelConfig, ds *dataset, train, test []int) (*mat.SymDense,
 	m, err := kernels.Fit(kern, trIn, kernels.Options{Normalize: norm})
 	if err != nil {
 		return nil, nil, err
+	}
+	if len(test) == 0 {
+		return m.Gram(), nil, nil // no held-out items: no rows
 	}
 	rows, err := m.Rows(teIn)
 	if err != nil {
