@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mkpoe/mkpoe/pkg/constraint"
+	"github.com/mkpoe/mkpoe/pkg/data"
 	"github.com/mkpoe/mkpoe/pkg/eval"
 	"github.com/mkpoe/mkpoe/pkg/mkpoe"
 	"gonum.org/v1/gonum/mat"
@@ -110,13 +111,21 @@ func execTask(c *Config, ds *dataset, st *store, t Task, res *TaskResult) error 
 		if err != nil {
 			return fmt.Errorf("β=%g: %w", beta, err)
 		}
-		if res.TestAccuracy, err = learnedAccuracy(m, f, kidx); err != nil {
+		var testEmb *mat.Dense
+		if res.TestAccuracy, testEmb, err = learnedAccuracyEmbedding(m, f, kidx); err != nil {
 			return err
 		}
 		res.Beta, res.Dim = beta, m.Dim()
 		res.KernelShare = kernelShare(m, f, kidx)
 		res.Objectives, res.Iterations, res.Gaps = []float64{m.Objective}, []int{m.Stats.Iterations}, []float64{m.Stats.RelativeGap}
 		res.Model = filepath.Join("models", t.ID+".json")
+		if testEmb != nil {
+			// The held-out items' embedding (rows in the order of items.json
+			// splits[s].test), for the report's map (out-of-sample points).
+			if err := data.WriteMatrixFile(filepath.Join(st.dir, "models", t.ID+".test.tsv"), testEmb); err != nil {
+				return err
+			}
+		}
 		return writeModel(filepath.Join(st.dir, res.Model), m)
 	}
 	return fmt.Errorf("unknown task kind %q", t.Kind)
@@ -143,8 +152,15 @@ func fitRow(c *Config, row RowConfig, f *fold, kidx []int, beta float64, init *m
 // space: training items from the model, held-out items embedded from their
 // kernel rows (Sec. 3.2, 4.3).
 func learnedAccuracy(m *mkpoe.Model, f *fold, kidx []int) (float64, error) {
-	if len(f.testCs) == 0 {
-		return math.NaN(), nil
+	acc, _, err := learnedAccuracyEmbedding(m, f, kidx)
+	return acc, err
+}
+
+// learnedAccuracyEmbedding is learnedAccuracy that also returns the
+// held-out items' embedding (nil if there are none).
+func learnedAccuracyEmbedding(m *mkpoe.Model, f *fold, kidx []int) (float64, *mat.Dense, error) {
+	if len(f.test) == 0 {
+		return math.NaN(), nil, nil
 	}
 	rows := make([]*mat.Dense, len(kidx))
 	for i, p := range kidx {
@@ -152,13 +168,16 @@ func learnedAccuracy(m *mkpoe.Model, f *fold, kidx []int) (float64, error) {
 	}
 	emb, err := m.Embed(rows)
 	if err != nil {
-		return 0, err
+		return 0, nil, err
+	}
+	if len(f.testCs) == 0 {
+		return math.NaN(), emb, nil
 	}
 	nt, d := m.Train.Dims()
 	t, _ := emb.Dims()
 	all := mat.NewDense(nt+t, d, nil)
 	all.Stack(m.Train, emb)
-	return eval.Accuracy(f.testCs, eval.EmbeddingDistance(all)), nil
+	return eval.Accuracy(f.testCs, eval.EmbeddingDistance(all)), emb, nil
 }
 
 // nativeAccuracy scores the held-out comparisons in the native space of the

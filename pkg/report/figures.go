@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/mkpoe/mkpoe/pkg/mkpoe"
+	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -409,37 +410,57 @@ func (logTicks) Ticks(lo, hi float64) []plot.Tick {
 
 // ---- Figure: t-SNE map (paper Fig. 6, fig:embedding) ----
 
-// MapData is a 2-D map of a model's training embedding.
+// MapData is a 2-D map of a model's embedding: the training items, then
+// the held-out (out-of-sample) items if their embedding is known.
 type MapData struct {
 	X, Y   []float64
 	Names  []string // item names (empty strings if unknown)
 	Labels []int    // class labels, nil if the data set has none
+	Held   []bool   // true for held-out items, embedded out of sample
 	KL     float64
 }
 
-// MapSeries maps the training embedding of model m (row r of split s) to
-// the plane by [TSNE] with the given settings. Only training items are
-// mapped: the model file holds their embedding, while embedding held-out
-// items needs kernel rows that the run directory does not keep. items may
+// MapSeries maps the embedding of model m (split s) to the plane by [TSNE]
+// with the given settings: the training items (the model's Train rows,
+// items.json splits[s].train) and, if held is not nil, the held-out items
+// embedded out of sample (rows in the order of splits[s].test). items may
 // be nil (no names, no labels).
-func MapSeries(m *mkpoe.Model, items *Items, split int, set *TSNESettings) (*MapData, error) {
-	res, err := TSNE(m.Train, set)
+func MapSeries(m *mkpoe.Model, held *mat.Dense, items *Items, split int, set *TSNESettings) (*MapData, error) {
+	n := m.N
+	x := mat.Matrix(m.Train)
+	t := 0
+	if held != nil {
+		if _, c := held.Dims(); c != m.Dim() {
+			return nil, fmt.Errorf("report: held-out embedding has %d columns, the model %d", c, m.Dim())
+		}
+		t, _ = held.Dims()
+		var all mat.Dense
+		all.Stack(m.Train, held)
+		x = &all
+	}
+	res, err := TSNE(x, set)
 	if err != nil {
 		return nil, err
 	}
-	n := m.N
-	md := &MapData{X: make([]float64, n), Y: make([]float64, n), Names: make([]string, n), KL: res.KL}
-	var train []int
+	md := &MapData{X: make([]float64, n+t), Y: make([]float64, n+t), Names: make([]string, n+t), Held: make([]bool, n+t), KL: res.KL}
+	var ids []int
 	if items != nil && split < len(items.Splits) && len(items.Splits[split].Train) == n {
-		train = items.Splits[split].Train
+		ids = items.Splits[split].Train
+		if t > 0 {
+			if len(items.Splits[split].Test) != t {
+				return nil, fmt.Errorf("report: %d held-out rows but split %d has %d test items", t, split, len(items.Splits[split].Test))
+			}
+			ids = append(append([]int(nil), ids...), items.Splits[split].Test...)
+		}
 		if len(items.Labels) > 0 {
-			md.Labels = make([]int, n)
+			md.Labels = make([]int, n+t)
 		}
 	}
-	for i := 0; i < n; i++ {
+	for i := 0; i < n+t; i++ {
 		md.X[i], md.Y[i] = res.Y.At(i, 0), res.Y.At(i, 1)
-		if train != nil {
-			g := train[i]
+		md.Held[i] = i >= n
+		if ids != nil {
+			g := ids[i]
 			if g < len(items.Names) {
 				md.Names[i] = items.Names[g]
 			}
@@ -473,10 +494,21 @@ func mapRow(run *Run) int {
 // and glyph per class, with a legend), and item names beside a subset of
 // points chosen so that no two names overlap.
 func MapFigure(row *Row, split int, md *MapData, th Theme) (*Figure, error) {
-	pl := th.newPlot(fmt.Sprintf("t-SNE map of the learned space: %s, split %d (training items)", row.Label, split), "", "")
+	what := "training items"
+	for _, h := range md.Held {
+		if h {
+			what = "training and held-out items"
+			break
+		}
+	}
+	pl := th.newPlot(fmt.Sprintf("t-SNE map of the learned space: %s, split %d (%s)", row.Label, split, what), "", "")
 	pl.HideAxes()
 	classes := map[int][]int{}
+	var held plotter.XYs
 	for i := range md.X {
+		if md.Held != nil && md.Held[i] {
+			held = append(held, plotter.XY{X: md.X[i], Y: md.Y[i]})
+		}
 		c := 0
 		if md.Labels != nil {
 			c = md.Labels[i]
@@ -503,6 +535,16 @@ func MapFigure(row *Row, split int, md *MapData, th Theme) (*Figure, error) {
 		if md.Labels != nil && len(keys) <= 20 {
 			pl.Legend.Add(fmt.Sprintf("class %d", c), sc)
 		}
+	}
+	if len(held) > 0 {
+		// Out-of-sample points as a red +, as in the paper's Fig. 6.
+		sc, err := plotter.NewScatter(held)
+		if err != nil {
+			return nil, err
+		}
+		sc.GlyphStyle = draw.GlyphStyle{Color: color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff}, Radius: th.GlyphRadius * 2.2, Shape: draw.PlusGlyph{}}
+		pl.Add(sc)
+		pl.Legend.Add("held-out (out of sample)", sc)
 	}
 	xmin, xmax := minMax(md.X)
 	ymin, ymax := minMax(md.Y)
@@ -538,9 +580,9 @@ func MapFigure(row *Row, split int, md *MapData, th Theme) (*Figure, error) {
 	return &Figure{
 		Name:  "fig-map",
 		Title: "t-SNE map of the learned space",
-		Caption: fmt.Sprintf("Exact t-SNE (seeded, KL = %.3f) of the learned embedding of the training items of row %q, outer split %d, in the manner of the paper's Fig. 6 (fig:embedding). "+
+		Caption: fmt.Sprintf("Exact t-SNE (seeded, KL = %.3f) of the learned embedding of row %q, outer split %d, in the manner of the paper's Fig. 6 (fig:embedding). "+
 			"Colours are class labels where the data set has them; %d of %d items are named (a subset chosen so that names do not overlap). "+
-			"Held-out items are not shown: their embedding needs kernel rows, which the run directory does not keep.", md.KL, row.Label, split, len(chosen), len(md.X)),
+			"Held-out items, embedded out of sample from their kernel rows against the training items, are marked with a red +.", md.KL, row.Label, split, len(chosen), len(md.X)),
 		Panels: [][]*plot.Plot{{pl}}, Width: th.MapSize, Height: th.MapSize,
 	}, nil
 }

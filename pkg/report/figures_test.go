@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/plot/vg"
 )
 
@@ -77,7 +78,7 @@ func TestObjectiveSeries(t *testing.T) {
 func TestMapSeries(t *testing.T) {
 	run := loadFixture(t)
 	m := run.Models["models/refit-r05-s01.json"]
-	md, err := MapSeries(m, run.Items, 1, &TSNESettings{Seed: 1, Iterations: 200})
+	md, err := MapSeries(m, nil, run.Items, 1, &TSNESettings{Seed: 1, Iterations: 200})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,9 +94,29 @@ func TestMapSeries(t *testing.T) {
 		t.Fatalf("%d×%d points, want 6", len(md.X), len(md.Y))
 	}
 	// Without items: no names, no labels.
-	md, err = MapSeries(m, nil, 1, &TSNESettings{Seed: 1, Iterations: 50})
+	md, err = MapSeries(m, nil, nil, 1, &TSNESettings{Seed: 1, Iterations: 50})
 	if err != nil || md.Labels != nil || md.Names[0] != "" {
 		t.Errorf("without items: labels %v names %q err %v", md.Labels, md.Names, err)
+	}
+	// With the held-out items (split 1 holds out items 0 and 1): they follow
+	// the training items, flagged, with their names and labels.
+	held := mat.NewDense(2, m.Dim(), nil)
+	for c := 0; c < m.Dim(); c++ {
+		held.Set(0, c, m.Train.At(0, c)+0.01)
+		held.Set(1, c, m.Train.At(5, c)-0.01)
+	}
+	md, err = MapSeries(m, held, run.Items, 1, &TSNESettings{Seed: 1, Iterations: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(md.X) != 8 || md.Held[5] || !md.Held[6] || !md.Held[7] {
+		t.Fatalf("held-out flags %v for %d points, want 6 training then 2 held-out", md.Held, len(md.X))
+	}
+	if md.Names[6] != run.Items.Names[run.Items.Splits[1].Test[0]] || md.Labels[7] != run.Items.Labels[run.Items.Splits[1].Test[1]] {
+		t.Errorf("held-out names/labels %q %v", md.Names[6:], md.Labels[6:])
+	}
+	if _, err := MapSeries(m, mat.NewDense(2, m.Dim()+1, nil), run.Items, 1, nil); err == nil {
+		t.Error("a held-out embedding of the wrong width must be an error")
 	}
 }
 

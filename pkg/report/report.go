@@ -155,7 +155,7 @@ func NewReport(run *Run, opts Options) (*Report, error) {
 		}
 		row := &s.Rows[r]
 		if m := run.model(row, 0); m != nil && m.N >= 4 {
-			md, err := MapSeries(m, run.Items, 0, &set)
+			md, err := MapSeries(m, run.Held[row.Models[0]], run.Items, 0, &set)
 			if err != nil {
 				return nil, err
 			}

@@ -7,8 +7,11 @@ import (
 	"fmt"
 	"io/fs"
 	"sort"
+	"strings"
 
+	"github.com/mkpoe/mkpoe/pkg/data"
 	"github.com/mkpoe/mkpoe/pkg/mkpoe"
+	"gonum.org/v1/gonum/mat"
 )
 
 // ErrNotRunDir is returned by [Load] when the directory holds no
@@ -76,6 +79,9 @@ type Run struct {
 	Config  string             // config.resolved.yaml, verbatim; may be empty
 	// Models maps a model path of Summary.Rows[i].Models to the model.
 	Models map[string]*mkpoe.Model
+	// Held maps a model path to the embedding of the split's held-out items
+	// (models/<id>.test.tsv written by the refit), if the run has it.
+	Held map[string]*mat.Dense
 }
 
 // Load reads a run directory through fsys (for example os.DirFS(dir)):
@@ -85,7 +91,7 @@ type Run struct {
 // naming the file for anything unreadable. Task files (tasks/*.json) are
 // not read: the summary already holds what the report shows.
 func Load(fsys fs.FS) (*Run, error) {
-	r := &Run{Summary: &Summary{}, Env: map[string]string{}, Timings: map[string]float64{}, Models: map[string]*mkpoe.Model{}}
+	r := &Run{Summary: &Summary{}, Env: map[string]string{}, Timings: map[string]float64{}, Models: map[string]*mkpoe.Model{}, Held: map[string]*mat.Dense{}}
 	if err := readJSON(fsys, "summary.json", r.Summary); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, ErrNotRunDir
@@ -126,6 +132,14 @@ func Load(fsys fs.FS) (*Run, error) {
 				return nil, fmt.Errorf("report: %w", err)
 			}
 			r.Models[path] = m
+			held := strings.TrimSuffix(path, ".json") + ".test.tsv"
+			if b, err := fs.ReadFile(fsys, held); err == nil {
+				x, err := data.ReadMatrix(bytes.NewReader(b), held)
+				if err != nil {
+					return nil, fmt.Errorf("report: %w", err)
+				}
+				r.Held[path] = x
+			}
 		}
 	}
 	return r, nil
