@@ -35,21 +35,9 @@ func (p *problem) precondition() scaling {
 	}
 	var all []float64
 	for b := range p.blocks {
-		blk := &p.blocks[b]
-		phi := blk.phi.RawMatrix()
-		row := func(i int) []float64 { return phi.Data[i*phi.Stride : i*phi.Stride+blk.r] }
-		if blk.diag {
-			q := make([]float64, blk.r)
-			for c := range p.left {
-				a, bb := p.pairs[p.left[c]], p.pairs[p.right[c]]
-				ra, rb, rc, rd := row(a.A), row(a.B), row(bb.A), row(bb.B)
-				for t := range q {
-					u, v := ra[t]-rb[t], rc[t]-rd[t]
-					d := u*u - v*v
-					q[t] += d * d
-				}
-			}
-			s := make([]float64, blk.r)
+		q := p.marginEffect(b)
+		if p.blocks[b].diag {
+			s := make([]float64, len(q))
 			for t := range q {
 				if q[t] > 0 {
 					s[t] = 1 / math.Sqrt(q[t]/nc)
@@ -59,17 +47,7 @@ func (p *problem) precondition() scaling {
 			sc.diag[b] = s
 			continue
 		}
-		q := make([]float64, blk.r)
-		for c := range p.left {
-			a, bb := p.pairs[p.left[c]], p.pairs[p.right[c]]
-			ra, rb, rc, rd := row(a.A), row(a.B), row(bb.A), row(bb.B)
-			for t := range q {
-				u, v := ra[t]-rb[t], rc[t]-rd[t]
-				d := u*u - v*v
-				q[t] += d * d
-			}
-		}
-		d := make([]float64, blk.r)
+		d := make([]float64, len(q))
 		for t := range q {
 			if q[t] > 0 {
 				d[t] = math.Pow(q[t]/nc, -0.25)
@@ -163,4 +141,28 @@ func (sc scaling) apply(p *problem, v []float64, inverse bool) {
 			}
 		}
 	}
+}
+
+// marginEffect returns, for every coordinate t of block b, the summed
+// squared effect of that coordinate on the margins,
+//
+//	q_t = Σ_c (u_t² − v_t²)²,  u = φ_i − φ_j, v = φ_k − φ_l,
+//
+// the diagonal of AᵀA for a diagonal block and of its (t,t) entries for a
+// full block.
+func (p *problem) marginEffect(b int) []float64 {
+	blk := &p.blocks[b]
+	phi := blk.phi.RawMatrix()
+	row := func(i int) []float64 { return phi.Data[i*phi.Stride : i*phi.Stride+blk.r] }
+	q := make([]float64, blk.r)
+	for c := range p.left {
+		a, bb := p.pairs[p.left[c]], p.pairs[p.right[c]]
+		ra, rb, rc, rd := row(a.A), row(a.B), row(bb.A), row(bb.B)
+		for t := range q {
+			u, v := ra[t]-rb[t], rc[t]-rd[t]
+			d := u*u - v*v
+			q[t] += d * d
+		}
+	}
+	return q
 }
