@@ -223,6 +223,7 @@ func ValidationFigure(s *Summary, th Theme) (*Figure, error) {
 		if len(curves) > 1 {
 			// Headroom for the legend (top right) above the curves.
 			pl.Y.Max += (pl.Y.Max - pl.Y.Min) * 0.09 * float64(len(curves))
+			pl.Y.Tick.Marker = accuracyTicks{}
 		}
 		panels = append(panels, pl)
 	}
@@ -374,21 +375,50 @@ func thinLog(y []float64, m int) (x, v []float64) {
 // of ten only.
 type logTicks struct{}
 
+// decadeLabel writes 10^e compactly: 0.01 … 1000 in full, else 1e4, 1e-3.
+func decadeLabel(e float64) string {
+	if e >= -2 && e <= 3 {
+		return strconv.FormatFloat(math.Pow(10, e), 'g', -1, 64)
+	}
+	return fmt.Sprintf("1e%d", int(e))
+}
+
+// accuracyTicks are the default ticks without those above 1: the headroom
+// above 1 holds the legend, not data.
+type accuracyTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (accuracyTicks) Ticks(lo, hi float64) []plot.Tick {
+	var out []plot.Tick
+	for _, t := range (plot.DefaultTicks{}).Ticks(lo, hi) {
+		if t.Value <= 1+1e-9 {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
 // Ticks implements plot.Ticker.
 func (logTicks) Ticks(lo, hi float64) []plot.Tick {
 	if lo <= 0 || hi <= lo {
 		return plot.DefaultTicks{}.Ticks(lo, hi)
 	}
 	few := math.Log10(hi/lo) <= 2
+	first, last := math.Floor(math.Log10(lo)), math.Ceil(math.Log10(hi))
+	// At most about 5 labelled decades, so that labels never run together.
+	stride := math.Max(1, math.Ceil((last-first+1)/5))
 	var ticks []plot.Tick
-	for e := math.Floor(math.Log10(lo)); e <= math.Ceil(math.Log10(hi)); e++ {
+	for e := first; e <= last; e++ {
 		for m := 1; m < 10; m++ {
 			v := float64(m) * math.Pow(10, e)
 			if v < lo*(1-1e-9) || v > hi*(1+1e-9) {
 				continue
 			}
 			t := plot.Tick{Value: v}
-			if m == 1 || (few && (m == 2 || m == 5)) {
+			switch {
+			case m == 1 && math.Mod(e-first, stride) == 0:
+				t.Label = decadeLabel(e)
+			case few && (m == 2 || m == 5):
 				t.Label = strconv.FormatFloat(v, 'g', -1, 64)
 			}
 			ticks = append(ticks, t)
@@ -550,12 +580,15 @@ func MapFigure(row *Row, split int, md *MapData, th Theme) (*Figure, error) {
 	ymin, ymax := minMax(md.Y)
 	// Room for names at the right and the legend at the top right.
 	dx, dy := (xmax-xmin)*0.04, (ymax-ymin)*0.04
-	pl.X.Min, pl.X.Max = xmin-dx, xmax+dx*4
+	right := dx * 4
+	if md.Labels != nil && len(keys) > 6 {
+		right = (xmax - xmin) * 0.45 // a tall, wide legend: keep it clear of the points
+	}
+	pl.X.Min, pl.X.Max = xmin-dx, xmax+right
 	pl.Y.Min, pl.Y.Max = ymin-dy, ymax+dy
-	if md.Labels != nil {
-		pl.Legend.Left = false
-		pl.Legend.Top = true
-		pl.Legend.XOffs = th.GlyphRadius * 0
+	if md.Labels != nil || len(held) > 0 {
+		// The legend goes in the corner with the fewest points.
+		pl.Legend.Left, pl.Legend.Top = emptiestCorner(md, pl.X.Min, pl.X.Max, pl.Y.Min, pl.Y.Max)
 	}
 	chosen := LabelSubset(md, th, th.MapSize, th.MapSize, pl.X.Min, pl.X.Max, pl.Y.Min, pl.Y.Max)
 	if len(chosen) > 0 {
@@ -585,6 +618,33 @@ func MapFigure(row *Row, split int, md *MapData, th Theme) (*Figure, error) {
 			"Held-out items, embedded out of sample from their kernel rows against the training items, are marked with a red +.", md.KL, row.Label, split, len(chosen), len(md.X)),
 		Panels: [][]*plot.Plot{{pl}}, Width: th.MapSize, Height: th.MapSize,
 	}, nil
+}
+
+// emptiestCorner returns the corner of the data range [xmin,xmax]×[ymin,ymax]
+// whose box of 40% width and 35% height holds the fewest points (ties: top
+// right, then top left, bottom right, bottom left).
+func emptiestCorner(md *MapData, xmin, xmax, ymin, ymax float64) (left, top bool) {
+	best := -1
+	for _, c := range [][2]bool{{false, true}, {true, true}, {false, false}, {true, false}} {
+		n := 0
+		for i := range md.X {
+			inX := md.X[i] > xmax-0.4*(xmax-xmin)
+			if c[0] {
+				inX = md.X[i] < xmin+0.4*(xmax-xmin)
+			}
+			inY := md.Y[i] > ymax-0.35*(ymax-ymin)
+			if !c[1] {
+				inY = md.Y[i] < ymin+0.35*(ymax-ymin)
+			}
+			if inX && inY {
+				n++
+			}
+		}
+		if best < 0 || n < best {
+			best, left, top = n, c[0], c[1]
+		}
+	}
+	return left, top
 }
 
 func minMax(x []float64) (lo, hi float64) {

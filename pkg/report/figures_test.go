@@ -178,7 +178,10 @@ func TestLogTicks(t *testing.T) {
 	}{
 		{1, 100, "1 2 5 10 20 50 100"},
 		{1, 1000, "1 10 100 1000"},
-		{1, 1e6, "1 10 100 1000 10000 100000 1e+06"},
+		// Seven decades: every other one labelled, so labels never touch.
+		{1, 1e6, "1 100 1e4 1e6"},
+		{0.01, 1e7, "0.01 1 100 1e4 1e6"},
+		{1, 1e4, "1 10 100 1000 1e4"},
 		{0.88, 0.99, "0.9"}, // a single tick in range: every tick labelled
 		{3, 9, "3 4 5 6 7 8 9"},
 	} {
