@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -178,6 +181,15 @@ func writeRunFiles(c *Config) error {
 		for _, s := range bi.Settings {
 			if s.Key == "vcs.revision" || s.Key == "vcs.modified" {
 				env[s.Key] = s.Value
+			}
+		}
+	}
+	if env["vcs.revision"] == "" {
+		// Builds with -buildvcs=false (or go run) carry no VCS stamp: ask git.
+		if out, err := exec.Command("git", "rev-parse", "HEAD").Output(); err == nil {
+			env["git_commit"] = strings.TrimSpace(string(out))
+			if st, err := exec.Command("git", "status", "--porcelain", "--untracked-files=no").Output(); err == nil {
+				env["git_dirty"] = strconv.FormatBool(len(strings.TrimSpace(string(st))) > 0)
 			}
 		}
 	}
