@@ -7,6 +7,7 @@ import (
 
 	"github.com/mkpoe/mkpoe/pkg/data"
 	"github.com/mkpoe/mkpoe/pkg/eval"
+	"gonum.org/v1/gonum/mat"
 )
 
 // runEval implements "mkpoe eval": the fraction of comparisons a learned
@@ -25,11 +26,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if *modelFile == "" || *compFile == "" {
 		return usagef("--model and --comparisons are required")
 	}
-	m, err := readModel(*modelFile)
-	if err != nil {
-		return err
-	}
-	emb, err := embedAll(m, rowFiles)
+	emb, err := modelEmbedding(*modelFile, rowFiles)
 	if err != nil {
 		return err
 	}
@@ -85,11 +82,7 @@ func runEmbed(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *modelFile == "" || *out == "" {
 		return usagef("--model and --out are required")
 	}
-	m, err := readModel(*modelFile)
-	if err != nil {
-		return err
-	}
-	emb, err := embedAll(m, rowFiles)
+	emb, err := modelEmbedding(*modelFile, rowFiles)
 	if err != nil {
 		return err
 	}
@@ -99,4 +92,14 @@ func runEmbed(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	r, c := emb.Dims()
 	fmt.Fprintf(stdout, "wrote %d items × %d dimensions to %s\n", r, c, *out)
 	return nil
+}
+
+// modelEmbedding reads a model file and returns the embedding of its
+// training items followed by the new items of rowFiles (see embedAll).
+func modelEmbedding(modelFile string, rowFiles []string) (*mat.Dense, error) {
+	m, err := readModel(modelFile)
+	if err != nil {
+		return nil, err
+	}
+	return embedAll(m, rowFiles)
 }

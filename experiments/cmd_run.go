@@ -14,19 +14,26 @@ import (
 
 // loadConfigArgs parses "CONFIG [flags]" and applies --out.
 func loadConfigArgs(name string, args []string, stderr io.Writer, extra func(fs *flagSet)) (*Config, error) {
-	fs := newFlagSet(name, stderr)
-	out := fs.String("out", "", "run directory (default: the config's output, results/<name>)")
-	if extra != nil {
-		extra(fs)
-	}
-	path, err := pathArg(fs, args)
+	path, out, err := pathAndOut(name, args, stderr, "run directory (default: the config's output, results/<name>)", extra)
 	if err != nil {
 		return nil, err
 	}
 	if path == "" {
 		return nil, usagef("usage: mkpoe %s CONFIG [flags]", name)
 	}
-	return loadConfigFile(path, *out)
+	return loadConfigFile(path, out)
+}
+
+// pathAndOut parses "PATH [--out DIR] [flags]" with the flags extra adds,
+// and returns PATH ("" if absent) and the --out value.
+func pathAndOut(name string, args []string, stderr io.Writer, outHelp string, extra func(fs *flagSet)) (path, out string, err error) {
+	fs := newFlagSet(name, stderr)
+	o := fs.String("out", "", outHelp)
+	if extra != nil {
+		extra(fs)
+	}
+	path, err = pathArg(fs, args)
+	return path, *o, err
 }
 
 // pathArg parses args with fs and returns the one positional argument

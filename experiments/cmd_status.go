@@ -15,12 +15,7 @@ import (
 // run directory is loaded from its config.resolved.yaml, with the output
 // set to the directory itself (so a moved run still works).
 func loadRunArgs(name string, args []string, stderr io.Writer, extra func(fs *flagSet)) (*Config, error) {
-	fs := newFlagSet(name, stderr)
-	out := fs.String("out", "", "run directory, when the argument is a CONFIG (default: the config's output)")
-	if extra != nil {
-		extra(fs)
-	}
-	path, err := pathArg(fs, args)
+	path, out, err := pathAndOut(name, args, stderr, "run directory, when the argument is a CONFIG (default: the config's output)", extra)
 	if err != nil {
 		return nil, err
 	}
@@ -32,9 +27,9 @@ func loadRunArgs(name string, args []string, stderr io.Writer, extra func(fs *fl
 		return nil, badInput(err)
 	}
 	if !fi.IsDir() {
-		return loadConfigFile(path, *out)
+		return loadConfigFile(path, out)
 	}
-	if *out != "" {
+	if out != "" {
 		return nil, usagef("--out: not with a run directory (%s)", path)
 	}
 	resolved := filepath.Join(path, "config.resolved.yaml")

@@ -115,35 +115,52 @@ type eigenbasis struct {
 
 func kernelEigenbasis(k mat.Symmetric, relTol float64) eigenbasis {
 	n := k.SymmetricDim()
-	var eig mat.EigenSym
-	if !eig.Factorize(k, true) {
-		panic("mkpoe: eigendecomposition of a kernel failed to converge")
-	}
-	vals := eig.Values(nil)
-	var u mat.Dense
-	eig.VectorsTo(&u)
-	lmax := vals[len(vals)-1]
-	var keep []int
-	for i, v := range vals {
-		if v > relTol*lmax && v > 0 {
-			keep = append(keep, i)
-		}
-	}
-	r := len(keep)
+	vals, u := positiveEigen(k, relTol, "a kernel")
+	r := len(vals)
 	if r == 0 {
 		// A zero kernel: keep one zero column so shapes stay valid.
 		return eigenbasis{phi: mat.NewDense(n, 1, nil), back: mat.NewDense(n, 1, nil)}
 	}
 	phi := mat.NewDense(n, r, nil)
 	back := mat.NewDense(n, r, nil)
-	for c, idx := range keep {
-		s := math.Sqrt(vals[idx])
+	for c, v := range vals {
+		s := math.Sqrt(v)
 		for i := 0; i < n; i++ {
-			phi.Set(i, c, u.At(i, idx)*s)
-			back.Set(i, c, u.At(i, idx)/s)
+			phi.Set(i, c, u.At(i, c)*s)
+			back.Set(i, c, u.At(i, c)/s)
 		}
 	}
 	return eigenbasis{phi: phi, back: back}
+}
+
+// positiveEigen returns the eigenvalues of a above relTol·λ_max (and above
+// 0), in ascending order, with their eigenvectors as the columns of vecs.
+// what names a in the panic raised if the decomposition fails, which only
+// happens for non-finite input our own code built.
+func positiveEigen(a mat.Symmetric, relTol float64, what string) (vals []float64, vecs *mat.Dense) {
+	var eig mat.EigenSym
+	if !eig.Factorize(a, true) {
+		panic("mkpoe: eigendecomposition of " + what + " failed to converge")
+	}
+	all := eig.Values(nil)
+	var u mat.Dense
+	eig.VectorsTo(&u)
+	lmax := all[len(all)-1]
+	var keep []int
+	for i, v := range all {
+		if v > relTol*lmax && v > 0 {
+			keep = append(keep, i)
+		}
+	}
+	n := a.SymmetricDim()
+	vecs = mat.NewDense(n, max(len(keep), 1), nil)
+	for c, idx := range keep {
+		vals = append(vals, all[idx])
+		for i := 0; i < n; i++ {
+			vecs.Set(i, c, u.At(i, idx))
+		}
+	}
+	return vals, vecs
 }
 
 // denseKernel copies a symmetric matrix into a Dense (fast products).

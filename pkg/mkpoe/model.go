@@ -93,32 +93,18 @@ func newModel(in input, s Settings, ws []*mat.SymDense) (*Model, error) {
 // projectionTolerance·λ_max (at least one row, zero if w = 0).
 func projection(w *mat.SymDense) *mat.Dense {
 	d := w.SymmetricDim()
-	var eig mat.EigenSym
-	if !eig.Factorize(w, true) {
-		panic("mkpoe: eigendecomposition of W failed to converge")
-	}
-	vals := eig.Values(nil)
-	var v mat.Dense
-	eig.VectorsTo(&v)
-	lmax := vals[len(vals)-1]
-	var rows [][]float64
-	for k := len(vals) - 1; k >= 0; k-- {
-		if lmax <= 0 || vals[k] <= projectionTolerance*lmax {
-			break
-		}
-		s := math.Sqrt(vals[k])
-		row := make([]float64, d)
-		for i := range row {
-			row[i] = s * v.At(i, k)
-		}
-		rows = append(rows, row)
-	}
-	if len(rows) == 0 {
+	vals, v := positiveEigen(w, projectionTolerance, "W")
+	if len(vals) == 0 {
 		return mat.NewDense(1, d, nil)
 	}
-	out := mat.NewDense(len(rows), d, nil)
-	for r, row := range rows {
-		out.SetRow(r, row)
+	// Rows by decreasing eigenvalue.
+	out := mat.NewDense(len(vals), d, nil)
+	for r := range vals {
+		k := len(vals) - 1 - r
+		s := math.Sqrt(vals[k])
+		for i := 0; i < d; i++ {
+			out.Set(r, i, s*v.At(i, k))
+		}
 	}
 	return out
 }

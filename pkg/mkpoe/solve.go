@@ -90,12 +90,7 @@ func (p *problem) accelerated(x0 []float64, s Settings) solution {
 
 	sol := solution{x: append([]float64(nil), x...), objective: regX + p.lossAndWeights(mx, 0, nil)}
 	if nc == 0 {
-		// No comparisons: f = reg ≥ 0 = f(0), so X = 0 is optimal.
-		for k := range sol.x {
-			sol.x[k] = 0
-		}
-		sol.objective, sol.converged = 0, true
-		return sol
+		return zeroSolution(p.dim)
 	}
 
 	y := append([]float64(nil), x...)
@@ -277,3 +272,9 @@ func (p *problem) lipschitzEstimate(ws *workspace, delta float64, dist, pw []flo
 // δ = 0.1 stage on; 0.03 is tighter once δ = 0.01 (measured on the
 // benchmark fixture; margins are on the scale of the unit margin).
 var polishWidths = []float64{0.1, 0.03}
+
+// zeroSolution is the optimum without comparisons: f = reg ≥ 0 = f(0), so
+// X = 0 (McFee & Lanckriet's objective with 𝒞 = ∅).
+func zeroSolution(dim int) solution {
+	return solution{x: make([]float64, dim), converged: true}
+}

@@ -39,11 +39,7 @@ func (p *problem) subgradient(x0 []float64, s Settings) solution {
 	f := p.regularizer(x) + p.lossAndWeights(m, 0, nil)
 	sol := solution{x: append([]float64(nil), x...), objective: f}
 	if nc == 0 {
-		for k := range sol.x {
-			sol.x[k] = 0
-		}
-		sol.objective, sol.converged = 0, true
-		return sol
+		return zeroSolution(p.dim)
 	}
 	delta := f / 2
 	sinceBest := 0
