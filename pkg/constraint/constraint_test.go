@@ -527,3 +527,78 @@ func mustDegenerate(cs []data.Comparison) []data.Comparison {
 	}
 	return kept
 }
+
+// TestAcyclicIsAlgorithm1 replays Algorithm 1 literally (edges in the same
+// seeded random order, each kept unless a depth-first search finds a path
+// from its head back to its tail) and asks Acyclic, with its component
+// filter and two-way search, to keep exactly the same comparisons: maximal
+// subsets are many, but the one of Algorithm 1 is fixed by the order.
+func TestAcyclicIsAlgorithm1(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name         string
+		items, comps int
+		trials       int
+	}{
+		{"tiny", 4, 10, 100},
+		{"small", 8, 60, 100},
+		{"medium, one big component", 12, 400, 30},
+		{"sparse, many components", 40, 300, 30},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(*seedFlag, 11))
+			for trial := range tc.trials {
+				cs := randomComparisons(rng, tc.items, tc.comps)
+				seed := rng.Uint64()
+				kept, _, err := constraint.Acyclic(cs, rand.New(rand.NewPCG(seed, seed)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				// The permutation Acyclic draws: a shuffle of 0..m−1.
+				perm := make([]int, len(cs))
+				for e := range perm {
+					perm[e] = e
+				}
+				rand.New(rand.NewPCG(seed, seed)).Shuffle(len(perm), func(a, b int) { perm[a], perm[b] = perm[b], perm[a] })
+				adj := map[int64][]int64{}
+				keep := make([]bool, len(cs))
+				for _, e := range perm {
+					k := constraint.KeyOf(cs[e])
+					if !pathExists(adj, k.To, k.From) {
+						keep[e] = true
+						adj[k.From] = append(adj[k.From], k.To)
+					}
+				}
+				var want []data.Comparison
+				for e, c := range cs {
+					if keep[e] {
+						want = append(want, c)
+					}
+				}
+				if !equalComparisons(kept, want) {
+					t.Fatalf("trial %d (seed %d): Acyclic kept %d comparisons, Algorithm 1 %d", trial, *seedFlag, len(kept), len(want))
+				}
+			}
+		})
+	}
+}
+
+// pathExists reports whether to is reachable from from (depth-first search).
+func pathExists(adj map[int64][]int64, from, to int64) bool {
+	seen := map[int64]bool{from: true}
+	stack := []int64{from}
+	for len(stack) > 0 {
+		x := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if x == to {
+			return true
+		}
+		for _, y := range adj[x] {
+			if !seen[y] {
+				seen[y] = true
+				stack = append(stack, y)
+			}
+		}
+	}
+	return false
+}

@@ -38,12 +38,22 @@
 // are those of the LaTeX source: algorithms and equations are numbered
 // through the whole paper, so the appendix algorithm is Algorithm 5.
 //
-// M. A. Bender, J. T. Fineman, S. Gilbert and R. E. Tarjan. A new approach to
-// incremental cycle detection and related problems. ACM Trans. Algorithms
-// 12(2) (2016) 14.
+// B. Haeupler, T. Kavitha, R. Mathew, S. Sen and R. E. Tarjan. Incremental
+// cycle detection, topological ordering, and strong component maintenance.
+// ACM Trans. Algorithms 8(1) (2012) 3. Sec. 3: two-way search ([Acyclic]).
 //
-// D. J. Pearce and P. H. J. Kelly (test oracle). A dynamic topological sort algorithm for
-// directed acyclic graphs. ACM J. Exp. Algorithmics 11 (2006) 1.7.
+// P. Dietz and D. Sleator. Two algorithms for maintaining order in a list.
+// STOC 1987; M. A. Bender, R. Cole, E. D. Demaine, M. Farach-Colton and
+// J. Zito. Two simplified algorithms for maintaining order in a list. ESA
+// 2002 (the labels of the topological order).
+//
+// D. J. Pearce and P. H. J. Kelly (test oracle). A dynamic topological sort
+// algorithm for directed acyclic graphs. ACM J. Exp. Algorithmics 11 (2006)
+// 1.7.
+//
+// M. A. Bender, J. T. Fineman, S. Gilbert and R. E. Tarjan (test oracle; the
+// previous implementation of [Acyclic]). A new approach to incremental cycle
+// detection and related problems. ACM Trans. Algorithms 12(2) (2016) 14.
 //
 // A. V. Aho, M. R. Garey and J. D. Ullman. The transitive reduction of a
 // directed graph. SIAM J. Comput. 1(2) (1972) 131–137.

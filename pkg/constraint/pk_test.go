@@ -145,13 +145,20 @@ func TestLevelsMatchesOracles(t *testing.T) {
 		if !naive {
 			n, m = 3000, 6000+rng.IntN(6000)
 		}
-		lv, pk := newLevels(n, m), newDynTopo(n)
+		us, vs := make([]int32, m), make([]int32, m)
+		for e := range m {
+			us[e], vs[e] = int32(rng.IntN(n)), int32(rng.IntN(n))
+		}
+		lv, pk, tw := newLevels(n, m), newDynTopo(n), twoWayFor(n, us, vs, 62)
+		// A small label universe makes relabelling (and its full-list
+		// fallback) frequent.
+		tight := twoWayFor(n, us, vs, 13)
 		adj := make([][]int32, n)
 		for e := range m {
-			u, v := int32(rng.IntN(n)), int32(rng.IntN(n))
-			a, b := lv.insert(u, v), pk.insert(u, v)
-			if a != b {
-				t.Fatalf("trial %d edge %d %d→%d: levels %v, Pearce–Kelly %v", trial, e, u, v, a, b)
+			u, v := us[e], vs[e]
+			a, b, c, d := lv.insert(u, v), pk.insert(u, v), tw.insert(u, v), tight.insert(u, v)
+			if a != b || a != c || a != d {
+				t.Fatalf("trial %d edge %d %d→%d: levels %v, Pearce–Kelly %v, two-way %v, two-way with 13-bit labels %v", trial, e, u, v, a, b, c, d)
 			}
 			if naive {
 				want := u != v && !reaches(adj, v, u)
@@ -162,6 +169,11 @@ func TestLevelsMatchesOracles(t *testing.T) {
 					adj[u] = append(adj[u], v)
 				}
 			}
+		}
+		checkTwoWay(t, tw)
+		checkTwoWay(t, tight)
+		if n == 3000 && tight.relabels <= n {
+			t.Fatalf("trial %d: 13-bit labels never relabelled", trial)
 		}
 		// The level invariant k(x) ≤ k(y) holds on every kept arc, and same
 		// lists hold exactly the same-level arcs.
@@ -182,6 +194,16 @@ func TestLevelsMatchesOracles(t *testing.T) {
 	}
 }
 
+// twoWayFor returns an empty two-way structure with room for the arcs us→vs.
+func twoWayFor(n int, us, vs []int32, bits int) *twoWay {
+	outCap, inCap := make([]int32, n), make([]int32, n)
+	for e := range us {
+		outCap[us[e]]++
+		inCap[vs[e]]++
+	}
+	return newTwoWayBits(outCap, inCap, bits)
+}
+
 func reaches(adj [][]int32, from, to int32) bool {
 	seen := map[int32]bool{from: true}
 	stack := []int32{from}
@@ -199,4 +221,73 @@ func reaches(adj [][]int32, from, to int32) bool {
 		}
 	}
 	return false
+}
+
+// checkTwoWay asserts the invariants of the two-way structure: the list holds
+// every vertex once, labels increase strictly along it from the head
+// sentinel to the tail sentinel, and every arc goes up in label.
+func checkTwoWay(t *testing.T, tw *twoWay) {
+	t.Helper()
+	n := len(tw.node) - 2
+	head, tail := int32(n), int32(n+1)
+	seen := 0
+	nd, ln := tw.node, tw.link
+	for x := ln[head].next; x != tail; x = ln[x].next {
+		if p := ln[x].prev; nd[x].label <= nd[p].label || ln[p].next != x {
+			t.Fatalf("list broken at vertex %d (label %d after %d)", x, nd[x].label, nd[p].label)
+		}
+		seen++
+		if seen > n {
+			t.Fatalf("list has a loop")
+		}
+	}
+	if seen != n || nd[ln[tail].prev].label >= nd[tail].label {
+		t.Fatalf("list holds %d of %d vertices", seen, n)
+	}
+	for x := range n {
+		for _, y := range tw.arcs[nd[x].out : nd[x].out+nd[x].nOut] {
+			if nd[x].label >= nd[y].label {
+				t.Fatalf("arc %d→%d goes down in label", x, y)
+			}
+		}
+	}
+}
+
+// TestTwoWayRelabels forces the relabelling of the order-maintenance list:
+// every arc of a long path inserted backwards moves a vertex into the same
+// gap, so the labels there run out again and again.
+func TestTwoWayRelabels(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int{2, 3, 70, 2000} {
+		var us, vs []int32
+		for x := n - 2; x >= 0; x-- {
+			us, vs = append(us, int32(x+1)), append(vs, int32(x))
+		}
+		us, vs = append(us, 0), append(vs, int32(n-1))
+		for x := 0; x+2 < n; x++ {
+			us, vs = append(us, int32(x+2)), append(vs, int32(x))
+		}
+		tw := twoWayFor(n, us, vs, 62)
+		// Arcs (x+1)→x, for x from high to low: each insertion moves x+1 …
+		// just before x, packing them against the head.
+		for x := n - 2; x >= 0; x-- {
+			if !tw.insert(int32(x+1), int32(x)) {
+				t.Fatalf("n=%d: arc %d→%d rejected in a path", n, x+1, x)
+			}
+		}
+		if n > 1 && tw.insert(0, int32(n-1)) {
+			t.Fatalf("n=%d: arc closing the path into a cycle accepted", n)
+		}
+		// Then the other way round, forward moves: a second path on the
+		// same vertices is impossible, so use chords that stay acyclic.
+		for x := 0; x+2 < n; x++ {
+			if !tw.insert(int32(x+2), int32(x)) {
+				t.Fatalf("n=%d: chord %d→%d rejected", n, x+2, x)
+			}
+		}
+		checkTwoWay(t, tw)
+		if n >= 70 && tw.relabels == n {
+			t.Fatalf("n=%d: the packed insertions never relabelled", n)
+		}
+	}
 }
