@@ -3,12 +3,14 @@ package experiments
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/mkpoe/mkpoe/internal/linalg"
 	"github.com/mkpoe/mkpoe/pkg/kernels"
 	"gonum.org/v1/gonum/mat"
 )
@@ -77,6 +79,14 @@ func TestRunDeterministicAcrossWorkersAndResume(t *testing.T) {
 	want := readFile(t, filepath.Join(one.Output, "summary.json"))
 	if got := readFile(t, filepath.Join(two.Output, "summary.json")); !bytes.Equal(got, want) {
 		t.Errorf("summaries differ between 1 and 2 workers:\n%s\n%s", want, got)
+	}
+	// env.json records the linear-algebra backend of the build.
+	var env map[string]string
+	if err := json.Unmarshal(readFile(t, filepath.Join(one.Output, "env.json")), &env); err != nil {
+		t.Fatal(err)
+	}
+	if env["linalg_backend"] != linalg.Backend() || env["go"] == "" {
+		t.Errorf("env.json: linalg_backend %q (want %q), go %q", env["linalg_backend"], linalg.Backend(), env["go"])
 	}
 	// Interrupted: only the first half of the phase-0 tasks, then a rerun.
 	part := loadTiny(t, filepath.Join(t.TempDir(), "part"))

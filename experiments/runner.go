@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mkpoe/mkpoe/internal/linalg"
 	"github.com/schollz/progressbar/v3"
 	"go.yaml.in/yaml/v3"
 	"golang.org/x/term"
@@ -165,7 +166,9 @@ func errSuffix(e string) string {
 }
 
 // writeRunFiles writes the resolved config and the environment (Go,
-// module and VCS versions) into the run directory.
+// module and VCS versions, the linear-algebra backend: numbers from the
+// gonum and openblas builds agree to rounding, not bit for bit) into the run
+// directory.
 func writeRunFiles(c *Config) error {
 	b, err := yaml.Marshal(c)
 	if err != nil {
@@ -175,7 +178,7 @@ func writeRunFiles(c *Config) error {
 		return err
 	}
 	env := map[string]string{"go": runtime.Version(), "goos": runtime.GOOS, "goarch": runtime.GOARCH, "config_hash": c.Hash(),
-		"started": time.Now().UTC().Format(time.RFC3339)}
+		"started": time.Now().UTC().Format(time.RFC3339), "linalg_backend": linalg.Backend()}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		env["module"] = bi.Main.Path + "@" + bi.Main.Version
 		for _, s := range bi.Settings {

@@ -6,6 +6,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/mkpoe/mkpoe/internal/linalg"
 	"github.com/mkpoe/mkpoe/pkg/data"
 	"gonum.org/v1/gonum/mat"
 )
@@ -138,13 +139,17 @@ func kernelEigenbasis(k mat.Symmetric, relTol float64) eigenbasis {
 // what names a in the panic raised if the decomposition fails, which only
 // happens for non-finite input our own code built.
 func positiveEigen(a mat.Symmetric, relTol float64, what string) (vals []float64, vecs *mat.Dense) {
-	var eig mat.EigenSym
-	if !eig.Factorize(a, true) {
+	n := a.SymmetricDim()
+	u := make([]float64, n*n)
+	for i := 0; i < n; i++ {
+		for j := i; j < n; j++ {
+			u[i*n+j] = a.At(i, j)
+		}
+	}
+	all := make([]float64, n)
+	if !linalg.SymEigen(n, u, all, true) {
 		panic("mkpoe: eigendecomposition of " + what + " failed to converge")
 	}
-	all := eig.Values(nil)
-	var u mat.Dense
-	eig.VectorsTo(&u)
 	lmax := all[len(all)-1]
 	var keep []int
 	for i, v := range all {
@@ -152,12 +157,11 @@ func positiveEigen(a mat.Symmetric, relTol float64, what string) (vals []float64
 			keep = append(keep, i)
 		}
 	}
-	n := a.SymmetricDim()
 	vecs = mat.NewDense(n, max(len(keep), 1), nil)
 	for c, idx := range keep {
 		vals = append(vals, all[idx])
 		for i := 0; i < n; i++ {
-			vecs.Set(i, c, u.At(i, idx))
+			vecs.Set(i, c, u[i*n+idx])
 		}
 	}
 	return vals, vecs

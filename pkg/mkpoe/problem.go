@@ -4,6 +4,7 @@ import (
 	"math"
 	"sync"
 
+	"github.com/mkpoe/mkpoe/internal/linalg"
 	"github.com/mkpoe/mkpoe/pkg/data"
 	"gonum.org/v1/gonum/mat"
 )
@@ -88,10 +89,31 @@ type workspace struct {
 	eigs []eigWS      // per block: eigensolver scratch (blocks run concurrently)
 }
 
-// eigWS is one block's eigendecomposition scratch.
+// eigWS is one block's eigendecomposition scratch: the matrix, overwritten
+// by the eigenvectors, and the eigenvalues.
 type eigWS struct {
-	eig  mat.EigenSym
-	vecs mat.Dense
+	a, vals []float64
+}
+
+// decompose computes the eigenvalues (and, if vectors, the eigenvectors) of
+// the symmetric r×r matrix ws.a by linalg.SymEigen, reusing the scratch.
+func (ws *eigWS) decompose(r int, vectors bool) {
+	if cap(ws.vals) < r {
+		ws.vals = make([]float64, r)
+	}
+	ws.vals = ws.vals[:r]
+	if !linalg.SymEigen(r, ws.a, ws.vals, vectors) {
+		panic("mkpoe: eigendecomposition failed to converge")
+	}
+}
+
+// matrix returns ws.a resized to r×r.
+func (ws *eigWS) matrix(r int) []float64 {
+	if cap(ws.a) < r*r {
+		ws.a = make([]float64, r*r)
+	}
+	ws.a = ws.a[:r*r]
+	return ws.a
 }
 
 func (p *problem) newWorkspace() *workspace {
@@ -312,18 +334,14 @@ func (p *problem) forFullBlocks(f func(b int)) {
 // projectPSD replaces the symmetric r×r matrix held row-major in a by its
 // nearest PSD matrix in Frobenius norm: eigenvalues clipped at 0.
 func projectPSD(ws *eigWS, r int, a []float64) {
-	sym := mat.NewSymDense(r, nil)
+	sym := ws.matrix(r)
 	for i := 0; i < r; i++ {
 		for j := i; j < r; j++ {
-			sym.SetSym(i, j, (a[i*r+j]+a[j*r+i])/2)
+			sym[i*r+j] = (a[i*r+j] + a[j*r+i]) / 2
 		}
 	}
-	if !ws.eig.Factorize(sym, true) {
-		panic("mkpoe: eigendecomposition failed to converge")
-	}
-	vals := ws.eig.Values(nil)
-	ws.vecs.Reset()
-	ws.eig.VectorsTo(&ws.vecs)
+	ws.decompose(r, true)
+	vals, vecs := ws.vals, ws.a
 	pos := 0
 	for _, v := range vals {
 		if v > 0 {
@@ -344,7 +362,7 @@ func projectPSD(ws *eigWS, r int, a []float64) {
 		}
 		s := math.Sqrt(v)
 		for i := 0; i < r; i++ {
-			f.Set(i, col, ws.vecs.At(i, k)*s)
+			f.Set(i, col, vecs[i*r+k]*s)
 		}
 		col++
 	}
@@ -385,7 +403,8 @@ func (p *problem) dualScale(ws *workspace, g []float64) float64 {
 		blk := &p.blocks[b]
 		gb := g[blk.off : blk.off+blk.size]
 		r := blk.r
-		sym := mat.NewSymDense(r, nil)
+		e := &ws.eigs[b]
+		sym := e.matrix(r)
 		for i := 0; i < r; i++ {
 			di := math.Sqrt(blk.regWeight(i))
 			for j := i; j < r; j++ {
@@ -393,14 +412,11 @@ func (p *problem) dualScale(ws *workspace, g []float64) float64 {
 				if i == j {
 					v -= blk.regWeight(i)
 				}
-				sym.SetSym(i, j, v/(di*math.Sqrt(blk.regWeight(j))))
+				sym[i*r+j] = v / (di * math.Sqrt(blk.regWeight(j)))
 			}
 		}
-		e := &ws.eigs[b].eig
-		if !e.Factorize(sym, false) {
-			panic("mkpoe: eigendecomposition failed to converge")
-		}
-		lmins[b] = e.Values(nil)[0]
+		e.decompose(r, false)
+		lmins[b] = e.vals[0]
 	})
 	for b := range p.blocks {
 		if p.blocks[b].diag {

@@ -1,0 +1,34 @@
+// Package linalg holds the few dense linear-algebra calls whose speed
+// decides the cost of a full-W MKPOE fit (McFee & Lanckriet 2011, Alg. 4:
+// every iteration projects each W⁽ᵖ⁾ onto the PSD cone by an
+// eigendecomposition), behind one function per call so that a build tag can
+// swap the implementation.
+//
+// The default build is pure Go (gonum). Built with -tags openblas (cgo, with
+// Debian's libopenblas-dev and liblapacke-dev), the eigendecompositions call
+// LAPACK's divide-and-conquer dsyevd and every gonum matrix product runs on
+// OpenBLAS; ../shared/notes/performance.md measured dsyevd about 8× faster
+// than gonum's QR-based EigenSym at n = 330, and docs/solver.md has the
+// benchmark of a whole fit. Results agree with the pure-Go build to rounding
+// (about 1e-13 relative), not bit for bit.
+package linalg
+
+// Backend names the implementation compiled in: "gonum" (pure Go) or
+// "openblas". Experiments record it in env.json.
+func Backend() string { return backend }
+
+// SymEigen computes the eigenvalues of the symmetric n×n matrix a (row-major,
+// full storage; only the upper triangle is read) in ascending order into
+// vals, which must have length n. If vectors is true, a is overwritten with
+// the orthonormal eigenvectors, column k (a[i*n+k], i = 0…n−1) belonging to
+// vals[k]; otherwise the content of a is destroyed. It reports false if the
+// algorithm did not converge.
+func SymEigen(n int, a, vals []float64, vectors bool) bool {
+	if len(a) < n*n || len(vals) != n {
+		panic("linalg: SymEigen: a needs n×n entries and vals n")
+	}
+	if n == 0 {
+		return true
+	}
+	return symEigen(n, a, vals, vectors)
+}

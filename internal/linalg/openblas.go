@@ -1,0 +1,83 @@
+//go:build openblas
+
+package linalg
+
+/*
+#cgo LDFLAGS: -llapacke -lopenblas
+#include <lapacke.h>
+
+// Declared by OpenBLAS (cblas.h would pull in a second copy of the CBLAS
+// declarations that gonum's netlib package already compiles).
+void openblas_set_num_threads(int);
+*/
+import "C"
+
+import (
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/blas/gonum"
+	"gonum.org/v1/netlib/blas/netlib"
+)
+
+const backend = "openblas"
+
+func init() {
+	// Large matrix products of gonum (mat.Dense.Mul and the BLAS level 3
+	// calls inside gonum's own LAPACK) now run on OpenBLAS.
+	blas64.Use(hybrid{})
+	// One thread per call: the solver already runs the kernels' blocks, and
+	// the harness its tasks, concurrently; two goroutines each calling a
+	// 2-thread OpenBLAS ran 2.3× slower than one after the other
+	// (../shared/notes/performance.md).
+	C.openblas_set_num_threads(1)
+}
+
+// symEigen is LAPACK's dsyevd (divide and conquer) through LAPACKE.
+func symEigen(n int, a, vals []float64, vectors bool) bool {
+	jobz := C.char('N')
+	if vectors {
+		jobz = 'V'
+	}
+	info := C.LAPACKE_dsyevd(C.LAPACK_ROW_MAJOR, jobz, 'U', C.lapack_int(n),
+		(*C.double)(&a[0]), C.lapack_int(n), (*C.double)(&vals[0]))
+	return info == 0
+}
+
+// hybrid is gonum's pure-Go BLAS except for large matrix-matrix products,
+// which go to OpenBLAS. Each cgo call costs about 0.1–0.2 µs, so sending
+// every call there (the level 1 and 2 routines that gonum's LAPACK calls in
+// loops, small products) made the small problems of the tests several
+// times slower.
+type hybrid struct{ gonum.Implementation }
+
+// cgoMinWork is the product size m·n·k from which a product goes to
+// OpenBLAS: 32³ multiply-adds take gonum about 10 µs.
+const cgoMinWork = 32 * 32 * 32
+
+func (hybrid) Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
+	if m*n*k < cgoMinWork {
+		gonum.Implementation{}.Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
+	netlib.Implementation{}.Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+func (hybrid) Dsymm(s blas.Side, ul blas.Uplo, m, n int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
+	k := m
+	if s == blas.Right {
+		k = n
+	}
+	if m*n*k < cgoMinWork {
+		gonum.Implementation{}.Dsymm(s, ul, m, n, alpha, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
+	netlib.Implementation{}.Dsymm(s, ul, m, n, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+func (hybrid) Dsyrk(ul blas.Uplo, t blas.Transpose, n, k int, alpha float64, a []float64, lda int, beta float64, c []float64, ldc int) {
+	if n*n*k < 2*cgoMinWork {
+		gonum.Implementation{}.Dsyrk(ul, t, n, k, alpha, a, lda, beta, c, ldc)
+		return
+	}
+	netlib.Implementation{}.Dsyrk(ul, t, n, k, alpha, a, lda, beta, c, ldc)
+}
