@@ -56,40 +56,41 @@ func Acyclic(cs []data.Comparison, rng *rand.Rand) (kept, removed []data.Compari
 	// the incremental structure, which holds only their vertices, numbered
 	// component by component for memory locality.
 	comp, count := g.tarjan(g.adjacency(true))
-	inside := func(e int) bool { return comp[g.src[e]] == comp[g.dst[e]] }
-	id, n := make([]int32, g.order()), 0 // a vertex's number in the structure
-	start := make([]int32, count+1)      // counting sort by component
-	for e := range cs {
+	inside := func(e int32) bool { return comp[g.src[e]] == comp[g.dst[e]] }
+	used, m := make([]bool, g.order()), 0
+	for e := range int32(len(cs)) {
 		if inside(e) {
-			id[g.src[e]], id[g.dst[e]] = 1, 1
+			used[g.src[e]], used[g.dst[e]] = true, true
+			m++
 		}
 	}
+	id := make([]int32, g.order())  // a used vertex's number in the structure
+	start := make([]int32, count+1) // counting sort by component
 	for v, c := range comp {
-		if id[v] == 1 {
+		if used[v] {
 			start[c+1]++
-			n++
 		}
 	}
 	for c := range count {
 		start[c+1] += start[c]
 	}
+	n := int(start[count])
 	for v, c := range comp {
-		if id[v] == 1 {
+		if used[v] {
 			id[v] = start[c]
 			start[c]++
 		}
 	}
-	outCap, inCap := make([]int32, n), make([]int32, n)
-	for e := range cs {
+	us, vs := make([]int32, 0, m), make([]int32, 0, m)
+	for e := range int32(len(cs)) {
 		if inside(e) {
-			outCap[id[g.src[e]]]++
-			inCap[id[g.dst[e]]]++
+			us, vs = append(us, id[g.src[e]]), append(vs, id[g.dst[e]])
 		}
 	}
-	order := newTwoWay(outCap, inCap)
+	order := newTwoWay(n, us, vs)
 	keep := make([]bool, len(cs))
 	for _, e := range perm {
-		keep[e] = !inside(int(e)) || order.insert(id[g.src[e]], id[g.dst[e]])
+		keep[e] = !inside(e) || order.insert(id[g.src[e]], id[g.dst[e]])
 	}
 	kept, removed = split(cs, keep)
 	return kept, removed, nil

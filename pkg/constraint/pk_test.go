@@ -149,10 +149,10 @@ func TestLevelsMatchesOracles(t *testing.T) {
 		for e := range m {
 			us[e], vs[e] = int32(rng.IntN(n)), int32(rng.IntN(n))
 		}
-		lv, pk, tw := newLevels(n, m), newDynTopo(n), twoWayFor(n, us, vs, 62)
+		lv, pk, tw := newLevels(n, m), newDynTopo(n), newTwoWay(n, us, vs)
 		// A small label universe makes relabelling (and its full-list
 		// fallback) frequent.
-		tight := twoWayFor(n, us, vs, 13)
+		tight := newTwoWayBits(n, us, vs, 13)
 		adj := make([][]int32, n)
 		for e := range m {
 			u, v := us[e], vs[e]
@@ -192,16 +192,6 @@ func TestLevelsMatchesOracles(t *testing.T) {
 			}
 		}
 	}
-}
-
-// twoWayFor returns an empty two-way structure with room for the arcs us→vs.
-func twoWayFor(n int, us, vs []int32, bits int) *twoWay {
-	outCap, inCap := make([]int32, n), make([]int32, n)
-	for e := range us {
-		outCap[us[e]]++
-		inCap[vs[e]]++
-	}
-	return newTwoWayBits(outCap, inCap, bits)
 }
 
 func reaches(adj [][]int32, from, to int32) bool {
@@ -267,7 +257,7 @@ func TestTwoWayRelabels(t *testing.T) {
 		for x := 0; x+2 < n; x++ {
 			us, vs = append(us, int32(x+2)), append(vs, int32(x))
 		}
-		tw := twoWayFor(n, us, vs, 62)
+		tw := newTwoWay(n, us, vs)
 		// Arcs (x+1)→x, for x from high to low: each insertion moves x+1 …
 		// just before x, packing them against the head.
 		for x := n - 2; x >= 0; x-- {

@@ -66,24 +66,29 @@ type node struct {
 
 type link struct{ next, prev int32 }
 
-// newTwoWay returns the structure for len(outCap) vertices and no arcs,
-// with room for outCap[x] arcs out of and inCap[x] arcs into vertex x, and
-// labels below 2⁶², which leaves headroom for the arithmetic.
-func newTwoWay(outCap, inCap []int32) *twoWay { return newTwoWayBits(outCap, inCap, 62) }
+// newTwoWay returns the structure for n vertices and no arcs, with room for
+// the arcs us[e]→vs[e] (those that may be inserted later), and labels below
+// 2⁶², which leaves headroom for the arithmetic.
+func newTwoWay(n int, us, vs []int32) *twoWay { return newTwoWayBits(n, us, vs, 62) }
 
 // newTwoWayBits uses labels below 2^bits; tests use few bits to make the
 // relabelling frequent. bits must leave room for n+2 labels.
-func newTwoWayBits(outCap, inCap []int32, bits int) *twoWay {
-	n := len(outCap)
+func newTwoWayBits(n int, us, vs []int32, bits int) *twoWay {
 	t := &twoWay{
 		node: make([]node, n+2),
 		link: make([]link, n+2),
 		bits: bits,
 	}
+	for e := range us { // count the room, then lay it out
+		t.node[us[e]].nOut++
+		t.node[vs[e]].nIn++
+	}
 	start := int32(0)
 	for x := range n { // a vertex's in-arcs right after its out-arcs
-		t.node[x].out, t.node[x].in = start, start+outCap[x]
-		start += outCap[x] + inCap[x]
+		nx := &t.node[x]
+		nx.out, nx.in = start, start+nx.nOut
+		start += nx.nOut + nx.nIn
+		nx.nOut, nx.nIn = 0, 0
 	}
 	t.arcs = make([]int32, start)
 	head, tail := int32(n), int32(n+1)
