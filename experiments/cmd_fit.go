@@ -26,7 +26,6 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	mode := fs.String("mode", "full", "full or diag: form of each W")
 	combine := fs.String("combine", "separate", "separate (K4, one W per kernel) or sum (K1, one W on the sum kernel)")
 	solver := fs.String("solver", "accelerated", "accelerated (default) or subgradient (the paper's Appendix B)")
-	seed := fs.Uint64("seed", 0, "seed recorded in the model (the solvers are deterministic)")
 	maxIter := fs.Int("max-iter", 0, "iteration limit (0: solver default)")
 	tol := fs.Float64("tol", 0, "relative accuracy (0: default 1e-3, certified by a duality gap)")
 	out := fs.String("out", "", "model file to write (JSON; required)")
@@ -48,7 +47,7 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if *compFile == "" || *out == "" {
 		return usagef("--comparisons and --out are required")
 	}
-	s := &mkpoe.Settings{Beta: *beta, Seed: *seed, MaxIter: *maxIter, Tol: *tol}
+	s := &mkpoe.Settings{Beta: *beta, MaxIter: *maxIter, Tol: *tol}
 	var err error
 	if s.Mode, err = mkpoe.ParseMode(*mode); err != nil {
 		return badInput(fmt.Errorf("--mode: %w", err))

@@ -137,7 +137,7 @@ func fitRow(c *Config, row RowConfig, f *fold, kidx []int, beta float64, init *m
 	if err != nil {
 		return nil, err
 	}
-	s := &mkpoe.Settings{Beta: beta, Mode: mode, Solver: mkpoe.Solver(c.Solver.Method), Tol: c.Solver.Tol, MaxIter: c.Solver.MaxIter, Seed: c.Seed, Init: init}
+	s := &mkpoe.Settings{Beta: beta, Mode: mode, Solver: mkpoe.Solver(c.Solver.Method), Tol: c.Solver.Tol, MaxIter: c.Solver.MaxIter, Init: init}
 	if row.Method == "k1" {
 		s.Combine = mkpoe.Sum
 	}

@@ -1,6 +1,7 @@
 package mkpoe
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -31,24 +32,43 @@ var ErrNoKernels = errors.New("mkpoe: at least one kernel is required")
 // With s.Combine = Sum it learns one W on K̂ = Σ_p K⁽ᵖ⁾ (class K₁, Sec. 4.1);
 // with s.Mode = Diag every W⁽ᵖ⁾ is diagonal (Sec. 4.4). Kernels are read,
 // never modified; they should be PSD (negative eigenvalues are dropped, see
-// Settings.EigTol). Fit returns an error for bad settings, kernels of
-// different sizes, or comparisons naming items outside 0..n−1.
+// Settings.EigTol). Fit returns an error for bad settings, nil or non-finite
+// kernels, kernels of different sizes, or comparisons naming items outside
+// 0..n−1. It is FitContext with context.Background().
 func Fit(ks []mat.Symmetric, cs []data.Comparison, s *Settings) (*Model, error) {
+	return FitContext(context.Background(), ks, cs, s)
+}
+
+// FitContext is [Fit] that stops within about one iteration when ctx is
+// cancelled, returning an error that wraps ctx.Err().
+func FitContext(ctx context.Context, ks []mat.Symmetric, cs []data.Comparison, s *Settings) (*Model, error) {
 	if len(ks) == 0 {
-		return nil, ErrNoKernels
+		return nil, invalidf("%w", ErrNoKernels)
 	}
-	n := ks[0].SymmetricDim()
+	n := 0
 	for p, k := range ks {
-		if k.SymmetricDim() != n {
-			return nil, fmt.Errorf("mkpoe: kernel %d is %d×%d, want %d×%d like kernel 0", p, k.SymmetricDim(), k.SymmetricDim(), n, n)
+		if k == nil {
+			return nil, invalidf("mkpoe: kernel %d is nil", p)
 		}
+		if p == 0 {
+			n = k.SymmetricDim()
+		}
+		if k.SymmetricDim() != n {
+			return nil, invalidf("mkpoe: kernel %d is %d×%d, want %d×%d like kernel 0", p, k.SymmetricDim(), k.SymmetricDim(), n, n)
+		}
+		if err := checkFinite(k, n, n, fmt.Sprintf("kernel %d", p)); err != nil {
+			return nil, err
+		}
+	}
+	if n == 0 {
+		return nil, invalidf("mkpoe: kernels must be non-empty, got 0×0")
 	}
 	set, err := s.withDefaults()
 	if err != nil {
 		return nil, err
 	}
 	if err := data.ValidateComparisons(cs, n); err != nil {
-		return nil, fmt.Errorf("mkpoe: %w", err)
+		return nil, invalidf("mkpoe: %w", err)
 	}
 	used := ks
 	if set.Combine == Sum && len(ks) > 1 {
@@ -56,46 +76,78 @@ func Fit(ks []mat.Symmetric, cs []data.Comparison, s *Settings) (*Model, error) 
 		for _, k := range ks {
 			sum.AddSym(sum, k)
 		}
+		if err := checkFinite(sum, n, n, "the sum kernel"); err != nil {
+			return nil, err
+		}
 		used = []mat.Symmetric{sum}
 	}
 	in := input{kind: InputKernels, n: n, kernels: used, numInputs: len(ks)}
-	return fit(in, cs, set)
+	return fit(ctx, in, cs, set)
+}
+
+// checkFinite returns an error naming what and the first non-finite entry
+// of the r×c matrix a.
+func checkFinite(a mat.Matrix, r, c int, what string) error {
+	for i := 0; i < r; i++ {
+		for j := 0; j < c; j++ {
+			if v := a.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
+				return invalidf("mkpoe: %s has a non-finite entry at row %d, column %d: %v (kernel and feature entries must be finite)", what, i, j, v)
+			}
+		}
+	}
+	return nil
 }
 
 // FitFeatures learns a linear projection of feature vectors (rows of x, n×D)
 // from comparisons: LPOE, Alg. 2 of McFee & Lanckriet (2011), with W D×D
 // (diagonal with s.Mode = Diag) and regulariser tr(W). x is not modified.
 func FitFeatures(x mat.Matrix, cs []data.Comparison, s *Settings) (*Model, error) {
+	return FitFeaturesContext(context.Background(), x, cs, s)
+}
+
+// FitFeaturesContext is [FitFeatures] with cancellation (see [FitContext]).
+func FitFeaturesContext(ctx context.Context, x mat.Matrix, cs []data.Comparison, s *Settings) (*Model, error) {
+	if x == nil {
+		return nil, invalidf("mkpoe: feature matrix is nil")
+	}
 	n, d := x.Dims()
 	if n == 0 || d == 0 {
-		return nil, fmt.Errorf("mkpoe: feature matrix must be non-empty, got %d×%d", n, d)
+		return nil, invalidf("mkpoe: feature matrix must be non-empty, got %d×%d", n, d)
+	}
+	if err := checkFinite(x, n, d, "the feature matrix"); err != nil {
+		return nil, err
 	}
 	set, err := s.withDefaults()
 	if err != nil {
 		return nil, err
 	}
 	if err := data.ValidateComparisons(cs, n); err != nil {
-		return nil, fmt.Errorf("mkpoe: %w", err)
+		return nil, invalidf("mkpoe: %w", err)
 	}
 	in := input{kind: InputFeatures, n: n, features: mat.DenseCopyOf(x), numInputs: 1}
-	return fit(in, cs, set)
+	return fit(ctx, in, cs, set)
 }
 
 // FitIdentity learns an embedding of n items from comparisons alone: KPOE
 // with K = I, which is GNMDS (Sec. 3.3). W then holds the inner products of
 // the embedded items, so there is no out-of-sample extension.
 func FitIdentity(n int, cs []data.Comparison, s *Settings) (*Model, error) {
+	return FitIdentityContext(context.Background(), n, cs, s)
+}
+
+// FitIdentityContext is [FitIdentity] with cancellation (see [FitContext]).
+func FitIdentityContext(ctx context.Context, n int, cs []data.Comparison, s *Settings) (*Model, error) {
 	if n <= 0 {
-		return nil, fmt.Errorf("mkpoe: number of items must be > 0, got %d", n)
+		return nil, invalidf("mkpoe: number of items must be > 0, got %d", n)
 	}
 	set, err := s.withDefaults()
 	if err != nil {
 		return nil, err
 	}
 	if err := data.ValidateComparisons(cs, n); err != nil {
-		return nil, fmt.Errorf("mkpoe: %w", err)
+		return nil, invalidf("mkpoe: %w", err)
 	}
-	return fit(input{kind: InputIdentity, n: n, numInputs: 1}, cs, set)
+	return fit(ctx, input{kind: InputIdentity, n: n, numInputs: 1}, cs, set)
 }
 
 // input is what fit works on: kernels (after the Sum combination), a
@@ -244,7 +296,7 @@ func formulation(in input, mode Mode, eigen bool, eigTol float64) (blocks []bloc
 	return blocks, backs
 }
 
-func fit(in input, cs []data.Comparison, s Settings) (*Model, error) {
+func fit(ctx context.Context, in input, cs []data.Comparison, s Settings) (*Model, error) {
 	start := time.Now()
 	eigen := s.Solver != Subgradient
 	blocks, backs := formulation(in, s.Mode, eigen, s.EigTol)
@@ -261,10 +313,14 @@ func fit(in input, cs []data.Comparison, s Settings) (*Model, error) {
 		sc.toSolver(p, x0)
 	}
 	var sol solution
+	var err error
 	if eigen {
-		sol = p.accelerated(x0, s)
+		sol, err = p.accelerated(ctx, x0, s)
 	} else {
-		sol = p.subgradient(x0, s)
+		sol, err = p.subgradient(ctx, x0, s)
+	}
+	if err != nil {
+		return nil, err
 	}
 	sc.toProblem(p, sol.x)
 	blocks = p.blocks
@@ -336,7 +392,7 @@ func symPart(a mat.Matrix) *mat.SymDense {
 // warmStart fills x0 from a previous model on the same inputs.
 func warmStart(p *problem, backs []*mat.Dense, init *Model, x0 []float64, in input) error {
 	if init.Input != in.kind || init.N != in.n || len(init.W) != len(p.blocks) {
-		return fmt.Errorf("mkpoe: Settings.Init must be a model fitted on the same inputs (%s, n=%d, %d blocks), got %s, n=%d, %d blocks",
+		return invalidf("mkpoe: Settings.Init must be a model fitted on the same inputs (%s, n=%d, %d blocks), got %s, n=%d, %d blocks",
 			in.kind, in.n, len(p.blocks), init.Input, init.N, len(init.W))
 	}
 	for b := range p.blocks {
@@ -345,7 +401,7 @@ func warmStart(p *problem, backs []*mat.Dense, init *Model, x0 []float64, in inp
 		xb := x0[blk.off : blk.off+blk.size]
 		if blk.diag {
 			if w.SymmetricDim() != blk.r {
-				return fmt.Errorf("mkpoe: Settings.Init block %d has size %d, want %d (same mode and inputs)", b, w.SymmetricDim(), blk.r)
+				return invalidf("mkpoe: Settings.Init block %d has size %d, want %d (same mode and inputs)", b, w.SymmetricDim(), blk.r)
 			}
 			for t := range xb {
 				xb[t] = math.Max(w.At(t, t), 0)
@@ -355,7 +411,7 @@ func warmStart(p *problem, backs []*mat.Dense, init *Model, x0 []float64, in inp
 		z := mat.NewDense(blk.r, blk.r, xb)
 		if backs[b] == nil {
 			if w.SymmetricDim() != blk.r {
-				return fmt.Errorf("mkpoe: Settings.Init block %d has size %d, want %d (same mode and inputs)", b, w.SymmetricDim(), blk.r)
+				return invalidf("mkpoe: Settings.Init block %d has size %d, want %d (same mode and inputs)", b, w.SymmetricDim(), blk.r)
 			}
 			z.Copy(w)
 			continue

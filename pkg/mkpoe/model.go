@@ -21,7 +21,6 @@ type Model struct {
 	Combine Combine // Separate or Sum
 	Beta    float64
 	Solver  Solver
-	Seed    uint64
 	N       int // number of training items
 	// NumInputs is the number of kernel-row matrices Embed expects for new
 	// items (the number of kernels given to Fit, also with Sum).
@@ -62,7 +61,7 @@ func (m *Model) Dim() int {
 const projectionTolerance = 1e-9
 
 func newModel(in input, s Settings, ws []*mat.SymDense) (*Model, error) {
-	m := &Model{Input: in.kind, Mode: s.Mode, Combine: s.Combine, Beta: s.Beta, Solver: s.Solver, Seed: s.Seed,
+	m := &Model{Input: in.kind, Mode: s.Mode, Combine: s.Combine, Beta: s.Beta, Solver: s.Solver,
 		N: in.n, NumInputs: in.numInputs, W: ws}
 	if in.kind == InputKernels && len(in.kernels) == 1 && in.numInputs > 1 {
 		m.Combine = Sum
@@ -170,13 +169,15 @@ func (m *Model) Embed(rows []*mat.Dense) (*mat.Dense, error) {
 
 // modelJSON is the file form of a Model ("mkpoe-model/1").
 type modelJSON struct {
-	Format      string        `json:"format"`
-	Input       string        `json:"input"`
-	Mode        string        `json:"mode"`
-	Combine     string        `json:"combine"`
-	Beta        float64       `json:"beta"`
-	Solver      string        `json:"solver"`
-	Seed        uint64        `json:"seed"`
+	Format  string  `json:"format"`
+	Input   string  `json:"input"`
+	Mode    string  `json:"mode"`
+	Combine string  `json:"combine"`
+	Beta    float64 `json:"beta"`
+	Solver  string  `json:"solver"`
+	// Seed is ignored: models before 2026-11-23 recorded Settings.Seed,
+	// which no solver used (both are deterministic).
+	Seed        uint64        `json:"seed,omitempty"`
 	N           int           `json:"n"`
 	NumInputs   int           `json:"num_inputs"`
 	Objective   float64       `json:"objective"`
@@ -225,7 +226,7 @@ func denseOf(rows [][]float64, what string) (*mat.Dense, error) {
 // WriteJSON writes the model as JSON.
 func (m *Model) WriteJSON(w io.Writer) error {
 	j := modelJSON{Format: ModelFormat, Input: m.Input, Mode: m.Mode.String(), Combine: m.Combine.String(), Beta: m.Beta,
-		Solver: string(m.Solver), Seed: m.Seed, N: m.N, NumInputs: m.NumInputs, Objective: m.Objective,
+		Solver: string(m.Solver), N: m.N, NumInputs: m.NumInputs, Objective: m.Objective,
 		DualBound: m.Stats.DualBound, RelativeGap: m.Stats.RelativeGap, Iterations: m.Stats.Iterations,
 		Converged: m.Stats.Converged, Seconds: m.Stats.Seconds, BlockDims: m.Stats.BlockDims, Trace: m.Stats.Trace,
 		Train: rowsOf(m.Train)}
@@ -264,7 +265,7 @@ func ReadJSON(r io.Reader, name string) (*Model, error) {
 	if len(j.W) == 0 || len(j.W) != len(j.Projection) {
 		return nil, fmt.Errorf("mkpoe: reading model %s: W and projection must list the same non-zero number of blocks, got %d and %d", name, len(j.W), len(j.Projection))
 	}
-	m := &Model{Input: j.Input, Mode: mode, Combine: comb, Beta: j.Beta, Solver: Solver(j.Solver), Seed: j.Seed, N: j.N,
+	m := &Model{Input: j.Input, Mode: mode, Combine: comb, Beta: j.Beta, Solver: Solver(j.Solver), N: j.N,
 		NumInputs: j.NumInputs, Objective: j.Objective,
 		Stats: Stats{Iterations: j.Iterations, Converged: j.Converged, DualBound: j.DualBound, RelativeGap: j.RelativeGap,
 			Trace: j.Trace, Seconds: j.Seconds, BlockDims: j.BlockDims}}

@@ -34,7 +34,7 @@ func ParseMode(s string) (Mode, error) {
 	case "diag", "diagonal":
 		return Diag, nil
 	}
-	return 0, fmt.Errorf("mkpoe: mode must be full or diag, got %q", s)
+	return 0, invalidf("mkpoe: mode must be full or diag, got %q", s)
 }
 
 // Combine selects how several kernels are combined.
@@ -67,7 +67,7 @@ func ParseCombine(s string) (Combine, error) {
 	case "sum", "k1", "K1":
 		return Sum, nil
 	}
-	return 0, fmt.Errorf("mkpoe: combine must be separate or sum, got %q", s)
+	return 0, invalidf("mkpoe: combine must be separate or sum, got %q", s)
 }
 
 // Solver names an optimisation method.
@@ -95,7 +95,7 @@ func ParseSolver(s string) (Solver, error) {
 	case Subgradient:
 		return Subgradient, nil
 	}
-	return "", fmt.Errorf("mkpoe: solver must be accelerated or subgradient, got %q", s)
+	return "", invalidf("mkpoe: solver must be accelerated or subgradient, got %q", s)
 }
 
 // Iteration is what a [Recorder] sees after each iteration.
@@ -131,9 +131,6 @@ type Settings struct {
 	// when the best objective improved by less than Tol/10 (relative) over
 	// the last 200 iterations. Default 1e-3.
 	Tol float64
-	// Seed is recorded in the model. Both solvers are deterministic (no
-	// random choices), so equal inputs give equal models whatever the seed.
-	Seed uint64
 	// EigTol is the relative eigenvalue cut-off of the kernel eigenbasis:
 	// eigenvalues below EigTol·λ_max are dropped (the kernel's numerical
 	// rank). Default 1e-10. Deviation: see docs/deviations.md.
@@ -149,17 +146,17 @@ type Settings struct {
 // naming the first invalid field.
 func (s *Settings) withDefaults() (Settings, error) {
 	if s == nil {
-		return Settings{}, fmt.Errorf("mkpoe: Settings must not be nil (Beta is required)")
+		return Settings{}, invalidf("mkpoe: Settings must not be nil (Beta is required)")
 	}
 	out := *s
 	if !(out.Beta > 0) || math.IsInf(out.Beta, 0) {
-		return out, fmt.Errorf("mkpoe: Settings.Beta must be > 0 and finite, got %v (β weighs the hinge loss against the trace regulariser)", out.Beta)
+		return out, invalidf("mkpoe: Settings.Beta must be > 0 and finite, got %v (β weighs the hinge loss against the trace regulariser)", out.Beta)
 	}
 	if out.Mode != Full && out.Mode != Diag {
-		return out, fmt.Errorf("mkpoe: Settings.Mode must be Full or Diag, got %v", out.Mode)
+		return out, invalidf("mkpoe: Settings.Mode must be Full or Diag, got %v", out.Mode)
 	}
 	if out.Combine != Separate && out.Combine != Sum {
-		return out, fmt.Errorf("mkpoe: Settings.Combine must be Separate or Sum, got %v", out.Combine)
+		return out, invalidf("mkpoe: Settings.Combine must be Separate or Sum, got %v", out.Combine)
 	}
 	solver, err := ParseSolver(string(out.Solver))
 	if err != nil {
@@ -167,7 +164,7 @@ func (s *Settings) withDefaults() (Settings, error) {
 	}
 	out.Solver = solver
 	if out.MaxIter < 0 {
-		return out, fmt.Errorf("mkpoe: Settings.MaxIter must be >= 0, got %d", out.MaxIter)
+		return out, invalidf("mkpoe: Settings.MaxIter must be >= 0, got %d", out.MaxIter)
 	}
 	if out.MaxIter == 0 {
 		out.MaxIter = 100000
@@ -176,13 +173,13 @@ func (s *Settings) withDefaults() (Settings, error) {
 		}
 	}
 	if out.Tol < 0 || math.IsNaN(out.Tol) {
-		return out, fmt.Errorf("mkpoe: Settings.Tol must be >= 0, got %v", out.Tol)
+		return out, invalidf("mkpoe: Settings.Tol must be >= 0, got %v", out.Tol)
 	}
 	if out.Tol == 0 {
 		out.Tol = 1e-3
 	}
 	if out.EigTol < 0 || out.EigTol >= 1 || math.IsNaN(out.EigTol) {
-		return out, fmt.Errorf("mkpoe: Settings.EigTol must be in [0,1), got %v", out.EigTol)
+		return out, invalidf("mkpoe: Settings.EigTol must be in [0,1), got %v", out.EigTol)
 	}
 	if out.EigTol == 0 {
 		out.EigTol = 1e-10

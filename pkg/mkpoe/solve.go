@@ -1,6 +1,8 @@
 package mkpoe
 
 import (
+	"context"
+	"fmt"
 	"math"
 
 	"gonum.org/v1/gonum/floats"
@@ -69,7 +71,7 @@ func (p *problem) lossAndWeights(m []float64, delta float64, alpha []float64) fl
 //
 // Deviation: the paper (Appendix B) uses plain projected subgradient
 // descent; see docs/deviations.md.
-func (p *problem) accelerated(x0 []float64, s Settings) solution {
+func (p *problem) accelerated(ctx context.Context, x0 []float64, s Settings) (solution, error) {
 	ws := p.newWorkspace()
 	nc := len(p.left)
 	np := len(p.pairs)
@@ -90,7 +92,10 @@ func (p *problem) accelerated(x0 []float64, s Settings) solution {
 
 	sol := solution{x: append([]float64(nil), x...), objective: regX + p.lossAndWeights(mx, 0, nil)}
 	if nc == 0 {
-		return zeroSolution(p.dim)
+		return zeroSolution(p.dim), nil
+	}
+	if err := finiteObjective(sol.objective); err != nil {
+		return sol, err
 	}
 
 	y := append([]float64(nil), x...)
@@ -105,6 +110,9 @@ func (p *problem) accelerated(x0 []float64, s Settings) solution {
 	const checkEvery = 10
 
 	for it := 1; it <= s.MaxIter; it++ {
+		if err := ctx.Err(); err != nil {
+			return sol, fmt.Errorf("mkpoe: fit stopped after %d iterations: %w", it-1, err)
+		}
 		fy := regY + p.lossAndWeights(my, delta, alpha)
 		if diagOnly {
 			p.gradientIncremental(ws, alpha, pw, g)
@@ -113,7 +121,10 @@ func (p *problem) accelerated(x0 []float64, s Settings) solution {
 		}
 		// Backtracking: find L with f_δ(x⁺) ≤ f_δ(y) + ⟨g, x⁺−y⟩ + L/2‖x⁺−y‖².
 		var fxn, regXn float64
-		for {
+		for tries := 0; ; tries++ {
+			if tries == maxBacktracks {
+				return sol, fmt.Errorf("mkpoe: internal error: no step decreased the smoothed objective after %d halvings (iteration %d, f = %g)", maxBacktracks, it, fy)
+			}
 			for k := range xn {
 				xn[k] = y[k] - g[k]/lip
 			}
@@ -220,7 +231,20 @@ func (p *problem) accelerated(x0 []float64, s Settings) solution {
 			break
 		}
 	}
-	return sol
+	return sol, nil
+}
+
+// maxBacktracks bounds the step search of one iteration: 2^200 times the
+// initial Lipschitz estimate is beyond any finite problem's curvature.
+const maxBacktracks = 200
+
+// finiteObjective returns an internal error if f is not finite (inputs are
+// checked to be finite, so this means an overflow inside the solver).
+func finiteObjective(f float64) error {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return fmt.Errorf("mkpoe: internal error: objective is %v (inputs are finite; their scale may overflow float64)", f)
+	}
+	return nil
 }
 
 // lipschitzEstimate returns an estimate of the Lipschitz constant of ∇f_δ,

@@ -1,6 +1,9 @@
 package mkpoe
 
 import (
+	"context"
+	"fmt"
+
 	"gonum.org/v1/gonum/floats"
 )
 
@@ -24,7 +27,7 @@ import (
 // with δ_0 = f(W_0)/2 and δ halved, restarting from the best point, whenever
 // 200 iterations pass without a new best. Every iterate is kept (no rejection); the best is returned. It
 // stops when δ < Tol·f_best/10 or at MaxIter.
-func (p *problem) subgradient(x0 []float64, s Settings) solution {
+func (p *problem) subgradient(ctx context.Context, x0 []float64, s Settings) (solution, error) {
 	ws := p.newWorkspace()
 	nc := len(p.left)
 	np := len(p.pairs)
@@ -39,12 +42,18 @@ func (p *problem) subgradient(x0 []float64, s Settings) solution {
 	f := p.regularizer(x) + p.lossAndWeights(m, 0, nil)
 	sol := solution{x: append([]float64(nil), x...), objective: f}
 	if nc == 0 {
-		return zeroSolution(p.dim)
+		return zeroSolution(p.dim), nil
+	}
+	if err := finiteObjective(f); err != nil {
+		return sol, err
 	}
 	delta := f / 2
 	sinceBest := 0
 	const patience = 200
 	for it := 1; it <= s.MaxIter; it++ {
+		if err := ctx.Err(); err != nil {
+			return sol, fmt.Errorf("mkpoe: fit stopped after %d iterations: %w", it-1, err)
+		}
 		p.lossAndWeights(m, 0, alpha)
 		p.gradient(ws, alpha, pw, g)
 		gn2 := floats.Dot(g, g)
@@ -79,5 +88,5 @@ func (p *problem) subgradient(x0 []float64, s Settings) solution {
 			break
 		}
 	}
-	return sol
+	return sol, nil
 }

@@ -1,0 +1,83 @@
+package mkpoe
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// TestFitContextCancel cancels fits of every kind mid-way and requires them
+// to return within 1 s of the cancellation with an error wrapping
+// context.Canceled (and no model).
+func TestFitContextCancel(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 3))
+	n := 120
+	hidden := randomFeatures(rng, n, 4)
+	x := randomFeatures(rng, n, 30)
+	ks := []mat.Symmetric{rbfKernel(x), linearKernel(hidden)}
+	cs := randomComparisons(rng, hidden, 3000, 0.1, true)
+	// Tol 1e-12 and a huge iteration cap: none of these would finish soon.
+	s := func() *Settings { return &Settings{Beta: 1e3, Tol: 1e-12, MaxIter: 1 << 30} }
+	cases := []struct {
+		name string
+		fit  func(ctx context.Context) (*Model, error)
+	}{
+		{"kernels full", func(ctx context.Context) (*Model, error) { return FitContext(ctx, ks, cs, s()) }},
+		{"kernels diag", func(ctx context.Context) (*Model, error) {
+			set := s()
+			set.Mode = Diag
+			return FitContext(ctx, ks, cs, set)
+		}},
+		{"features", func(ctx context.Context) (*Model, error) { return FitFeaturesContext(ctx, x, cs, s()) }},
+		{"identity", func(ctx context.Context) (*Model, error) { return FitIdentityContext(ctx, n, cs, s()) }},
+		{"subgradient", func(ctx context.Context) (*Model, error) {
+			set := s()
+			set.Solver = Subgradient
+			return FitContext(ctx, ks, cs, set)
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			type result struct {
+				m   *Model
+				err error
+			}
+			done := make(chan result, 1)
+			go func() {
+				m, err := c.fit(ctx)
+				done <- result{m, err}
+			}()
+			time.Sleep(300 * time.Millisecond)
+			cancel()
+			cancelled := time.Now()
+			select {
+			case r := <-done:
+				if since := time.Since(cancelled); since > time.Second {
+					t.Errorf("returned %v after cancellation, want ≤ 1 s", since)
+				}
+				if !errors.Is(r.err, context.Canceled) {
+					t.Fatalf("error %v, want one wrapping context.Canceled", r.err)
+				}
+				if errors.Is(r.err, ErrInvalidInput) {
+					t.Errorf("cancellation reported as invalid input: %v", r.err)
+				}
+				if r.m != nil {
+					t.Errorf("a cancelled fit returned a model")
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("fit did not return within 10 s of cancellation")
+			}
+		})
+	}
+	// Already cancelled: no work at all.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := FitContext(ctx, ks, cs, s()); !errors.Is(err, context.Canceled) {
+		t.Errorf("pre-cancelled context: error %v, want context.Canceled", err)
+	}
+}
