@@ -296,6 +296,10 @@ func formulation(in input, mode Mode, eigen bool, eigTol float64) (blocks []bloc
 	return blocks, backs
 }
 
+// firstOrderBudget is the number of accelerated iterations after which an
+// uncertified fit switches to the interior-point crossover (crossover.go).
+const firstOrderBudget = 400
+
 func fit(ctx context.Context, in input, cs []data.Comparison, s Settings) (*Model, error) {
 	start := time.Now()
 	eigen := s.Solver != Subgradient
@@ -308,6 +312,8 @@ func fit(ctx context.Context, in input, cs []data.Comparison, s Settings) (*Mode
 		}
 	}
 	var sc scaling
+	plain := *p // before preconditioning, for the crossover
+	plain.blocks = append([]block(nil), p.blocks...)
 	if eigen {
 		sc = p.precondition()
 		sc.toSolver(p, x0)
@@ -315,14 +321,24 @@ func fit(ctx context.Context, in input, cs []data.Comparison, s Settings) (*Mode
 	var sol solution
 	var err error
 	if eigen {
-		sol, err = p.accelerated(ctx, x0, s)
+		warm := s
+		warm.MaxIter = min(s.MaxIter, firstOrderBudget)
+		sol, err = p.accelerated(ctx, x0, warm)
+		if err == nil {
+			sc.toProblem(p, sol.x)
+			if !sol.converged && s.MaxIter > sol.iters {
+				sol, err = plain.crossover(ctx, sol, s)
+			}
+		}
 	} else {
 		sol, err = p.subgradient(ctx, x0, s)
 	}
 	if err != nil {
 		return nil, err
 	}
-	sc.toProblem(p, sol.x)
+	if !eigen {
+		sc.toProblem(p, sol.x)
+	}
 	blocks = p.blocks
 	ws := make([]*mat.SymDense, len(blocks))
 	for b := range blocks {

@@ -1,0 +1,454 @@
+package mkpoe
+
+import (
+	"context"
+	"errors"
+	"math"
+	"sort"
+
+	"github.com/mkpoe/mkpoe/internal/linalg"
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Interior-point crossover (docs/solver.md): the first-order method finds
+// the support of the optimum quickly at any β but, at large β, certifies
+// it slowly, because the hinge multipliers of the comparisons on the margin
+// must be known to a precision that shrinks like 1/β before the dual point
+// becomes feasible. The crossover takes the first-order iterate, restricts
+// the problem to a working set — per full block the subspace spanned by the
+// iterate's range and the dual slack's negative directions, per diagonal
+// block the non-zero and negatively priced coordinates, and the comparisons
+// not satisfied by a clear margin — solves that small conic program exactly
+// by the interior-point method of ipm.go, and prices the result on the whole
+// problem: the dual slack I + Φᵀ S(α) Φ of every full block (an
+// eigendecomposition) and the reduced costs of every diagonal block. If the
+// scaled dual point certifies the requested gap, it stops; otherwise the
+// working set grows by what pricing found and the restricted problem is
+// solved again. The certificate is the same as the first-order method's
+// (solver-math.md §1), computed on the full problem, so the working-set
+// heuristics affect only the speed, never the validity of the bound.
+
+// workingSet is the restriction of a problem: a basis V_b (r×k, orthonormal
+// columns) per full block, a coordinate list per diagonal block, and the
+// comparisons kept as constraints.
+type workingSet struct {
+	basis  []*mat.Dense // full blocks: r×k basis (nil: block left out)
+	coords [][]int      // diagonal blocks: kept coordinates
+	comps  []int        // comparisons kept
+	inComp []bool
+}
+
+// crossoverMaxRounds bounds the price-and-resolve rounds.
+const crossoverMaxRounds = 12
+
+// crossover turns the first-order solution sol of p (unpreconditioned, in
+// problem coordinates) into a certified one. It returns sol unchanged (with
+// its own bound) if the interior-point stage fails numerically.
+func (p *problem) crossover(ctx context.Context, sol solution, s Settings) (solution, error) {
+	nc := len(p.left)
+	if nc == 0 {
+		return sol, nil
+	}
+	ws := p.newWorkspace()
+	np := len(p.pairs)
+	dist := make([]float64, np)
+	pw := make([]float64, np)
+	mu := p.beta / float64(nc)
+
+	x := sol.x
+	m := make([]float64, nc)
+	p.margins(ws, x, dist, m)
+	// Multipliers at the first-order point: the hinge's subgradient.
+	alpha := make([]float64, nc)
+	for c, mc := range m {
+		if mc > 0 {
+			alpha[c] = mu
+		}
+	}
+	g := make([]float64, p.dim)
+	p.gradient(ws, alpha, pw, g)
+
+	set := workingSet{basis: make([]*mat.Dense, len(p.blocks)), coords: make([][]int, len(p.blocks)), inComp: make([]bool, nc)}
+	p.growWorkingSet(&set, x, g, m, 0.25, true)
+
+	best := sol
+	for round := 1; round <= crossoverMaxRounds; round++ {
+		cp, layout := p.restrict(&set)
+		res, err := solveConic(ctx, cp, math.Min(1e-9, s.Tol*1e-4), 150)
+		if err != nil && !(errors.Is(err, errIPMStalled) && res.x != nil) {
+			if errors.Is(err, errIPMStalled) {
+				return best, nil
+			}
+			return best, err
+		}
+		// A stalled method still returns its last interior point: the
+		// certificate below judges it.
+		best.iters += res.iterations
+		// Back to the full problem: primal point, exact objective, and
+		// the dual point α (zero off the working set).
+		xn := p.expand(&set, layout, res.x)
+		p.margins(ws, xn, dist, m)
+		f := p.regularizer(xn) + p.lossAndWeights(m, 0, nil)
+		for c := range alpha {
+			alpha[c] = 0
+		}
+		for r, c := range set.comps {
+			alpha[c] = math.Min(math.Max(res.alpha[r], 0), mu)
+		}
+		p.gradient(ws, alpha, pw, g)
+		t := p.dualScale(ws, g)
+		bound := t * floats.Sum(alpha)
+		if f < best.objective {
+			best.objective = f
+			best.x = xn
+		}
+		if bound > best.bound {
+			best.bound = bound
+		}
+		best.trace = append(best.trace, best.objective)
+		if s.Recorder != nil {
+			s.Recorder(Iteration{Iter: best.iters, Objective: f, Best: best.objective, Bound: best.bound})
+		}
+		if best.objective-best.bound <= s.Tol*best.objective {
+			best.converged = true
+			return best, nil
+		}
+		if !p.growWorkingSet(&set, xn, g, m, 0.05, false) {
+			// Pricing found nothing to add: the restricted problem is the
+			// whole story and only round-off separates the bounds.
+			return best, nil
+		}
+	}
+	return best, nil
+}
+
+// growWorkingSet adds to set what the point x (margins m) and the dual
+// slack g = R + Φᵀ S(α) Φ call for: the range of each full block's X and
+// its negative slack directions, the non-zero and negatively priced
+// coordinates of diagonal blocks, and every comparison with margin above
+// −slack. It reports whether anything was added.
+func (p *problem) growWorkingSet(set *workingSet, x, g, m []float64, slack float64, first bool) bool {
+	grew := false
+	for b := range p.blocks {
+		blk := &p.blocks[b]
+		xb := x[blk.off : blk.off+blk.size]
+		gb := g[blk.off : blk.off+blk.size]
+		if blk.diag {
+			have := make(map[int]bool, len(set.coords[b]))
+			for _, t := range set.coords[b] {
+				have[t] = true
+			}
+			for t := 0; t < blk.r; t++ {
+				if have[t] {
+					continue
+				}
+				if xb[t] > 0 || gb[t] < 0 {
+					set.coords[b] = append(set.coords[b], t)
+					grew = true
+				}
+			}
+			sort.Ints(set.coords[b])
+			continue
+		}
+		nb := p.fullBasis(blk, xb, gb, set.basis[b])
+		if nb != nil && (set.basis[b] == nil || basisGrew(set.basis[b], nb)) {
+			grew = true
+		}
+		if nb != nil {
+			set.basis[b] = nb
+		}
+	}
+	for c, mc := range m {
+		if !set.inComp[c] && mc > -slack {
+			set.inComp[c] = true
+			set.comps = append(set.comps, c)
+			grew = true
+		}
+	}
+	sort.Ints(set.comps)
+	return grew
+}
+
+// basisGrew reports whether the span of nb is not inside the span of old
+// (some column of nb keeps more than 1e-6 of its norm after projection).
+func basisGrew(old, nb *mat.Dense) bool {
+	_, ko := old.Dims()
+	_, kn := nb.Dims()
+	if kn > ko {
+		return true
+	}
+	var proj mat.Dense
+	proj.Mul(old.T(), nb)
+	for j := 0; j < kn; j++ {
+		s := 0.0
+		for i := 0; i < ko; i++ {
+			v := proj.At(i, j)
+			s += v * v
+		}
+		if 1-s > 1e-6 {
+			return true
+		}
+	}
+	return false
+}
+
+// smallFullBlock is the order up to which a full block is kept whole.
+const smallFullBlock = 12
+
+// maxNewDirections bounds the negative slack directions one round adds to
+// a block.
+const maxNewDirections = 8
+
+// fullBasis returns an orthonormal basis for a full block's working
+// subspace: the range of X (eigenvalues above 1e-7 of the largest), the
+// eigenvectors of the slack g with negative eigenvalues (at most
+// maxNewDirections, most negative first), and old's columns if the range
+// of X misses them. Blocks of order ≤ smallFullBlock use the identity.
+// It returns nil when the block has nothing to offer (X = 0, g ⪰ 0).
+func (p *problem) fullBasis(blk *block, xb, gb []float64, old *mat.Dense) *mat.Dense {
+	r := blk.r
+	if r <= smallFullBlock {
+		return identity(r)
+	}
+	var cols [][]float64
+	xv, xvec := symEigFull(r, xb)
+	xmax := xv[r-1]
+	for k := r - 1; k >= 0 && xmax > 0; k-- {
+		if xv[k] > 1e-7*xmax {
+			cols = append(cols, column(xvec, r, k))
+		}
+	}
+	// The slack in the metric of the regulariser: R = diag(regWeight) is
+	// the identity here (the crossover runs unpreconditioned).
+	gv, gvec := symEigFull(r, gb)
+	added := 0
+	for k := 0; k < r && added < maxNewDirections; k++ {
+		if gv[k] >= -1e-9*math.Max(1, math.Abs(gv[r-1])) {
+			break
+		}
+		cols = append(cols, column(gvec, r, k))
+		added++
+	}
+	if old != nil {
+		_, ko := old.Dims()
+		for j := 0; j < ko; j++ {
+			cols = append(cols, mat.Col(nil, j, old))
+		}
+	}
+	return orthonormalColumns(r, cols)
+}
+
+// symEigFull returns the eigenvalues (ascending) and eigenvectors (columns
+// of a row-major r×r slice) of the symmetric matrix a (row-major; only the
+// upper triangle is read).
+func symEigFull(r int, a []float64) ([]float64, []float64) {
+	v := append([]float64(nil), a...)
+	for i := 0; i < r; i++ {
+		for j := i + 1; j < r; j++ {
+			v[i*r+j] = (a[i*r+j] + a[j*r+i]) / 2
+		}
+	}
+	vals := make([]float64, r)
+	if !linalg.SymEigen(r, v, vals, true) {
+		panic("mkpoe: eigendecomposition failed to converge")
+	}
+	return vals, v
+}
+
+func column(vecs []float64, r, k int) []float64 {
+	c := make([]float64, r)
+	for i := 0; i < r; i++ {
+		c[i] = vecs[i*r+k]
+	}
+	return c
+}
+
+// orthonormalColumns returns an orthonormal basis (modified Gram–Schmidt,
+// twice) of the span of cols, dropping columns that are dependent to
+// 1e-8; nil if none remains.
+func orthonormalColumns(r int, cols [][]float64) *mat.Dense {
+	var kept [][]float64
+	for _, c := range cols {
+		v := append([]float64(nil), c...)
+		n0 := floats.Norm(v, 2)
+		if n0 == 0 {
+			continue
+		}
+		for pass := 0; pass < 2; pass++ {
+			for _, q := range kept {
+				floats.AddScaled(v, -floats.Dot(q, v), q)
+			}
+		}
+		if nv := floats.Norm(v, 2); nv > 1e-8*n0 {
+			floats.Scale(1/nv, v)
+			kept = append(kept, v)
+		}
+		if len(kept) == r {
+			break
+		}
+	}
+	if len(kept) == 0 {
+		return nil
+	}
+	out := mat.NewDense(r, len(kept), nil)
+	for j, q := range kept {
+		out.SetCol(j, q)
+	}
+	return out
+}
+
+// restrictLayout maps the restricted problem's blocks back to p's.
+type restrictLayout struct {
+	block []int // per cone block: index of p's block
+}
+
+// restrict builds the conic program of the working set: x holds svec(Y_b)
+// for every full block (X_b = V_b Y_b V_bᵀ) and the kept coordinates of
+// every diagonal block.
+func (p *problem) restrict(set *workingSet) (*conicProblem, restrictLayout) {
+	cp := &conicProblem{mu: p.beta / float64(len(p.left))}
+	var lay restrictLayout
+	off := 0
+	// Per block: the item coordinates in the working basis (Ψ = Φ V).
+	psis := make([]*mat.Dense, len(p.blocks))
+	for b := range p.blocks {
+		blk := &p.blocks[b]
+		var bl coneBlock
+		if blk.diag {
+			if len(set.coords[b]) == 0 {
+				continue
+			}
+			bl = coneBlock{psd: false, k: len(set.coords[b]), off: off, size: len(set.coords[b])}
+		} else {
+			if set.basis[b] == nil {
+				continue
+			}
+			_, k := set.basis[b].Dims()
+			var psi mat.Dense
+			psi.Mul(blk.phi, set.basis[b])
+			psis[b] = &psi
+			bl = coneBlock{psd: true, k: k, off: off, size: svecLen(k)}
+		}
+		cp.blocks = append(cp.blocks, bl)
+		lay.block = append(lay.block, b)
+		off += bl.size
+	}
+	cp.dim = off
+	cp.c = make([]float64, off)
+	cp.b = mat.NewDense(max(len(set.comps), 1), max(off, 1), nil)
+	if len(set.comps) == 0 || off == 0 {
+		cp.b = mat.NewDense(len(set.comps), off, nil)
+	}
+	for q, bl := range cp.blocks {
+		blk := &p.blocks[lay.block[q]]
+		cv := cp.c[bl.off : bl.off+bl.size]
+		if !bl.psd {
+			for j, t := range set.coords[lay.block[q]] {
+				cv[j] = blk.c[t]
+			}
+			continue
+		}
+		// C = Vᵀ R V with R = diag(regWeight) (the identity unpreconditioned).
+		v := set.basis[lay.block[q]]
+		k := bl.k
+		cm := make([]float64, k*k)
+		for i := 0; i < k; i++ {
+			for j := i; j < k; j++ {
+				s := 0.0
+				for t := 0; t < blk.r; t++ {
+					s += v.At(t, i) * blk.regWeight(t) * v.At(t, j)
+				}
+				cm[i*k+j], cm[j*k+i] = s, s
+			}
+		}
+		svecOf(k, cm, cv)
+	}
+	if len(set.comps) == 0 || off == 0 {
+		return cp, lay
+	}
+	u := make([]float64, 0)
+	w := make([]float64, 0)
+	for row, c := range set.comps {
+		dst := cp.b.RawRowView(row)
+		lp, rp := p.pairs[p.left[c]], p.pairs[p.right[c]]
+		for q, bl := range cp.blocks {
+			b := lay.block[q]
+			blk := &p.blocks[b]
+			seg := dst[bl.off : bl.off+bl.size]
+			if !bl.psd {
+				phi := blk.phi.RawMatrix()
+				for j, t := range set.coords[b] {
+					a := phi.Data[lp.A*phi.Stride+t] - phi.Data[lp.B*phi.Stride+t]
+					d := phi.Data[rp.A*phi.Stride+t] - phi.Data[rp.B*phi.Stride+t]
+					seg[j] = a*a - d*d
+				}
+				continue
+			}
+			psi := psis[b].RawMatrix()
+			k := bl.k
+			u = u[:0]
+			w = w[:0]
+			for t := 0; t < k; t++ {
+				u = append(u, psi.Data[lp.A*psi.Stride+t]-psi.Data[lp.B*psi.Stride+t])
+				w = append(w, psi.Data[rp.A*psi.Stride+t]-psi.Data[rp.B*psi.Stride+t])
+			}
+			pos := 0
+			for i := 0; i < k; i++ {
+				seg[pos] = u[i]*u[i] - w[i]*w[i]
+				pos++
+				for j := i + 1; j < k; j++ {
+					seg[pos] = math.Sqrt2 * (u[i]*u[j] - w[i]*w[j])
+					pos++
+				}
+			}
+		}
+	}
+	return cp, lay
+}
+
+// expand maps a restricted solution back to p's variable.
+func (p *problem) expand(set *workingSet, lay restrictLayout, xr []float64) []float64 {
+	x := make([]float64, p.dim)
+	for q, b := range lay.block {
+		blk := &p.blocks[b]
+		xb := x[blk.off : blk.off+blk.size]
+		if blk.diag {
+			for j, t := range set.coords[b] {
+				xb[t] = math.Max(xr[q0off(p, set, lay, q)+j], 0)
+			}
+			continue
+		}
+		v := set.basis[b]
+		_, k := v.Dims()
+		y := make([]float64, k*k)
+		smatOf(k, xr[q0off(p, set, lay, q):q0off(p, set, lay, q)+svecLen(k)], y)
+		var vy, z mat.Dense
+		vy.Mul(v, mat.NewDense(k, k, y))
+		z.Mul(&vy, v.T())
+		r := blk.r
+		for i := 0; i < r; i++ {
+			for j := 0; j < r; j++ {
+				xb[i*r+j] = (z.At(i, j) + z.At(j, i)) / 2
+			}
+		}
+	}
+	// Round-off can leave tiny negative eigenvalues: project.
+	p.project(p.newWorkspace(), x)
+	return x
+}
+
+// q0off returns the offset of the q-th cone block of the restriction.
+func q0off(p *problem, set *workingSet, lay restrictLayout, q int) int {
+	off := 0
+	for i := 0; i < q; i++ {
+		b := lay.block[i]
+		if p.blocks[b].diag {
+			off += len(set.coords[b])
+		} else {
+			_, k := set.basis[b].Dims()
+			off += svecLen(k)
+		}
+	}
+	return off
+}

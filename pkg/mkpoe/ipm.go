@@ -1,0 +1,604 @@
+package mkpoe
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+)
+
+// A primal-dual interior-point method for the hinge-loss conic program
+//
+//	(P)  min cᵀx + μ Σ_c ξ_c   s.t.  ξ_c − s_c − b_cᵀx = 1,  x ∈ 𝒦,  ξ, s ≥ 0
+//	(D)  max Σ_c α_c           s.t.  S = c + Σ_c α_c b_c ∈ 𝒦,  0 ≤ α ≤ μ
+//
+// where 𝒦 is a product of PSD cones (x holds a symmetric matrix as svec:
+// diagonal entries, then √2 times the entries above it, row by row) and
+// non-negative orthants. With μ = β/|𝒞|, c the regulariser and b_c the
+// margin's coefficients, (P) is the epigraph form of the MKPOE objective of
+// Alg. 4 (McFee & Lanckriet 2011), ξ_c the hinge of comparison c and s_c its
+// slack, and (D) is its dual (docs/solver.md, "Interior-point crossover").
+//
+// The method is Mehrotra's predictor-corrector with the Nesterov–Todd
+// scaling on the PSD blocks (Todd, Toh & Tütüncü 1998; Vandenberghe 2010,
+// "The CVXOPT linear and quadratic cone program solvers"), started from an
+// infeasible point. The Newton system is reduced to the K×K normal matrix
+//
+//	M = 𝒲⁻¹ + Bᵀ diag(1/Δ) B,   Δ_c = ξ_c/(μ−α_c) + s_c/α_c,
+//
+// (K = dimension of x), which is small because the caller restricts x to a
+// working subspace. Its iteration count does not depend on μ, which is what
+// makes the cost of a fit independent of β.
+
+// coneBlock is one block of 𝒦: an order-k PSD cone or a k-dimensional
+// orthant, at offset off in x (size entries).
+type coneBlock struct {
+	psd       bool
+	k         int
+	off, size int
+}
+
+// conicProblem is an instance of (P).
+type conicProblem struct {
+	blocks []coneBlock
+	dim    int        // K
+	c      []float64  // cost, length K
+	b      *mat.Dense // |T|×K, row c is b_c
+	mu     float64
+}
+
+// svecLen is the length of svec of a k×k symmetric matrix.
+func svecLen(k int) int { return k * (k + 1) / 2 }
+
+// svecOf writes svec(a) of the k×k symmetric matrix a (row-major) into v.
+func svecOf(k int, a []float64, v []float64) {
+	p := 0
+	for i := 0; i < k; i++ {
+		v[p] = a[i*k+i]
+		p++
+		for j := i + 1; j < k; j++ {
+			v[p] = math.Sqrt2 * (a[i*k+j] + a[j*k+i]) / 2
+			p++
+		}
+	}
+}
+
+// smatOf writes the k×k symmetric matrix (row-major) of svec v into a.
+func smatOf(k int, v []float64, a []float64) {
+	p := 0
+	for i := 0; i < k; i++ {
+		a[i*k+i] = v[p]
+		p++
+		for j := i + 1; j < k; j++ {
+			x := v[p] / math.Sqrt2
+			a[i*k+j], a[j*k+i] = x, x
+			p++
+		}
+	}
+}
+
+// ipmResult is the outcome of solveConic.
+type ipmResult struct {
+	x, alpha   []float64
+	primal     float64 // cᵀx + μΣξ at the returned point
+	dual       float64 // Σα
+	iterations int
+}
+
+// errIPMStalled reports that the interior-point method could not make
+// progress (numerical trouble); the caller falls back.
+var errIPMStalled = errors.New("mkpoe: interior-point method stalled")
+
+// ntBlock holds the Nesterov–Todd scaling of one PSD block at the current
+// point: W = GGᵀ with GᵀSG = G⁻¹XG⁻ᵀ = Λ = diag(lambda), and Ginvt = G⁻ᵀ.
+type ntBlock struct {
+	g, ginvt *mat.Dense
+	lambda   []float64
+}
+
+// ntScaling computes the NT scaling of X, S ≻ 0 (k×k): with X = L_X L_Xᵀ,
+// S = L_S L_Sᵀ and L_Sᵀ L_X = UΣVᵀ, G = L_X V Σ^{-1/2}, G⁻ᵀ = L_S U Σ^{-1/2}
+// and Λ = Σ (Todd, Toh & Tütüncü 1998, Sec. 4). It reports false if X or S
+// is not numerically positive definite.
+func ntScaling(k int, x, s []float64) (ntBlock, bool) {
+	var cx, cs mat.Cholesky
+	if !cx.Factorize(mat.NewSymDense(k, append([]float64(nil), x...))) || !cs.Factorize(mat.NewSymDense(k, append([]float64(nil), s...))) {
+		return ntBlock{}, false
+	}
+	var lx, ls mat.TriDense
+	cx.LTo(&lx)
+	cs.LTo(&ls)
+	var m mat.Dense
+	m.Mul(ls.T(), &lx)
+	var svd mat.SVD
+	if !svd.Factorize(&m, mat.SVDFull) {
+		return ntBlock{}, false
+	}
+	sig := svd.Values(nil)
+	var u, v mat.Dense
+	svd.UTo(&u)
+	svd.VTo(&v)
+	for _, sv := range sig {
+		if !(sv > 0) {
+			return ntBlock{}, false
+		}
+	}
+	g := mat.NewDense(k, k, nil)
+	g.Mul(&lx, &v)
+	ginvt := mat.NewDense(k, k, nil)
+	ginvt.Mul(&ls, &u)
+	for j, sv := range sig {
+		r := 1 / math.Sqrt(sv)
+		for i := 0; i < k; i++ {
+			g.Set(i, j, g.At(i, j)*r)
+			ginvt.Set(i, j, ginvt.At(i, j)*r)
+		}
+	}
+	return ntBlock{g: g, ginvt: ginvt, lambda: sig}, true
+}
+
+// congruence returns Aᵀ Y A for the k×k matrices (Y symmetric row-major).
+func congruence(a mat.Matrix, y []float64, k int) *mat.Dense {
+	var ya, out mat.Dense
+	ya.Mul(mat.NewDense(k, k, y), a)
+	out.Mul(a.T(), &ya)
+	return &out
+}
+
+// maxStepPSD returns the largest a ≤ 1 with Λ + a·D ⪰ 0 for the scaled
+// direction D (k×k), i.e. 1/max(0, −λ_min(Λ^{-1/2} D Λ^{-1/2})).
+func maxStepPSD(lambda []float64, d *mat.Dense) float64 {
+	k := len(lambda)
+	a := mat.NewSymDense(k, nil)
+	for i := 0; i < k; i++ {
+		for j := i; j < k; j++ {
+			a.SetSym(i, j, (d.At(i, j)+d.At(j, i))/2/math.Sqrt(lambda[i]*lambda[j]))
+		}
+	}
+	var eig mat.EigenSym
+	if !eig.Factorize(a, false) {
+		return 0
+	}
+	lmin := eig.Values(nil)[0]
+	if lmin >= -1 {
+		return 1
+	}
+	return -1 / lmin
+}
+
+// solveConic solves (P)/(D) to a relative duality gap and relative
+// residuals of about tol. It returns errIPMStalled if it cannot.
+func solveConic(ctx context.Context, cp *conicProblem, tol float64, maxIter int) (ipmResult, error) {
+	nT, K := cp.b.Dims()
+	if K != cp.dim {
+		return ipmResult{}, fmt.Errorf("mkpoe: internal error: conic problem has %d columns, want %d", K, cp.dim)
+	}
+	mu := cp.mu
+	// Starting point: x = identity (interior of 𝒦), ξ and s primal feasible,
+	// α = μ/2, S = identity shifted to cover the dual residual's scale.
+	x := make([]float64, K)
+	sd := make([]float64, K)
+	cScale := 1 + floats.Norm(cp.c, math.Inf(1))
+	for _, bl := range cp.blocks {
+		if bl.psd {
+			p := 0
+			for i := 0; i < bl.k; i++ {
+				x[bl.off+p] = 1
+				sd[bl.off+p] = cScale
+				p += bl.k - i
+			}
+		} else {
+			for t := 0; t < bl.k; t++ {
+				x[bl.off+t] = 1
+				sd[bl.off+t] = cScale
+			}
+		}
+	}
+	bx := make([]float64, nT)
+	cp.mulB(x, bx)
+	xi := make([]float64, nT)
+	sl := make([]float64, nT)
+	alpha := make([]float64, nT)
+	for c := range xi {
+		xi[c] = math.Max(1+bx[c], 0) + 1
+		sl[c] = xi[c] - 1 - bx[c]
+		alpha[c] = mu / 2
+	}
+	nu0 := 0
+	for _, bl := range cp.blocks {
+		nu0 += bl.k
+	}
+	order := float64(nu0 + 2*nT)
+
+	rp := make([]float64, nT)
+	rd := make([]float64, K)
+	btAlpha := make([]float64, K)
+	res := ipmResult{}
+	dx := make([]float64, K)
+	dS := make([]float64, K)
+	dxi := make([]float64, nT)
+	dsl := make([]float64, nT)
+	dal := make([]float64, nT)
+	affX := make([]float64, K)
+	affS := make([]float64, K)
+	affXi := make([]float64, nT)
+	affSl := make([]float64, nT)
+	affAl := make([]float64, nT)
+	bNorm := 1.0
+	for c := 0; c < nT; c++ {
+		bNorm = math.Max(bNorm, floats.Norm(cp.b.RawRowView(c), math.Inf(1)))
+	}
+
+	for it := 1; it <= maxIter; it++ {
+		if err := ctx.Err(); err != nil {
+			return res, fmt.Errorf("mkpoe: fit stopped in the interior-point stage: %w", err)
+		}
+		res.iterations = it
+		// Residuals and duality measure.
+		cp.mulB(x, bx)
+		for c := range rp {
+			rp[c] = 1 - xi[c] + sl[c] + bx[c]
+		}
+		cp.mulBT(alpha, btAlpha)
+		for k := range rd {
+			rd[k] = cp.c[k] + btAlpha[k] - sd[k]
+		}
+		gapCone := floats.Dot(x, sd)
+		gapBox := 0.0
+		for c := range xi {
+			gapBox += xi[c]*(mu-alpha[c]) + sl[c]*alpha[c]
+		}
+		nu := (gapCone + gapBox) / order
+		pobj := floats.Dot(cp.c, x) + mu*floats.Sum(xi)
+		dobj := floats.Sum(alpha)
+		res.x, res.alpha, res.primal, res.dual = x, alpha, pobj, dobj
+		relGap := math.Abs(pobj-dobj) / math.Max(1, math.Abs(pobj))
+		pres := floats.Norm(rp, math.Inf(1)) / (1 + bNorm)
+		dres := floats.Norm(rd, math.Inf(1)) / cScale
+		if relGap <= tol && pres <= tol && dres <= tol {
+			return res, nil
+		}
+
+		// Scalings.
+		nts := make([]ntBlock, len(cp.blocks))
+		for b, bl := range cp.blocks {
+			if !bl.psd {
+				continue
+			}
+			xm := make([]float64, bl.k*bl.k)
+			sm := make([]float64, bl.k*bl.k)
+			smatOf(bl.k, x[bl.off:bl.off+bl.size], xm)
+			smatOf(bl.k, sd[bl.off:bl.off+bl.size], sm)
+			nt, ok := ntScaling(bl.k, xm, sm)
+			if !ok {
+				return res, errIPMStalled
+			}
+			nts[b] = nt
+		}
+		delta := make([]float64, nT)
+		for c := range delta {
+			delta[c] = xi[c]/(mu-alpha[c]) + sl[c]/alpha[c]
+		}
+		chol, ok := cp.factorNormal(nts, x, sd, delta)
+		if !ok {
+			return res, errIPMStalled
+		}
+
+		// solve computes the Newton direction for the complementarity
+		// targets given by rc (cone, as Δx + 𝒲ΔS = rc), rxi, rs.
+		solve := func(rc, rxi, rs []float64, dx, dS, dxi, dsl, dal []float64) bool {
+			h := make([]float64, nT)
+			for c := range h {
+				h[c] = (rp[c] - rxi[c]/(mu-alpha[c]) + rs[c]/alpha[c]) / delta[c]
+			}
+			rhs := make([]float64, K)
+			cp.applyWinv(nts, x, sd, rc, rhs)
+			bth := make([]float64, K)
+			cp.mulBT(h, bth)
+			for k := range rhs {
+				rhs[k] -= rd[k] + bth[k]
+			}
+			sol := mat.NewVecDense(K, dx)
+			if err := chol.SolveVecTo(sol, mat.NewVecDense(K, rhs)); err != nil {
+				var cond mat.Condition
+				if !errors.As(err, &cond) {
+					return false
+				}
+			}
+			bdx := make([]float64, nT)
+			cp.mulB(dx, bdx)
+			for c := range dal {
+				dal[c] = bdx[c]/delta[c] + h[c]
+				dxi[c] = (rxi[c] + xi[c]*dal[c]) / (mu - alpha[c])
+				dsl[c] = (rs[c] - sl[c]*dal[c]) / alpha[c]
+			}
+			cp.mulBT(dal, dS)
+			for k := range dS {
+				dS[k] += rd[k]
+			}
+			for _, v := range dx {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					return false
+				}
+			}
+			return true
+		}
+
+		// Predictor (affine scaling): targets zero complementarity.
+		rc := make([]float64, K)
+		rxi := make([]float64, nT)
+		rs := make([]float64, nT)
+		for k := range rc {
+			rc[k] = -x[k]
+		}
+		for c := range rxi {
+			rxi[c] = -xi[c] * (mu - alpha[c])
+			rs[c] = -sl[c] * alpha[c]
+		}
+		if !solve(rc, rxi, rs, affX, affS, affXi, affSl, affAl) {
+			return res, errIPMStalled
+		}
+		ap, ad := cp.maxSteps(nts, x, sd, xi, sl, alpha, affX, affS, affXi, affSl, affAl)
+		// Complementarity after the affine step.
+		gapAff := cp.coneGapAfter(x, sd, affX, affS, ap, ad)
+		for c := range xi {
+			gapAff += (xi[c] + ap*affXi[c]) * (mu - alpha[c] - ad*affAl[c])
+			gapAff += (sl[c] + ap*affSl[c]) * (alpha[c] + ad*affAl[c])
+		}
+		sigma := math.Pow(math.Max(gapAff, 0)/(nu*order), 3)
+		sigma = math.Min(math.Max(sigma, 0), 1)
+
+		// Corrector: targets σν with Mehrotra's second-order term.
+		if !cp.correctorTargets(nts, x, sd, affX, affS, sigma*nu, rc) {
+			return res, errIPMStalled
+		}
+		for c := range rxi {
+			rxi[c] = sigma*nu - xi[c]*(mu-alpha[c]) + affXi[c]*affAl[c]
+			rs[c] = sigma*nu - sl[c]*alpha[c] - affSl[c]*affAl[c]
+		}
+		if !solve(rc, rxi, rs, dx, dS, dxi, dsl, dal) {
+			return res, errIPMStalled
+		}
+		ap, ad = cp.maxSteps(nts, x, sd, xi, sl, alpha, dx, dS, dxi, dsl, dal)
+		const damp = 0.98
+		ap, ad = math.Min(1, damp*ap), math.Min(1, damp*ad)
+		if ap < 1e-12 && ad < 1e-12 {
+			return res, errIPMStalled
+		}
+		x = addScaledCopy(x, ap, dx)
+		xi = addScaledCopy(xi, ap, dxi)
+		sl = addScaledCopy(sl, ap, dsl)
+		alpha = addScaledCopy(alpha, ad, dal)
+		sd = addScaledCopy(sd, ad, dS)
+	}
+	return res, errIPMStalled
+}
+
+// addScaledCopy returns a + s·d as a new slice.
+func addScaledCopy(a []float64, s float64, d []float64) []float64 {
+	out := make([]float64, len(a))
+	for i := range a {
+		out[i] = a[i] + s*d[i]
+	}
+	return out
+}
+
+// mulB computes out = B x.
+func (cp *conicProblem) mulB(x, out []float64) {
+	nT, _ := cp.b.Dims()
+	if nT == 0 {
+		return
+	}
+	mat.NewVecDense(nT, out).MulVec(cp.b, mat.NewVecDense(len(x), x))
+}
+
+// mulBT computes out = Bᵀ a.
+func (cp *conicProblem) mulBT(a, out []float64) {
+	nT, K := cp.b.Dims()
+	if nT == 0 {
+		for k := range out {
+			out[k] = 0
+		}
+		return
+	}
+	mat.NewVecDense(K, out).MulVec(cp.b.T(), mat.NewVecDense(nT, a))
+}
+
+// factorNormal forms and factors M = 𝒲⁻¹ + Bᵀ diag(1/Δ) B. Rows whose
+// weight is below 1e-14 of the largest contribute nothing at double
+// precision and are skipped.
+func (cp *conicProblem) factorNormal(nts []ntBlock, x, sd, delta []float64) (*mat.Cholesky, bool) {
+	_, K := cp.b.Dims()
+	maxW := 0.0
+	for _, d := range delta {
+		maxW = math.Max(maxW, 1/d)
+	}
+	var rows []int
+	for c, d := range delta {
+		if 1/d >= 1e-14*maxW {
+			rows = append(rows, c)
+		}
+	}
+	m := mat.NewSymDense(K, nil)
+	if len(rows) > 0 {
+		bs := mat.NewDense(len(rows), K, nil)
+		for r, c := range rows {
+			w := 1 / math.Sqrt(delta[c])
+			src := cp.b.RawRowView(c)
+			dst := bs.RawRowView(r)
+			for k, v := range src {
+				dst[k] = w * v
+			}
+		}
+		var full mat.Dense
+		full.Mul(bs.T(), bs)
+		for i := 0; i < K; i++ {
+			for j := i; j < K; j++ {
+				m.SetSym(i, j, full.At(i, j))
+			}
+		}
+	}
+	// 𝒲⁻¹: z/x on orthants; W⁻¹ ⊗ₛ W⁻¹ on PSD blocks, W⁻¹ = G⁻ᵀG⁻¹.
+	for b, bl := range cp.blocks {
+		if !bl.psd {
+			for t := 0; t < bl.k; t++ {
+				i := bl.off + t
+				m.SetSym(i, i, m.At(i, i)+sd[i]/x[i])
+			}
+			continue
+		}
+		var winv mat.Dense
+		winv.Mul(nts[b].ginvt, nts[b].ginvt.T())
+		addKronSym(m, bl.off, bl.k, &winv)
+	}
+	var chol mat.Cholesky
+	if chol.Factorize(m) {
+		return &chol, true
+	}
+	// Round-off near the end: a relative ridge on the diagonal.
+	for ridge := 1e-14; ridge <= 1e-8; ridge *= 100 {
+		mr := mat.NewSymDense(K, nil)
+		mr.CopySym(m)
+		for i := 0; i < K; i++ {
+			mr.SetSym(i, i, m.At(i, i)*(1+ridge)+ridge)
+		}
+		if chol.Factorize(mr) {
+			return &chol, true
+		}
+	}
+	return nil, false
+}
+
+// addKronSym adds the svec matrix of Y ↦ A Y A (A symmetric k×k) to m at
+// offset off: entry (ij, kl) = (A_ik A_jl + A_il A_jk)·s_ij·s_kl/2 with
+// s = 1 on the diagonal and √2 off it.
+func addKronSym(m *mat.SymDense, off, k int, a *mat.Dense) {
+	type pos struct {
+		i, j int
+		s    float64
+	}
+	idx := make([]pos, 0, svecLen(k))
+	for i := 0; i < k; i++ {
+		idx = append(idx, pos{i, i, 1})
+		for j := i + 1; j < k; j++ {
+			idx = append(idx, pos{i, j, math.Sqrt2})
+		}
+	}
+	ad := a.RawMatrix()
+	at := func(i, j int) float64 { return ad.Data[i*ad.Stride+j] }
+	for p, pi := range idx {
+		for q := p; q < len(idx); q++ {
+			qi := idx[q]
+			v := (at(pi.i, qi.i)*at(pi.j, qi.j) + at(pi.i, qi.j)*at(pi.j, qi.i)) * pi.s * qi.s / 2
+			m.SetSym(off+p, off+q, m.At(off+p, off+q)+v)
+		}
+	}
+}
+
+// applyWinv writes 𝒲⁻¹(r) (z/x·r on orthants, W⁻¹RW⁻¹ on PSD blocks).
+func (cp *conicProblem) applyWinv(nts []ntBlock, x, sd, r, out []float64) {
+	for b, bl := range cp.blocks {
+		if !bl.psd {
+			for t := 0; t < bl.k; t++ {
+				i := bl.off + t
+				out[i] = sd[i] / x[i] * r[i]
+			}
+			continue
+		}
+		k := bl.k
+		rm := make([]float64, k*k)
+		smatOf(k, r[bl.off:bl.off+bl.size], rm)
+		// W⁻¹ R W⁻¹ = G⁻ᵀ (G⁻¹ R G⁻ᵀ) G⁻¹.
+		inner := congruence(nts[b].ginvt, rm, k)                         // G⁻¹ R G⁻ᵀ
+		outer := congruence(nts[b].ginvt.T(), inner.RawMatrix().Data, k) // G⁻ᵀ (·) G⁻¹
+		svecOf(k, outer.RawMatrix().Data, out[bl.off:bl.off+bl.size])
+	}
+}
+
+// scaledPair returns the scaled directions G⁻¹ΔXG⁻ᵀ and GᵀΔSG of a PSD block.
+func scaledPair(nt ntBlock, k int, dx, dS []float64) (*mat.Dense, *mat.Dense) {
+	xm := make([]float64, k*k)
+	sm := make([]float64, k*k)
+	smatOf(k, dx, xm)
+	smatOf(k, dS, sm)
+	return congruence(nt.ginvt, xm, k), congruence(nt.g, sm, k)
+}
+
+// maxSteps returns the largest primal and dual steps (≤ 1/0.98 is enough;
+// capped at a large value) that keep every cone and box variable positive.
+func (cp *conicProblem) maxSteps(nts []ntBlock, x, sd, xi, sl, alpha, dx, dS, dxi, dsl, dal []float64) (float64, float64) {
+	ap, ad := 1.0, 1.0
+	ratio := func(v, d float64, a *float64) {
+		if d < 0 {
+			*a = math.Min(*a, -v/d)
+		}
+	}
+	for b, bl := range cp.blocks {
+		if !bl.psd {
+			for t := 0; t < bl.k; t++ {
+				i := bl.off + t
+				ratio(x[i], dx[i], &ap)
+				ratio(sd[i], dS[i], &ad)
+			}
+			continue
+		}
+		sx, ss := scaledPair(nts[b], bl.k, dx[bl.off:bl.off+bl.size], dS[bl.off:bl.off+bl.size])
+		ap = math.Min(ap, maxStepPSD(nts[b].lambda, sx))
+		ad = math.Min(ad, maxStepPSD(nts[b].lambda, ss))
+	}
+	for c := range xi {
+		ratio(xi[c], dxi[c], &ap)
+		ratio(sl[c], dsl[c], &ap)
+		ratio(alpha[c], dal[c], &ad)
+		ratio(cp.mu-alpha[c], -dal[c], &ad)
+	}
+	return ap, ad
+}
+
+// coneGapAfter returns ⟨x + ap·dx, S + ad·dS⟩.
+func (cp *conicProblem) coneGapAfter(x, sd, dx, dS []float64, ap, ad float64) float64 {
+	s := 0.0
+	for k := range x {
+		s += (x[k] + ap*dx[k]) * (sd[k] + ad*dS[k])
+	}
+	return s
+}
+
+// correctorTargets writes into rc the cone part of the corrector's
+// right-hand side: on orthants σν/z − x − Δx_aff Δz_aff/z; on PSD blocks
+// G Y Gᵀ with Λ∘Y = σνI − Λ² − sym(ΔX̃_aff ΔS̃_aff) (∘ the Jordan product).
+func (cp *conicProblem) correctorTargets(nts []ntBlock, x, sd, affX, affS []float64, target float64, rc []float64) bool {
+	for b, bl := range cp.blocks {
+		if !bl.psd {
+			for t := 0; t < bl.k; t++ {
+				i := bl.off + t
+				rc[i] = target/sd[i] - x[i] - affX[i]*affS[i]/sd[i]
+			}
+			continue
+		}
+		k := bl.k
+		nt := nts[b]
+		sx, ss := scaledPair(nt, k, affX[bl.off:bl.off+bl.size], affS[bl.off:bl.off+bl.size])
+		var prod mat.Dense
+		prod.Mul(sx, ss)
+		y := make([]float64, k*k)
+		for i := 0; i < k; i++ {
+			for j := 0; j < k; j++ {
+				r := -(prod.At(i, j) + prod.At(j, i)) / 2
+				if i == j {
+					r += target - nt.lambda[i]*nt.lambda[i]
+				}
+				y[i*k+j] = 2 * r / (nt.lambda[i] + nt.lambda[j])
+			}
+		}
+		// rc = G Y Gᵀ.
+		var gy, gyg mat.Dense
+		gy.Mul(nt.g, mat.NewDense(k, k, y))
+		gyg.Mul(&gy, nt.g.T())
+		svecOf(k, gyg.RawMatrix().Data, rc[bl.off:bl.off+bl.size])
+	}
+	return true
+}
