@@ -93,14 +93,16 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	var m *mkpoe.Model
 	switch {
 	case ks != nil:
-		m, err = mkpoe.Fit(ks, cf.Comparisons, s)
+		m, err = mkpoe.FitContext(ctx, ks, cf.Comparisons, s)
 	case x != nil:
-		m, err = mkpoe.FitFeatures(x, cf.Comparisons, s)
+		m, err = mkpoe.FitFeaturesContext(ctx, x, cf.Comparisons, s)
 	default:
-		m, err = mkpoe.FitIdentity(n, cf.Comparisons, s)
+		m, err = mkpoe.FitIdentityContext(ctx, n, cf.Comparisons, s)
 	}
 	if err != nil {
-		return badInput(err)
+		// Bad input: exit 2; Ctrl-C: interrupted, no model written;
+		// anything else: an internal error (exit 3).
+		return fitError(err)
 	}
 	if err := writeModel(*out, m); err != nil {
 		return err

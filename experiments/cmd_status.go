@@ -64,6 +64,18 @@ type taskState struct {
 	Error  string `json:"error,omitempty"` // a failed task's error
 }
 
+// unconvergedTask is a done task with fits that stopped above the solver's
+// tolerance: its result is kept and used, but not certified.
+type unconvergedTask struct {
+	Index int    `json:"index"` // plan index
+	ID    string `json:"id"`
+	Phase int    `json:"phase"`
+	Fits  int    `json:"fits"` // fits of the task
+	// Unconverged lists the fits above the tolerance: β and certified gap.
+	Unconverged []fitGap `json:"unconverged"`
+	Note        string   `json:"note"` // for people
+}
+
 // resubmitArray is one array job to resubmit: the script "mkpoe slurm"
 // wrote and the --array list of the tasks still to do.
 type resubmitArray struct {
@@ -75,14 +87,21 @@ type resubmitArray struct {
 
 // runState is what "mkpoe status" reports.
 type runState struct {
-	RunDir     string          `json:"run_dir"`
-	Name       string          `json:"name"`
-	ConfigHash string          `json:"config_hash"`
-	Total      int             `json:"total"`
-	Done       int             `json:"done"`
-	Missing    []taskState     `json:"missing"`
-	Failed     []taskState     `json:"failed"`
-	Resubmit   []resubmitArray `json:"resubmit"`
+	RunDir     string      `json:"run_dir"`
+	Name       string      `json:"name"`
+	ConfigHash string      `json:"config_hash"`
+	Total      int         `json:"total"`
+	Done       int         `json:"done"`
+	Missing    []taskState `json:"missing"`
+	Failed     []taskState `json:"failed"`
+	// NotConverged lists done tasks (counted in Done) with fits whose
+	// certified relative gap stayed above SolverTol.
+	NotConverged []unconvergedTask `json:"not_converged"`
+	// ConvergenceUnknown counts done tasks with fits but no convergence
+	// record (task files written by an older mkpoe).
+	ConvergenceUnknown int             `json:"convergence_unknown"`
+	SolverTol          float64         `json:"solver_tol"`
+	Resubmit           []resubmitArray `json:"resubmit"`
 	// Commands resubmit the tasks that are not done, then merge (bash).
 	Commands string `json:"commands"`
 }
@@ -93,7 +112,8 @@ func (s *runState) complete() bool { return len(s.Missing) == 0 && len(s.Failed)
 // statusOf reads the task results of c.Output. It reads files only: no
 // Slurm query, so it is cheap to run as often as one likes.
 func statusOf(c *Config) (*runState, error) {
-	s := &runState{RunDir: absPath(c.Output), Name: c.Name, ConfigHash: c.Hash(), Missing: []taskState{}, Failed: []taskState{}, Resubmit: []resubmitArray{}}
+	s := &runState{RunDir: absPath(c.Output), Name: c.Name, ConfigHash: c.Hash(), Missing: []taskState{}, Failed: []taskState{},
+		NotConverged: []unconvergedTask{}, SolverTol: c.Solver.Tol, Resubmit: []resubmitArray{}}
 	st := &store{dir: c.Output, hash: s.ConfigHash}
 	plan := Plan(c)
 	s.Total = len(plan)
@@ -113,6 +133,14 @@ func statusOf(c *Config) (*runState, error) {
 			ts.Reason = fmt.Sprintf("stale (config hash %s)", r.ConfigHash)
 		case r.Status == "ok":
 			s.Done++
+			fits, bad, _, known := r.convergence()
+			switch {
+			case !known:
+				s.ConvergenceUnknown++
+			case len(bad) > 0:
+				s.NotConverged = append(s.NotConverged, unconvergedTask{Index: i, ID: t.ID, Phase: t.Phase, Fits: fits,
+					Unconverged: bad, Note: notConvergedNote(&r, c.Solver.Tol)})
+			}
 			continue
 		default:
 			ts.Error = r.Error
@@ -175,6 +203,15 @@ func statusOf(c *Config) (*runState, error) {
 func (s *runState) write(w io.Writer) {
 	fmt.Fprintf(w, "run %s: %s (config hash %s)\n", s.Name, s.RunDir, s.ConfigHash)
 	fmt.Fprintf(w, "%d tasks: %d done, %d missing, %d failed\n", s.Total, s.Done, len(s.Missing), len(s.Failed))
+	if len(s.NotConverged) > 0 {
+		fmt.Fprintf(w, "%d done tasks not converged (certified gap above solver.tol %g; results kept, raise solver.max_iter or read them with care):\n", len(s.NotConverged), s.SolverTol)
+		for _, t := range s.NotConverged {
+			fmt.Fprintf(w, "  %d %s: %s\n", t.Index, t.ID, t.Note)
+		}
+	}
+	if s.ConvergenceUnknown > 0 {
+		fmt.Fprintf(w, "%d done tasks have no convergence record (written by an older mkpoe)\n", s.ConvergenceUnknown)
+	}
 	if len(s.Failed) > 0 {
 		fmt.Fprintln(w, "failed:")
 		for _, t := range s.Failed {
@@ -212,7 +249,8 @@ func indent(s string) string {
 }
 
 // runStatus implements "mkpoe status RUN_DIR [--json]" (or CONFIG --out DIR):
-// done, missing and failed tasks, and how to resubmit only those.
+// done, missing and failed tasks, and how to resubmit only those; and the
+// done tasks whose fits did not converge.
 func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var asJSON *bool
 	c, err := loadRunArgs("status", args, stderr, func(fs *flagSet) {

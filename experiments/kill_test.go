@@ -65,3 +65,65 @@ func TestRunKilledAndResumed(t *testing.T) {
 		t.Errorf("summary after kill and resume differs from the uninterrupted run:\n%s\n---\n%s", got, want)
 	}
 }
+
+// TestRunInterruptedBySignal sends SIGINT (Ctrl-C) to a real "mkpoe run"
+// once its first task file is on disk: cmd/mkpoe cancels the context, the
+// running fit stops, and the process exits 130 at once with the
+// interrupted message, keeping the finished task.
+func TestRunInterruptedBySignal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "mkpoe")
+	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/mkpoe").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	cfg := filepath.Join(dir, "slow.yaml")
+	if err := os.WriteFile(cfg, []byte(slowConfig), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := filepath.Join(dir, "run")
+	var stderr bytes.Buffer
+	cmd := exec.Command(bin, "run", cfg, "--out", run, "--no-report", "--workers", "1")
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	var signalled time.Time
+	deadline := time.Now().Add(60 * time.Second)
+	for signalled.IsZero() && time.Now().Before(deadline) {
+		if files, _ := filepath.Glob(filepath.Join(run, "tasks", "*.json")); len(files) > 0 {
+			if err := cmd.Process.Signal(os.Interrupt); err != nil {
+				t.Fatal(err)
+			}
+			signalled = time.Now()
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if signalled.IsZero() {
+		cmd.Process.Kill()
+		t.Fatal("no task file after 60 s")
+	}
+	select {
+	case <-exited:
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("mkpoe run did not exit within 30 s of SIGINT")
+	}
+	took := time.Since(signalled)
+	if code := cmd.ProcessState.ExitCode(); code != ExitInterrupted {
+		t.Errorf("exit status %d, want %d\n%s", code, ExitInterrupted, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "mkpoe run: interrupted; ") || !strings.Contains(stderr.String(), "rerun the same command to resume") {
+		t.Errorf("stderr lacks the interrupted message:\n%s", stderr.String())
+	}
+	if took > 5*time.Second {
+		t.Errorf("exited %v after SIGINT; want at once", took)
+	}
+	if files, _ := filepath.Glob(filepath.Join(run, "tasks", "*.json")); len(files) == 0 {
+		t.Error("the finished task file is gone")
+	}
+}

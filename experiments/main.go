@@ -8,6 +8,8 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/mkpoe/mkpoe/pkg/mkpoe"
 )
 
 // command is one subcommand of the mkpoe binary.
@@ -37,9 +39,11 @@ var commands = map[string]command{
 
 // Exit statuses of Main.
 const (
-	ExitOK      = 0
-	ExitFailure = 1 // the command could not finish
-	ExitUsage   = 2 // bad command line, bad input file or bad config
+	ExitOK          = 0
+	ExitFailure     = 1   // the command could not finish
+	ExitUsage       = 2   // bad command line, bad input file or bad config
+	ExitInternal    = 3   // a bug in mkpoe (an internal solver error): please report it
+	ExitInterrupted = 130 // stopped by its context: Ctrl-C (SIGINT) or SIGTERM; 128+SIGINT as shells do
 )
 
 // inputError marks an error caused by the user's input (flags, files,
@@ -60,9 +64,75 @@ func badInput(err error) error {
 // usagef reports a command-line mistake (exit status 2).
 func usagef(format string, args ...any) error { return inputError{fmt.Errorf(format, args...)} }
 
+// internalError marks an error that is not the user's doing and not an
+// interruption: a bug. Main exits with status 3 for it and asks for a report.
+type internalError struct{ err error }
+
+func (e internalError) Error() string { return "internal error: " + e.err.Error() }
+func (e internalError) Unwrap() error { return e.err }
+
+// interruptedError is a command stopped by its context; msg says what was
+// kept and how to resume. It matches the context's error (errors.Is).
+type interruptedError struct {
+	msg string
+	err error
+}
+
+func (e *interruptedError) Error() string { return e.msg }
+func (e *interruptedError) Unwrap() error { return e.err }
+
+// fitError classifies an error returned by a mkpoe fit: invalid inputs or
+// settings (mkpoe.ErrInvalidInput) are the user's (exit 2), a cancelled
+// context is an interruption (exit 130), anything else is an internal
+// solver error (exit 3).
+func fitError(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, mkpoe.ErrInvalidInput):
+		return badInput(err)
+	case isCancellation(err):
+		return err
+	default:
+		return internalError{err}
+	}
+}
+
+// isCancellation reports whether err comes from a cancelled context.
+func isCancellation(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}
+
+// exitStatus decides the exit status of a command's error and the message
+// to print (empty for none). It is the one place where errors become exit
+// statuses: nil and -h give 0; interruptions 130; input errors 2 (an input
+// error wins over a wrapped cancellation: the input is still wrong);
+// internal errors 3; everything else 1.
+func exitStatus(cmd string, err error) (int, string) {
+	var in inputError
+	var internal internalError
+	var stopped *interruptedError
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return ExitOK, ""
+	case errors.As(err, &in):
+		return ExitUsage, fmt.Sprintf("mkpoe %s: %v", cmd, err)
+	case errors.As(err, &stopped):
+		return ExitInterrupted, fmt.Sprintf("mkpoe %s: %v", cmd, err)
+	case isCancellation(err):
+		return ExitInterrupted, fmt.Sprintf("mkpoe %s: interrupted (%v); nothing was written by the step that was stopped", cmd, err)
+	case errors.As(err, &internal):
+		return ExitInternal, fmt.Sprintf("mkpoe %s: %v\nThis is a bug in mkpoe, not a problem with your input: please report it with the command line and its input files.", cmd, err)
+	default:
+		return ExitFailure, fmt.Sprintf("mkpoe %s: %v", cmd, err)
+	}
+}
+
 // Main runs the mkpoe command line with args (without the program name) and
 // returns the process exit status: 0 on success, 1 when a run fails, 2 for
-// bad usage or bad input (files, configs). It never panics on user input.
+// bad usage or bad input (files, configs), 3 for an internal error, 130 when
+// ctx is cancelled (cmd/mkpoe cancels it on SIGINT and SIGTERM). It never
+// panics on user input.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		printUsage(stdout)
@@ -77,20 +147,11 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		printUsage(stderr)
 		return ExitUsage
 	}
-	err := cmd.run(ctx, args[1:], stdout, stderr)
-	switch {
-	case err == nil:
-		return ExitOK
-	case errors.Is(err, flag.ErrHelp):
-		return ExitOK
-	default:
-		fmt.Fprintf(stderr, "mkpoe %s: %v\n", args[0], err)
-		var in inputError
-		if errors.As(err, &in) {
-			return ExitUsage
-		}
-		return ExitFailure
+	code, msg := exitStatus(args[0], cmd.run(ctx, args[1:], stdout, stderr))
+	if msg != "" {
+		fmt.Fprintln(stderr, msg)
 	}
+	return code
 }
 
 func printUsage(w io.Writer) {

@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -38,6 +39,11 @@ type RunOptions struct {
 // that fails records its error and does not stop the others. When every
 // task is done it writes summary.json, table.md and timings.json and returns
 // the summary; failed tasks give an error after the others finished.
+//
+// Cancelling ctx (Ctrl-C in mkpoe) stops the running fits within about one
+// solver iteration; their tasks are not recorded, finished ones stay on
+// disk, and Run returns an error matching context.Canceled that says how
+// many tasks are kept (the same call resumes).
 func Run(ctx context.Context, c *Config, opts RunOptions) (*Summary, error) {
 	if opts.Workers <= 0 {
 		opts.Workers = runtime.NumCPU()
@@ -68,6 +74,9 @@ func Run(ctx context.Context, c *Config, opts RunOptions) (*Summary, error) {
 			}
 		}
 		if err := runTasks(ctx, c, ds, st, todo, opts, phase); err != nil {
+			if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+				return nil, interrupted(c, st, plan, opts.Only, ctx.Err())
+			}
 			return nil, err
 		}
 	}
@@ -87,6 +96,25 @@ func Run(ctx context.Context, c *Config, opts RunOptions) (*Summary, error) {
 		return nil, nil
 	}
 	return Merge(c)
+}
+
+// interrupted is the error of a run stopped by its context (Ctrl-C,
+// SIGTERM): how many tasks are finished and kept on disk, and how to resume.
+func interrupted(c *Config, st *store, plan []Task, only func(int, Task) bool, cause error) error {
+	done, total := 0, 0
+	for i, t := range plan {
+		if only != nil && !only(i, t) {
+			continue
+		}
+		total++
+		if st.done(t.ID) {
+			done++
+		}
+	}
+	return &interruptedError{
+		msg: fmt.Sprintf("interrupted; %d of %d tasks finished and kept in %s; rerun the same command to resume", done, total, c.Output),
+		err: cause,
+	}
 }
 
 func joinLines(s []string) string {
@@ -117,14 +145,19 @@ func runTasks(ctx context.Context, c *Config, ds *dataset, st *store, todo []Tas
 	var mu sync.Mutex
 	var saveErr error
 	done := 0
+	var unconverged []string // with a progress bar: printed when the phase ends
 	var wg sync.WaitGroup
 	for w := 0; w < opts.Workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for t := range jobs {
-				r := runTask(c, ds, st, t)
+				r, stopped := runTask(ctx, c, ds, st, t)
+				if stopped {
+					continue // cancelled mid-task: nothing to keep, a rerun redoes it
+				}
 				err := st.save(r)
+				note := notConvergedNote(&r, c.Solver.Tol)
 				mu.Lock()
 				done++
 				if err != nil && saveErr == nil {
@@ -132,8 +165,11 @@ func runTasks(ctx context.Context, c *Config, ds *dataset, st *store, todo []Tas
 				}
 				if bar != nil {
 					bar.Add(1)
+					if note != "" {
+						unconverged = append(unconverged, t.ID+": "+note)
+					}
 				} else {
-					fmt.Fprintf(opts.Log, "[%d/%d] %s %s %.1fs%s\n", done, len(todo), t.ID, r.Status, r.Seconds, errSuffix(r.Error))
+					fmt.Fprintf(opts.Log, "[%d/%d] %s %s %.1fs%s%s\n", done, len(todo), t.ID, r.Status, r.Seconds, errSuffix(r.Error), errSuffix(note))
 				}
 				mu.Unlock()
 			}
@@ -151,11 +187,17 @@ func runTasks(ctx context.Context, c *Config, ds *dataset, st *store, todo []Tas
 	wg.Wait()
 	if bar != nil {
 		bar.Finish()
+		for _, l := range unconverged {
+			fmt.Fprintf(opts.Log, "%s\n", l)
+		}
 	}
 	if saveErr != nil {
 		return saveErr
 	}
-	return ctx.Err()
+	if done < len(todo) {
+		return ctx.Err() // only cancellation leaves tasks undone
+	}
+	return nil
 }
 
 func errSuffix(e string) string {

@@ -18,6 +18,9 @@ type Summary struct {
 	InnerFolds int          `json:"inner_folds"`
 	BetaGrid   []float64    `json:"beta_grid"`
 	Rows       []RowSummary `json:"rows"`
+	// SolverTol is the relative duality gap every fit had to certify
+	// (solver.tol). Absent in summaries written before it was recorded.
+	SolverTol float64 `json:"solver_tol,omitempty"`
 }
 
 // RowSummary is one row of the table.
@@ -39,6 +42,57 @@ type RowSummary struct {
 	// KernelShare is the mean over splits of each kernel's share of
 	// Σ_p tr(W⁽ᵖ⁾K⁽ᵖ⁾) in the refit models (k4 rows only).
 	KernelShare []float64 `json:"kernel_share,omitempty"`
+	// Fits counts the solver runs of a learned row (every β of every cv
+	// task, and the refits), UnconvergedFits those that stopped with a
+	// certified relative gap above SolverTol, and MaxGap is the largest
+	// certified gap among them all. nil (absent in summary.json) means
+	// unknown: a native row (no fits), or task files written before
+	// convergence was recorded. Never read absent as "converged".
+	Fits            *int     `json:"fits,omitempty"`
+	UnconvergedFits *int     `json:"unconverged_fits,omitempty"`
+	MaxGap          *float64 `json:"max_gap,omitempty"`
+}
+
+// NotConverged reports whether some fit of the row is known to have stopped
+// above the solver's tolerance.
+func (r *RowSummary) NotConverged() bool { return r.UnconvergedFits != nil && *r.UnconvergedFits > 0 }
+
+// convergenceUnknown reports whether a learned row lacks convergence records.
+func (r *RowSummary) convergenceUnknown() bool {
+	return r.Method != "native" && r.UnconvergedFits == nil
+}
+
+// rowConvergence accumulates the convergence of a row's fits over its tasks.
+type rowConvergence struct {
+	fits, unconverged int
+	maxGap            float64 // NaN until a gap is seen
+	unknown           bool
+}
+
+func (rc *rowConvergence) add(r *TaskResult) {
+	fits, bad, maxGap, known := r.convergence()
+	if !known {
+		rc.unknown = true
+		return
+	}
+	rc.fits += fits
+	rc.unconverged += len(bad)
+	if !math.IsNaN(maxGap) && !(maxGap <= rc.maxGap) {
+		rc.maxGap = maxGap
+	}
+}
+
+// set writes the accumulated convergence into a learned row (nothing if any
+// task lacked records: unknown).
+func (rc *rowConvergence) set(rs *RowSummary) {
+	if rc.unknown {
+		return
+	}
+	fits, bad := rc.fits, rc.unconverged
+	rs.Fits, rs.UnconvergedFits = &fits, &bad
+	if maxGap := rc.maxGap; rc.fits > 0 && !math.IsNaN(maxGap) && !math.IsInf(maxGap, 0) {
+		rs.MaxGap = &maxGap
+	}
 }
 
 // Merge builds the summary from the task results in c.Output and writes
@@ -65,9 +119,10 @@ func Merge(c *Config) (*Summary, error) {
 	if len(missing) > 0 {
 		return nil, fmt.Errorf("%d of %d tasks are missing or failed: %s", len(missing), len(plan), strings.Join(missing, ", "))
 	}
-	s := &Summary{Name: c.Name, ConfigHash: c.Hash(), Splits: c.Protocol.Splits, InnerFolds: c.Protocol.InnerFolds, BetaGrid: c.BetaGrid}
+	s := &Summary{Name: c.Name, ConfigHash: c.Hash(), Splits: c.Protocol.Splits, InnerFolds: c.Protocol.InnerFolds, BetaGrid: c.BetaGrid, SolverTol: c.Solver.Tol}
 	for r, row := range c.Rows {
 		rs := RowSummary{Label: row.Label, Method: row.Method, Mode: row.Mode, Paper: row.Paper}
+		conv := rowConvergence{maxGap: math.NaN()}
 		for _, p := range c.rowKernels(row) {
 			rs.Kernels = append(rs.Kernels, c.Kernels[p].Name)
 		}
@@ -81,10 +136,13 @@ func Merge(c *Config) (*Summary, error) {
 				rs.Models = append(rs.Models, res.Model)
 				curve := make([]float64, len(c.BetaGrid))
 				for f := 0; f < c.Protocol.InnerFolds; f++ {
-					for b, acc := range results[taskID(KindCV, r, sp, f)].ValAccuracy {
+					cv := results[taskID(KindCV, r, sp, f)]
+					for b, acc := range cv.ValAccuracy {
 						curve[b] += acc / float64(c.Protocol.InnerFolds)
 					}
+					conv.add(&cv)
 				}
+				conv.add(&res)
 				rs.ValCurve = append(rs.ValCurve, curve)
 				if res.KernelShare != nil {
 					if rs.KernelShare == nil {
@@ -100,6 +158,9 @@ func Merge(c *Config) (*Summary, error) {
 			rs.TestComparisons = append(rs.TestComparisons, res.TestComparisons)
 		}
 		rs.Mean, rs.Std = meanStd(rs.Accuracy)
+		if row.Method != "native" {
+			conv.set(&rs)
+		}
 		s.Rows = append(s.Rows, rs)
 	}
 	if err := writeJSON(filepath.Join(c.Output, "summary.json"), s); err != nil {
@@ -158,8 +219,12 @@ func (s *Summary) Markdown() string {
 		if r.Paper != nil {
 			paper = fmt.Sprintf("%.4f", *r.Paper)
 		}
+		if r.NotConverged() {
+			acc += " †"
+		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", r.Label, strings.Join(r.Kernels, " + "), acc, beta, paper)
 	}
+	b.WriteString(s.convergenceNote())
 	first := true
 	for _, r := range s.Rows {
 		if r.KernelShare == nil {
@@ -176,4 +241,43 @@ func (s *Summary) Markdown() string {
 		fmt.Fprintf(&b, "| %s | %s |\n", r.Label, strings.Join(parts, ", "))
 	}
 	return b.String()
+}
+
+// convergenceNote is the footnote of the table: every row with fits that
+// did not converge (marked †) and, if any, the learned rows whose
+// convergence was not recorded. Empty when every fit converged.
+func (s *Summary) convergenceNote() string {
+	var b strings.Builder
+	var unknown []string
+	for _, r := range s.Rows {
+		if r.convergenceUnknown() {
+			unknown = append(unknown, r.Label)
+		}
+		if !r.NotConverged() {
+			continue
+		}
+		if b.Len() == 0 {
+			tol := ""
+			if s.SolverTol > 0 {
+				tol = fmt.Sprintf(" (solver.tol %g)", s.SolverTol)
+			}
+			fmt.Fprintf(&b, "\n† not converged: certified gap above tolerance%s; raise solver.max_iter or read these rows with care:\n\n", tol)
+		}
+		maxGap := "unknown"
+		if r.MaxGap != nil {
+			maxGap = formatGap(*r.MaxGap)
+		}
+		fmt.Fprintf(&b, "- %s: %d of %d fits not converged (max gap %s)\n", r.Label, *r.UnconvergedFits, derefInt(r.Fits), maxGap)
+	}
+	if len(unknown) > 0 {
+		fmt.Fprintf(&b, "\nConvergence not recorded (task files written by an older mkpoe) for: %s\n", strings.Join(unknown, ", "))
+	}
+	return b.String()
+}
+
+func derefInt(p *int) int {
+	if p == nil {
+		return 0
+	}
+	return *p
 }

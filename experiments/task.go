@@ -1,9 +1,11 @@
 package experiments
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/mkpoe/mkpoe/pkg/constraint"
@@ -22,12 +24,17 @@ type TaskResult struct {
 	Seconds    float64 `json:"seconds"`
 	// TestAccuracy is the test accuracy of a native or refit task.
 	TestAccuracy float64 `json:"test_accuracy"`
-	// Betas, ValAccuracy, Objectives and Iterations describe a cv task's sweep.
+	// Betas, ValAccuracy, Objectives, Iterations, Gaps and Converged
+	// describe a cv task's sweep (a refit: its one fit). Gaps are the
+	// certified relative duality gaps; Converged[i] says whether fit i
+	// reached solver.tol (false: it stopped at solver.max_iter above it).
+	// Task files written before Converged was recorded lack it: unknown.
 	Betas       []float64 `json:"betas,omitempty"`
 	ValAccuracy []float64 `json:"val_accuracy,omitempty"`
 	Objectives  []float64 `json:"objectives,omitempty"`
 	Iterations  []int     `json:"iterations,omitempty"`
 	Gaps        []float64 `json:"gaps,omitempty"`
+	Converged   []bool    `json:"converged,omitempty"`
 	// Beta is the β a refit chose; Model the model file, relative to the run directory.
 	Beta  float64 `json:"beta,omitempty"`
 	Model string  `json:"model,omitempty"`
@@ -44,8 +51,10 @@ type TaskResult struct {
 }
 
 // runTask executes one task. ds is shared and read-only; store gives access
-// to other tasks' results (refit) and the run directory.
-func runTask(c *Config, ds *dataset, st *store, t Task) (res TaskResult) {
+// to other tasks' results (refit) and the run directory. interrupted is true
+// when ctx was cancelled before the task finished: its result is then
+// incomplete and must not be saved (a rerun runs the task again).
+func runTask(ctx context.Context, c *Config, ds *dataset, st *store, t Task) (res TaskResult, interrupted bool) {
 	start := time.Now()
 	res = TaskResult{Task: t, ConfigHash: c.Hash(), Status: "ok"}
 	defer func() {
@@ -54,13 +63,18 @@ func runTask(c *Config, ds *dataset, st *store, t Task) (res TaskResult) {
 		}
 		res.Seconds = time.Since(start).Seconds()
 	}()
-	if err := execTask(c, ds, st, t, &res); err != nil {
+	if err := execTask(ctx, c, ds, st, t, &res); err != nil {
+		if ctx.Err() != nil {
+			// Cancelled: whatever failed did so because the fit was stopped.
+			res.Status, res.Error = "failed", "interrupted: "+err.Error()
+			return res, true
+		}
 		res.Status, res.Error = "failed", err.Error()
 	}
-	return res
+	return res, false
 }
 
-func execTask(c *Config, ds *dataset, st *store, t Task, res *TaskResult) error {
+func execTask(ctx context.Context, c *Config, ds *dataset, st *store, t Task, res *TaskResult) error {
 	row := c.Rows[t.Row]
 	kidx := c.rowKernels(row)
 	train, test := splitItems(c, ds.n, t.Split)
@@ -76,6 +90,9 @@ func execTask(c *Config, ds *dataset, st *store, t Task, res *TaskResult) error 
 	if err != nil {
 		return err
 	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	res.TrainItems, res.TestItems = len(train), len(test)
 	res.TrainComparisons, res.TestComparisons = len(f.trainCs), len(f.testCs)
 	res.TrainSteps, res.TestSteps = f.trainSteps, f.testSteps
@@ -86,7 +103,7 @@ func execTask(c *Config, ds *dataset, st *store, t Task, res *TaskResult) error 
 	case KindCV:
 		var prev *mkpoe.Model
 		for _, beta := range c.BetaGrid {
-			m, err := fitRow(c, row, f, kidx, beta, prev)
+			m, err := fitRow(ctx, c, row, f, kidx, beta, prev)
 			if err != nil {
 				return fmt.Errorf("β=%g: %w", beta, err)
 			}
@@ -99,6 +116,7 @@ func execTask(c *Config, ds *dataset, st *store, t Task, res *TaskResult) error 
 			res.Objectives = append(res.Objectives, m.Objective)
 			res.Iterations = append(res.Iterations, m.Stats.Iterations)
 			res.Gaps = append(res.Gaps, m.Stats.RelativeGap)
+			res.Converged = append(res.Converged, m.Stats.Converged)
 			prev = m
 		}
 		return nil
@@ -107,7 +125,7 @@ func execTask(c *Config, ds *dataset, st *store, t Task, res *TaskResult) error 
 		if err != nil {
 			return err
 		}
-		m, err := fitRow(c, row, f, kidx, beta, nil)
+		m, err := fitRow(ctx, c, row, f, kidx, beta, nil)
 		if err != nil {
 			return fmt.Errorf("β=%g: %w", beta, err)
 		}
@@ -118,6 +136,7 @@ func execTask(c *Config, ds *dataset, st *store, t Task, res *TaskResult) error 
 		res.Beta, res.Dim = beta, m.Dim()
 		res.KernelShare = kernelShare(m, f, kidx)
 		res.Objectives, res.Iterations, res.Gaps = []float64{m.Objective}, []int{m.Stats.Iterations}, []float64{m.Stats.RelativeGap}
+		res.Converged = []bool{m.Stats.Converged}
 		res.Model = filepath.Join("models", t.ID+".json")
 		if testEmb != nil {
 			// The held-out items' embedding (rows in the order of items.json
@@ -131,8 +150,9 @@ func execTask(c *Config, ds *dataset, st *store, t Task, res *TaskResult) error 
 	return fmt.Errorf("unknown task kind %q", t.Kind)
 }
 
-// fitRow fits the model of a k1 or k4 row on a fold's training kernels.
-func fitRow(c *Config, row RowConfig, f *fold, kidx []int, beta float64, init *mkpoe.Model) (*mkpoe.Model, error) {
+// fitRow fits the model of a k1 or k4 row on a fold's training kernels; it
+// stops within about one solver iteration when ctx is cancelled.
+func fitRow(ctx context.Context, c *Config, row RowConfig, f *fold, kidx []int, beta float64, init *mkpoe.Model) (*mkpoe.Model, error) {
 	mode, err := mkpoe.ParseMode(row.Mode)
 	if err != nil {
 		return nil, err
@@ -145,7 +165,77 @@ func fitRow(c *Config, row RowConfig, f *fold, kidx []int, beta float64, init *m
 	for i, p := range kidx {
 		ks[i] = f.grams[p]
 	}
-	return mkpoe.Fit(ks, f.trainCs, s)
+	return mkpoe.FitContext(ctx, ks, f.trainCs, s)
+}
+
+// fitGap is one fit of a task that did not converge: its β and the
+// certified relative gap it stopped at.
+type fitGap struct {
+	Beta float64 `json:"beta"`
+	Gap  float64 `json:"gap"`
+}
+
+// convergence describes the fits of a task: how many there were, which did
+// not reach the solver's tolerance, and the largest certified gap. known is
+// false for a task file that predates the converged field (it has fits but
+// no record of their convergence).
+func (r *TaskResult) convergence() (fits int, unconverged []fitGap, maxGap float64, known bool) {
+	fits = len(r.Objectives)
+	if len(r.Converged) != fits {
+		return fits, nil, math.NaN(), false
+	}
+	maxGap = math.NaN()
+	for i, ok := range r.Converged {
+		gap := math.NaN()
+		if i < len(r.Gaps) {
+			gap = r.Gaps[i]
+		}
+		if !math.IsNaN(gap) && !(gap <= maxGap) {
+			maxGap = gap
+		}
+		if ok {
+			continue
+		}
+		beta := r.Beta
+		if i < len(r.Betas) {
+			beta = r.Betas[i]
+		}
+		unconverged = append(unconverged, fitGap{Beta: beta, Gap: gap})
+	}
+	return fits, unconverged, maxGap, true
+}
+
+// notConvergedNote describes a task's unconverged fits for people, e.g.
+// "not converged (gap 2.3e-02 at β=10; 1 of 2 fits above tol 0.01)", or
+// returns "" if every fit converged (or nothing is known).
+func notConvergedNote(r *TaskResult, tol float64) string {
+	fits, bad, _, known := r.convergence()
+	if !known || len(bad) == 0 {
+		return ""
+	}
+	var parts []string
+	if len(bad) <= 3 {
+		for _, fg := range bad {
+			parts = append(parts, fmt.Sprintf("gap %s at β=%g", formatGap(fg.Gap), fg.Beta))
+		}
+	} else { // a long sweep: the worst fit only
+		worst := bad[0]
+		for _, fg := range bad[1:] {
+			if fg.Gap > worst.Gap {
+				worst = fg
+			}
+		}
+		parts = append(parts, fmt.Sprintf("max gap %s at β=%g", formatGap(worst.Gap), worst.Beta))
+	}
+	return fmt.Sprintf("not converged (%s; %d of %d fits above tol %g)", strings.Join(parts, ", "), len(bad), fits, tol)
+}
+
+// formatGap prints a relative gap with two significant digits.
+func formatGap(g float64) string {
+	if math.IsNaN(g) {
+		return "unknown"
+	}
+	return fmt.Sprintf("%.1e", g)
 }
 
 // learnedAccuracy scores the held-out comparisons of a fold in the learned

@@ -22,6 +22,7 @@ thead th { border-bottom: 2px solid #888; }
 table.kv td { text-align: left; }
 table.details th:nth-child(-n+3), table.details td:nth-child(-n+3) { text-align: left; }
 .paper { color: #777; font-style: italic; }
+.unconverged { color: #b00000; }
 .caption { font-size: 0.9em; color: #444; max-width: 900px; }
 figure { margin: 1.2em 0; } figure img { max-width: 100%; border: 1px solid #eee; }
 pre { background: #f7f7f7; padding: 0.8em; overflow-x: auto; font-size: 0.85em; }
@@ -39,7 +40,7 @@ Reproduces the protocol of McFee &amp; Lanckriet, “Learning Multi-modal Simila
 <table class="details">
 <thead><tr>{{range .DetailHeader}}<th>{{.}}</th>{{end}}</tr></thead>
 <tbody>
-{{range .Details}}<tr><td>{{.Label}}</td><td>{{.Method}}</td><td>{{.Kernels}}</td><td>{{.Accuracy}}</td><td>{{.Beta}}</td><td>{{.Train}}</td><td>{{.Test}}</td><td>{{.Paper}}</td></tr>
+{{range .Details}}<tr><td>{{.Label}}</td><td>{{.Method}}</td><td>{{.Kernels}}</td><td>{{.Accuracy}}</td><td>{{.Beta}}</td><td>{{.Train}}</td><td>{{.Test}}</td><td>{{.Paper}}</td><td{{if .NotConverged}} class="unconverged"{{end}}>{{.Convergence}}</td></tr>
 {{end}}</tbody>
 </table>
 

@@ -193,6 +193,8 @@ func (rep *Report) Markdown(w io.Writer) error {
 // detail is one line of the per-row details table.
 type detail struct {
 	Label, Method, Kernels, Accuracy, Beta, Train, Test, Paper string
+	Convergence                                                string // "—" (no fits), "all converged (max gap …)", "† 3 of 10 fits not converged (max gap …)" or "not recorded"
+	NotConverged                                               bool
 }
 
 func (rep *Report) details() []detail {
@@ -206,18 +208,41 @@ func (rep *Report) details() []detail {
 		if r.Paper != nil {
 			d.Paper = format(*r.Paper)
 		}
+		d.Convergence, d.NotConverged = convergence(&r)
 		out = append(out, d)
 	}
 	return out
 }
 
-var detailHeader = []string{"Row", "Method", "Kernels", "Accuracy per split", "β chosen per split", "Train comparisons", "Test comparisons", "Paper"}
+// convergence describes the fits of a row for the details table.
+func convergence(r *Row) (string, bool) {
+	maxGap := ""
+	if r.MaxGap != nil {
+		maxGap = fmt.Sprintf(" (max gap %.1e)", *r.MaxGap)
+	}
+	switch {
+	case !r.Learned():
+		return "—", false
+	case !r.ConvergenceKnown():
+		return "not recorded", false
+	case r.NotConverged():
+		fits := "?"
+		if r.Fits != nil {
+			fits = fmt.Sprint(*r.Fits)
+		}
+		return fmt.Sprintf("%s %d of %s fits not converged%s", dagger, *r.UnconvergedFits, fits, maxGap), true
+	default:
+		return "all converged" + maxGap, false
+	}
+}
+
+var detailHeader = []string{"Row", "Method", "Kernels", "Accuracy per split", "β chosen per split", "Train comparisons", "Test comparisons", "Paper", "Convergence"}
 
 func (rep *Report) detailsMarkdown() string {
 	var b strings.Builder
 	b.WriteString("| " + strings.Join(detailHeader, " | ") + " |\n|" + strings.Repeat("---|", len(detailHeader)) + "\n")
 	for _, d := range rep.details() {
-		cells := []string{d.Label, d.Method, d.Kernels, d.Accuracy, d.Beta, d.Train, d.Test, d.Paper}
+		cells := []string{d.Label, d.Method, d.Kernels, d.Accuracy, d.Beta, d.Train, d.Test, d.Paper, d.Convergence}
 		for i := range cells {
 			cells[i] = mdEscape(cells[i])
 		}
@@ -262,6 +287,9 @@ func (t *Table) HTML(w io.Writer) error {
 				}
 				if c.Best {
 					v = "<b>" + v + "</b>"
+				}
+				if c.NotConverged {
+					v += "<sup class=\"unconverged\" title=\"" + notConvergedNote + "\">" + dagger + "</sup>"
 				}
 				if c.Paper != nil {
 					v += " <span class=\"paper\">(" + format(*c.Paper) + ")</span>"

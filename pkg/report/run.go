@@ -27,6 +27,9 @@ type Summary struct {
 	InnerFolds int       `json:"inner_folds"`
 	BetaGrid   []float64 `json:"beta_grid"`
 	Rows       []Row     `json:"rows"`
+	// SolverTol is the relative duality gap each fit had to certify
+	// (0: not recorded, summaries of older runs).
+	SolverTol float64 `json:"solver_tol,omitempty"`
 }
 
 // Row mirrors one row of summary.json.
@@ -50,10 +53,26 @@ type Row struct {
 	// kernel: or group: field). summary.json does not carry it; a caller
 	// that knows the config may fill it in to name the table rows.
 	Group string `json:"group,omitempty"`
+	// Fits counts the solver runs of a learned row (cv sweeps and refits),
+	// UnconvergedFits those whose certified relative gap stayed above the
+	// solver's tolerance, MaxGap the largest certified gap. nil means
+	// unknown (native rows, and summaries written before convergence was
+	// recorded): never read as converged.
+	Fits            *int     `json:"fits,omitempty"`
+	UnconvergedFits *int     `json:"unconverged_fits,omitempty"`
+	MaxGap          *float64 `json:"max_gap,omitempty"`
 }
 
 // Learned reports whether the row fits a model (k1 or k4).
 func (r *Row) Learned() bool { return r.Method != "native" }
+
+// NotConverged reports whether some fit of the row is known to have
+// stopped above the solver's tolerance (the table marks it †).
+func (r *Row) NotConverged() bool { return r.UnconvergedFits != nil && *r.UnconvergedFits > 0 }
+
+// ConvergenceKnown reports whether the summary records the convergence of
+// the row's fits (false for native rows: they have none).
+func (r *Row) ConvergenceKnown() bool { return r.UnconvergedFits != nil }
 
 // Items mirrors items.json: item names, class labels (may be nil) and per
 // outer split the global indices of training and test items. A model's

@@ -13,6 +13,7 @@ import (
 type Table struct {
 	Name      string   // experiment name (summary name)
 	Splits    int      // outer splits the means are over
+	Tol       float64  // solver tolerance of the fits (0: not recorded)
 	RowHeader string   // header of the first column
 	Columns   []Column // only columns with at least one entry
 	Rows      []TableRow
@@ -38,7 +39,16 @@ type Cell struct {
 	Mean, Std float64
 	Paper     *float64 // the paper's value, or nil
 	Best      bool     // best mean of its column (bold)
+	// NotConverged marks (†) an entry some of whose fits stopped with a
+	// certified gap above the solver's tolerance.
+	NotConverged bool
 }
+
+// dagger marks entries with fits that did not converge.
+const dagger = "†"
+
+// notConvergedNote is the footnote of a table with marked entries.
+const notConvergedNote = "not converged: certified gap above tolerance"
 
 // standardColumns are the paper's columns in order (Tables 2–5).
 var standardColumns = []Column{
@@ -69,7 +79,7 @@ var standardColumns = []Column{
 // column answers is "which kernel works best with this method"; the
 // paper's Table 2 does the same.
 func NewTable(s *Summary) *Table {
-	t := &Table{Name: s.Name, Splits: s.Splits, RowHeader: "Kernel"}
+	t := &Table{Name: s.Name, Splits: s.Splits, Tol: s.SolverTol, RowHeader: "Kernel"}
 	// Columns.
 	colIndex := map[[2]string]int{}
 	var cols []Column
@@ -132,7 +142,7 @@ func NewTable(s *Summary) *Table {
 		if t.Rows[i].Cells[m.col] != nil {
 			return false
 		}
-		t.Rows[i].Cells[m.col] = &Cell{Label: m.row.Label, Mean: m.row.Mean, Std: m.row.Std, Paper: m.row.Paper}
+		t.Rows[i].Cells[m.col] = &Cell{Label: m.row.Label, Mean: m.row.Mean, Std: m.row.Std, Paper: m.row.Paper, NotConverged: m.row.NotConverged()}
 		return true
 	}
 	for _, g := range groups {
@@ -249,7 +259,25 @@ func (t *Table) Caption() string {
 		b.WriteString("In parentheses: the value reported by McFee & Lanckriet (2011) for the corresponding row. ")
 	}
 	b.WriteString("Empty cells were not run.")
+	if t.hasUnconverged() {
+		b.WriteString(" " + dagger + " " + strings.ToUpper(notConvergedNote[:1]) + notConvergedNote[1:])
+		if t.Tol > 0 {
+			fmt.Fprintf(&b, " (%g)", t.Tol)
+		}
+		b.WriteString(": some fits of the entry (inner-CV sweep or refit) stopped at the iteration limit; see the Rows table.")
+	}
 	return b.String()
+}
+
+func (t *Table) hasUnconverged() bool {
+	for _, r := range t.Rows {
+		for _, c := range r.Cells {
+			if c != nil && c.NotConverged {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (t *Table) hasPaper() bool {
@@ -290,6 +318,9 @@ func (t *Table) Markdown(w io.Writer) error {
 			if c.Best {
 				v = "**" + v + "**"
 			}
+			if c.NotConverged {
+				v += dagger
+			}
 			if c.Paper != nil {
 				v += " (" + format(*c.Paper) + ")"
 			}
@@ -329,6 +360,9 @@ func (t *Table) LaTeX(w io.Writer) error {
 			if c.Best {
 				v = "\\textbf{" + v + "}"
 			}
+			if c.NotConverged {
+				v += "$^\\dagger$"
+			}
 			if c.Paper != nil {
 				v += " (\\emph{" + format(*c.Paper) + "})"
 			}
@@ -360,6 +394,8 @@ func texEscape(s string) string {
 			b.WriteString(`$\pm$`)
 		case '′':
 			b.WriteString(`$'$`)
+		case '†':
+			b.WriteString(`$^\dagger$`)
 		default:
 			b.WriteRune(r)
 		}

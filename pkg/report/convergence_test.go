@@ -1,0 +1,105 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// TestConvergenceMarks: entries with fits that did not converge carry a
+// dagger and the caption a footnote, in Markdown, LaTeX and HTML; rows
+// whose convergence is unknown (summaries of older runs: no fields) or
+// converged carry none, and the details table tells the three apart.
+func TestConvergenceMarks(t *testing.T) {
+	ip := func(v int) *int { return &v }
+	fp := func(v float64) *float64 { return &v }
+	row := func(label, method, mode string, mean float64) Row {
+		return Row{Label: label, Method: method, Mode: mode, Kernels: []string{"A", "B"}, Accuracy: []float64{mean}, Mean: mean}
+	}
+	native := row("sum native", "native", "", 0.61)
+	conv := row("K4 diag", "k4", "diag", 0.70)
+	conv.Fits, conv.UnconvergedFits, conv.MaxGap = ip(9), ip(0), fp(8e-4)
+	notConv := row("K4 full", "k4", "full", 0.75)
+	notConv.Fits, notConv.UnconvergedFits, notConv.MaxGap = ip(9), ip(3), fp(2.34e-2)
+	unknown := row("K1 full", "k1", "full", 0.72) // an older summary.json: no fields
+
+	for _, test := range []struct {
+		name    string
+		rows    []Row
+		marked  bool     // the table has a dagger and the footnote
+		details []string // convergence column of the details table, in row order
+	}{
+		{"not converged", []Row{native, conv, notConv}, true, []string{"—", "all converged (max gap 8.0e-04)", "† 3 of 9 fits not converged (max gap 2.3e-02)"}},
+		{"all converged", []Row{native, conv}, false, []string{"—", "all converged (max gap 8.0e-04)"}},
+		{"unknown is not converged, nor marked", []Row{native, unknown}, false, []string{"—", "not recorded"}},
+	} {
+		t.Run(test.name, func(t *testing.T) {
+			s := &Summary{Name: "conv", Splits: 1, SolverTol: 1e-3, Rows: test.rows}
+			tab := NewTable(s)
+			var md, tex, htm bytes.Buffer
+			if err := tab.Markdown(&md); err != nil {
+				t.Fatal(err)
+			}
+			if err := tab.LaTeX(&tex); err != nil {
+				t.Fatal(err)
+			}
+			if err := tab.HTML(&htm); err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range []struct {
+				name, text string
+				want       []string
+			}{
+				{"markdown", md.String(), []string{"| 0.750† |", "† Not converged: certified gap above tolerance (0.001)"}},
+				{"latex", tex.String(), []string{` 0.750$^\dagger$ `, `$^\dagger$ Not converged: certified gap above tolerance (0.001)`}},
+				{"html", htm.String(), []string{`<td>0.750<sup class="unconverged" title="not converged: certified gap above tolerance">†</sup>`,
+					"† Not converged: certified gap above tolerance (0.001)"}},
+			} {
+				for _, w := range f.want {
+					if got := strings.Contains(f.text, w); got != test.marked {
+						t.Errorf("%s: contains %q = %v, want %v:\n%s", f.name, w, got, test.marked, f.text)
+					}
+				}
+				if !test.marked && (strings.Contains(f.text, "†") || strings.Contains(f.text, "dagger")) {
+					t.Errorf("%s has a mark:\n%s", f.name, f.text)
+				}
+			}
+			rep := &Report{Run: &Run{Summary: s}, Table: tab}
+			var got []string
+			for _, d := range rep.details() {
+				got = append(got, d.Convergence)
+			}
+			if !equalStrings(got, test.details) {
+				t.Errorf("details convergence %q, want %q", got, test.details)
+			}
+		})
+	}
+}
+
+// TestOldSummaryConvergenceUnknown: summary.json of a run directory written
+// before convergence was recorded (testdata/run) reads as unknown, and
+// its tables stay as they were (the golden files are unchanged).
+func TestOldSummaryConvergenceUnknown(t *testing.T) {
+	run := loadFixture(t)
+	for _, r := range run.Summary.Rows {
+		if r.ConvergenceKnown() || r.NotConverged() {
+			t.Errorf("row %s: known %v, not converged %v; want unknown", r.Label, r.ConvergenceKnown(), r.NotConverged())
+		}
+	}
+	// The fields round-trip and absent stays absent.
+	b, err := json.Marshal(run.Summary.Rows[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), "unconverged_fits") || strings.Contains(string(b), "max_gap") {
+		t.Errorf("an unknown row marshals convergence fields: %s", b)
+	}
+	var r Row
+	if err := json.Unmarshal([]byte(`{"label":"x","method":"k4","unconverged_fits":0,"fits":4,"max_gap":0.0004}`), &r); err != nil {
+		t.Fatal(err)
+	}
+	if !r.ConvergenceKnown() || r.NotConverged() || *r.Fits != 4 {
+		t.Errorf("a converged row reads as known %v, not converged %v", r.ConvergenceKnown(), r.NotConverged())
+	}
+}
