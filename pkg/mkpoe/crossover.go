@@ -50,6 +50,13 @@ func (p *problem) crossover(ctx context.Context, sol solution, s Settings) (solu
 	if nc == 0 {
 		return sol, nil
 	}
+	allFull := true
+	for b := range p.blocks {
+		allFull = allFull && !p.blocks[b].diag
+	}
+	if allFull {
+		return p.interiorFull(ctx, sol, s)
+	}
 	ws := p.newWorkspace()
 	np := len(p.pairs)
 	dist := make([]float64, np)
@@ -75,7 +82,7 @@ func (p *problem) crossover(ctx context.Context, sol solution, s Settings) (solu
 	best := sol
 	for round := 1; round <= crossoverMaxRounds; round++ {
 		cp, layout := p.restrict(&set)
-		res, err := solveConic(ctx, cp, math.Min(1e-9, s.Tol*1e-4), 150)
+		res, err := solveConic(ctx, cp, s.Tol*1e-3, 150)
 		if err != nil && !(errors.Is(err, errIPMStalled) && res.x != nil) {
 			if errors.Is(err, errIPMStalled) {
 				return best, nil
@@ -123,11 +130,13 @@ func (p *problem) crossover(ctx context.Context, sol solution, s Settings) (solu
 	return best, nil
 }
 
-// growWorkingSet adds to set what the point x (margins m) and the dual
-// slack g = R + Φᵀ S(α) Φ call for: the range of each full block's X and
-// its negative slack directions, the non-zero and negatively priced
-// coordinates of diagonal blocks, and every comparison with margin above
-// −slack. It reports whether anything was added.
+// growWorkingSet updates set from the point x (margins m) and the dual
+// slack g = R + Φᵀ S(α) Φ: each full block's subspace becomes the range of
+// its X plus its most negative slack directions, each diagonal block's
+// coordinates the support of its x plus its most negatively priced
+// coordinates, and every comparison with margin above −slack joins the
+// kept comparisons (which only grow). It reports whether anything outside
+// the previous set entered.
 func (p *problem) growWorkingSet(set *workingSet, x, g, m []float64, slack float64, first bool) bool {
 	grew := false
 	for b := range p.blocks {
@@ -135,29 +144,37 @@ func (p *problem) growWorkingSet(set *workingSet, x, g, m []float64, slack float
 		xb := x[blk.off : blk.off+blk.size]
 		gb := g[blk.off : blk.off+blk.size]
 		if blk.diag {
-			have := make(map[int]bool, len(set.coords[b]))
+			had := make(map[int]bool, len(set.coords[b]))
 			for _, t := range set.coords[b] {
-				have[t] = true
+				had[t] = true
 			}
+			xmax := floats.Max(xb)
+			var coords, priced []int
 			for t := 0; t < blk.r; t++ {
-				if have[t] {
-					continue
+				switch {
+				case xmax > 0 && xb[t] > rangeTolerance*xmax:
+					coords = append(coords, t)
+				case gb[t] < 0:
+					priced = append(priced, t)
 				}
-				if xb[t] > 0 || gb[t] < 0 {
-					set.coords[b] = append(set.coords[b], t)
+			}
+			// The most negatively priced coordinates enter first.
+			sort.Slice(priced, func(i, j int) bool { return gb[priced[i]] < gb[priced[j]] })
+			if len(priced) > maxNewCoords {
+				priced = priced[:maxNewCoords]
+			}
+			coords = append(coords, priced...)
+			sort.Ints(coords)
+			for _, t := range coords {
+				if !had[t] {
 					grew = true
 				}
 			}
-			sort.Ints(set.coords[b])
+			set.coords[b] = coords
 			continue
 		}
-		nb := p.fullBasis(blk, xb, gb, set.basis[b])
-		if nb != nil && (set.basis[b] == nil || basisGrew(set.basis[b], nb)) {
-			grew = true
-		}
-		if nb != nil {
-			set.basis[b] = nb
-		}
+		// Full blocks never reach here: problems whose blocks are all full go
+		// to interiorFull (ipm_pairs.go), and all blocks of a fit share a mode.
 	}
 	for c, mc := range m {
 		if !set.inComp[c] && mc > -slack {
@@ -170,74 +187,38 @@ func (p *problem) growWorkingSet(set *workingSet, x, g, m []float64, slack float
 	return grew
 }
 
-// basisGrew reports whether the span of nb is not inside the span of old
-// (some column of nb keeps more than 1e-6 of its norm after projection).
-func basisGrew(old, nb *mat.Dense) bool {
-	_, ko := old.Dims()
-	_, kn := nb.Dims()
-	if kn > ko {
-		return true
-	}
-	var proj mat.Dense
-	proj.Mul(old.T(), nb)
-	for j := 0; j < kn; j++ {
-		s := 0.0
-		for i := 0; i < ko; i++ {
-			v := proj.At(i, j)
-			s += v * v
-		}
-		if 1-s > 1e-6 {
-			return true
+// wholeSet is the working set of every block whole (identity bases, all
+// coordinates) and the comparisons comps.
+func (p *problem) wholeSet(comps []int) *workingSet {
+	set := &workingSet{basis: make([]*mat.Dense, len(p.blocks)), coords: make([][]int, len(p.blocks)), inComp: make([]bool, len(p.left))}
+	for b := range p.blocks {
+		blk := &p.blocks[b]
+		if blk.diag {
+			for t := 0; t < blk.r; t++ {
+				set.coords[b] = append(set.coords[b], t)
+			}
+		} else {
+			set.basis[b] = identity(blk.r)
 		}
 	}
-	return false
+	set.comps = append(set.comps, comps...)
+	for _, c := range comps {
+		set.inComp[c] = true
+	}
+	return set
 }
 
-// smallFullBlock is the order up to which a full block is kept whole.
-const smallFullBlock = 12
+// maxNewCoords bounds the negatively priced coordinates one round adds to
+// a diagonal block.
+const maxNewCoords = 32
 
-// maxNewDirections bounds the negative slack directions one round adds to
-// a block.
-const maxNewDirections = 8
-
-// fullBasis returns an orthonormal basis for a full block's working
-// subspace: the range of X (eigenvalues above 1e-7 of the largest), the
-// eigenvectors of the slack g with negative eigenvalues (at most
-// maxNewDirections, most negative first), and old's columns if the range
-// of X misses them. Blocks of order ≤ smallFullBlock use the identity.
-// It returns nil when the block has nothing to offer (X = 0, g ⪰ 0).
-func (p *problem) fullBasis(blk *block, xb, gb []float64, old *mat.Dense) *mat.Dense {
-	r := blk.r
-	if r <= smallFullBlock {
-		return identity(r)
-	}
-	var cols [][]float64
-	xv, xvec := symEigFull(r, xb)
-	xmax := xv[r-1]
-	for k := r - 1; k >= 0 && xmax > 0; k-- {
-		if xv[k] > 1e-7*xmax {
-			cols = append(cols, column(xvec, r, k))
-		}
-	}
-	// The slack in the metric of the regulariser: R = diag(regWeight) is
-	// the identity here (the crossover runs unpreconditioned).
-	gv, gvec := symEigFull(r, gb)
-	added := 0
-	for k := 0; k < r && added < maxNewDirections; k++ {
-		if gv[k] >= -1e-9*math.Max(1, math.Abs(gv[r-1])) {
-			break
-		}
-		cols = append(cols, column(gvec, r, k))
-		added++
-	}
-	if old != nil {
-		_, ko := old.Dims()
-		for j := 0; j < ko; j++ {
-			cols = append(cols, mat.Col(nil, j, old))
-		}
-	}
-	return orthonormalColumns(r, cols)
-}
+// rangeTolerance is the relative value above which a coordinate counts as
+// part of the support of an iterate. An interior-point solution is
+// positive everywhere on its working set, with the coordinates outside the
+// optimum's support at about the final duality measure (1e-6 relative and
+// below); 1e-5 separates the two. A coordinate cut wrongly is priced in
+// again.
+const rangeTolerance = 1e-5
 
 // symEigFull returns the eigenvalues (ascending) and eigenvectors (columns
 // of a row-major r×r slice) of the symmetric matrix a (row-major; only the
@@ -307,7 +288,7 @@ type restrictLayout struct {
 // for every full block (X_b = V_b Y_b V_bᵀ) and the kept coordinates of
 // every diagonal block.
 func (p *problem) restrict(set *workingSet) (*conicProblem, restrictLayout) {
-	cp := &conicProblem{mu: p.beta / float64(len(p.left))}
+	cp := &conicProblem{mu: p.beta / float64(len(p.left)), nT: len(set.comps)}
 	var lay restrictLayout
 	off := 0
 	// Per block: the item coordinates in the working basis (Ψ = Φ V).

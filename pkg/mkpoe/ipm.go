@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/mkpoe/mkpoe/internal/linalg"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -45,9 +46,14 @@ type coneBlock struct {
 type conicProblem struct {
 	blocks []coneBlock
 	dim    int        // K
+	nT     int        // |T|, the number of comparisons
 	c      []float64  // cost, length K
-	b      *mat.Dense // |T|×K, row c is b_c
+	b      *mat.Dense // |T|×K, row c is b_c (nil when pairs is set)
 	mu     float64
+	// pairs, if not nil, gives B implicitly through the item coordinates
+	// of each block, and the Newton system is solved in comparison space
+	// (ipm_pairs.go) instead of forming the K×K normal matrix.
+	pairs *pairOperator
 }
 
 // svecLen is the length of svec of a k×k symmetric matrix.
@@ -99,42 +105,53 @@ type ntBlock struct {
 	lambda   []float64
 }
 
-// ntScaling computes the NT scaling of X, S ≻ 0 (k×k): with X = L_X L_Xᵀ,
-// S = L_S L_Sᵀ and L_Sᵀ L_X = UΣVᵀ, G = L_X V Σ^{-1/2}, G⁻ᵀ = L_S U Σ^{-1/2}
-// and Λ = Σ (Todd, Toh & Tütüncü 1998, Sec. 4). It reports false if X or S
-// is not numerically positive definite.
+// ntScaling computes the NT scaling of X, S ≻ 0 (k×k): with S = L Lᵀ
+// (Cholesky) and Lᵀ X L = U Σ² Uᵀ (eigendecomposition), G = X L U Σ^{-3/2},
+// G⁻ᵀ = L U Σ^{-1/2} and Λ = Σ, so that GᵀSG = G⁻¹XG⁻ᵀ = Λ and W = GGᵀ
+// maps S to X (Todd, Toh & Tütüncü 1998, Sec. 4; the SVD of L_SᵀL_X there
+// is replaced by the eigendecomposition of its Gram matrix, which the
+// OpenBLAS build runs in LAPACK). It reports false if S is not
+// numerically positive definite or Lᵀ X L has a non-positive eigenvalue.
 func ntScaling(k int, x, s []float64) (ntBlock, bool) {
-	var cx, cs mat.Cholesky
-	if !cx.Factorize(mat.NewSymDense(k, append([]float64(nil), x...))) || !cs.Factorize(mat.NewSymDense(k, append([]float64(nil), s...))) {
+	sc := append([]float64(nil), s...)
+	cf, ok := factorSPD(k, sc)
+	if !ok {
 		return ntBlock{}, false
 	}
-	var lx, ls mat.TriDense
-	cx.LTo(&lx)
-	cs.LTo(&ls)
-	var m mat.Dense
-	m.Mul(ls.T(), &lx)
-	var svd mat.SVD
-	if !svd.Factorize(&m, mat.SVDFull) {
-		return ntBlock{}, false
-	}
-	sig := svd.Values(nil)
-	var u, v mat.Dense
-	svd.UTo(&u)
-	svd.VTo(&v)
-	for _, sv := range sig {
-		if !(sv > 0) {
-			return ntBlock{}, false
+	// L (lower) = Uᵀ of dpotrf's upper factor.
+	l := mat.NewDense(k, k, nil)
+	t := cf.t
+	for i := 0; i < k; i++ {
+		for j := i; j < k; j++ {
+			l.Set(j, i, t.Data[i*t.Stride+j])
 		}
 	}
-	g := mat.NewDense(k, k, nil)
-	g.Mul(&lx, &v)
+	var xl, lxl mat.Dense
+	xl.Mul(mat.NewDense(k, k, x), l)
+	lxl.Mul(l.T(), &xl)
+	a := append([]float64(nil), lxl.RawMatrix().Data...)
+	vals := make([]float64, k)
+	if !linalg.SymEigen(k, a, vals, true) {
+		return ntBlock{}, false
+	}
+	sig := make([]float64, k)
+	for i, v := range vals {
+		if !(v > 0) {
+			return ntBlock{}, false
+		}
+		sig[i] = math.Sqrt(v)
+	}
+	u := mat.NewDense(k, k, a)
 	ginvt := mat.NewDense(k, k, nil)
-	ginvt.Mul(&ls, &u)
+	ginvt.Mul(l, u)
+	g := mat.NewDense(k, k, nil)
+	g.Mul(&xl, u)
 	for j, sv := range sig {
 		r := 1 / math.Sqrt(sv)
+		r3 := r * r * r
 		for i := 0; i < k; i++ {
-			g.Set(i, j, g.At(i, j)*r)
 			ginvt.Set(i, j, ginvt.At(i, j)*r)
+			g.Set(i, j, g.At(i, j)*r3)
 		}
 	}
 	return ntBlock{g: g, ginvt: ginvt, lambda: sig}, true
@@ -152,17 +169,18 @@ func congruence(a mat.Matrix, y []float64, k int) *mat.Dense {
 // direction D (k×k), i.e. 1/max(0, −λ_min(Λ^{-1/2} D Λ^{-1/2})).
 func maxStepPSD(lambda []float64, d *mat.Dense) float64 {
 	k := len(lambda)
-	a := mat.NewSymDense(k, nil)
+	a := make([]float64, k*k)
+	dd := d.RawMatrix()
 	for i := 0; i < k; i++ {
 		for j := i; j < k; j++ {
-			a.SetSym(i, j, (d.At(i, j)+d.At(j, i))/2/math.Sqrt(lambda[i]*lambda[j]))
+			a[i*k+j] = (dd.Data[i*dd.Stride+j] + dd.Data[j*dd.Stride+i]) / 2 / math.Sqrt(lambda[i]*lambda[j])
 		}
 	}
-	var eig mat.EigenSym
-	if !eig.Factorize(a, false) {
+	vals := make([]float64, k)
+	if !linalg.SymEigen(k, a, vals, false) {
 		return 0
 	}
-	lmin := eig.Values(nil)[0]
+	lmin := vals[0]
 	if lmin >= -1 {
 		return 1
 	}
@@ -172,9 +190,11 @@ func maxStepPSD(lambda []float64, d *mat.Dense) float64 {
 // solveConic solves (P)/(D) to a relative duality gap and relative
 // residuals of about tol. It returns errIPMStalled if it cannot.
 func solveConic(ctx context.Context, cp *conicProblem, tol float64, maxIter int) (ipmResult, error) {
-	nT, K := cp.b.Dims()
-	if K != cp.dim {
-		return ipmResult{}, fmt.Errorf("mkpoe: internal error: conic problem has %d columns, want %d", K, cp.dim)
+	nT, K := cp.nT, cp.dim
+	if cp.pairs == nil {
+		if r, c := cp.b.Dims(); r != nT || c != K {
+			return ipmResult{}, fmt.Errorf("mkpoe: internal error: conic problem B is %d×%d, want %d×%d", r, c, nT, K)
+		}
 	}
 	mu := cp.mu
 	// Starting point: x = identity (interior of 𝒦), ξ and s primal feasible,
@@ -227,10 +247,6 @@ func solveConic(ctx context.Context, cp *conicProblem, tol float64, maxIter int)
 	affXi := make([]float64, nT)
 	affSl := make([]float64, nT)
 	affAl := make([]float64, nT)
-	bNorm := 1.0
-	for c := 0; c < nT; c++ {
-		bNorm = math.Max(bNorm, floats.Norm(cp.b.RawRowView(c), math.Inf(1)))
-	}
 
 	for it := 1; it <= maxIter; it++ {
 		if err := ctx.Err(); err != nil {
@@ -256,7 +272,10 @@ func solveConic(ctx context.Context, cp *conicProblem, tol float64, maxIter int)
 		dobj := floats.Sum(alpha)
 		res.x, res.alpha, res.primal, res.dual = x, alpha, pobj, dobj
 		relGap := math.Abs(pobj-dobj) / math.Max(1, math.Abs(pobj))
-		pres := floats.Norm(rp, math.Inf(1)) / (1 + bNorm)
+		pres := 0.0
+		if nT > 0 {
+			pres = floats.Norm(rp, math.Inf(1)) / (1 + floats.Norm(xi, math.Inf(1)) + floats.Norm(sl, math.Inf(1)) + floats.Norm(bx, math.Inf(1)))
+		}
 		dres := floats.Norm(rd, math.Inf(1)) / cScale
 		if relGap <= tol && pres <= tol && dres <= tol {
 			return res, nil
@@ -282,14 +301,41 @@ func solveConic(ctx context.Context, cp *conicProblem, tol float64, maxIter int)
 		for c := range delta {
 			delta[c] = xi[c]/(mu-alpha[c]) + sl[c]/alpha[c]
 		}
-		chol, ok := cp.factorNormal(nts, x, sd, delta)
-		if !ok {
+		// The factorisation is the one long step (seconds at |T| ≈ 5000 in
+		// pure Go) and cannot be interrupted, so it runs apart and a
+		// cancellation returns at once (the abandoned goroutine finishes
+		// on its own memory).
+		type factored struct {
+			chol *cholFactor
+			ok   bool
+		}
+		done := make(chan factored, 1)
+		go func() {
+			var f factored
+			if cp.pairs != nil {
+				f.chol, f.ok = cp.pairs.factorDual(cp, nts, delta)
+			} else {
+				f.chol, f.ok = cp.factorNormal(nts, x, sd, delta)
+			}
+			done <- f
+		}()
+		var fac factored
+		select {
+		case fac = <-done:
+		case <-ctx.Done():
+			return res, fmt.Errorf("mkpoe: fit stopped in the interior-point stage: %w", ctx.Err())
+		}
+		chol := fac.chol
+		if !fac.ok {
 			return res, errIPMStalled
 		}
 
 		// solve computes the Newton direction for the complementarity
 		// targets given by rc (cone, as Δx + 𝒲ΔS = rc), rxi, rs.
 		solve := func(rc, rxi, rs []float64, dx, dS, dxi, dsl, dal []float64) bool {
+			if cp.pairs != nil {
+				return cp.solveDual(chol, nts, x, sd, xi, sl, alpha, delta, rp, rd, rc, rxi, rs, dx, dS, dxi, dsl, dal)
+			}
 			h := make([]float64, nT)
 			for c := range h {
 				h[c] = (rp[c] - rxi[c]/(mu-alpha[c]) + rs[c]/alpha[c]) / delta[c]
@@ -301,12 +347,9 @@ func solveConic(ctx context.Context, cp *conicProblem, tol float64, maxIter int)
 			for k := range rhs {
 				rhs[k] -= rd[k] + bth[k]
 			}
-			sol := mat.NewVecDense(K, dx)
-			if err := chol.SolveVecTo(sol, mat.NewVecDense(K, rhs)); err != nil {
-				var cond mat.Condition
-				if !errors.As(err, &cond) {
-					return false
-				}
+			copy(dx, rhs)
+			if !chol.solve(dx) {
+				return false
 			}
 			bdx := make([]float64, nT)
 			cp.mulB(dx, bdx)
@@ -388,6 +431,10 @@ func addScaledCopy(a []float64, s float64, d []float64) []float64 {
 
 // mulB computes out = B x.
 func (cp *conicProblem) mulB(x, out []float64) {
+	if cp.pairs != nil {
+		cp.pairs.mulB(cp, x, out)
+		return
+	}
 	nT, _ := cp.b.Dims()
 	if nT == 0 {
 		return
@@ -397,6 +444,10 @@ func (cp *conicProblem) mulB(x, out []float64) {
 
 // mulBT computes out = Bᵀ a.
 func (cp *conicProblem) mulBT(a, out []float64) {
+	if cp.pairs != nil {
+		cp.pairs.mulBT(cp, a, out)
+		return
+	}
 	nT, K := cp.b.Dims()
 	if nT == 0 {
 		for k := range out {
@@ -410,7 +461,7 @@ func (cp *conicProblem) mulBT(a, out []float64) {
 // factorNormal forms and factors M = 𝒲⁻¹ + Bᵀ diag(1/Δ) B. Rows whose
 // weight is below 1e-14 of the largest contribute nothing at double
 // precision and are skipped.
-func (cp *conicProblem) factorNormal(nts []ntBlock, x, sd, delta []float64) (*mat.Cholesky, bool) {
+func (cp *conicProblem) factorNormal(nts []ntBlock, x, sd, delta []float64) (*cholFactor, bool) {
 	_, K := cp.b.Dims()
 	maxW := 0.0
 	for _, d := range delta {
@@ -454,22 +505,7 @@ func (cp *conicProblem) factorNormal(nts []ntBlock, x, sd, delta []float64) (*ma
 		winv.Mul(nts[b].ginvt, nts[b].ginvt.T())
 		addKronSym(m, bl.off, bl.k, &winv)
 	}
-	var chol mat.Cholesky
-	if chol.Factorize(m) {
-		return &chol, true
-	}
-	// Round-off near the end: a relative ridge on the diagonal.
-	for ridge := 1e-14; ridge <= 1e-8; ridge *= 100 {
-		mr := mat.NewSymDense(K, nil)
-		mr.CopySym(m)
-		for i := 0; i < K; i++ {
-			mr.SetSym(i, i, m.At(i, i)*(1+ridge)+ridge)
-		}
-		if chol.Factorize(mr) {
-			return &chol, true
-		}
-	}
-	return nil, false
+	return factorSPD(K, m.RawSymmetric().Data)
 }
 
 // addKronSym adds the svec matrix of Y ↦ A Y A (A symmetric k×k) to m at

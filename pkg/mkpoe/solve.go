@@ -71,7 +71,11 @@ func (p *problem) lossAndWeights(m []float64, delta float64, alpha []float64) fl
 //
 // Deviation: the paper (Appendix B) uses plain projected subgradient
 // descent; see docs/deviations.md.
-func (p *problem) accelerated(ctx context.Context, x0 []float64, s Settings) (solution, error) {
+//
+// stop, if not nil, is asked at every certificate check with the iteration
+// and the certified relative gap; returning true ends the method early
+// (unconverged) so that the caller can switch methods.
+func (p *problem) accelerated(ctx context.Context, x0 []float64, s Settings, stop func(it int, gap float64) bool) (solution, error) {
 	ws := p.newWorkspace()
 	nc := len(p.left)
 	np := len(p.pairs)
@@ -209,6 +213,8 @@ func (p *problem) accelerated(ctx context.Context, x0 []float64, s Settings) (so
 			}
 			if sol.objective-sol.bound <= s.Tol*sol.objective {
 				sol.converged = true
+			} else if stop != nil && sol.objective > 0 && stop(it, (sol.objective-sol.bound)/sol.objective) {
+				break
 			}
 			// Dual of the smoothed problem at the scaled α: Σα − δ|𝒞|/(2β) Σα².
 			smoothedGap := fd - (t*sumA - delta*float64(nc)/(2*p.beta)*t*t*sumA2)

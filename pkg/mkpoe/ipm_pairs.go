@@ -1,0 +1,355 @@
+package mkpoe
+
+import (
+	"context"
+	"errors"
+	"math"
+	"runtime"
+	"sync"
+
+	"github.com/mkpoe/mkpoe/pkg/data"
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+)
+
+// The interior-point method of ipm.go in comparison space, for full blocks
+// of any rank (docs/solver.md, "Interior point in comparison space").
+//
+// Every margin coefficient of a full block is A_c = Φᵀ(E_ij − E_kl)Φ, the
+// difference of two rank-one pair terms. With the Nesterov–Todd scaling
+// W = GGᵀ of a block, the comparison-space normal matrix is
+//
+//	(B 𝒲 Bᵀ)_cc' = Σ_b ⟨A_c, W_b A_c' W_b⟩ = Σ_b tr(E_c H_b E_c' H_b),  H_b = Φ_b W_b Φ_bᵀ,
+//
+// and with E_c = e_ij e_ijᵀ − e_kl e_klᵀ (e_ij = e_i − e_j) each entry is a
+// signed sum of four squares of pair Gram values e_pᵀ H e_q =
+// H_ac − H_ad − H_bc + H_bd: a Hadamard-product structure whose cost is
+// |T|² look-ups into the n×n matrix H_b, whatever the rank of the blocks.
+// So the method solves the whole problem, every block in its full
+// eigenbasis, with no working subspace to guess: its cost is about
+// |T|³/3 (the Cholesky factorisation) plus a few r×r eigendecompositions
+// per iteration, and its iteration count does not depend on β.
+
+// pairOperator gives B through the item coordinates of each cone block.
+type pairOperator struct {
+	phi         []*mat.Dense // per cone block: n×r item coordinates
+	pairs       []data.Pair  // distinct item pairs of the kept comparisons
+	left, right []int32      // per kept comparison: its pairs' indices
+}
+
+// mulB computes out_c = Σ_b ⟨A_c, X_b⟩ = Σ_b d_b(i,j) − d_b(k,l).
+func (po *pairOperator) mulB(cp *conicProblem, x, out []float64) {
+	for c := range out {
+		out[c] = 0
+	}
+	dist := make([]float64, len(po.pairs))
+	for q, bl := range cp.blocks {
+		k := bl.k
+		xm := make([]float64, k*k)
+		smatOf(k, x[bl.off:bl.off+bl.size], xm)
+		phi := po.phi[q]
+		var f mat.Dense
+		f.Mul(phi, mat.NewDense(k, k, xm))
+		pr, fr := phi.RawMatrix(), f.RawMatrix()
+		for p, pq := range po.pairs {
+			ra := pr.Data[pq.A*pr.Stride : pq.A*pr.Stride+k]
+			rb := pr.Data[pq.B*pr.Stride : pq.B*pr.Stride+k]
+			fa := fr.Data[pq.A*fr.Stride : pq.A*fr.Stride+k]
+			fb := fr.Data[pq.B*fr.Stride : pq.B*fr.Stride+k]
+			s := 0.0
+			for t := 0; t < k; t++ {
+				s += (fa[t] - fb[t]) * (ra[t] - rb[t])
+			}
+			dist[p] = s
+		}
+		for c := range out {
+			out[c] += dist[po.left[c]] - dist[po.right[c]]
+		}
+	}
+}
+
+// mulBT computes out = Bᵀa = svec(Φ_bᵀ S(a) Φ_b) per block, S(a) =
+// Σ_c a_c (E_ij − E_kl).
+func (po *pairOperator) mulBT(cp *conicProblem, a, out []float64) {
+	pw := make([]float64, len(po.pairs))
+	for c, v := range a {
+		pw[po.left[c]] += v
+		pw[po.right[c]] -= v
+	}
+	for q, bl := range cp.blocks {
+		k := bl.k
+		phi := po.phi[q]
+		n, _ := phi.Dims()
+		tm := mat.NewDense(n, k, nil)
+		pr, tr := phi.RawMatrix(), tm.RawMatrix()
+		for p, pq := range po.pairs {
+			w := pw[p]
+			if w == 0 {
+				continue
+			}
+			ra := pr.Data[pq.A*pr.Stride : pq.A*pr.Stride+k]
+			rb := pr.Data[pq.B*pr.Stride : pq.B*pr.Stride+k]
+			ta := tr.Data[pq.A*tr.Stride : pq.A*tr.Stride+k]
+			tb := tr.Data[pq.B*tr.Stride : pq.B*tr.Stride+k]
+			for t := 0; t < k; t++ {
+				v := w * (ra[t] - rb[t])
+				ta[t] += v
+				tb[t] -= v
+			}
+		}
+		var g mat.Dense
+		g.Mul(phi.T(), tm)
+		svecOf(k, g.RawMatrix().Data, out[bl.off:bl.off+bl.size])
+	}
+}
+
+// factorDual forms and factors M_T = diag(Δ) + B 𝒲 Bᵀ (see above).
+func (po *pairOperator) factorDual(cp *conicProblem, nts []ntBlock, delta []float64) (*cholFactor, bool) {
+	nT := cp.nT
+	m := mat.NewSymDense(nT, nil)
+	md := m.RawSymmetric()
+	for c, d := range delta {
+		md.Data[c*md.Stride+c] = d
+	}
+	for q := range cp.blocks {
+		var f, h mat.Dense
+		f.Mul(po.phi[q], nts[q].g)
+		h.Mul(&f, f.T())
+		// Row p of qm is H(e_a − e_b) for pair p = (a,b), so that the pair
+		// Gram value e_pᵀ H e_q is qm[p][c] − qm[p][d] for q = (c,d).
+		n, _ := h.Dims()
+		hr := h.RawMatrix()
+		qm := make([]float64, len(po.pairs)*n)
+		for p, pq := range po.pairs {
+			ra := hr.Data[pq.A*hr.Stride : pq.A*hr.Stride+n]
+			rb := hr.Data[pq.B*hr.Stride : pq.B*hr.Stride+n]
+			dst := qm[p*n : p*n+n]
+			for i := range dst {
+				dst[i] = ra[i] - rb[i]
+			}
+		}
+		gram := func(p int32, r data.Pair) float64 {
+			row := qm[int(p)*n : int(p)*n+n]
+			return row[r.A] - row[r.B]
+		}
+		workers := runtime.GOMAXPROCS(0)
+		var wg sync.WaitGroup
+		for w := 0; w < workers; w++ {
+			wg.Add(1)
+			go func(w int) {
+				defer wg.Done()
+				// Rows interleaved so that the triangle's work is balanced.
+				for c := w; c < nT; c += workers {
+					lc, rc := po.left[c], po.right[c]
+					row := md.Data[c*md.Stride : c*md.Stride+nT]
+					for c2 := c; c2 < nT; c2++ {
+						l2, r2 := po.pairs[po.left[c2]], po.pairs[po.right[c2]]
+						a := gram(lc, l2)
+						b := gram(lc, r2)
+						d := gram(rc, l2)
+						e := gram(rc, r2)
+						row[c2] += a*a - b*b - d*d + e*e
+					}
+				}
+			}(w)
+		}
+		wg.Wait()
+	}
+	return factorSPD(nT, md.Data)
+}
+
+// applyW writes 𝒲(r): x/z·r on orthants, W R W = G(GᵀRG)Gᵀ on PSD blocks.
+func (cp *conicProblem) applyW(nts []ntBlock, x, sd, r, out []float64) {
+	for b, bl := range cp.blocks {
+		if !bl.psd {
+			for t := 0; t < bl.k; t++ {
+				i := bl.off + t
+				out[i] = x[i] / sd[i] * r[i]
+			}
+			continue
+		}
+		k := bl.k
+		rm := make([]float64, k*k)
+		smatOf(k, r[bl.off:bl.off+bl.size], rm)
+		inner := congruence(nts[b].g, rm, k)                         // Gᵀ R G
+		outer := congruence(nts[b].g.T(), inner.RawMatrix().Data, k) // G (·) Gᵀ
+		svecOf(k, outer.RawMatrix().Data, out[bl.off:bl.off+bl.size])
+	}
+}
+
+// solveDual computes the Newton direction in comparison space:
+//
+//	(Δ + B𝒲Bᵀ) Δα = h + B(r_c − 𝒲 r_d),   h = r_p − r_ξ/(μ−α) + r_s/α,
+//	ΔS = BᵀΔα + r_d,   Δx = r_c − 𝒲 ΔS,
+//
+// then Δξ and Δs from the box complementarity (ipm.go).
+func (cp *conicProblem) solveDual(chol *cholFactor, nts []ntBlock, x, sd, xi, sl, alpha, delta, rp, rd, rc, rxi, rs, dx, dS, dxi, dsl, dal []float64) bool {
+	nT, K, mu := cp.nT, cp.dim, cp.mu
+	wrd := make([]float64, K)
+	cp.applyW(nts, x, sd, rd, wrd)
+	y := make([]float64, K)
+	for k := range y {
+		y[k] = rc[k] - wrd[k]
+	}
+	by := make([]float64, nT)
+	cp.mulB(y, by)
+	rhs := make([]float64, nT)
+	for c := range rhs {
+		rhs[c] = rp[c] - rxi[c]/(mu-alpha[c]) + rs[c]/alpha[c] + by[c]
+	}
+	copy(dal, rhs)
+	if !chol.solve(dal) {
+		return false
+	}
+	cp.mulBT(dal, dS)
+	for k := range dS {
+		dS[k] += rd[k]
+	}
+	wds := make([]float64, K)
+	cp.applyW(nts, x, sd, dS, wds)
+	for k := range dx {
+		dx[k] = rc[k] - wds[k]
+	}
+	for c := range dal {
+		dxi[c] = (rxi[c] + xi[c]*dal[c]) / (mu - alpha[c])
+		dsl[c] = (rs[c] - sl[c]*dal[c]) / alpha[c]
+	}
+	for _, v := range dal {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// interiorFull solves a problem whose blocks are all full by the
+// comparison-space interior-point method, every block in its whole
+// eigenbasis, keeping the comparisons not satisfied by a clear margin at
+// the starting point sol (the others get α = 0; if the solution violates
+// one of them, it joins and the method runs again). The certificate is
+// computed on the whole problem as in crossover.
+func (p *problem) interiorFull(ctx context.Context, sol solution, s Settings) (solution, error) {
+	nc := len(p.left)
+	ws := p.newWorkspace()
+	dist := make([]float64, len(p.pairs))
+	pw := make([]float64, len(p.pairs))
+	m := make([]float64, nc)
+	p.margins(ws, sol.x, dist, m)
+	in := make([]bool, nc)
+	var comps []int
+	for c, mc := range m {
+		if mc > -0.25 {
+			in[c] = true
+			comps = append(comps, c)
+		}
+	}
+	best := sol
+	alpha := make([]float64, nc)
+	g := make([]float64, p.dim)
+	for round := 0; round < 4; round++ {
+		// The cheaper Newton system: K-space (explicit B, |T|·K²) for
+		// small blocks such as LPOE on a few features, comparison space
+		// (|T|² look-ups per block and a |T|³/3 factorisation) otherwise.
+		K := 0
+		for b := range p.blocks {
+			K += svecLen(p.blocks[b].r)
+		}
+		nT := float64(len(comps))
+		var cp *conicProblem
+		if kCost, tCost := nT*float64(K)*float64(K)+float64(K)*float64(K)*float64(K)/3, 16*nT*nT*float64(len(p.blocks))+nT*nT*nT/3; kCost <= tCost {
+			set := p.wholeSet(comps)
+			cp, _ = p.restrict(set)
+		} else {
+			cp = p.pairConic(comps)
+		}
+		res, err := solveConic(ctx, cp, s.Tol*0.05, 150)
+		if err != nil && !(errors.Is(err, errIPMStalled) && res.x != nil) {
+			if errors.Is(err, errIPMStalled) {
+				return best, nil
+			}
+			return best, err
+		}
+		best.iters += res.iterations
+		xn := make([]float64, p.dim)
+		for q, bl := range cp.blocks {
+			blk := &p.blocks[q]
+			smatOf(bl.k, res.x[bl.off:bl.off+bl.size], xn[blk.off:blk.off+blk.size])
+		}
+		p.project(ws, xn)
+		p.margins(ws, xn, dist, m)
+		f := p.regularizer(xn) + p.lossAndWeights(m, 0, nil)
+		for c := range alpha {
+			alpha[c] = 0
+		}
+		mu := p.beta / float64(nc)
+		for r, c := range comps {
+			alpha[c] = math.Min(math.Max(res.alpha[r], 0), mu)
+		}
+		p.gradient(ws, alpha, pw, g)
+		bound := p.dualScale(ws, g) * floats.Sum(alpha)
+		if f < best.objective {
+			best.objective, best.x = f, xn
+		}
+		best.bound = math.Max(best.bound, bound)
+		best.trace = append(best.trace, best.objective)
+		if s.Recorder != nil {
+			s.Recorder(Iteration{Iter: best.iters, Objective: f, Best: best.objective, Bound: best.bound})
+		}
+		if best.objective-best.bound <= s.Tol*best.objective {
+			best.converged = true
+			return best, nil
+		}
+		grew := false
+		for c, mc := range m {
+			if !in[c] && mc > -0.05 {
+				in[c], grew = true, true
+				comps = append(comps, c)
+			}
+		}
+		if !grew {
+			return best, nil
+		}
+	}
+	return best, nil
+}
+
+// pairConic builds the comparison-space conic program over the kept
+// comparisons comps, every block whole (cost: its regulariser weights).
+func (p *problem) pairConic(comps []int) *conicProblem {
+	cp := &conicProblem{mu: p.beta / float64(len(p.left)), nT: len(comps)}
+	po := &pairOperator{}
+	index := map[data.Pair]int32{}
+	lookup := func(q data.Pair) int32 {
+		if k, ok := index[q]; ok {
+			return k
+		}
+		k := int32(len(po.pairs))
+		index[q] = k
+		po.pairs = append(po.pairs, q)
+		return k
+	}
+	for _, c := range comps {
+		po.left = append(po.left, lookup(p.pairs[p.left[c]]))
+		po.right = append(po.right, lookup(p.pairs[p.right[c]]))
+	}
+	off := 0
+	for b := range p.blocks {
+		blk := &p.blocks[b]
+		bl := coneBlock{psd: true, k: blk.r, off: off, size: svecLen(blk.r)}
+		cp.blocks = append(cp.blocks, bl)
+		po.phi = append(po.phi, blk.phi)
+		off += bl.size
+	}
+	cp.dim = off
+	cp.c = make([]float64, off)
+	for q, bl := range cp.blocks {
+		blk := &p.blocks[q]
+		pos := 0
+		for i := 0; i < bl.k; i++ {
+			cp.c[bl.off+pos] = blk.regWeight(i)
+			pos += bl.k - i
+		}
+	}
+	cp.pairs = po
+	return cp
+}
