@@ -407,9 +407,17 @@ func TestFitDegenerateInputs(t *testing.T) {
 	}{
 		// A zero kernel: no metric changes any distance, every hinge term
 		// is 1, so f = β at W = 0, the optimum.
-		{"zero_kernel_full", fitK([]mat.Symmetric{zero}, cs, Settings{Beta: 10}), zeroModel(true, 10)},
-		{"zero_kernel_diag", fitK([]mat.Symmetric{zero}, cs, Settings{Beta: 10, Mode: Diag}), zeroModel(true, 10)},
-		{"zero_kernel_beta1e7", fitK([]mat.Symmetric{zero}, cs, Settings{Beta: 1e7}), zeroModel(true, 1e7)},
+		{"zero_kernel_full", fitK([]mat.Symmetric{zero}, cs, Settings{Beta: 10}), zeroModel(false, 10)},
+		{"zero_kernel_diag", fitK([]mat.Symmetric{zero}, cs, Settings{Beta: 10, Mode: Diag}), zeroModel(false, 10)},
+		{"zero_kernel_beta1e7", fitK([]mat.Symmetric{zero}, cs, Settings{Beta: 1e7}), zeroModel(false, 1e7)},
+		{"zero_kernel_beside_good", fitK([]mat.Symmetric{zero, good}, cs, Settings{Beta: 1e5}), func(t *testing.T, m *Model, err error) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !m.Stats.Converged || mat.Norm(m.W[0], 1) > 1e-9 {
+				t.Errorf("converged %v, |W_zero| = %g: want a certified fit with W = 0 on the zero kernel", m.Stats.Converged, mat.Norm(m.W[0], 1))
+			}
+		}},
 		{"nan_kernel_entry", fitK([]mat.Symmetric{withEntry(math.NaN())}, cs, Settings{Beta: 10}), mustErr("kernel", "finite")},
 		{"inf_kernel_entry", fitK([]mat.Symmetric{withEntry(math.Inf(1))}, cs, Settings{Beta: 10}), mustErr("kernel", "finite")},
 		{"nan_kernel_entry_second_of_two_diag", fitK([]mat.Symmetric{good, withEntry(math.NaN())}, cs, Settings{Beta: 10, Mode: Diag}), mustErr("kernel", "finite")},

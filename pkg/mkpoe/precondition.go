@@ -57,7 +57,9 @@ func (p *problem) precondition() scaling {
 		sc.full[b] = d
 	}
 	if len(all) == 0 {
-		return sc
+		// No coordinate affects any margin (all-zero kernels): nothing to
+		// balance, and the zero scales must not be applied.
+		return scaling{}
 	}
 	slices.Sort(all)
 	med := all[len(all)/2]
