@@ -6,7 +6,6 @@ import (
 	"math"
 	"sort"
 
-	"github.com/mkpoe/mkpoe/internal/linalg"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -219,65 +218,6 @@ const maxNewCoords = 32
 // below); 1e-5 separates the two. A coordinate cut wrongly is priced in
 // again.
 const rangeTolerance = 1e-5
-
-// symEigFull returns the eigenvalues (ascending) and eigenvectors (columns
-// of a row-major r×r slice) of the symmetric matrix a (row-major; only the
-// upper triangle is read).
-func symEigFull(r int, a []float64) ([]float64, []float64) {
-	v := append([]float64(nil), a...)
-	for i := 0; i < r; i++ {
-		for j := i + 1; j < r; j++ {
-			v[i*r+j] = (a[i*r+j] + a[j*r+i]) / 2
-		}
-	}
-	vals := make([]float64, r)
-	if !linalg.SymEigen(r, v, vals, true) {
-		panic("mkpoe: eigendecomposition failed to converge")
-	}
-	return vals, v
-}
-
-func column(vecs []float64, r, k int) []float64 {
-	c := make([]float64, r)
-	for i := 0; i < r; i++ {
-		c[i] = vecs[i*r+k]
-	}
-	return c
-}
-
-// orthonormalColumns returns an orthonormal basis (modified Gram–Schmidt,
-// twice) of the span of cols, dropping columns that are dependent to
-// 1e-8; nil if none remains.
-func orthonormalColumns(r int, cols [][]float64) *mat.Dense {
-	var kept [][]float64
-	for _, c := range cols {
-		v := append([]float64(nil), c...)
-		n0 := floats.Norm(v, 2)
-		if n0 == 0 {
-			continue
-		}
-		for pass := 0; pass < 2; pass++ {
-			for _, q := range kept {
-				floats.AddScaled(v, -floats.Dot(q, v), q)
-			}
-		}
-		if nv := floats.Norm(v, 2); nv > 1e-8*n0 {
-			floats.Scale(1/nv, v)
-			kept = append(kept, v)
-		}
-		if len(kept) == r {
-			break
-		}
-	}
-	if len(kept) == 0 {
-		return nil
-	}
-	out := mat.NewDense(r, len(kept), nil)
-	for j, q := range kept {
-		out.SetCol(j, q)
-	}
-	return out
-}
 
 // restrictLayout maps the restricted problem's blocks back to p's.
 type restrictLayout struct {

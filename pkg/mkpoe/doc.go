@@ -21,7 +21,11 @@
 // The default solver works in each kernel's eigenbasis (Z = Φᵀ W Φ with
 // K = ΦΦᵀ), where every matrix is r×r for the kernel's numerical rank r, and
 // runs an accelerated projected gradient method on a smoothed hinge until a
-// duality-gap certificate proves the requested accuracy. The paper's
+// duality-gap certificate proves the requested accuracy; when that
+// certificate closes slowly (large β) it hands over to a primal-dual
+// interior-point method whose iteration count does not depend on β (on a
+// working set of coordinates for diagonal W, in comparison space for full
+// W). [FitContext] and its variants stop when a context is cancelled. The paper's
 // projected subgradient method (Appendix B) is available as [Subgradient].
 // docs/solver.md explains both and docs/deviations.md lists the departures
 // from the paper.
@@ -33,6 +37,12 @@
 //
 // A. Beck and M. Teboulle. A fast iterative shrinkage-thresholding algorithm
 // for linear inverse problems. SIAM J. Imaging Sci. 2 (2009) 183–202.
+//
+// M. J. Todd, K. C. Toh and R. H. Tütüncü. On the Nesterov–Todd direction
+// in semidefinite programming. SIAM J. Optim. 8 (1998) 769–796.
+//
+// S. Mehrotra. On the implementation of a primal-dual interior point
+// method. SIAM J. Optim. 2 (1992) 575–601.
 //
 // B. O'Donoghue and E. Candès. Adaptive restart for accelerated gradient
 // schemes. Found. Comput. Math. 15 (2015) 715–732.
