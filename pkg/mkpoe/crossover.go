@@ -38,6 +38,30 @@ type workingSet struct {
 	inComp []bool
 }
 
+// maxInteriorFlops bounds the cost of one Newton system of the
+// interior-point stage for full blocks (about 5 s pure Go, 1 s with
+// OpenBLAS). Larger problems — e.g. GNMDS on 100 items and 20,000 triplets,
+// where both systems cost ≥ 5e11 — stay with the accelerated method, which
+// certifies them at moderate β (docs/solver.md).
+const maxInteriorFlops = 5e10
+
+// interiorAffordable reports whether the interior-point stage may run on p:
+// diagonal problems (a working-set LP) always; full ones while the cheaper
+// of the two Newton systems (ipm_pairs.go) stays below maxInteriorFlops.
+func (p *problem) interiorAffordable() bool {
+	K := 0.0
+	for b := range p.blocks {
+		if p.blocks[b].diag {
+			return true
+		}
+		K += float64(svecLen(p.blocks[b].r))
+	}
+	nc := float64(len(p.left))
+	kCost := nc*K*K + K*K*K/3
+	tCost := nc*nc*nc/3 + 16*nc*nc*float64(len(p.blocks))
+	return math.Min(kCost, tCost) <= maxInteriorFlops
+}
+
 // crossoverMaxRounds bounds the price-and-resolve rounds.
 const crossoverMaxRounds = 12
 

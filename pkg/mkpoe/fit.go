@@ -336,7 +336,19 @@ func fit(ctx context.Context, in input, cs []data.Comparison, s Settings) (*Mode
 		if err == nil {
 			sc.toProblem(p, sol.x)
 			if !sol.converged && s.MaxIter > sol.iters {
-				sol, err = plain.crossover(ctx, sol, s)
+				if plain.interiorAffordable() {
+					sol, err = plain.crossover(ctx, sol, s)
+				} else {
+					// Too many comparisons for a dense Newton system: the
+					// accelerated method continues from where it stopped.
+					rest := s
+					rest.MaxIter = s.MaxIter - sol.iters
+					done := sol.iters
+					sc.toSolver(p, sol.x)
+					sol, err = p.accelerated(ctx, sol.x, rest, nil)
+					sol.iters += done
+					sc.toProblem(p, sol.x)
+				}
 			}
 		}
 	} else {
