@@ -43,7 +43,7 @@ type workingSet struct {
 // OpenBLAS). Larger problems — e.g. GNMDS on 100 items and 20,000 triplets,
 // where both systems cost ≥ 5e11 — stay with the accelerated method, which
 // certifies them at moderate β (docs/solver.md).
-const maxInteriorFlops = 5e10
+var maxInteriorFlops = 5e10 // a variable so that tests can force the fallback
 
 // interiorAffordable reports whether the interior-point stage may run on p:
 // diagonal problems (a working-set LP) always; full ones while the cheaper

@@ -84,3 +84,32 @@ func TestConicMatchesBarrier(t *testing.T) {
 		}
 	}
 }
+
+// TestFitWithoutInteriorStage forces the fallback taken when the
+// interior-point stage would be too expensive: the accelerated method must
+// continue past its hand-over point from where it stopped and return a
+// valid (certified-bound) result.
+func TestFitWithoutInteriorStage(t *testing.T) {
+	saved := maxInteriorFlops
+	maxInteriorFlops = 0
+	defer func() { maxInteriorFlops = saved }()
+	for _, pr := range smallProblems()[:3] {
+		t.Run(pr.name, func(t *testing.T) {
+			ref, err := reference.Barrier(pr.ks, pr.cs, 1e4, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := Fit(pr.ks, pr.cs, &Settings{Beta: 1e4, MaxIter: 3000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.Stats.DualBound > ref.Objective*(1+1e-9) || m.Objective < ref.Objective*(1-1e-9) {
+				t.Errorf("objective %.8g and bound %.8g do not bracket the optimum %.8g", m.Objective, m.Stats.DualBound, ref.Objective)
+			}
+			if !m.Stats.Converged && m.Stats.Iterations != 3000 {
+				t.Errorf("unconverged after %d iterations, want the accelerated method to run to MaxIter = 3000", m.Stats.Iterations)
+			}
+			t.Logf("objective %.8g (exact %.8g), gap %.2g, %d iterations, converged %v", m.Objective, ref.Objective, m.Stats.RelativeGap, m.Stats.Iterations, m.Stats.Converged)
+		})
+	}
+}
