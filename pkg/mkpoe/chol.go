@@ -19,14 +19,18 @@ type cholFactor struct {
 // factorSPD factors the matrix held row-major in a (only the upper triangle
 // is read; a is overwritten). If it is not numerically positive definite,
 // it retries with a relative ridge up to 1e-8 (round-off at the end of an
-// interior-point run), copying from orig. It reports false if all fail.
-func factorSPD(n int, a []float64) (*cholFactor, bool) {
-	orig := append([]float64(nil), a...)
+// interior-point run), after refill(a) restores the matrix; with refill nil
+// a copy is kept for that. It reports false if all attempts fail.
+func factorSPD(n int, a []float64, refill func([]float64)) (*cholFactor, bool) {
+	if refill == nil {
+		orig := append([]float64(nil), a...)
+		refill = func(a []float64) { copy(a, orig) }
+	}
 	for ridge := 0.0; ridge <= 1e-8; {
 		if ridge > 0 {
-			copy(a, orig)
+			refill(a)
 			for i := 0; i < n; i++ {
-				a[i*n+i] = orig[i*n+i]*(1+ridge) + ridge
+				a[i*n+i] = a[i*n+i]*(1+ridge) + ridge
 			}
 		}
 		t, ok := lapack64.Potrf(blas64.Symmetric{Uplo: blas.Upper, N: n, Data: a, Stride: max(n, 1)})

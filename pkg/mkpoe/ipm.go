@@ -54,6 +54,11 @@ type conicProblem struct {
 	// of each block, and the Newton system is solved in comparison space
 	// (ipm_pairs.go) instead of forming the K×K normal matrix.
 	pairs *pairOperator
+	// alpha0, if in (0, μ/2), is the starting multiplier of every
+	// comparison (default μ/2). At large β the optimal multipliers do not
+	// grow with μ once the box stops binding, and starting at μ/2 puts the
+	// dual residual orders of magnitude above the solution's scale.
+	alpha0 float64
 }
 
 // svecLen is the length of svec of a k×k symmetric matrix.
@@ -114,7 +119,7 @@ type ntBlock struct {
 // numerically positive definite or Lᵀ X L has a non-positive eigenvalue.
 func ntScaling(k int, x, s []float64) (ntBlock, bool) {
 	sc := append([]float64(nil), s...)
-	cf, ok := factorSPD(k, sc)
+	cf, ok := factorSPD(k, sc, nil)
 	if !ok {
 		return ntBlock{}, false
 	}
@@ -226,6 +231,9 @@ func solveConic(ctx context.Context, cp *conicProblem, tol float64, maxIter int)
 		xi[c] = math.Max(1+bx[c], 0) + 1
 		sl[c] = xi[c] - 1 - bx[c]
 		alpha[c] = mu / 2
+		if cp.alpha0 > 0 && cp.alpha0 < mu/2 {
+			alpha[c] = cp.alpha0
+		}
 	}
 	nu0 := 0
 	for _, bl := range cp.blocks {
@@ -505,7 +513,7 @@ func (cp *conicProblem) factorNormal(nts []ntBlock, x, sd, delta []float64) (*ch
 		winv.Mul(nts[b].ginvt, nts[b].ginvt.T())
 		addKronSym(m, bl.off, bl.k, &winv)
 	}
-	return factorSPD(K, m.RawSymmetric().Data)
+	return factorSPD(K, m.RawSymmetric().Data, nil)
 }
 
 // addKronSym adds the svec matrix of Y ↦ A Y A (A symmetric k×k) to m at

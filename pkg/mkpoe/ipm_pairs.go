@@ -35,6 +35,7 @@ type pairOperator struct {
 	phi         []*mat.Dense // per cone block: n×r item coordinates
 	pairs       []data.Pair  // distinct item pairs of the kept comparisons
 	left, right []int32      // per kept comparison: its pairs' indices
+	buf         []float64    // the |T|×|T| Newton matrix, reused across iterations
 }
 
 // mulB computes out_c = Σ_b ⟨A_c, X_b⟩ = Σ_b d_b(i,j) − d_b(k,l).
@@ -106,56 +107,69 @@ func (po *pairOperator) mulBT(cp *conicProblem, a, out []float64) {
 // factorDual forms and factors M_T = diag(Δ) + B 𝒲 Bᵀ (see above).
 func (po *pairOperator) factorDual(cp *conicProblem, nts []ntBlock, delta []float64) (*cholFactor, bool) {
 	nT := cp.nT
-	m := mat.NewSymDense(nT, nil)
-	md := m.RawSymmetric()
-	for c, d := range delta {
-		md.Data[c*md.Stride+c] = d
+	if len(po.buf) != nT*nT {
+		po.buf = make([]float64, nT*nT)
 	}
-	for q := range cp.blocks {
-		var f, h mat.Dense
-		f.Mul(po.phi[q], nts[q].g)
-		h.Mul(&f, f.T())
-		// Row p of qm is H(e_a − e_b) for pair p = (a,b), so that the pair
-		// Gram value e_pᵀ H e_q is qm[p][c] − qm[p][d] for q = (c,d).
-		n, _ := h.Dims()
-		hr := h.RawMatrix()
-		qm := make([]float64, len(po.pairs)*n)
-		for p, pq := range po.pairs {
-			ra := hr.Data[pq.A*hr.Stride : pq.A*hr.Stride+n]
-			rb := hr.Data[pq.B*hr.Stride : pq.B*hr.Stride+n]
-			dst := qm[p*n : p*n+n]
-			for i := range dst {
-				dst[i] = ra[i] - rb[i]
-			}
+	fill := func(md []float64) {
+		for i := range md {
+			md[i] = 0
 		}
-		gram := func(p int32, r data.Pair) float64 {
-			row := qm[int(p)*n : int(p)*n+n]
-			return row[r.A] - row[r.B]
+		for c, d := range delta {
+			md[c*nT+c] = d
 		}
-		workers := runtime.GOMAXPROCS(0)
-		var wg sync.WaitGroup
-		for w := 0; w < workers; w++ {
-			wg.Add(1)
-			go func(w int) {
-				defer wg.Done()
-				// Rows interleaved so that the triangle's work is balanced.
-				for c := w; c < nT; c += workers {
-					lc, rc := po.left[c], po.right[c]
-					row := md.Data[c*md.Stride : c*md.Stride+nT]
-					for c2 := c; c2 < nT; c2++ {
-						l2, r2 := po.pairs[po.left[c2]], po.pairs[po.right[c2]]
-						a := gram(lc, l2)
-						b := gram(lc, r2)
-						d := gram(rc, l2)
-						e := gram(rc, r2)
-						row[c2] += a*a - b*b - d*d + e*e
-					}
+		for q := range cp.blocks {
+			po.addBlock(md, nT, po.phi[q], nts[q].g)
+		}
+	}
+	fill(po.buf)
+	return factorSPD(nT, po.buf, fill)
+}
+
+// addBlock adds one block's B𝒲Bᵀ (upper triangle) to the row-major
+// nT×nT matrix md, for the block's item coordinates phi and NT factor g.
+func (po *pairOperator) addBlock(md []float64, nT int, phi, g *mat.Dense) {
+	var f, h mat.Dense
+	f.Mul(phi, g)
+	h.Mul(&f, f.T())
+	// Row p of qm is H(e_a − e_b) for pair p = (a,b), so that the pair
+	// Gram value e_pᵀ H e_q is qm[p][c] − qm[p][d] for q = (c,d).
+	n, _ := h.Dims()
+	hr := h.RawMatrix()
+	qm := make([]float64, len(po.pairs)*n)
+	for p, pq := range po.pairs {
+		ra := hr.Data[pq.A*hr.Stride : pq.A*hr.Stride+n]
+		rb := hr.Data[pq.B*hr.Stride : pq.B*hr.Stride+n]
+		dst := qm[p*n : p*n+n]
+		for i := range dst {
+			dst[i] = ra[i] - rb[i]
+		}
+	}
+	gram := func(p int32, r data.Pair) float64 {
+		row := qm[int(p)*n : int(p)*n+n]
+		return row[r.A] - row[r.B]
+	}
+	workers := runtime.GOMAXPROCS(0)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			// Rows interleaved so that the triangle's work is balanced.
+			for c := w; c < nT; c += workers {
+				lc, rc := po.left[c], po.right[c]
+				row := md[c*nT : c*nT+nT]
+				for c2 := c; c2 < nT; c2++ {
+					l2, r2 := po.pairs[po.left[c2]], po.pairs[po.right[c2]]
+					a := gram(lc, l2)
+					b := gram(lc, r2)
+					d := gram(rc, l2)
+					e := gram(rc, r2)
+					row[c2] += a*a - b*b - d*d + e*e
 				}
-			}(w)
-		}
-		wg.Wait()
+			}
+		}(w)
 	}
-	return factorSPD(nT, md.Data)
+	wg.Wait()
 }
 
 // applyW writes 𝒲(r): x/z·r on orthants, W R W = G(GᵀRG)Gᵀ on PSD blocks.
@@ -243,6 +257,16 @@ func (p *problem) interiorFull(ctx context.Context, sol solution, s Settings) (s
 			comps = append(comps, c)
 		}
 	}
+	if 4*len(comps) > 3*nc {
+		// Dropping under a quarter saves little (the cost goes as |T|³)
+		// and risks a second run when a dropped comparison turns out
+		// violated: keep them all.
+		comps = comps[:0]
+		for c := range in {
+			in[c] = true
+			comps = append(comps, c)
+		}
+	}
 	best := sol
 	alpha := make([]float64, nc)
 	g := make([]float64, p.dim)
@@ -262,6 +286,9 @@ func (p *problem) interiorFull(ctx context.Context, sol solution, s Settings) (s
 		} else {
 			cp = p.pairConic(comps)
 		}
+		// Σα equals the optimum at the solution: start every multiplier at
+		// the mean that the first-order objective suggests.
+		cp.alpha0 = best.objective / float64(len(comps))
 		res, err := solveConic(ctx, cp, s.Tol*0.05, 150)
 		if err != nil && !(errors.Is(err, errIPMStalled) && res.x != nil) {
 			if errors.Is(err, errIPMStalled) {
