@@ -54,6 +54,9 @@ type conicProblem struct {
 	// of each block, and the Newton system is solved in comparison space
 	// (ipm_pairs.go) instead of forming the K×K normal matrix.
 	pairs *pairOperator
+	// scratch holds the K-space Newton matrix and its factors' inputs
+	// between iterations.
+	scratch struct{ bs, full, m []float64 }
 	// alpha0, if in (0, μ/2), is the starting multiplier of every
 	// comparison (default μ/2). At large β the optimal multipliers do not
 	// grow with μ once the box stops binding, and starting at μ/2 puts the
@@ -481,39 +484,56 @@ func (cp *conicProblem) factorNormal(nts []ntBlock, x, sd, delta []float64) (*ch
 			rows = append(rows, c)
 		}
 	}
-	m := mat.NewSymDense(K, nil)
-	if len(rows) > 0 {
-		bs := mat.NewDense(len(rows), K, nil)
-		for r, c := range rows {
-			w := 1 / math.Sqrt(delta[c])
-			src := cp.b.RawRowView(c)
-			dst := bs.RawRowView(r)
-			for k, v := range src {
-				dst[k] = w * v
-			}
+	// Scratch reused across iterations: these are the largest
+	// allocations of the method, and reallocating them kept the garbage
+	// collector busy.
+	sc := &cp.scratch
+	sc.bs = growFloats(sc.bs, len(rows)*K)
+	sc.full = growFloats(sc.full, K*K)
+	sc.m = growFloats(sc.m, K*K)
+	fill := func(md []float64) {
+		for i := range md {
+			md[i] = 0
 		}
-		var full mat.Dense
-		full.Mul(bs.T(), bs)
-		for i := 0; i < K; i++ {
-			for j := i; j < K; j++ {
-				m.SetSym(i, j, full.At(i, j))
+		if len(rows) > 0 {
+			bs := mat.NewDense(len(rows), K, sc.bs)
+			for r, c := range rows {
+				w := 1 / math.Sqrt(delta[c])
+				src := cp.b.RawRowView(c)
+				dst := bs.RawRowView(r)
+				for k, v := range src {
+					dst[k] = w * v
+				}
 			}
+			full := mat.NewDense(K, K, sc.full)
+			full.Mul(bs.T(), bs)
+			copy(md, sc.full)
+		}
+		m := mat.NewSymDense(K, md)
+		// 𝒲⁻¹: z/x on orthants; W⁻¹ ⊗ₛ W⁻¹ on PSD blocks, W⁻¹ = G⁻ᵀG⁻¹.
+		for b, bl := range cp.blocks {
+			if !bl.psd {
+				for t := 0; t < bl.k; t++ {
+					i := bl.off + t
+					md[i*K+i] += sd[i] / x[i]
+				}
+				continue
+			}
+			var winv mat.Dense
+			winv.Mul(nts[b].ginvt, nts[b].ginvt.T())
+			addKronSym(m, bl.off, bl.k, &winv)
 		}
 	}
-	// 𝒲⁻¹: z/x on orthants; W⁻¹ ⊗ₛ W⁻¹ on PSD blocks, W⁻¹ = G⁻ᵀG⁻¹.
-	for b, bl := range cp.blocks {
-		if !bl.psd {
-			for t := 0; t < bl.k; t++ {
-				i := bl.off + t
-				m.SetSym(i, i, m.At(i, i)+sd[i]/x[i])
-			}
-			continue
-		}
-		var winv mat.Dense
-		winv.Mul(nts[b].ginvt, nts[b].ginvt.T())
-		addKronSym(m, bl.off, bl.k, &winv)
+	fill(sc.m)
+	return factorSPD(K, sc.m, fill)
+}
+
+// growFloats returns s resized to n, reallocating only when it is too short.
+func growFloats(s []float64, n int) []float64 {
+	if cap(s) < n {
+		return make([]float64, n)
 	}
-	return factorSPD(K, m.RawSymmetric().Data, nil)
+	return s[:n]
 }
 
 // addKronSym adds the svec matrix of Y ↦ A Y A (A symmetric k×k) to m at
