@@ -14,23 +14,26 @@ import (
 // the support of the optimum quickly at any β but, at large β, certifies
 // it slowly, because the hinge multipliers of the comparisons on the margin
 // must be known to a precision that shrinks like 1/β before the dual point
-// becomes feasible. The crossover takes the first-order iterate, restricts
-// the problem to a working set — per full block the subspace spanned by the
-// iterate's range and the dual slack's negative directions, per diagonal
-// block the non-zero and negatively priced coordinates, and the comparisons
-// not satisfied by a clear margin — solves that small conic program exactly
-// by the interior-point method of ipm.go, and prices the result on the whole
-// problem: the dual slack I + Φᵀ S(α) Φ of every full block (an
-// eigendecomposition) and the reduced costs of every diagonal block. If the
-// scaled dual point certifies the requested gap, it stops; otherwise the
-// working set grows by what pricing found and the restricted problem is
-// solved again. The certificate is the same as the first-order method's
-// (solver-math.md §1), computed on the full problem, so the working-set
-// heuristics affect only the speed, never the validity of the bound.
+// becomes feasible. The crossover takes the first-order iterate and
+// finishes the fit with the interior-point method of ipm.go:
+//
+//   - problems whose blocks are all full go to interiorFull (ipm_pairs.go),
+//     which keeps every block whole and solves the Newton systems in
+//     comparison space;
+//   - diagonal problems (LPs, Sec. 4.4) are restricted to a working set —
+//     the iterate's support plus the most negatively priced coordinates,
+//     and the comparisons not satisfied by a clear margin — solved exactly,
+//     and priced on the whole problem (reduced costs c + Aᵀα); the working
+//     set grows until pricing finds nothing.
+//
+// The certificate is the first-order method's (docs/solver.md, "Default solver"), computed
+// on the full problem, so working sets and tolerances affect only the
+// speed, never the validity of the bound.
 
 // workingSet is the restriction of a problem: a basis V_b (r×k, orthonormal
-// columns) per full block, a coordinate list per diagonal block, and the
-// comparisons kept as constraints.
+// columns) per full block (the identity in practice: see wholeSet), a
+// coordinate list per diagonal block, and the comparisons kept as
+// constraints.
 type workingSet struct {
 	basis  []*mat.Dense // full blocks: r×k basis (nil: block left out)
 	coords [][]int      // diagonal blocks: kept coordinates
