@@ -54,6 +54,12 @@ type conicProblem struct {
 	// of each block, and the Newton system is solved in comparison space
 	// (ipm_pairs.go) instead of forming the K×K normal matrix.
 	pairs *pairOperator
+	// accept, if not nil, is asked when the stopping rule holds; returning
+	// false makes the method go on (to tighter accuracy). interiorFull
+	// uses it to stop only once the certificate on the whole problem holds:
+	// small residuals in the ∞-norm do not bound the spectrum of the dual
+	// slack tightly enough on their own.
+	accept func(ipmResult) bool
 	// scratch holds the K-space Newton matrix and its factors' inputs
 	// between iterations.
 	scratch struct{ bs, full, m []float64 }
@@ -288,7 +294,7 @@ func solveConic(ctx context.Context, cp *conicProblem, tol float64, maxIter int)
 			pres = floats.Norm(rp, math.Inf(1)) / (1 + floats.Norm(xi, math.Inf(1)) + floats.Norm(sl, math.Inf(1)) + floats.Norm(bx, math.Inf(1)))
 		}
 		dres := floats.Norm(rd, math.Inf(1)) / cScale
-		if relGap <= tol && pres <= tol && dres <= tol {
+		if relGap <= tol && pres <= tol && dres <= tol && (cp.accept == nil || cp.accept(res)) {
 			return res, nil
 		}
 

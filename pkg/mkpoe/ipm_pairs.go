@@ -289,6 +289,41 @@ func (p *problem) interiorFull(ctx context.Context, sol solution, s Settings) (s
 		// Σα equals the optimum at the solution: start every multiplier at
 		// the mean that the first-order objective suggests.
 		cp.alpha0 = best.objective / float64(len(comps))
+		mu := p.beta / float64(nc)
+		// evaluate maps an interior-point result to the whole problem: its
+		// point, exact objective and certified bound (m, alpha, g hold the
+		// margins, multipliers and dual slack afterwards).
+		evaluate := func(res ipmResult) (xn []float64, f, bound float64) {
+			xn = make([]float64, p.dim)
+			for q, bl := range cp.blocks {
+				blk := &p.blocks[q]
+				smatOf(bl.k, res.x[bl.off:bl.off+bl.size], xn[blk.off:blk.off+blk.size])
+			}
+			p.project(ws, xn)
+			p.margins(ws, xn, dist, m)
+			f = p.regularizer(xn) + p.lossAndWeights(m, 0, nil)
+			for c := range alpha {
+				alpha[c] = 0
+			}
+			for r, c := range comps {
+				alpha[c] = math.Min(math.Max(res.alpha[r], 0), mu)
+			}
+			p.gradient(ws, alpha, pw, g)
+			return xn, f, p.dualScale(ws, g) * floats.Sum(alpha)
+		}
+		cp.accept = func(res ipmResult) bool {
+			_, f, bound := evaluate(res)
+			fb, lb := math.Min(f, best.objective), math.Max(bound, best.bound)
+			if fb-lb <= s.Tol*fb {
+				return true
+			}
+			for c, mc := range m {
+				if !in[c] && mc > -0.05 {
+					return true // a dropped comparison is needed: next round
+				}
+			}
+			return false
+		}
 		res, err := solveConic(ctx, cp, s.Tol*0.05, 150)
 		if err != nil && !(errors.Is(err, errIPMStalled) && res.x != nil) {
 			if errors.Is(err, errIPMStalled) {
@@ -297,23 +332,7 @@ func (p *problem) interiorFull(ctx context.Context, sol solution, s Settings) (s
 			return best, err
 		}
 		best.iters += res.iterations
-		xn := make([]float64, p.dim)
-		for q, bl := range cp.blocks {
-			blk := &p.blocks[q]
-			smatOf(bl.k, res.x[bl.off:bl.off+bl.size], xn[blk.off:blk.off+blk.size])
-		}
-		p.project(ws, xn)
-		p.margins(ws, xn, dist, m)
-		f := p.regularizer(xn) + p.lossAndWeights(m, 0, nil)
-		for c := range alpha {
-			alpha[c] = 0
-		}
-		mu := p.beta / float64(nc)
-		for r, c := range comps {
-			alpha[c] = math.Min(math.Max(res.alpha[r], 0), mu)
-		}
-		p.gradient(ws, alpha, pw, g)
-		bound := p.dualScale(ws, g) * floats.Sum(alpha)
+		xn, f, bound := evaluate(res)
 		if f < best.objective {
 			best.objective, best.x = f, xn
 		}
