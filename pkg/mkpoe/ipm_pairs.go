@@ -270,7 +270,7 @@ func (p *problem) interiorFull(ctx context.Context, sol solution, s Settings) (s
 	best := sol
 	alpha := make([]float64, nc)
 	g := make([]float64, p.dim)
-	for round := 0; round < 4; round++ {
+	for round := 0; round < interiorMaxRounds; round++ {
 		// The cheaper Newton system: K-space (explicit B, |T|·K²) for
 		// small blocks such as LPOE on a few features, comparison space
 		// (|T|² look-ups per block and a |T|³/3 factorisation) otherwise.
@@ -358,6 +358,13 @@ func (p *problem) interiorFull(ctx context.Context, sol solution, s Settings) (s
 	}
 	return best, nil
 }
+
+// interiorMaxRounds bounds the runs of interiorFull. A run is repeated when
+// comparisons it left out turn out needed; warm-started fits along a β grid
+// drop many comparisons at first (the previous β's solution satisfies them)
+// and may need several runs as the solution moves: a K4 fit on aset400 at
+// β = 1e5 took five (each a few seconds, the kept set being small).
+const interiorMaxRounds = 10
 
 // pairConic builds the comparison-space conic program over the kept
 // comparisons comps, every block whole (cost: its regulariser weights).
