@@ -261,6 +261,7 @@ const rangeTolerance = 1e-5
 // restrictLayout maps the restricted problem's blocks back to p's.
 type restrictLayout struct {
 	block []int // per cone block: index of p's block
+	off   []int // per cone block: its offset in the restricted variable
 }
 
 // restrict builds the conic program of the working set: x holds svec(Y_b)
@@ -292,6 +293,7 @@ func (p *problem) restrict(set *workingSet) (*conicProblem, restrictLayout) {
 		}
 		cp.blocks = append(cp.blocks, bl)
 		lay.block = append(lay.block, b)
+		lay.off = append(lay.off, off)
 		off += bl.size
 	}
 	cp.dim = off
@@ -375,14 +377,14 @@ func (p *problem) expand(set *workingSet, lay restrictLayout, xr []float64) []fl
 		xb := x[blk.off : blk.off+blk.size]
 		if blk.diag {
 			for j, t := range set.coords[b] {
-				xb[t] = math.Max(xr[q0off(p, set, lay, q)+j], 0)
+				xb[t] = math.Max(xr[lay.off[q]+j], 0)
 			}
 			continue
 		}
 		v := set.basis[b]
 		_, k := v.Dims()
 		y := make([]float64, k*k)
-		smatOf(k, xr[q0off(p, set, lay, q):q0off(p, set, lay, q)+svecLen(k)], y)
+		smatOf(k, xr[lay.off[q]:lay.off[q]+svecLen(k)], y)
 		var vy, z mat.Dense
 		vy.Mul(v, mat.NewDense(k, k, y))
 		z.Mul(&vy, v.T())
@@ -396,19 +398,4 @@ func (p *problem) expand(set *workingSet, lay restrictLayout, xr []float64) []fl
 	// Round-off can leave tiny negative eigenvalues: project.
 	p.project(p.newWorkspace(), x)
 	return x
-}
-
-// q0off returns the offset of the q-th cone block of the restriction.
-func q0off(p *problem, set *workingSet, lay restrictLayout, q int) int {
-	off := 0
-	for i := 0; i < q; i++ {
-		b := lay.block[i]
-		if p.blocks[b].diag {
-			off += len(set.coords[b])
-		} else {
-			_, k := set.basis[b].Dims()
-			off += svecLen(k)
-		}
-	}
-	return off
 }

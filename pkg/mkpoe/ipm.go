@@ -358,7 +358,7 @@ func solveConic(ctx context.Context, cp *conicProblem, tol float64, maxIter int)
 				h[c] = (rp[c] - rxi[c]/(mu-alpha[c]) + rs[c]/alpha[c]) / delta[c]
 			}
 			rhs := make([]float64, K)
-			cp.applyWinv(nts, x, sd, rc, rhs)
+			cp.applyScaling(nts, x, sd, rc, rhs, true)
 			bth := make([]float64, K)
 			cp.mulBT(h, bth)
 			for k := range rhs {
@@ -568,22 +568,33 @@ func addKronSym(m *mat.SymDense, off, k int, a *mat.Dense) {
 	}
 }
 
-// applyWinv writes 𝒲⁻¹(r) (z/x·r on orthants, W⁻¹RW⁻¹ on PSD blocks).
-func (cp *conicProblem) applyWinv(nts []ntBlock, x, sd, r, out []float64) {
+// applyScaling writes 𝒲(r) — x/z·r on orthants, W R W = G(GᵀRG)Gᵀ on PSD
+// blocks — or, with inverse, 𝒲⁻¹(r) — z/x·r and W⁻¹ R W⁻¹ =
+// G⁻ᵀ(G⁻¹RG⁻ᵀ)G⁻¹.
+func (cp *conicProblem) applyScaling(nts []ntBlock, x, sd, r, out []float64, inverse bool) {
 	for b, bl := range cp.blocks {
 		if !bl.psd {
 			for t := 0; t < bl.k; t++ {
 				i := bl.off + t
-				out[i] = sd[i] / x[i] * r[i]
+				if inverse {
+					out[i] = sd[i] / x[i] * r[i]
+				} else {
+					out[i] = x[i] / sd[i] * r[i]
+				}
 			}
 			continue
 		}
 		k := bl.k
 		rm := make([]float64, k*k)
 		smatOf(k, r[bl.off:bl.off+bl.size], rm)
-		// W⁻¹ R W⁻¹ = G⁻ᵀ (G⁻¹ R G⁻ᵀ) G⁻¹.
-		inner := congruence(nts[b].ginvt, rm, k)                         // G⁻¹ R G⁻ᵀ
-		outer := congruence(nts[b].ginvt.T(), inner.RawMatrix().Data, k) // G⁻ᵀ (·) G⁻¹
+		// congruence(a, ·) = aᵀ(·)a: with a = G it gives GᵀRG, with a =
+		// G⁻ᵀ it gives G⁻¹RG⁻ᵀ; the outer one maps back.
+		a := nts[b].g
+		if inverse {
+			a = nts[b].ginvt
+		}
+		inner := congruence(a, rm, k)
+		outer := congruence(a.T(), inner.RawMatrix().Data, k)
 		svecOf(k, outer.RawMatrix().Data, out[bl.off:bl.off+bl.size])
 	}
 }

@@ -51,18 +51,10 @@ func (po *pairOperator) mulB(cp *conicProblem, x, out []float64) {
 		phi := po.phi[q]
 		var f mat.Dense
 		f.Mul(phi, mat.NewDense(k, k, xm))
-		pr, fr := phi.RawMatrix(), f.RawMatrix()
-		for p, pq := range po.pairs {
-			ra := pr.Data[pq.A*pr.Stride : pq.A*pr.Stride+k]
-			rb := pr.Data[pq.B*pr.Stride : pq.B*pr.Stride+k]
-			fa := fr.Data[pq.A*fr.Stride : pq.A*fr.Stride+k]
-			fb := fr.Data[pq.B*fr.Stride : pq.B*fr.Stride+k]
-			s := 0.0
-			for t := 0; t < k; t++ {
-				s += (fa[t] - fb[t]) * (ra[t] - rb[t])
-			}
-			dist[p] = s
+		for p := range dist {
+			dist[p] = 0
 		}
+		addPairForms(phi, &f, po.pairs, dist)
 		for c := range out {
 			out[c] += dist[po.left[c]] - dist[po.right[c]]
 		}
@@ -82,22 +74,7 @@ func (po *pairOperator) mulBT(cp *conicProblem, a, out []float64) {
 		phi := po.phi[q]
 		n, _ := phi.Dims()
 		tm := mat.NewDense(n, k, nil)
-		pr, tr := phi.RawMatrix(), tm.RawMatrix()
-		for p, pq := range po.pairs {
-			w := pw[p]
-			if w == 0 {
-				continue
-			}
-			ra := pr.Data[pq.A*pr.Stride : pq.A*pr.Stride+k]
-			rb := pr.Data[pq.B*pr.Stride : pq.B*pr.Stride+k]
-			ta := tr.Data[pq.A*tr.Stride : pq.A*tr.Stride+k]
-			tb := tr.Data[pq.B*tr.Stride : pq.B*tr.Stride+k]
-			for t := 0; t < k; t++ {
-				v := w * (ra[t] - rb[t])
-				ta[t] += v
-				tb[t] -= v
-			}
-		}
+		addPairDifferences(tm, phi, po.pairs, pw)
 		var g mat.Dense
 		g.Mul(phi.T(), tm)
 		svecOf(k, g.RawMatrix().Data, out[bl.off:bl.off+bl.size])
@@ -172,25 +149,6 @@ func (po *pairOperator) addBlock(md []float64, nT int, phi, g *mat.Dense) {
 	wg.Wait()
 }
 
-// applyW writes 𝒲(r): x/z·r on orthants, W R W = G(GᵀRG)Gᵀ on PSD blocks.
-func (cp *conicProblem) applyW(nts []ntBlock, x, sd, r, out []float64) {
-	for b, bl := range cp.blocks {
-		if !bl.psd {
-			for t := 0; t < bl.k; t++ {
-				i := bl.off + t
-				out[i] = x[i] / sd[i] * r[i]
-			}
-			continue
-		}
-		k := bl.k
-		rm := make([]float64, k*k)
-		smatOf(k, r[bl.off:bl.off+bl.size], rm)
-		inner := congruence(nts[b].g, rm, k)                         // Gᵀ R G
-		outer := congruence(nts[b].g.T(), inner.RawMatrix().Data, k) // G (·) Gᵀ
-		svecOf(k, outer.RawMatrix().Data, out[bl.off:bl.off+bl.size])
-	}
-}
-
 // solveDual computes the Newton direction in comparison space:
 //
 //	(Δ + B𝒲Bᵀ) Δα = h + B(r_c − 𝒲 r_d),   h = r_p − r_ξ/(μ−α) + r_s/α,
@@ -200,7 +158,7 @@ func (cp *conicProblem) applyW(nts []ntBlock, x, sd, r, out []float64) {
 func (cp *conicProblem) solveDual(chol *cholFactor, nts []ntBlock, x, sd, xi, sl, alpha, delta, rp, rd, rc, rxi, rs, dx, dS, dxi, dsl, dal []float64) bool {
 	nT, K, mu := cp.nT, cp.dim, cp.mu
 	wrd := make([]float64, K)
-	cp.applyW(nts, x, sd, rd, wrd)
+	cp.applyScaling(nts, x, sd, rd, wrd, false)
 	y := make([]float64, K)
 	for k := range y {
 		y[k] = rc[k] - wrd[k]
@@ -220,7 +178,7 @@ func (cp *conicProblem) solveDual(chol *cholFactor, nts []ntBlock, x, sd, xi, sl
 		dS[k] += rd[k]
 	}
 	wds := make([]float64, K)
-	cp.applyW(nts, x, sd, dS, wds)
+	cp.applyScaling(nts, x, sd, dS, wds, false)
 	for k := range dx {
 		dx[k] = rc[k] - wds[k]
 	}
@@ -311,8 +269,21 @@ func (p *problem) interiorFull(ctx context.Context, sol solution, s Settings) (s
 			p.gradient(ws, alpha, pw, g)
 			return xn, f, p.dualScale(ws, g) * floats.Sum(alpha)
 		}
+		// The last evaluation is kept: when the method stops because accept
+		// said yes, the caller needs exactly that one.
+		var lastX []float64
+		var lastXn []float64
+		var lastF, lastBound float64
+		evaluateOnce := func(res ipmResult) ([]float64, float64, float64) {
+			if len(res.x) > 0 && len(lastX) > 0 && &res.x[0] == &lastX[0] {
+				return lastXn, lastF, lastBound
+			}
+			lastX = res.x
+			lastXn, lastF, lastBound = evaluate(res)
+			return lastXn, lastF, lastBound
+		}
 		cp.accept = func(res ipmResult) bool {
-			_, f, bound := evaluate(res)
+			_, f, bound := evaluateOnce(res)
 			fb, lb := math.Min(f, best.objective), math.Max(bound, best.bound)
 			if fb-lb <= s.Tol*fb {
 				return true
@@ -332,7 +303,7 @@ func (p *problem) interiorFull(ctx context.Context, sol solution, s Settings) (s
 			return best, err
 		}
 		best.iters += res.iterations
-		xn, f, bound := evaluate(res)
+		xn, f, bound := evaluateOnce(res)
 		if f < best.objective {
 			best.objective, best.x = f, xn
 		}

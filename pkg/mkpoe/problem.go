@@ -139,24 +139,53 @@ func (p *problem) distances(ws *workspace, x []float64, dist []float64) {
 	for b := range p.blocks {
 		blk := &p.blocks[b]
 		r := blk.r
-		phi := blk.phi.RawMatrix()
 		if blk.diag {
 			p.diagDistances(blk, x[blk.off:blk.off+r], dist)
 			continue
 		}
 		g := ws.g[b]
 		g.Mul(blk.phi, blk.matrix(x))
-		gr := g.RawMatrix()
-		for k, q := range p.pairs {
-			ra := phi.Data[q.A*phi.Stride : q.A*phi.Stride+r]
-			rb := phi.Data[q.B*phi.Stride : q.B*phi.Stride+r]
-			ga := gr.Data[q.A*gr.Stride : q.A*gr.Stride+r]
-			gb := gr.Data[q.B*gr.Stride : q.B*gr.Stride+r]
-			s := 0.0
-			for t := 0; t < r; t++ {
-				s += (ga[t] - gb[t]) * (ra[t] - rb[t])
-			}
-			dist[k] += s
+		addPairForms(blk.phi, g, p.pairs, dist)
+	}
+}
+
+// addPairForms adds (φ_a − φ_b)ᵀ X (φ_a − φ_b) to dist[k] for every pair
+// k = (a,b), given the item coordinates phi (n×r) and f = phi·X.
+func addPairForms(phi, f *mat.Dense, pairs []data.Pair, dist []float64) {
+	_, r := phi.Dims()
+	pr, fr := phi.RawMatrix(), f.RawMatrix()
+	for k, q := range pairs {
+		ra := pr.Data[q.A*pr.Stride : q.A*pr.Stride+r]
+		rb := pr.Data[q.B*pr.Stride : q.B*pr.Stride+r]
+		fa := fr.Data[q.A*fr.Stride : q.A*fr.Stride+r]
+		fb := fr.Data[q.B*fr.Stride : q.B*fr.Stride+r]
+		s := 0.0
+		for t := 0; t < r; t++ {
+			s += (fa[t] - fb[t]) * (ra[t] - rb[t])
+		}
+		dist[k] += s
+	}
+}
+
+// addPairDifferences adds S·phi to tm (both n×r), S = Σ_k pw_k E_ab over
+// the pairs k = (a,b): pair (a,b) with weight w adds w(φ_a − φ_b) to row a
+// and subtracts it from row b.
+func addPairDifferences(tm, phi *mat.Dense, pairs []data.Pair, pw []float64) {
+	_, r := phi.Dims()
+	pr, tr := phi.RawMatrix(), tm.RawMatrix()
+	for k, q := range pairs {
+		w := pw[k]
+		if w == 0 {
+			continue
+		}
+		ra := pr.Data[q.A*pr.Stride : q.A*pr.Stride+r]
+		rb := pr.Data[q.B*pr.Stride : q.B*pr.Stride+r]
+		ta := tr.Data[q.A*tr.Stride : q.A*tr.Stride+r]
+		tb := tr.Data[q.B*tr.Stride : q.B*tr.Stride+r]
+		for t := 0; t < r; t++ {
+			v := w * (ra[t] - rb[t])
+			ta[t] += v
+			tb[t] -= v
 		}
 	}
 }
@@ -228,33 +257,16 @@ func (p *problem) gradient(ws *workspace, alpha, pw, g []float64) {
 	for b := range p.blocks {
 		blk := &p.blocks[b]
 		r := blk.r
-		phi := blk.phi.RawMatrix()
 		gb := g[blk.off : blk.off+blk.size]
 		if blk.diag {
 			copy(gb, blk.c)
 			p.diagGradient(blk, ws.act, pw, gb)
 			continue
 		}
-		// T = S Φ, row by row: pair (a,b) with weight w adds w(φ_a − φ_b) to
-		// row a and subtracts it from row b.
+		// T = S Φ.
 		tm := ws.g[b]
 		tm.Zero()
-		tr := tm.RawMatrix()
-		for k, q := range p.pairs {
-			w := pw[k]
-			if w == 0 {
-				continue
-			}
-			ra := phi.Data[q.A*phi.Stride : q.A*phi.Stride+r]
-			rb := phi.Data[q.B*phi.Stride : q.B*phi.Stride+r]
-			ta := tr.Data[q.A*tr.Stride : q.A*tr.Stride+r]
-			tb := tr.Data[q.B*tr.Stride : q.B*tr.Stride+r]
-			for t := 0; t < r; t++ {
-				v := w * (ra[t] - rb[t])
-				ta[t] += v
-				tb[t] -= v
-			}
-		}
+		addPairDifferences(tm, blk.phi, p.pairs, pw)
 		gm := mat.NewDense(r, r, gb)
 		gm.Mul(blk.phi.T(), tm)
 		for i := 0; i < r; i++ {
