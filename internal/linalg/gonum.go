@@ -2,7 +2,12 @@
 
 package linalg
 
-import "gonum.org/v1/gonum/mat"
+import (
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/lapack/lapack64"
+	"gonum.org/v1/gonum/mat"
+)
 
 const backend = "gonum"
 
@@ -18,4 +23,16 @@ func symEigen(n int, a, vals []float64, vectors bool) bool {
 		eig.VectorsTo(mat.NewDense(n, n, a[:n*n]))
 	}
 	return true
+}
+
+// cholesky is gonum's blocked dpotrf.
+func cholesky(n int, a []float64) bool {
+	_, ok := lapack64.Potrf(blas64.Symmetric{Uplo: blas.Upper, N: n, Data: a, Stride: n})
+	return ok
+}
+
+// choleskySolve is gonum's dpotrs.
+func choleskySolve(n int, a, b []float64) {
+	lapack64.Potrs(blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: n, Data: a, Stride: n},
+		blas64.General{Rows: n, Cols: 1, Data: b, Stride: 1})
 }

@@ -32,3 +32,30 @@ func SymEigen(n int, a, vals []float64, vectors bool) bool {
 	}
 	return symEigen(n, a, vals, vectors)
 }
+
+// Cholesky factors the symmetric positive definite n×n matrix a (row-major,
+// full storage; only the upper triangle is read) in place as a = UᵀU, U
+// upper triangular in the upper triangle of a. It reports false if a is not
+// numerically positive definite. The interior-point stage of a full-W fit
+// factors one |T|×|T| Newton matrix per iteration (docs/solver.md).
+func Cholesky(n int, a []float64) bool {
+	if len(a) < n*n {
+		panic("linalg: Cholesky: a needs n×n entries")
+	}
+	if n == 0 {
+		return true
+	}
+	return cholesky(n, a)
+}
+
+// CholeskySolve overwrites b (length n) with A⁻¹b, for the factor a
+// computed by Cholesky.
+func CholeskySolve(n int, a, b []float64) {
+	if len(a) < n*n || len(b) != n {
+		panic("linalg: CholeskySolve: a needs n×n entries and b n")
+	}
+	if n == 0 {
+		return
+	}
+	choleskySolve(n, a, b)
+}

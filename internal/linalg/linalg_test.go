@@ -89,3 +89,65 @@ func TestBackend(t *testing.T) {
 		t.Fatalf("backend %q, want %q", Backend(), want)
 	}
 }
+
+// TestCholesky checks the factor of a hand-computed 2×2 case
+// ([[4,2],[2,5]] = UᵀU with U = [[2,1],[0,2]]), that CholeskySolve inverts
+// random SPD matrices (both the upper triangle only is read: the lower one
+// holds garbage), and that indefinite matrices are refused.
+func TestCholesky(t *testing.T) {
+	a := []float64{4, 2, 99, 5}
+	if !Cholesky(2, a) {
+		t.Fatal("2×2 refused")
+	}
+	if a[0] != 2 || a[1] != 1 || a[3] != 2 {
+		t.Fatalf("2×2 factor %v, want upper [2 1; · 2]", a)
+	}
+	rng := rand.New(rand.NewPCG(7, 11))
+	for _, n := range []int{1, 4, 33, 200} {
+		g := make([]float64, n*n)
+		for i := range g {
+			g[i] = rng.NormFloat64()
+		}
+		orig := make([]float64, n*n) // GGᵀ + I
+		for i := range n {
+			for j := range n {
+				s := 0.0
+				for k := range n {
+					s += g[i*n+k] * g[j*n+k]
+				}
+				if i == j {
+					s++
+				}
+				orig[i*n+j] = s
+			}
+		}
+		f := append([]float64(nil), orig...)
+		for i := range n {
+			for j := range i {
+				f[i*n+j] = math.NaN() // lower triangle must not be read
+			}
+		}
+		if !Cholesky(n, f) {
+			t.Fatalf("n=%d: SPD matrix refused", n)
+		}
+		want := make([]float64, n)
+		for i := range want {
+			want[i] = rng.NormFloat64()
+		}
+		b := make([]float64, n)
+		for i := range n {
+			for j := range n {
+				b[i] += orig[i*n+j] * want[j]
+			}
+		}
+		CholeskySolve(n, f, b)
+		for i := range n {
+			if math.Abs(b[i]-want[i]) > 1e-8*(1+math.Abs(want[i])) {
+				t.Fatalf("n=%d: solution[%d] = %g, want %g", n, i, b[i], want[i])
+			}
+		}
+	}
+	if Cholesky(2, []float64{1, 2, 2, 1}) {
+		t.Fatal("indefinite [[1,2],[2,1]] accepted")
+	}
+}

@@ -43,6 +43,20 @@ func symEigen(n int, a, vals []float64, vectors bool) bool {
 	return info == 0
 }
 
+// cholesky is LAPACK's dpotrf through LAPACKE. The row-major upper
+// triangle is the column-major lower one, so the factor L = Uᵀ is computed
+// in place without the transposed copy that LAPACKE makes for row-major
+// input (twice 155 MB at |T| = 4400).
+func cholesky(n int, a []float64) bool {
+	return C.LAPACKE_dpotrf(C.LAPACK_COL_MAJOR, 'L', C.lapack_int(n), (*C.double)(&a[0]), C.lapack_int(n)) == 0
+}
+
+// choleskySolve is LAPACK's dpotrs through LAPACKE (column-major lower, as
+// in cholesky).
+func choleskySolve(n int, a, b []float64) {
+	C.LAPACKE_dpotrs(C.LAPACK_COL_MAJOR, 'L', C.lapack_int(n), 1, (*C.double)(&a[0]), C.lapack_int(n), (*C.double)(&b[0]), C.lapack_int(n))
+}
+
 // hybrid is gonum's pure-Go BLAS except for large matrix-matrix products,
 // which go to OpenBLAS. Each cgo call costs about 0.1–0.2 µs, so sending
 // every call there (the level 1 and 2 routines that gonum's LAPACK calls in

@@ -3,17 +3,16 @@ package mkpoe
 import (
 	"math"
 
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
-	"gonum.org/v1/gonum/lapack/lapack64"
+	"github.com/mkpoe/mkpoe/internal/linalg"
 )
 
 // cholFactor is the Cholesky factor of a symmetric positive definite n×n
-// matrix by LAPACK's dpotrf. (gonum's mat.Cholesky also estimates the
+// matrix by LAPACK's dpotrf (linalg.Cholesky: OpenBLAS's under -tags openblas). (gonum's mat.Cholesky also estimates the
 // condition number, which costs as much as the factorisation again for the
 // interior-point method's Newton systems.)
 type cholFactor struct {
-	t blas64.Triangular
+	n int
+	a []float64 // the factor, as left by linalg.Cholesky
 }
 
 // factorSPD factors the matrix held row-major in a (only the upper triangle
@@ -33,9 +32,8 @@ func factorSPD(n int, a []float64, refill func([]float64)) (*cholFactor, bool) {
 				a[i*n+i] = a[i*n+i]*(1+ridge) + ridge
 			}
 		}
-		t, ok := lapack64.Potrf(blas64.Symmetric{Uplo: blas.Upper, N: n, Data: a, Stride: max(n, 1)})
-		if ok {
-			return &cholFactor{t: t}, true
+		if linalg.Cholesky(n, a) {
+			return &cholFactor{n: n, a: a}, true
 		}
 		if ridge == 0 {
 			ridge = 1e-14
@@ -48,10 +46,7 @@ func factorSPD(n int, a []float64, refill func([]float64)) (*cholFactor, bool) {
 
 // solve overwrites b with A⁻¹b. It reports false if the result is not finite.
 func (c *cholFactor) solve(b []float64) bool {
-	if c.t.N == 0 {
-		return true
-	}
-	lapack64.Potrs(c.t, blas64.General{Rows: c.t.N, Cols: 1, Data: b, Stride: 1})
+	linalg.CholeskySolve(c.n, c.a, b)
 	for _, v := range b {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return false

@@ -139,6 +139,7 @@ func (p *problem) crossover(ctx context.Context, sol solution, s Settings) (solu
 		}
 		if bound > best.bound {
 			best.bound = bound
+			best.dual = scaledDual(alpha, bound)
 		}
 		best.trace = append(best.trace, best.objective)
 		if s.Recorder != nil {

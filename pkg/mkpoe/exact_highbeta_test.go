@@ -158,7 +158,12 @@ func (c highBetaCase) exact() (*reference.Result, error) {
 
 // fit runs the solver under test on a case.
 func (c highBetaCase) fit(maxIter int) (*Model, error) {
-	s := &Settings{Beta: c.beta, MaxIter: maxIter}
+	return c.fitWith(&Settings{Beta: c.beta, MaxIter: maxIter})
+}
+
+// fitWith runs the solver under test on a case with settings s (Beta,
+// MaxIter, Init); the case sets Mode and Combine.
+func (c highBetaCase) fitWith(s *Settings) (*Model, error) {
 	switch c.kind {
 	case hbFull:
 		return Fit(c.ks, c.cs, s)
@@ -299,36 +304,105 @@ func TestFitMatchesExactOptimumHighBeta(t *testing.T) {
 			if out.err != nil {
 				t.Fatalf("Fit: %v", out.err)
 			}
-			m := out.m
-			st := m.Stats
-			t.Logf("objective %.10g, exact %.10g (certified to %.1g): rel. error %.2g; bound %.10g, gap %.2g, converged %v, %d iterations, %.2fs",
-				m.Objective, ref.Objective, ref.Gap/ref.Objective, math.Abs(m.Objective-ref.Objective)/m.Objective,
-				st.DualBound, st.RelativeGap, st.Converged, st.Iterations, out.elapsed.Seconds())
-			// Relative to the returned objective, as the solver's certificate
-			// is (f − bound ≤ Tol·f).
-			if d := math.Abs(m.Objective-ref.Objective) / m.Objective; !(d <= 1e-3) {
-				t.Errorf("objective %.10g, exact optimum %.10g: difference %.3g of the objective > 1e-3", m.Objective, ref.Objective, d)
-			}
-			if m.Objective < ref.DualBound*(1-1e-7) {
-				t.Errorf("objective %.12g below the certified lower bound %.12g on the optimum", m.Objective, ref.DualBound)
-			}
-			// ref.Objective is the value of a feasible point, ≥ the optimum.
-			if st.DualBound > ref.Objective*(1+1e-9)+1e-12 {
-				t.Errorf("dual bound %.12g exceeds the optimum %.12g", st.DualBound, ref.Objective)
-			}
-			if !st.Converged {
-				t.Errorf("not converged after %d iterations", st.Iterations)
-			}
-			if !(st.RelativeGap <= 1e-3) {
-				t.Errorf("certified relative gap %.3g > 1e-3", st.RelativeGap)
-			}
-			// The reported objective is that of the returned metrics.
-			if f := c.objectiveOf(m.W); relDiff(f, m.Objective) > 1e-6 {
-				t.Errorf("objective of the returned W is %.12g, reported %.12g", f, m.Objective)
-			}
+			checkExact(t, c, ref, out.m, out.elapsed)
 		})
 	}
 	t.Logf("total %.1fs", time.Since(start).Seconds())
+}
+
+// checkExact holds a fit m of case c to the exact optimum ref: objective
+// within 1e-3, bound never above the optimum, certified gap ≤ 1e-3, and the
+// reported objective equal to that of the returned W.
+func checkExact(t *testing.T, c highBetaCase, ref *reference.Result, m *Model, elapsed time.Duration) {
+	t.Helper()
+	st := m.Stats
+	t.Logf("objective %.10g, exact %.10g (certified to %.1g): rel. error %.2g; bound %.10g, gap %.2g, converged %v, %d iterations, %.2fs",
+		m.Objective, ref.Objective, ref.Gap/ref.Objective, math.Abs(m.Objective-ref.Objective)/m.Objective,
+		st.DualBound, st.RelativeGap, st.Converged, st.Iterations, elapsed.Seconds())
+	// Relative to the returned objective, as the solver's certificate
+	// is (f − bound ≤ Tol·f).
+	if d := math.Abs(m.Objective-ref.Objective) / m.Objective; !(d <= 1e-3) {
+		t.Errorf("objective %.10g, exact optimum %.10g: difference %.3g of the objective > 1e-3", m.Objective, ref.Objective, d)
+	}
+	if m.Objective < ref.DualBound*(1-1e-7) {
+		t.Errorf("objective %.12g below the certified lower bound %.12g on the optimum", m.Objective, ref.DualBound)
+	}
+	// ref.Objective is the value of a feasible point, ≥ the optimum.
+	if st.DualBound > ref.Objective*(1+1e-9)+1e-12 {
+		t.Errorf("dual bound %.12g exceeds the optimum %.12g", st.DualBound, ref.Objective)
+	}
+	if !st.Converged {
+		t.Errorf("not converged after %d iterations", st.Iterations)
+	}
+	if !(st.RelativeGap <= 1e-3) {
+		t.Errorf("certified relative gap %.3g > 1e-3", st.RelativeGap)
+	}
+	// The reported objective is that of the returned metrics.
+	if f := c.objectiveOf(m.W); relDiff(f, m.Objective) > 1e-6 {
+		t.Errorf("objective of the returned W is %.12g, reported %.12g", f, m.Objective)
+	}
+}
+
+// TestFitWarmPathMatchesExactOptimum runs every high-β case as the
+// harness's β sweep does (β = 1e3 … 1e7, each fit warm-started from the
+// previous one, Settings.Init) and holds every fit to the exact optimum.
+// Once the solution stops changing with β, the previous fit's dual point
+// certifies it without solving (warmCertificate): the realizable chains
+// must show such fits (0 iterations). Then a foreign Init (another
+// problem's fit with the same number of comparisons) must still give a
+// valid certificate.
+func TestFitWarmPathMatchesExactOptimum(t *testing.T) {
+	cases := highBetaCases()
+	var chains [][]highBetaCase
+	for _, c := range cases {
+		if c.beta == 1e4 {
+			lo := c
+			lo.beta = 1e3
+			lo.name = strings.Replace(c.name, "_beta10000", "_beta1000", 1)
+			chains = append(chains, []highBetaCase{lo})
+		}
+		chains[len(chains)-1] = append(chains[len(chains)-1], c)
+	}
+	var last *Model
+	for _, chain := range chains {
+		var prev *Model
+		warm := 0
+		for _, c := range chain {
+			t.Run("warm_"+c.name, func(t *testing.T) {
+				ref, err := c.exact()
+				if err != nil {
+					t.Fatalf("reference: %v", err)
+				}
+				start := time.Now()
+				m, err := c.fitWith(&Settings{Beta: c.beta, Init: prev})
+				if err != nil {
+					t.Fatalf("Fit: %v", err)
+				}
+				checkExact(t, c, ref, m, time.Since(start))
+				if m.Stats.Iterations == 0 {
+					warm++
+				}
+				prev = m
+			})
+		}
+		if strings.Contains(chain[0].name, "_realizable_") && warm == 0 {
+			t.Errorf("%s: no fit of the realizable chain was certified by the warm start", chain[0].name)
+		}
+		// Foreign Init: the last chain's final fit on this chain's first
+		// problem (same kind and size only when the chains are twins).
+		if last != nil && last.N == prev.N && len(last.W) == len(prev.W) && len(last.dual) == len(prev.dual) {
+			c := chain[len(chain)-1]
+			ref, err := c.exact()
+			if err != nil {
+				t.Fatalf("reference: %v", err)
+			}
+			m, err := c.fitWith(&Settings{Beta: c.beta, Init: last})
+			if err == nil {
+				t.Run("foreign_init_"+c.name, func(t *testing.T) { checkExact(t, c, ref, m, 0) })
+			}
+		}
+		last = prev
+	}
 }
 
 // TestFitDegenerateInputs: degenerate or invalid inputs give an error or

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"gonum.org/v1/gonum/floats"
 	"math"
+	"sort"
 	"time"
 
 	"github.com/mkpoe/mkpoe/internal/linalg"
@@ -302,13 +304,15 @@ func formulation(in input, mode Mode, eigen bool, eigTol float64) (blocks []bloc
 // certified gap is still above slowGap (at large β the first-order
 // certificate closes slowly; measured in docs/solver.md).
 func handOver(it int, gap float64) bool {
-	return it >= firstOrderBudget || (it >= slowStart && gap > slowGap)
+	return it >= firstOrderBudget || (it >= slowStart && gap > slowGap) || (it >= stalledStart && gap > stalledGap)
 }
 
 const (
 	firstOrderBudget = 400
 	slowStart        = 100
 	slowGap          = 0.05
+	stalledStart     = 30
+	stalledGap       = 0.5
 )
 
 func fit(ctx context.Context, in input, cs []data.Comparison, s Settings) (*Model, error) {
@@ -322,16 +326,25 @@ func fit(ctx context.Context, in input, cs []data.Comparison, s Settings) (*Mode
 			return nil, err
 		}
 	}
+	// The previous fit's dual point may already certify its solution at
+	// this β: then there is nothing to solve.
+	var warm solution
+	warmOK := false
+	if eigen {
+		warm, warmOK = p.warmCertificate(x0, s)
+	}
 	var sc scaling
 	plain := *p // before preconditioning, for the crossover
 	plain.blocks = append([]block(nil), p.blocks...)
-	if eigen {
+	if eigen && !warmOK {
 		sc = p.precondition()
 		sc.toSolver(p, x0)
 	}
 	var sol solution
 	var err error
-	if eigen {
+	if warmOK {
+		sol = warm
+	} else if eigen {
 		sol, err = p.accelerated(ctx, x0, s, handOver)
 		if err == nil {
 			sc.toProblem(p, sol.x)
@@ -379,6 +392,7 @@ func fit(ctx context.Context, in input, cs []data.Comparison, s Settings) (*Mode
 		return nil, err
 	}
 	m.Objective = sol.objective
+	m.dual = sol.dual
 	m.Stats = Stats{
 		Iterations: sol.iters,
 		Converged:  sol.converged,
@@ -460,6 +474,90 @@ func warmStart(p *problem, backs []*mat.Dense, init *Model, x0 []float64, in inp
 	}
 	p.project(p.newWorkspace(), x0)
 	return nil
+}
+
+// warmCertificate tries to certify the warm start x0 (problem
+// coordinates) with the dual point of Settings.Init's fit, clipped to this
+// β's box [0, β/|𝒞|]: along an increasing β grid, once no comparison is
+// violated the solution stops changing (the paper's grids reach β = 1e7)
+// and the previous multipliers stay feasible, so the fit costs one
+// certificate instead of an interior-point run. Any multipliers in the box
+// give a valid bound after dual scaling (docs/solver.md, "Default
+// solver"), so a mismatched Init can only fail to certify, never give a
+// wrong certificate.
+func (p *problem) warmCertificate(x0 []float64, s Settings) (solution, bool) {
+	nc := len(p.left)
+	if s.Init == nil || len(s.Init.dual) != nc || nc == 0 {
+		return solution{}, false
+	}
+	mu := p.beta / float64(nc)
+	alpha := make([]float64, nc)
+	for c, a := range s.Init.dual {
+		alpha[c] = math.Min(math.Max(a, 0), mu)
+	}
+	ws := p.newWorkspace()
+	m := make([]float64, nc)
+	x := append([]float64(nil), x0...)
+	p.margins(ws, x, make([]float64, len(p.pairs)), m)
+	// An interior-point solution leaves some margins a hair above zero,
+	// which a larger β multiplies: the best multiple of x removes them.
+	if sc := bestMultiple(p.regularizer(x), mu, m); sc != 1 {
+		floats.Scale(sc, x)
+		for c := range m {
+			m[c] = 1 + sc*(m[c]-1)
+		}
+	}
+	f := p.regularizer(x) + p.lossAndWeights(m, 0, nil)
+	g := make([]float64, p.dim)
+	p.gradient(ws, alpha, make([]float64, len(p.pairs)), g)
+	bound := p.dualScale(ws, g) * floats.Sum(alpha)
+	if !(f-bound <= s.Tol*f) {
+		return solution{}, false
+	}
+	return solution{x: x, objective: f, bound: bound, converged: true, dual: scaledDual(alpha, bound)}, true
+}
+
+// bestMultiple returns the s ≥ 0 minimising f(s·x) = s·reg + μ Σ_c
+// max(0, 1 + s(m_c − 1)) for the margins m at x (the regulariser is linear
+// and a margin's distance part scales with W), or 1 if no multiple is
+// better than x itself. f is convex and piecewise linear in s, with a kink
+// at s_c = 1/(1 − m_c) for every comparison with m_c < 1: its slope rises
+// through the kinks, and the minimum is at s = 0 or at the first kink
+// where the slope turns non-negative.
+func bestMultiple(reg, mu float64, m []float64) float64 {
+	type kink struct{ s, d float64 }
+	var kinks []kink
+	slope := reg
+	for _, mc := range m {
+		// Each term's slope at s = 0 is μ(m_c − 1); those with m_c < 1
+		// reach zero at their kink and stay there.
+		slope += mu * (mc - 1)
+		if d := 1 - mc; d > 0 {
+			kinks = append(kinks, kink{1 / d, d})
+		}
+	}
+	best := 0.0
+	if slope < 0 {
+		sort.Slice(kinks, func(a, b int) bool { return kinks[a].s < kinks[b].s })
+		for _, k := range kinks {
+			best = k.s
+			slope += mu * k.d
+			if slope >= 0 {
+				break
+			}
+		}
+	}
+	value := func(s float64) float64 {
+		v := s * reg
+		for _, mc := range m {
+			v += mu * math.Max(0, 1+s*(mc-1))
+		}
+		return v
+	}
+	if value(best) < value(1) {
+		return best
+	}
+	return 1
 }
 
 // marginsOf returns the margins 1 + d(i,j) − d(k,l) at x.

@@ -60,6 +60,12 @@ type conicProblem struct {
 	// small residuals in the ∞-norm do not bound the spectrum of the dual
 	// slack tightly enough on their own.
 	accept func(ipmResult) bool
+	// askFrom, if above the method's tolerance, makes it ask accept as
+	// soon as the relative gap and residuals are below askFrom (with
+	// ipmResult.final false): the whole problem's certificate (1e-3) often
+	// holds while the restricted one is still far from its own tolerance,
+	// and every interior-point iteration saved is a Newton system.
+	askFrom float64
 	// scratch holds the K-space Newton matrix and its factors' inputs
 	// between iterations.
 	scratch struct{ bs, full, m []float64 }
@@ -106,6 +112,9 @@ type ipmResult struct {
 	primal     float64 // cᵀx + μΣξ at the returned point
 	dual       float64 // Σα
 	iterations int
+	// final: the method's own stopping rule holds (accept was asked for
+	// that reason, not because of askFrom).
+	final bool
 }
 
 // errIPMStalled reports that the interior-point method could not make
@@ -134,10 +143,9 @@ func ntScaling(k int, x, s []float64) (ntBlock, bool) {
 	}
 	// L (lower) = Uᵀ of dpotrf's upper factor.
 	l := mat.NewDense(k, k, nil)
-	t := cf.t
 	for i := 0; i < k; i++ {
 		for j := i; j < k; j++ {
-			l.Set(j, i, t.Data[i*t.Stride+j])
+			l.Set(j, i, cf.a[i*k+j])
 		}
 	}
 	var xl, lxl mat.Dense
@@ -294,7 +302,11 @@ func solveConic(ctx context.Context, cp *conicProblem, tol float64, maxIter int)
 			pres = floats.Norm(rp, math.Inf(1)) / (1 + floats.Norm(xi, math.Inf(1)) + floats.Norm(sl, math.Inf(1)) + floats.Norm(bx, math.Inf(1)))
 		}
 		dres := floats.Norm(rd, math.Inf(1)) / cScale
-		if relGap <= tol && pres <= tol && dres <= tol && (cp.accept == nil || cp.accept(res)) {
+		res.final = relGap <= tol && pres <= tol && dres <= tol
+		if res.final && cp.accept == nil {
+			return res, nil
+		}
+		if ask := math.Max(tol, cp.askFrom); cp.accept != nil && relGap <= ask && pres <= ask && dres <= ask && cp.accept(res) {
 			return res, nil
 		}
 

@@ -36,6 +36,7 @@ type pairOperator struct {
 	pairs       []data.Pair  // distinct item pairs of the kept comparisons
 	left, right []int32      // per kept comparison: its pairs' indices
 	buf         []float64    // the |T|×|T| Newton matrix, reused across iterations
+	items       []int32      // per kept comparison c: items i, j, k, l at 4c … 4c+3
 }
 
 // mulB computes out_c = Σ_b ⟨A_c, X_b⟩ = Σ_b d_b(i,j) − d_b(k,l).
@@ -87,6 +88,10 @@ func (po *pairOperator) factorDual(cp *conicProblem, nts []ntBlock, delta []floa
 	if len(po.buf) != nT*nT {
 		po.buf = make([]float64, nT*nT)
 	}
+	qms := make([][]float64, len(cp.blocks))
+	for q := range cp.blocks {
+		qms[q] = po.pairRows(po.phi[q], nts[q].g)
+	}
 	fill := func(md []float64) {
 		for i := range md {
 			md[i] = 0
@@ -94,22 +99,20 @@ func (po *pairOperator) factorDual(cp *conicProblem, nts []ntBlock, delta []floa
 		for c, d := range delta {
 			md[c*nT+c] = d
 		}
-		for q := range cp.blocks {
-			po.addBlock(md, nT, po.phi[q], nts[q].g)
-		}
+		po.addBlocks(md, nT, qms)
 	}
 	fill(po.buf)
 	return factorSPD(nT, po.buf, fill)
 }
 
-// addBlock adds one block's B𝒲Bᵀ (upper triangle) to the row-major
-// nT×nT matrix md, for the block's item coordinates phi and NT factor g.
-func (po *pairOperator) addBlock(md []float64, nT int, phi, g *mat.Dense) {
+// pairRows returns, for a block's item coordinates phi and NT factor g,
+// the rows H(e_a − e_b) of H = ΦGGᵀΦᵀ for every pair p = (a,b) (row-major,
+// one row of length n per pair), so that the pair Gram value e_pᵀ H e_q
+// is row_p[c] − row_p[d] for q = (c,d).
+func (po *pairOperator) pairRows(phi, g *mat.Dense) []float64 {
 	var f, h mat.Dense
 	f.Mul(phi, g)
 	h.Mul(&f, f.T())
-	// Row p of qm is H(e_a − e_b) for pair p = (a,b), so that the pair
-	// Gram value e_pᵀ H e_q is qm[p][c] − qm[p][d] for q = (c,d).
 	n, _ := h.Dims()
 	hr := h.RawMatrix()
 	qm := make([]float64, len(po.pairs)*n)
@@ -121,10 +124,27 @@ func (po *pairOperator) addBlock(md []float64, nT int, phi, g *mat.Dense) {
 			dst[i] = ra[i] - rb[i]
 		}
 	}
-	gram := func(p int32, r data.Pair) float64 {
-		row := qm[int(p)*n : int(p)*n+n]
-		return row[r.A] - row[r.B]
+	return qm
+}
+
+// addBlocks adds Σ_b (B𝒲Bᵀ)_b (upper triangle) to the row-major nT×nT
+// matrix md, given each block's pair rows (pairRows). One pass over the
+// triangle serves all blocks: the matrix is hundreds of megabytes at
+// |T| ≈ 5000, while the 2·(blocks) pair rows of one comparison fit in the
+// first-level cache.
+func (po *pairOperator) addBlocks(md []float64, nT int, qms [][]float64) {
+	if len(po.items) != 4*nT {
+		po.items = make([]int32, 4*nT)
+		for c := 0; c < nT; c++ {
+			l, r := po.pairs[po.left[c]], po.pairs[po.right[c]]
+			po.items[4*c], po.items[4*c+1], po.items[4*c+2], po.items[4*c+3] = int32(l.A), int32(l.B), int32(r.A), int32(r.B)
+		}
 	}
+	n := 0
+	if len(po.pairs) > 0 && len(qms) > 0 {
+		n = len(qms[0]) / len(po.pairs)
+	}
+	items := po.items
 	workers := runtime.GOMAXPROCS(0)
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
@@ -133,15 +153,20 @@ func (po *pairOperator) addBlock(md []float64, nT int, phi, g *mat.Dense) {
 			defer wg.Done()
 			// Rows interleaved so that the triangle's work is balanced.
 			for c := w; c < nT; c += workers {
-				lc, rc := po.left[c], po.right[c]
+				lc, rc := int(po.left[c])*n, int(po.right[c])*n
 				row := md[c*nT : c*nT+nT]
-				for c2 := c; c2 < nT; c2++ {
-					l2, r2 := po.pairs[po.left[c2]], po.pairs[po.right[c2]]
-					a := gram(lc, l2)
-					b := gram(lc, r2)
-					d := gram(rc, l2)
-					e := gram(rc, r2)
-					row[c2] += a*a - b*b - d*d + e*e
+				for _, qm := range qms {
+					rowL := qm[lc : lc+n]
+					rowR := qm[rc : rc+n]
+					for c2 := c; c2 < nT; c2++ {
+						it := items[4*c2 : 4*c2+4 : 4*c2+4]
+						i, j, k, l := it[0], it[1], it[2], it[3]
+						a := rowL[i] - rowL[j]
+						b := rowL[k] - rowL[l]
+						d := rowR[i] - rowR[j]
+						e := rowR[k] - rowR[l]
+						row[c2] += a*a - b*b - d*d + e*e
+					}
 				}
 			}
 		}(w)
@@ -288,6 +313,9 @@ func (p *problem) interiorFull(ctx context.Context, sol solution, s Settings) (s
 			if fb-lb <= s.Tol*fb {
 				return true
 			}
+			if !res.final {
+				return false
+			}
 			for c, mc := range m {
 				if !in[c] && mc > -0.05 {
 					return true // a dropped comparison is needed: next round
@@ -295,6 +323,7 @@ func (p *problem) interiorFull(ctx context.Context, sol solution, s Settings) (s
 			}
 			return false
 		}
+		cp.askFrom = s.Tol
 		res, err := solveConic(ctx, cp, s.Tol*0.05, 150)
 		if err != nil && !(errors.Is(err, errIPMStalled) && res.x != nil) {
 			if errors.Is(err, errIPMStalled) {
@@ -307,7 +336,10 @@ func (p *problem) interiorFull(ctx context.Context, sol solution, s Settings) (s
 		if f < best.objective {
 			best.objective, best.x = f, xn
 		}
-		best.bound = math.Max(best.bound, bound)
+		if bound > best.bound {
+			best.bound = bound
+			best.dual = scaledDual(alpha, bound)
+		}
 		best.trace = append(best.trace, best.objective)
 		if s.Recorder != nil {
 			s.Recorder(Iteration{Iter: best.iters, Objective: f, Best: best.objective, Bound: best.bound})

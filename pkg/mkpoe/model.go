@@ -37,6 +37,10 @@ type Model struct {
 	// Objective is the final value of the objective of Alg. 4.
 	Objective float64
 	Stats     Stats
+	// dual is the fit's certifying dual point (one multiplier per training
+	// comparison), kept in memory for warm starts (warmCertificate); not
+	// saved with the model.
+	dual []float64
 }
 
 // Stats are the solver's diagnostics.

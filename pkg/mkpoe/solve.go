@@ -16,6 +16,21 @@ type solution struct {
 	iters     int
 	converged bool      // the stopping rule was met before MaxIter
 	trace     []float64 // exact objective of the iterate after each iteration
+	// dual is the dual point (one multiplier per comparison, in [0, β/|𝒞|],
+	// dual feasible) whose Σ is bound; nil if none. A fit warm-started
+	// along a β grid re-uses it (warmCertificate).
+	dual []float64
+}
+
+// scaledDual returns t·α for the multipliers α whose dual scaling t gave
+// bound = t·Σα.
+func scaledDual(alpha []float64, bound float64) []float64 {
+	sum := floats.Sum(alpha)
+	out := make([]float64, len(alpha))
+	if sum > 0 {
+		floats.AddScaled(out, bound/sum, alpha)
+	}
+	return out
 }
 
 // huber returns the Huber-smoothed hinge h_δ(m) and its derivative:
@@ -191,6 +206,7 @@ func (p *problem) accelerated(ctx context.Context, x0 []float64, s Settings, sto
 			}
 			if b := t * sumA; b > sol.bound {
 				sol.bound = b
+				sol.dual = scaledDual(alpha, b)
 			}
 			// Only near convergence (within 50× the target) is the support
 			// of w settled enough for the polish to pay off.
@@ -205,6 +221,7 @@ func (p *problem) accelerated(ctx context.Context, x0 []float64, s Settings, sto
 					p.gradient(ws, cand, pw, g2)
 					if b := p.dualScale(ws, g2) * floats.Sum(cand); b > sol.bound {
 						sol.bound = b
+						sol.dual = scaledDual(cand, b)
 					}
 					if sol.objective-sol.bound <= s.Tol*sol.objective {
 						break

@@ -1,0 +1,64 @@
+package mkpoe
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestBestMultiple checks the exact minimiser of f(s) = s·reg + μ Σ
+// max(0, 1 + s(m_c − 1)) on hand-computed cases and against a fine grid on
+// random ones.
+func TestBestMultiple(t *testing.T) {
+	cases := []struct {
+		name    string
+		reg, mu float64
+		m       []float64
+		want    float64
+	}{
+		// f = s + max(0,1−s) + max(0,1−s/2): 2 − s/2 on [0,1], 1 + s/2 after:
+		// x itself (s = 1) is optimal.
+		{"x optimal", 1, 1, []float64{0, 0.5}, 1},
+		// Slope 1 − 0.2 > 0 from the start: W = 0 (f = 2) beats x (2.8).
+		{"zero best", 1, 1, []float64{0.9, 0.9}, 0},
+		// A hair-violated comparison (m = 0.01) is fixed by s = 1/0.99.
+		{"scale up", 1, 100, []float64{0.01, -1}, 1 / 0.99},
+		// A violated comparison (m = 1.5) adds slope μ/2 everywhere: with
+		// μ = 3, f = 6 − s/2 on [0,1] and 3 + 5s/2 after: s = 1. With μ = 1,
+		// f = 2 + s/2 on [0,1]: s = 0.
+		{"violated, mu 3", 1, 3, []float64{1.5, 0}, 1},
+		{"violated, mu 1", 1, 1, []float64{1.5, 0}, 0},
+		{"no comparisons", 2, 1, nil, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := bestMultiple(c.reg, c.mu, c.m); math.Abs(got-c.want) > 1e-12 {
+				t.Errorf("bestMultiple = %.15g, want %.15g", got, c.want)
+			}
+		})
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for trial := 0; trial < 200; trial++ {
+		reg, mu := rng.Float64()*10, rng.ExpFloat64()
+		m := make([]float64, 1+rng.IntN(12))
+		for c := range m {
+			m[c] = 1 - 2*rng.Float64()
+		}
+		f := func(s float64) float64 {
+			v := s * reg
+			for _, mc := range m {
+				v += mu * math.Max(0, 1+s*(mc-1))
+			}
+			return v
+		}
+		got := bestMultiple(reg, mu, m)
+		for s := 0.0; s <= 40; s += 1e-3 {
+			if f(s) < f(got)-1e-9*(1+f(got)) {
+				t.Fatalf("trial %d: f(%g) = %g < f(bestMultiple = %g) = %g", trial, s, f(s), got, f(got))
+			}
+		}
+		if f(got) > f(1) {
+			t.Fatalf("trial %d: f(%g) = %g worse than x itself (%g)", trial, got, f(got), f(1))
+		}
+	}
+}
