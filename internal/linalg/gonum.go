@@ -36,3 +36,22 @@ func choleskySolve(n int, a, b []float64) {
 	lapack64.Potrs(blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: n, Data: a, Stride: n},
 		blas64.General{Rows: n, Cols: 1, Data: b, Stride: 1})
 }
+
+// symEigenRange is the whole decomposition by symEigen, filtered.
+func symEigenRange(n int, a []float64, vl, vu float64, vals, vecs []float64) (int, bool) {
+	all := make([]float64, n)
+	if !symEigen(n, a, all, true) {
+		return 0, false
+	}
+	m := 0
+	for k, v := range all {
+		if v > vl && v <= vu {
+			vals[m] = v
+			for i := 0; i < n; i++ {
+				vecs[m*n+i] = a[i*n+k]
+			}
+			m++
+		}
+	}
+	return m, true
+}

@@ -59,3 +59,23 @@ func CholeskySolve(n int, a, b []float64) {
 	}
 	choleskySolve(n, a, b)
 }
+
+// SymEigenRange computes the eigenpairs of the symmetric n×n matrix a
+// (row-major; only the upper triangle is read; a is destroyed) whose
+// eigenvalues lie in the half-open interval (vl, vu], in ascending order:
+// it returns their number m, the values in vals[:m] and the vectors in
+// vecs, vector k at vecs[k*n : k*n+n] (one per row). vals and vecs need
+// room for n values and n vectors. It reports false if the algorithm did
+// not converge. With -tags openblas this is LAPACK's dsyevr (relatively
+// robust representations), which computes only the eigenvectors asked
+// for: a projection onto the PSD cone needs just the positive (or just the
+// negative) part (McFee & Lanckriet 2011, Alg. 4, step 6).
+func SymEigenRange(n int, a []float64, vl, vu float64, vals, vecs []float64) (m int, ok bool) {
+	if len(a) < n*n || len(vals) < n || len(vecs) < n*n {
+		panic("linalg: SymEigenRange: a and vecs need n×n entries and vals n")
+	}
+	if n == 0 || !(vl < vu) {
+		return 0, true
+	}
+	return symEigenRange(n, a, vl, vu, vals, vecs)
+}

@@ -151,3 +151,99 @@ func TestCholesky(t *testing.T) {
 		t.Fatal("indefinite [[1,2],[2,1]] accepted")
 	}
 }
+
+// TestSymEigenRange checks that the eigenpairs of a range are exactly those
+// of the whole decomposition in that range, with A v = λ v.
+func TestSymEigenRange(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 8))
+	for _, n := range []int{1, 2, 9, 40, 150} {
+		orig := make([]float64, n*n)
+		for i := range n {
+			for j := i; j < n; j++ {
+				v := rng.NormFloat64()
+				orig[i*n+j], orig[j*n+i] = v, v
+			}
+		}
+		all := make([]float64, n)
+		if !SymEigen(n, append([]float64(nil), orig...), all, false) {
+			t.Fatal("SymEigen failed")
+		}
+		big := 10 * float64(n)
+		for _, r := range [][2]float64{{0, big}, {-big, 0}, {-0.5, 0.5}, {big, 2 * big}} {
+			vals, vecs := make([]float64, n), make([]float64, n*n)
+			m, ok := SymEigenRange(n, append([]float64(nil), orig...), r[0], r[1], vals, vecs)
+			if !ok {
+				t.Fatalf("n=%d range %v: did not converge", n, r)
+			}
+			var want []float64
+			for _, v := range all {
+				if v > r[0] && v <= r[1] {
+					want = append(want, v)
+				}
+			}
+			if m != len(want) {
+				t.Fatalf("n=%d range %v: %d eigenvalues, want %d", n, r, m, len(want))
+			}
+			for k := 0; k < m; k++ {
+				if math.Abs(vals[k]-want[k]) > 1e-11*float64(n) {
+					t.Fatalf("n=%d range %v: eigenvalue %d = %g, want %g", n, r, k, vals[k], want[k])
+				}
+				v := vecs[k*n : k*n+n]
+				norm := 0.0
+				for i := range n {
+					av := 0.0
+					for j := range n {
+						av += orig[i*n+j] * v[j]
+					}
+					if math.Abs(av-vals[k]*v[i]) > 1e-10*float64(n) {
+						t.Fatalf("n=%d range %v: (Av − λv)[%d] = %g", n, r, i, av-vals[k]*v[i])
+					}
+					norm += v[i] * v[i]
+				}
+				if math.Abs(norm-1) > 1e-12*float64(n) {
+					t.Fatalf("n=%d range %v: ‖v‖² = %g", n, r, norm)
+				}
+			}
+		}
+	}
+}
+
+// benchmarkProjection times the two ways of projecting a 330×330 matrix
+// with the given fraction of positive eigenvalues: the whole
+// decomposition, or only the positive eigenpairs.
+func benchmarkProjection(b *testing.B, positive float64, rangeOnly bool) {
+	const n = 330
+	rng := rand.New(rand.NewPCG(1, 1))
+	q := make([]float64, n*n)
+	for i := range q {
+		q[i] = rng.NormFloat64()
+	}
+	// A = Q D Qᵀ with a random orthogonal-ish Q is costly to build; a
+	// random symmetric matrix shifted puts about the wanted fraction of
+	// its spectrum above zero (semicircle of radius 2√n).
+	a := make([]float64, n*n)
+	for i := range n {
+		for j := i; j < n; j++ {
+			v := q[i*n+j]
+			a[i*n+j], a[j*n+i] = v, v
+		}
+		a[i*n+i] += 2 * math.Sqrt(n) * (2*positive - 1)
+	}
+	work := make([]float64, n*n)
+	vals, vecs := make([]float64, n), make([]float64, n*n)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		copy(work, a)
+		if rangeOnly {
+			SymEigenRange(n, work, 0, 1e6, vals, vecs)
+		} else {
+			SymEigen(n, work, vals, true)
+		}
+	}
+}
+
+func BenchmarkProjection330_Whole_10pct(b *testing.B) { benchmarkProjection(b, 0.1, false) }
+func BenchmarkProjection330_Range_10pct(b *testing.B) { benchmarkProjection(b, 0.1, true) }
+func BenchmarkProjection330_Range_50pct(b *testing.B) { benchmarkProjection(b, 0.5, true) }
+func BenchmarkProjection330_Range_25pct(b *testing.B) { benchmarkProjection(b, 0.25, true) }
+func BenchmarkProjection330_Range_3pct(b *testing.B)  { benchmarkProjection(b, 0.03, true) }

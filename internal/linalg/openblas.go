@@ -43,6 +43,19 @@ func symEigen(n int, a, vals []float64, vectors bool) bool {
 	return info == 0
 }
 
+// symEigenRange is LAPACK's dsyevr through LAPACKE, column-major on the
+// lower triangle (the row-major upper one), so that no transposed copy is
+// made; column k of the column-major n×m result is vector k, i.e. the row
+// layout SymEigenRange promises.
+func symEigenRange(n int, a []float64, vl, vu float64, vals, vecs []float64) (int, bool) {
+	var m C.lapack_int
+	isuppz := make([]C.lapack_int, 2*n)
+	info := C.LAPACKE_dsyevr(C.LAPACK_COL_MAJOR, 'V', 'V', 'L', C.lapack_int(n),
+		(*C.double)(&a[0]), C.lapack_int(n), C.double(vl), C.double(vu), 0, 0, 0,
+		&m, (*C.double)(&vals[0]), (*C.double)(&vecs[0]), C.lapack_int(n), &isuppz[0])
+	return int(m), info == 0
+}
+
 // cholesky is LAPACK's dpotrf through LAPACKE. The row-major upper
 // triangle is the column-major lower one, so the factor L = Uᵀ is computed
 // in place without the transposed copy that LAPACKE makes for row-major

@@ -1,6 +1,7 @@
 package mkpoe
 
 import (
+	"github.com/mkpoe/mkpoe/internal/linalg"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -83,6 +84,61 @@ func TestProjectPSD(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestProjectPSDBothSides checks that the three ways projectPSD computes
+// the projection — from the positive eigenpairs, as A minus the negative
+// part, or from the whole decomposition — agree with V₊Λ₊V₊ᵀ from an
+// independent whole eigendecomposition, on matrices
+// with mostly positive, mostly negative and mixed spectra.
+func TestProjectPSDBothSides(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	for trial := 0; trial < 30; trial++ {
+		r := 1 + rng.IntN(60)
+		a := randomSymmetric(rng, r)
+		shift := []float64{-2, 0, 2}[trial%3] * math.Sqrt(float64(r))
+		for i := 0; i < r; i++ {
+			a[i*r+i] += shift
+		}
+		// Reference: the whole decomposition.
+		v := append([]float64(nil), a...)
+		vals := make([]float64, r)
+		if !linalg.SymEigen(r, v, vals, true) {
+			t.Fatal("SymEigen failed")
+		}
+		want := make([]float64, r*r)
+		for k, l := range vals {
+			if l <= 0 {
+				continue
+			}
+			for i := 0; i < r; i++ {
+				for j := 0; j < r; j++ {
+					want[i*r+j] += l * v[i*r+k] * v[j*r+k]
+				}
+			}
+		}
+		for _, positives := range []int{0, r / 2, r} {
+			ws := &eigWS{positives: positives}
+			p := append([]float64(nil), a...)
+			projectPSD(ws, r, p)
+			if d := frob(p, want); d > 1e-10*(1+frob(want, make([]float64, r*r))) {
+				t.Errorf("trial %d (r=%d, shift %g, guess %d positives): ‖P(A) − V₊Λ₊V₊ᵀ‖ = %g", trial, r, shift, positives, d)
+			}
+			if wantPos := countAbove(vals, 0); ws.positives != wantPos {
+				t.Errorf("trial %d: %d positive eigenvalues recorded, want %d", trial, ws.positives, wantPos)
+			}
+		}
+	}
+}
+
+func countAbove(vals []float64, x float64) int {
+	n := 0
+	for _, v := range vals {
+		if v > x {
+			n++
+		}
+	}
+	return n
 }
 
 func TestFitNoComparisonsGivesZero(t *testing.T) {
