@@ -147,9 +147,67 @@ func (p *problem) distances(ws *workspace, x []float64, dist []float64) {
 			p.diagDistances(blk, x[blk.off:blk.off+r], dist)
 			continue
 		}
+		if d := diagonalOf(blk.phi); d != nil {
+			addDiagonalPairForms(d, x[blk.off:blk.off+blk.size], p.pairs, dist)
+			continue
+		}
 		g := ws.g[b]
 		g.Mul(blk.phi, blk.matrix(x))
 		addPairForms(blk.phi, g, p.pairs, dist)
+	}
+}
+
+// diagonalOf returns the diagonal of phi if phi is a square diagonal
+// matrix (GNMDS, K = I, Sec. 3.3, and its preconditioned form), else nil.
+// Then a pair's distance and the gradient cost O(1) instead of O(r)
+// (addDiagonalPairForms, addDiagonalPairDifferences).
+func diagonalOf(phi *mat.Dense) []float64 {
+	n, r := phi.Dims()
+	if n != r {
+		return nil
+	}
+	raw := phi.RawMatrix()
+	for i := 0; i < n; i++ {
+		row := raw.Data[i*raw.Stride : i*raw.Stride+n]
+		for j, v := range row {
+			if v != 0 && j != i {
+				return nil
+			}
+		}
+	}
+	d := make([]float64, n)
+	for i := range d {
+		d[i] = raw.Data[i*raw.Stride+i]
+	}
+	return d
+}
+
+// addDiagonalPairForms adds (e_a − e_b)ᵀ Φ X Φᵀ (e_a − e_b) = d_a² X_aa +
+// d_b² X_bb − 2 d_a d_b X_ab to dist for every pair (a,b), for Φ = diag(d)
+// and X row-major r×r (symmetric).
+func addDiagonalPairForms(d, x []float64, pairs []data.Pair, dist []float64) {
+	r := len(d)
+	for k, q := range pairs {
+		a, b := q.A, q.B
+		dist[k] += d[a]*d[a]*x[a*r+a] + d[b]*d[b]*x[b*r+b] - 2*d[a]*d[b]*x[a*r+b]
+	}
+}
+
+// addDiagonalPairDifferences adds Φᵀ S Φ = D S D to the row-major r×r g,
+// S = Σ_k pw_k (e_a − e_b)(e_a − e_b)ᵀ, for Φ = diag(d).
+func addDiagonalPairDifferences(d []float64, pairs []data.Pair, pw, g []float64) {
+	r := len(d)
+	for k, q := range pairs {
+		w := pw[k]
+		if w == 0 {
+			continue
+		}
+		a, b := q.A, q.B
+		g[a*r+a] += w * d[a] * d[a]
+		g[b*r+b] += w * d[b] * d[b]
+		v := w * d[a] * d[b]
+		g[a*r+b] -= v
+		g[b*r+a] -= v
 	}
 }
 
@@ -267,16 +325,23 @@ func (p *problem) gradient(ws *workspace, alpha, pw, g []float64) {
 			p.diagGradient(blk, ws.act, pw, gb)
 			continue
 		}
-		// T = S Φ.
-		tm := ws.g[b]
-		tm.Zero()
-		addPairDifferences(tm, blk.phi, p.pairs, pw)
-		gm := mat.NewDense(r, r, gb)
-		gm.Mul(blk.phi.T(), tm)
-		for i := 0; i < r; i++ {
-			for j := i + 1; j < r; j++ {
-				v := (gb[i*r+j] + gb[j*r+i]) / 2
-				gb[i*r+j], gb[j*r+i] = v, v
+		if d := diagonalOf(blk.phi); d != nil {
+			for i := range gb {
+				gb[i] = 0
+			}
+			addDiagonalPairDifferences(d, p.pairs, pw, gb)
+		} else {
+			// T = S Φ.
+			tm := ws.g[b]
+			tm.Zero()
+			addPairDifferences(tm, blk.phi, p.pairs, pw)
+			gm := mat.NewDense(r, r, gb)
+			gm.Mul(blk.phi.T(), tm)
+			for i := 0; i < r; i++ {
+				for j := i + 1; j < r; j++ {
+					v := (gb[i*r+j] + gb[j*r+i]) / 2
+					gb[i*r+j], gb[j*r+i] = v, v
+				}
 			}
 		}
 		if blk.reg == nil {
