@@ -39,6 +39,9 @@ type workingSet struct {
 	coords [][]int      // diagonal blocks: kept coordinates
 	comps  []int        // comparisons kept
 	inComp []bool
+	// priced marks, per diagonal block, the coordinates that entered by
+	// pricing: they stay for good (see growWorkingSet).
+	priced []map[int]bool
 }
 
 // maxInteriorFlops bounds the cost of one Newton system of the
@@ -183,10 +186,25 @@ func (p *problem) growWorkingSet(set *workingSet, x, g, m []float64, slack float
 			if first {
 				supportTol = firstSupportTolerance
 			}
+			if set.priced == nil {
+				set.priced = make([]map[int]bool, len(p.blocks))
+			}
+			if set.priced[b] == nil {
+				set.priced[b] = map[int]bool{}
+			}
+			// The set is the support of x, every coordinate that ever
+			// entered by pricing, and the most negatively priced new ones.
+			// Priced coordinates must stay even at x_t = 0: each one holds
+			// a constraint of the restricted dual, and dropping it lets the
+			// multipliers violate it again. (Dropped, they came back priced
+			// in the next round: a K4 fit on aset400 at β = 1e7 cycled
+			// between two sets until the round limit, uncertified.) A
+			// coordinate leaves at most once — it can only come back
+			// priced — so the rounds end.
 			var coords, priced []int
 			for t := 0; t < blk.r; t++ {
 				switch {
-				case xmax > 0 && xb[t] > supportTol*xmax:
+				case xmax > 0 && xb[t] > supportTol*xmax, set.priced[b][t]:
 					coords = append(coords, t)
 				case gb[t] < 0:
 					priced = append(priced, t)
@@ -196,6 +214,9 @@ func (p *problem) growWorkingSet(set *workingSet, x, g, m []float64, slack float
 			sort.Slice(priced, func(i, j int) bool { return gb[priced[i]] < gb[priced[j]] })
 			if len(priced) > maxNewCoords {
 				priced = priced[:maxNewCoords]
+			}
+			for _, t := range priced {
+				set.priced[b][t] = true
 			}
 			coords = append(coords, priced...)
 			sort.Ints(coords)
