@@ -192,8 +192,9 @@ func (p *problem) growWorkingSet(set *workingSet, x, g, m []float64, slack float
 			if set.priced[b] == nil {
 				set.priced[b] = map[int]bool{}
 			}
-			// The set is the support of x, every coordinate that ever
-			// entered by pricing, and the most negatively priced new ones.
+			// The set is the support of x, every coordinate that entered
+			// by pricing after the first round, and the most negatively
+			// priced new ones.
 			// Priced coordinates must stay even at x_t = 0: each one holds
 			// a constraint of the restricted dual, and dropping it lets the
 			// multipliers violate it again. (Dropped, they came back priced
@@ -215,8 +216,13 @@ func (p *problem) growWorkingSet(set *workingSet, x, g, m []float64, slack float
 			if len(priced) > maxNewCoords {
 				priced = priced[:maxNewCoords]
 			}
-			for _, t := range priced {
-				set.priced[b][t] = true
+			if !first {
+				// The first round's prices come from the first-order
+				// point, not from a solved restricted dual: those
+				// coordinates may leave like the support.
+				for _, t := range priced {
+					set.priced[b][t] = true
+				}
 			}
 			coords = append(coords, priced...)
 			sort.Ints(coords)
