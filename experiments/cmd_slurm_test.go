@@ -318,7 +318,9 @@ func TestStatusResubmitAndMerge(t *testing.T) {
 	if code, _, errs := run("slurm", cfg, "--out", dir, "--max-array-size", "10"); code != 0 {
 		t.Fatalf("slurm: exit %d\n%s", code, errs)
 	}
-	code, out, _ = run("status", dir)
+	if code, out, errs = run("status", dir); code != 0 {
+		t.Errorf("status: exit %d\n%s", code, errs)
+	}
 	for _, w := range []string{
 		"22 tasks: 18 done, 2 missing, 2 failed\n",
 		"  7 cv-r02-s01-f01: β=10: boom\n",

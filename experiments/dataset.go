@@ -27,14 +27,6 @@ type dataset struct {
 	precomputed map[string]*mat.SymDense
 }
 
-// sourceNames lists the sources each data set type offers (docs/configs.md).
-var sourceNames = map[string][]string{
-	"synthetic": {"<view name>"},
-	"aset400":   {"tags", "cf", "genre"},
-	"aloi10":    {"view1", "view2", "view3", "view4"},
-	"generic":   {"<features key>"},
-}
-
 func loadDataset(c *Config) (*dataset, error) {
 	d := c.Dataset
 	switch d.Type {

@@ -266,62 +266,6 @@ func (t *twoWay) spread(first, last int32, count int, lo, hi uint64, a int32, k 
 	}
 }
 
-// labelHeap is a binary min-heap of vertices keyed by a label stored
-// alongside, so that comparisons touch only the heap.
-type labelHeap []heapEntry
-
-type heapEntry struct {
-	key uint64
-	v   int32
-}
-
-func (h *labelHeap) reset(key uint64, v int32) { *h = append((*h)[:0], heapEntry{key, v}) }
-
-func (h labelHeap) empty() bool { return len(h) == 0 }
-
-func (h *labelHeap) push(key uint64, v int32) {
-	q := append(*h, heapEntry{key, v})
-	i := len(q) - 1
-	for i > 0 {
-		p := (i - 1) / 2
-		if q[p].key <= key {
-			break
-		}
-		q[i] = q[p]
-		i = p
-	}
-	q[i] = heapEntry{key, v}
-	*h = q
-}
-
-func (h *labelHeap) pop() int32 {
-	q := *h
-	top := q[0].v
-	n := len(q) - 1
-	last := q[n]
-	q = q[:n]
-	i := 0
-	for {
-		c := 2*i + 1
-		if c >= n {
-			break
-		}
-		if c+1 < n && q[c+1].key < q[c].key {
-			c++
-		}
-		if last.key <= q[c].key {
-			break
-		}
-		q[i] = q[c]
-		i = c
-	}
-	if n > 0 {
-		q[i] = last
-	}
-	*h = q
-	return top
-}
-
 // bucketQueue is a monotone-free priority queue of approximate label order:
 // the keys of one search lie in an interval [lo, hi], split into 64 buckets
 // of equal width; pop returns a vertex of the lowest non-empty bucket, the
