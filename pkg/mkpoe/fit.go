@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"gonum.org/v1/gonum/floats"
 	"math"
 	"sort"
 	"time"
 
 	"github.com/mkpoe/mkpoe/internal/linalg"
 	"github.com/mkpoe/mkpoe/pkg/data"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -258,6 +258,9 @@ func ones(n int) []float64 {
 func formulation(in input, mode Mode, eigen bool, eigTol float64) (blocks []block, backs []*mat.Dense) {
 	add := func(b block, back *mat.Dense) {
 		_, b.r = b.phi.Dims()
+		if !b.diag {
+			b.phiDiag = diagonalOf(b.phi)
+		}
 		blocks = append(blocks, b)
 		backs = append(backs, back)
 	}

@@ -37,6 +37,7 @@ type pairOperator struct {
 	left, right []int32      // per kept comparison: its pairs' indices
 	buf         []float64    // the |T|×|T| Newton matrix, reused across iterations
 	items       []int32      // per kept comparison c: items i, j, k, l at 4c … 4c+3
+	rows        [][]float64  // per cone block: its pair rows (pairRows), reused across iterations
 }
 
 // mulB computes out_c = Σ_b ⟨A_c, X_b⟩ = Σ_b d_b(i,j) − d_b(k,l).
@@ -88,10 +89,13 @@ func (po *pairOperator) factorDual(cp *conicProblem, nts []ntBlock, delta []floa
 	if len(po.buf) != nT*nT {
 		po.buf = make([]float64, nT*nT)
 	}
-	qms := make([][]float64, len(cp.blocks))
-	for q := range cp.blocks {
-		qms[q] = po.pairRows(po.phi[q], nts[q].g)
+	if len(po.rows) != len(cp.blocks) {
+		po.rows = make([][]float64, len(cp.blocks))
 	}
+	for q := range cp.blocks {
+		po.rows[q] = po.pairRows(po.rows[q], po.phi[q], nts[q].g)
+	}
+	qms := po.rows
 	fill := func(md []float64) {
 		for i := range md {
 			md[i] = 0
@@ -108,14 +112,15 @@ func (po *pairOperator) factorDual(cp *conicProblem, nts []ntBlock, delta []floa
 // pairRows returns, for a block's item coordinates phi and NT factor g,
 // the rows H(e_a − e_b) of H = ΦGGᵀΦᵀ for every pair p = (a,b) (row-major,
 // one row of length n per pair), so that the pair Gram value e_pᵀ H e_q
-// is row_p[c] − row_p[d] for q = (c,d).
-func (po *pairOperator) pairRows(phi, g *mat.Dense) []float64 {
+// is row_p[c] − row_p[d] for q = (c,d). It writes into dst, grown if
+// needed (tens of megabytes per block at |T| ≈ 4400).
+func (po *pairOperator) pairRows(dst []float64, phi, g *mat.Dense) []float64 {
 	var f, h mat.Dense
 	f.Mul(phi, g)
 	h.Mul(&f, f.T())
 	n, _ := h.Dims()
 	hr := h.RawMatrix()
-	qm := make([]float64, len(po.pairs)*n)
+	qm := growFloats(dst, len(po.pairs)*n)
 	for p, pq := range po.pairs {
 		ra := hr.Data[pq.A*hr.Stride : pq.A*hr.Stride+n]
 		rb := hr.Data[pq.B*hr.Stride : pq.B*hr.Stride+n]

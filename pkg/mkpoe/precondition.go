@@ -96,7 +96,7 @@ func (p *problem) precondition() scaling {
 			}
 			reg[k] = blk.regWeight(k) * d[k] * d[k]
 		}
-		blk.phi, blk.regDiag = phi, reg
+		blk.phi, blk.regDiag, blk.phiDiag = phi, reg, diagonalOf(phi)
 	}
 	return sc
 }

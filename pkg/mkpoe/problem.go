@@ -27,6 +27,10 @@ type block struct {
 	// regDiag, for a full block with reg == nil, makes the regulariser
 	// Σ_k regDiag_k X_kk (nil means tr(X)). Preconditioning sets it.
 	regDiag []float64
+	// phiDiag, for a full block whose phi is square diagonal (GNMDS,
+	// K = I, and its preconditioned form), is that diagonal (diagonalOf);
+	// nil otherwise. Set with phi, in formulation and precondition.
+	phiDiag []float64
 	off     int // offset of this block in the flat variable
 	size    int // r*r (full) or r (diag)
 }
@@ -147,7 +151,7 @@ func (p *problem) distances(ws *workspace, x []float64, dist []float64) {
 			p.diagDistances(blk, x[blk.off:blk.off+r], dist)
 			continue
 		}
-		if d := diagonalOf(blk.phi); d != nil {
+		if d := blk.phiDiag; d != nil {
 			addDiagonalPairForms(d, x[blk.off:blk.off+blk.size], p.pairs, dist)
 			continue
 		}
@@ -325,7 +329,7 @@ func (p *problem) gradient(ws *workspace, alpha, pw, g []float64) {
 			p.diagGradient(blk, ws.act, pw, gb)
 			continue
 		}
-		if d := diagonalOf(blk.phi); d != nil {
+		if d := blk.phiDiag; d != nil {
 			for i := range gb {
 				gb[i] = 0
 			}
@@ -503,7 +507,8 @@ func projectPSD(ws *eigWS, r int, a []float64) {
 		panic("mkpoe: eigendecomposition failed to converge")
 	}
 	ws.positives = r - m
-	// A was overwritten by the eigensolver: symmetrise from a again.
+	// A⁺ = A − V₋Λ₋V₋ᵀ needs A itself symmetric (sym, its symmetric
+	// part, went to the eigensolver).
 	for i := 0; i < r; i++ {
 		for j := i + 1; j < r; j++ {
 			v := (a[i*r+j] + a[j*r+i]) / 2
