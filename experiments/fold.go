@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/mkpoe/mkpoe/pkg/constraint"
+	"github.com/mkpoe/mkpoe/pkg/cv"
 	"github.com/mkpoe/mkpoe/pkg/data"
 	"github.com/mkpoe/mkpoe/pkg/kernels"
 	"gonum.org/v1/gonum/mat"
@@ -34,39 +35,32 @@ type fold struct {
 	testSteps   []constraint.StepReport
 }
 
-// splitItems returns the outer split s: a seeded permutation of the items,
-// the first round(n·test_fraction) held out. Different splits use different
-// permutations (repeated random splits, Sec. 5.1).
+// splitItems returns outer split s of the config's protocol (cv.OuterSplit).
 func splitItems(c *Config, n, s int) (train, test []int) {
-	rng := rand.New(rand.NewPCG(c.Seed, 1000+uint64(s)))
-	perm := rng.Perm(n)
-	nt := int(float64(n)*c.Protocol.TestFraction + 0.5)
-	if nt < 1 {
-		nt = 1
-	}
-	test = append([]int(nil), perm[:nt]...)
-	train = append([]int(nil), perm[nt:]...)
-	slices.Sort(test)
-	slices.Sort(train)
-	return train, test
+	return cv.OuterSplit(n, c.Protocol.TestFraction, c.Seed, s)
 }
 
-// innerFold returns inner fold f of the training items of split s: the
-// training items are dealt into InnerFolds folds by a seeded permutation;
-// fold f is the validation set, the rest the inner training set.
+// innerFold returns inner fold f of split s's training items (cv.InnerFold).
 func innerFold(c *Config, train []int, s, f int) (innerTrain, val []int) {
-	rng := rand.New(rand.NewPCG(c.Seed, 2000+uint64(s)))
-	perm := rng.Perm(len(train))
-	for r, p := range perm {
-		if r%c.Protocol.InnerFolds == f {
-			val = append(val, train[p])
-		} else {
-			innerTrain = append(innerTrain, train[p])
-		}
+	return cv.InnerFold(train, c.Protocol.InnerFolds, c.Seed, s, f)
+}
+
+// gramsOf returns the fold's training kernels of kidx, in that order.
+func (f *fold) gramsOf(kidx []int) []mat.Symmetric {
+	ks := make([]mat.Symmetric, len(kidx))
+	for i, p := range kidx {
+		ks[i] = f.grams[p]
 	}
-	slices.Sort(innerTrain)
-	slices.Sort(val)
-	return innerTrain, val
+	return ks
+}
+
+// rowsOf returns the fold's held-out kernel rows of kidx, in that order.
+func (f *fold) rowsOf(kidx []int) []*mat.Dense {
+	rows := make([]*mat.Dense, len(kidx))
+	for i, p := range kidx {
+		rows[i] = f.rows[p]
+	}
+	return rows
 }
 
 // buildFold builds the kernels listed in kernelIdx and the comparisons of a
@@ -80,47 +74,17 @@ func buildFold(c *Config, ds *dataset, train, test []int, kernelIdx []int, train
 		}
 		f.grams[p], f.rows[p] = g, r
 	}
-	pos := make(map[int]int, len(train)+len(test))
-	for r, i := range train {
-		pos[i] = r
-	}
-	for r, i := range test {
-		pos[i] = len(train) + r
-	}
-	isTrain := func(i int) bool { _, ok := pos[i]; return ok && pos[i] < len(train) }
-	isTest := func(i int) bool { _, ok := pos[i]; return ok && pos[i] >= len(train) }
-	renumber := func(cmp data.Comparison) data.Comparison {
-		return data.Comparison{I: pos[cmp.I], J: pos[cmp.J], K: pos[cmp.K], L: pos[cmp.L]}
-	}
+	var source cv.ComparisonSource = cv.Fixed(ds.comps)
 	if ds.taxonomy != nil {
-		trainCs, err := ds.taxonomy.Comparisons(ds.labels, train, train)
-		if err != nil {
-			return nil, err
-		}
-		testCs, err := ds.taxonomy.Comparisons(ds.labels, test, train)
-		if err != nil {
-			return nil, err
-		}
-		for _, cmp := range trainCs {
-			f.trainCs = append(f.trainCs, renumber(cmp))
-		}
-		for _, cmp := range testCs {
-			f.testCs = append(f.testCs, renumber(cmp))
-		}
-	} else {
-		for _, cmp := range ds.comps {
-			switch {
-			case isTrain(cmp.I) && isTrain(cmp.J) && isTrain(cmp.K) && isTrain(cmp.L):
-				f.trainCs = append(f.trainCs, renumber(cmp))
-			case cmp.IsTriplet() && isTest(cmp.I) && isTrain(cmp.J) && isTrain(cmp.L):
-				f.testCs = append(f.testCs, renumber(cmp))
-			}
-		}
+		source = cv.FromTaxonomy{Taxonomy: ds.taxonomy, Labels: ds.labels}
+	}
+	var err error
+	if f.trainCs, f.testCs, err = source.Split(train, test); err != nil {
+		return nil, err
 	}
 	rng := rand.New(rand.NewPCG(seed, 7))
 	f.trainCs = subsample(f.trainCs, c.Protocol.MaxTrainComparisons, rng)
 	f.testCs = subsample(f.testCs, c.Protocol.MaxTestComparisons, rng)
-	var err error
 	if len(trainSteps) > 0 {
 		if f.trainCs, f.trainSteps, err = constraint.Run(f.trainCs, trainSteps, seed); err != nil {
 			return nil, fmt.Errorf("constraints.train: %w", err)
@@ -181,10 +145,10 @@ func buildKernel(k KernelConfig, ds *dataset, train, test []int) (*mat.SymDense,
 			return nil, nil, fmt.Errorf("unknown source %q (this data set offers %v)", k.Source, sortedKeys(ds.sources))
 		}
 	}
-	trIn := subsetInput(in, train)
+	trIn := in.Subset(train)
 	var teIn kernels.Input
 	if len(test) > 0 {
-		teIn = subsetInput(in, test)
+		teIn = in.Subset(test)
 	}
 	if k.Standardize && trIn.Features != nil {
 		means, stds := data.ColumnMeanStd(trIn.Features, nil)

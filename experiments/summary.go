@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"fmt"
+	"github.com/mkpoe/mkpoe/pkg/cv"
 	"math"
 	"os"
 	"path/filepath"
@@ -134,16 +135,14 @@ func Merge(c *Config) (*Summary, error) {
 				res = results[taskID(KindRefit, r, sp, -1)]
 				rs.Beta = append(rs.Beta, res.Beta)
 				rs.Models = append(rs.Models, res.Model)
-				curve := make([]float64, len(c.BetaGrid))
+				var curves [][]float64
 				for f := 0; f < c.Protocol.InnerFolds; f++ {
-					cv := results[taskID(KindCV, r, sp, f)]
-					for b, acc := range cv.ValAccuracy {
-						curve[b] += acc / float64(c.Protocol.InnerFolds)
-					}
-					conv.add(&cv)
+					cvr := results[taskID(KindCV, r, sp, f)]
+					curves = append(curves, cvr.ValAccuracy)
+					conv.add(&cvr)
 				}
 				conv.add(&res)
-				rs.ValCurve = append(rs.ValCurve, curve)
+				rs.ValCurve = append(rs.ValCurve, cv.MeanCurve(curves))
 				if res.KernelShare != nil {
 					if rs.KernelShare == nil {
 						rs.KernelShare = make([]float64, len(res.KernelShare))
@@ -157,7 +156,7 @@ func Merge(c *Config) (*Summary, error) {
 			rs.TrainComparisons = append(rs.TrainComparisons, res.TrainComparisons)
 			rs.TestComparisons = append(rs.TestComparisons, res.TestComparisons)
 		}
-		rs.Mean, rs.Std = meanStd(rs.Accuracy)
+		rs.Mean, rs.Std = cv.MeanStd(rs.Accuracy)
 		if row.Method != "native" {
 			conv.set(&rs)
 		}
@@ -173,25 +172,6 @@ func Merge(c *Config) (*Summary, error) {
 		return nil, err
 	}
 	return s, nil
-}
-
-func meanStd(x []float64) (float64, float64) {
-	if len(x) == 0 {
-		return math.NaN(), math.NaN()
-	}
-	m := 0.0
-	for _, v := range x {
-		m += v
-	}
-	m /= float64(len(x))
-	if len(x) == 1 {
-		return m, 0
-	}
-	v := 0.0
-	for _, a := range x {
-		v += (a - m) * (a - m)
-	}
-	return m, math.Sqrt(v / float64(len(x)-1))
 }
 
 // Markdown renders the summary as a Markdown table: one row per config row,

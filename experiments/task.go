@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mkpoe/mkpoe/pkg/constraint"
+	"github.com/mkpoe/mkpoe/pkg/cv"
 	"github.com/mkpoe/mkpoe/pkg/data"
 	"github.com/mkpoe/mkpoe/pkg/eval"
 	"github.com/mkpoe/mkpoe/pkg/mkpoe"
@@ -101,25 +102,16 @@ func execTask(ctx context.Context, c *Config, ds *dataset, st *store, t Task, re
 		res.TestAccuracy = nativeAccuracy(f, kidx)
 		return nil
 	case KindCV:
-		var prev *mkpoe.Model
-		for _, beta := range c.BetaGrid {
-			m, err := fitRow(ctx, c, row, f, kidx, beta, prev)
-			if err != nil {
-				return fmt.Errorf("β=%g: %w", beta, err)
-			}
-			acc, err := learnedAccuracy(m, f, kidx)
-			if err != nil {
-				return err
-			}
-			res.Betas = append(res.Betas, beta)
-			res.ValAccuracy = append(res.ValAccuracy, acc)
-			res.Objectives = append(res.Objectives, m.Objective)
-			res.Iterations = append(res.Iterations, m.Stats.Iterations)
-			res.Gaps = append(res.Gaps, m.Stats.RelativeGap)
-			res.Converged = append(res.Converged, m.Stats.Converged)
-			prev = m
+		pts, err := cv.Sweep(ctx, &rowTrial{c: c, row: row, f: f, kidx: kidx}, c.BetaGrid)
+		for _, p := range pts {
+			res.Betas = append(res.Betas, p.Beta)
+			res.ValAccuracy = append(res.ValAccuracy, p.Score)
+			res.Objectives = append(res.Objectives, p.Objective)
+			res.Iterations = append(res.Iterations, p.Iterations)
+			res.Gaps = append(res.Gaps, p.Gap)
+			res.Converged = append(res.Converged, p.Converged)
 		}
-		return nil
+		return err
 	case KindRefit:
 		beta, err := chooseBeta(c, st, t)
 		if err != nil {
@@ -134,7 +126,9 @@ func execTask(ctx context.Context, c *Config, ds *dataset, st *store, t Task, re
 			return err
 		}
 		res.Beta, res.Dim = beta, m.Dim()
-		res.KernelShare = kernelShare(m, f, kidx)
+		if res.KernelShare, err = m.KernelShares(f.gramsOf(kidx)); err != nil {
+			return err
+		}
 		res.Objectives, res.Iterations, res.Gaps = []float64{m.Objective}, []int{m.Stats.Iterations}, []float64{m.Stats.RelativeGap}
 		res.Converged = []bool{m.Stats.Converged}
 		res.Model = filepath.Join("models", t.ID+".json")
@@ -161,11 +155,24 @@ func fitRow(ctx context.Context, c *Config, row RowConfig, f *fold, kidx []int, 
 	if row.Method == "k1" {
 		s.Combine = mkpoe.Sum
 	}
-	ks := make([]mat.Symmetric, len(kidx))
-	for i, p := range kidx {
-		ks[i] = f.grams[p]
-	}
-	return mkpoe.FitContext(ctx, ks, f.trainCs, s)
+	return mkpoe.FitContext(ctx, f.gramsOf(kidx), f.trainCs, s)
+}
+
+// rowTrial is the cv.Trial of a row on a fold: the harness's fits and
+// scores run through pkg/cv's sweep.
+type rowTrial struct {
+	c    *Config
+	row  RowConfig
+	f    *fold
+	kidx []int
+}
+
+func (t *rowTrial) Fit(ctx context.Context, beta float64, warm *mkpoe.Model) (*mkpoe.Model, error) {
+	return fitRow(ctx, t.c, t.row, t.f, t.kidx, beta, warm)
+}
+
+func (t *rowTrial) Score(m *mkpoe.Model) (float64, error) {
+	return learnedAccuracy(m, t.f, t.kidx)
 }
 
 // fitGap is one fit of a task that did not converge: its β and the
@@ -240,10 +247,12 @@ func formatGap(g float64) string {
 
 // learnedAccuracy scores the held-out comparisons of a fold in the learned
 // space: training items from the model, held-out items embedded from their
-// kernel rows (Sec. 3.2, 4.3).
+// kernel rows (Sec. 3.2, 4.3); cv.HeldOutScore.
 func learnedAccuracy(m *mkpoe.Model, f *fold, kidx []int) (float64, error) {
-	acc, _, err := learnedAccuracyEmbedding(m, f, kidx)
-	return acc, err
+	if len(f.test) == 0 {
+		return math.NaN(), nil
+	}
+	return cv.HeldOutScore(m, f.rowsOf(kidx), f.testCs)
 }
 
 // learnedAccuracyEmbedding is learnedAccuracy that also returns the
@@ -252,21 +261,16 @@ func learnedAccuracyEmbedding(m *mkpoe.Model, f *fold, kidx []int) (float64, *ma
 	if len(f.test) == 0 {
 		return math.NaN(), nil, nil
 	}
-	rows := make([]*mat.Dense, len(kidx))
-	for i, p := range kidx {
-		rows[i] = f.rows[p]
-	}
-	emb, err := m.Embed(rows)
+	all, err := m.EmbedWithTraining(f.rowsOf(kidx))
 	if err != nil {
 		return 0, nil, err
 	}
+	nt, d := m.Train.Dims()
+	t, _ := all.Dims()
+	emb := mat.DenseCopyOf(all.Slice(nt, t, 0, d))
 	if len(f.testCs) == 0 {
 		return math.NaN(), emb, nil
 	}
-	nt, d := m.Train.Dims()
-	t, _ := emb.Dims()
-	all := mat.NewDense(nt+t, d, nil)
-	all.Stack(m.Train, emb)
 	return eval.Accuracy(f.testCs, eval.EmbeddingDistance(all)), emb, nil
 }
 
@@ -296,10 +300,10 @@ func nativeAccuracy(f *fold, kidx []int) float64 {
 	return eval.Accuracy(f.testCs, func(i, j int) float64 { return k(i, i) + k(j, j) - 2*k(i, j) })
 }
 
-// chooseBeta picks the β with the highest mean validation accuracy over
-// the split's inner folds (ties: the smallest β, the most regularised).
+// chooseBeta picks β for a refit from the validation scores of its split's
+// cv tasks, by pkg/cv's rule (cv.MeanCurve, cv.ChooseBeta).
 func chooseBeta(c *Config, st *store, t Task) (float64, error) {
-	mean := make([]float64, len(c.BetaGrid))
+	var curves [][]float64
 	var missing []string
 	for f := 0; f < c.Protocol.InnerFolds; f++ {
 		id := taskID(KindCV, t.Row, t.Split, f)
@@ -308,42 +312,14 @@ func chooseBeta(c *Config, st *store, t Task) (float64, error) {
 			missing = append(missing, id)
 			continue
 		}
-		for b, acc := range r.ValAccuracy {
-			if !math.IsNaN(acc) {
-				mean[b] += acc / float64(c.Protocol.InnerFolds)
-			}
-		}
+		curves = append(curves, r.ValAccuracy)
 	}
 	if len(missing) > 0 {
 		return 0, fmt.Errorf("refit needs the results of %v first", missing)
 	}
-	best := 0
-	for b := range mean {
-		if mean[b] > mean[best] {
-			best = b
-		}
+	b := cv.ChooseBeta(cv.MeanCurve(curves))
+	if b < 0 {
+		return 0, fmt.Errorf("no inner fold of split %d has a scorable validation comparison for any β", t.Split)
 	}
-	return c.BetaGrid[best], nil
-}
-
-// kernelShare returns tr(W⁽ᵖ⁾K⁽ᵖ⁾)/Σ_q tr(W⁽q⁾K⁽q⁾) for a model with one W
-// per kernel (k4), or nil.
-func kernelShare(m *mkpoe.Model, f *fold, kidx []int) []float64 {
-	if len(m.W) != len(kidx) || len(kidx) < 2 {
-		return nil
-	}
-	shares := make([]float64, len(kidx))
-	total := 0.0
-	for i, p := range kidx {
-		var wk mat.Dense
-		wk.Mul(m.W[i], f.grams[p])
-		shares[i] = math.Max(mat.Trace(&wk), 0)
-		total += shares[i]
-	}
-	if total > 0 {
-		for i := range shares {
-			shares[i] /= total
-		}
-	}
-	return shares
+	return c.BetaGrid[b], nil
 }

@@ -237,3 +237,45 @@ func CountsFromDense(m mat.Matrix) []map[int]float64 {
 	}
 	return out
 }
+
+// Subset returns the items idx of the input, in that order (e.g. the
+// training items of a fold, Sec. 5: kernels are fitted on training items
+// only). Rows and maps are shared with in, not copied, except Features.
+func (in Input) Subset(idx []int) Input {
+	var out Input
+	if in.Features != nil {
+		_, d := in.Features.Dims()
+		out.Features = mat.NewDense(len(idx), d, nil)
+		for r, i := range idx {
+			out.Features.SetRow(r, in.Features.RawRowView(i))
+		}
+	}
+	if in.Counts != nil {
+		out.Counts = make([]map[int]float64, len(idx))
+		for r, i := range idx {
+			out.Counts[r] = in.Counts[i]
+		}
+	}
+	if in.Sets != nil {
+		out.Sets = make([][]int, len(idx))
+		for r, i := range idx {
+			out.Sets[r] = in.Sets[i]
+		}
+	}
+	if in.Frames != nil {
+		out.Frames = make([]*mat.Dense, len(idx))
+		for r, i := range idx {
+			out.Frames[r] = in.Frames[i]
+		}
+	}
+	if in.Missing != nil {
+		out.Missing = make([]bool, len(idx))
+		for r, i := range idx {
+			out.Missing[r] = in.Missing[i]
+		}
+	}
+	if in.Features == nil && in.Counts == nil && in.Sets == nil && in.Frames == nil {
+		out.N = len(idx)
+	}
+	return out
+}

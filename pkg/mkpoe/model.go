@@ -171,6 +171,55 @@ func (m *Model) Embed(rows []*mat.Dense) (*mat.Dense, error) {
 	return hcat(t, parts), nil
 }
 
+// EmbedWithTraining returns the training items' embedding followed by the
+// new items' (Embed(rows)), one row each: training item r is row r, new item
+// q is row N+q, the numbering of data.SplitComparisons, so that held-out
+// comparisons can be scored on it directly (eval.EmbeddingDistance).
+func (m *Model) EmbedWithTraining(rows []*mat.Dense) (*mat.Dense, error) {
+	emb, err := m.Embed(rows)
+	if err != nil {
+		return nil, err
+	}
+	nt, d := m.Train.Dims()
+	t, _ := emb.Dims()
+	all := mat.NewDense(nt+t, d, nil)
+	all.Stack(m.Train, emb)
+	return all, nil
+}
+
+// KernelShares returns, for a model with one W per kernel (K4, Sec. 4),
+// each kernel's share tr(W⁽ᵖ⁾K⁽ᵖ⁾) / Σ_q tr(W⁽q⁾K⁽q⁾) of the trace
+// regulariser of Eq. 13: how much of the learned space kernel p carries
+// (Sec. 5.1.4 reads the learned weights this way). grams are the training
+// kernels given to Fit, in the same order. It returns nil for a model with
+// a single W (K1 on the sum kernel, one kernel, LPOE, GNMDS). Negative
+// traces (round-off of a zero block) count as 0; all zero gives all 0.
+func (m *Model) KernelShares(grams []mat.Symmetric) ([]float64, error) {
+	if len(m.W) < 2 {
+		return nil, nil
+	}
+	if len(grams) != len(m.W) {
+		return nil, fmt.Errorf("mkpoe: KernelShares needs %d kernels (one per W), got %d", len(m.W), len(grams))
+	}
+	shares := make([]float64, len(grams))
+	total := 0.0
+	for p, g := range grams {
+		if n := g.SymmetricDim(); n != m.W[p].SymmetricDim() {
+			return nil, fmt.Errorf("mkpoe: KernelShares: kernel %d is %d×%d, W is %d×%d", p, n, n, m.W[p].SymmetricDim(), m.W[p].SymmetricDim())
+		}
+		var wk mat.Dense
+		wk.Mul(m.W[p], g)
+		shares[p] = math.Max(mat.Trace(&wk), 0)
+		total += shares[p]
+	}
+	if total > 0 {
+		for p := range shares {
+			shares[p] /= total
+		}
+	}
+	return shares, nil
+}
+
 // modelJSON is the file form of a Model ("mkpoe-model/1").
 type modelJSON struct {
 	Format  string  `json:"format"`

@@ -1,0 +1,257 @@
+package cv
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/mkpoe/mkpoe/pkg/mkpoe"
+)
+
+// Protocol is the nested cross-validation of Sec. 5: Splits outer holdout
+// splits of the items (TestFraction held out), and in each, InnerFolds-fold
+// cross-validation over the training items to choose β from BetaGrid.
+type Protocol struct {
+	Splits       int
+	TestFraction float64
+	InnerFolds   int
+	// BetaGrid lists the β values to try, increasing (Sec. 5.1 uses
+	// 10⁻², …, 10⁶); ties in validation score go to the earliest.
+	BetaGrid []float64
+	// Seed drives every split (OuterSplit, InnerFold) and is passed to the
+	// Learner through FoldID.
+	Seed uint64
+}
+
+// Validate reports the first rule p breaks for a data set of n items.
+func (p Protocol) Validate(n int) error {
+	switch {
+	case p.Splits < 1:
+		return fmt.Errorf("cv: Splits must be ≥ 1, got %d", p.Splits)
+	case !(p.TestFraction > 0 && p.TestFraction < 1):
+		return fmt.Errorf("cv: TestFraction must be in (0, 1), got %g", p.TestFraction)
+	case p.InnerFolds < 2:
+		return fmt.Errorf("cv: InnerFolds must be ≥ 2, got %d", p.InnerFolds)
+	case len(p.BetaGrid) == 0:
+		return errors.New("cv: BetaGrid is empty")
+	}
+	for i, b := range p.BetaGrid {
+		if !(b > 0) || math.IsInf(b, 0) {
+			return fmt.Errorf("cv: BetaGrid[%d] must be positive and finite, got %g", i, b)
+		}
+		if i > 0 && !(b > p.BetaGrid[i-1]) {
+			return fmt.Errorf("cv: BetaGrid must increase, got %g after %g", b, p.BetaGrid[i-1])
+		}
+	}
+	train, _ := OuterSplit(n, p.TestFraction, p.Seed, 0)
+	if len(train) < p.InnerFolds {
+		return fmt.Errorf("cv: %d training items cannot be dealt into %d inner folds (n = %d, TestFraction %g)", len(train), p.InnerFolds, n, p.TestFraction)
+	}
+	return nil
+}
+
+// FoldID names a trial: outer split Split and inner fold Fold, or Fold = −1
+// for the refit on all of the split's training items. Learners use it to
+// seed their own random choices (comparison subsampling, constraint
+// processing), so that results do not depend on the order trials run in.
+type FoldID struct{ Split, Fold int }
+
+// Outer is the FoldID of split s's refit.
+func Outer(s int) FoldID { return FoldID{Split: s, Fold: -1} }
+
+// A Learner builds the trial of one fold: everything a fit on the training
+// items train needs (kernels fitted on them alone, their comparisons) and
+// what scoring on the held-out items held needs (their kernel rows against
+// the training items, the held-out comparisons). Item lists are global and
+// sorted.
+type Learner interface {
+	Trial(id FoldID, train, held []int) (Trial, error)
+}
+
+// A Trial fits models on one fold's training items and scores them on its
+// held-out comparisons.
+type Trial interface {
+	// Fit fits at β; warm, if not nil, is the fit at the previous β of the
+	// sweep (mkpoe.Settings.Init). It stops when ctx is cancelled.
+	Fit(ctx context.Context, beta float64, warm *mkpoe.Model) (*mkpoe.Model, error)
+	// Score is the fraction of held-out comparisons m satisfies (the
+	// paper's accuracy, ties counted as errors), NaN if there are none.
+	Score(m *mkpoe.Model) (float64, error)
+}
+
+// Point is one fit of a sweep: its β, validation score, and the solver's
+// objective, iterations and certified relative gap.
+type Point struct {
+	Beta       float64
+	Score      float64
+	Objective  float64
+	Iterations int
+	Gap        float64
+	Converged  bool
+}
+
+// Sweep fits tr at every β of grid in order, each fit warm-started from the
+// previous one, and scores each.
+func Sweep(ctx context.Context, tr Trial, grid []float64) ([]Point, error) {
+	var prev *mkpoe.Model
+	var pts []Point
+	for _, beta := range grid {
+		m, err := tr.Fit(ctx, beta, prev)
+		if err != nil {
+			return pts, fmt.Errorf("β=%g: %w", beta, err)
+		}
+		score, err := tr.Score(m)
+		if err != nil {
+			return pts, fmt.Errorf("β=%g: %w", beta, err)
+		}
+		pts = append(pts, Point{Beta: beta, Score: score, Objective: m.Objective, Iterations: m.Stats.Iterations, Gap: m.Stats.RelativeGap, Converged: m.Stats.Converged})
+		prev = m
+	}
+	return pts, nil
+}
+
+// Scores returns the validation scores of a sweep.
+func Scores(pts []Point) []float64 {
+	s := make([]float64, len(pts))
+	for i, p := range pts {
+		s[i] = p.Score
+	}
+	return s
+}
+
+// MeanCurve returns, per β, the mean validation score over the inner folds
+// (curves[f][b] is fold f's score at β number b), the validation curve from
+// which β is chosen. A fold without a score at β (NaN: no scorable
+// validation comparison) is left out of that β's mean; a β no fold scored
+// gets NaN. Scores are summed in fold order, each divided by the number of
+// folds, so that results are reproducible to the last bit.
+func MeanCurve(curves [][]float64) []float64 {
+	if len(curves) == 0 {
+		return nil
+	}
+	mean := make([]float64, len(curves[0]))
+	for b := range mean {
+		k := 0
+		for _, c := range curves {
+			if b < len(c) && !math.IsNaN(c[b]) {
+				k++
+			}
+		}
+		if k == 0 {
+			mean[b] = math.NaN()
+			continue
+		}
+		for _, c := range curves {
+			if b < len(c) && !math.IsNaN(c[b]) {
+				mean[b] += c[b] / float64(k)
+			}
+		}
+	}
+	return mean
+}
+
+// ChooseBeta returns the index of the highest mean validation score (the
+// rule of every table: β with the best mean inner-fold accuracy, Sec. 5);
+// ties go to the earliest β, the most regularised on an increasing grid.
+// It returns −1 if no β has a score.
+func ChooseBeta(mean []float64) int {
+	best := -1
+	for b, v := range mean {
+		if !math.IsNaN(v) && (best < 0 || v > mean[best]) {
+			best = b
+		}
+	}
+	return best
+}
+
+// SplitResult is the outcome of one outer split of Nested.
+type SplitResult struct {
+	Train, Test []int
+	// Sweeps[f] is inner fold f's sweep over the β grid.
+	Sweeps [][]Point
+	// Mean is the validation curve (MeanCurve over the folds).
+	Mean []float64
+	// Beta is the chosen β; Model the refit on all training items at Beta,
+	// and Score its score on the held-out items' comparisons.
+	Beta  float64
+	Model *mkpoe.Model
+	Score float64
+}
+
+// Result is the outcome of Nested: every split, and the mean and sample
+// standard deviation of their test scores (0 for one split).
+type Result struct {
+	Splits    []SplitResult
+	Mean, Std float64
+}
+
+// Nested runs the protocol p on n items with learner l, one trial after
+// another (the harness runs the same steps as parallel, resumable tasks).
+func Nested(ctx context.Context, l Learner, n int, p Protocol) (*Result, error) {
+	if err := p.Validate(n); err != nil {
+		return nil, err
+	}
+	res := &Result{}
+	for s := 0; s < p.Splits; s++ {
+		train, test := OuterSplit(n, p.TestFraction, p.Seed, s)
+		sr := SplitResult{Train: train, Test: test}
+		curves := make([][]float64, p.InnerFolds)
+		for f := 0; f < p.InnerFolds; f++ {
+			in, val := InnerFold(train, p.InnerFolds, p.Seed, s, f)
+			tr, err := l.Trial(FoldID{Split: s, Fold: f}, in, val)
+			if err != nil {
+				return nil, fmt.Errorf("cv: split %d, fold %d: %w", s, f, err)
+			}
+			pts, err := Sweep(ctx, tr, p.BetaGrid)
+			if err != nil {
+				return nil, fmt.Errorf("cv: split %d, fold %d: %w", s, f, err)
+			}
+			sr.Sweeps = append(sr.Sweeps, pts)
+			curves[f] = Scores(pts)
+		}
+		sr.Mean = MeanCurve(curves)
+		b := ChooseBeta(sr.Mean)
+		if b < 0 {
+			return nil, fmt.Errorf("cv: split %d: no inner fold has a scorable validation comparison", s)
+		}
+		sr.Beta = p.BetaGrid[b]
+		tr, err := l.Trial(Outer(s), train, test)
+		if err != nil {
+			return nil, fmt.Errorf("cv: split %d: %w", s, err)
+		}
+		if sr.Model, err = tr.Fit(ctx, sr.Beta, nil); err != nil {
+			return nil, fmt.Errorf("cv: split %d: refit at β=%g: %w", s, sr.Beta, err)
+		}
+		if sr.Score, err = tr.Score(sr.Model); err != nil {
+			return nil, fmt.Errorf("cv: split %d: %w", s, err)
+		}
+		res.Splits = append(res.Splits, sr)
+	}
+	scores := make([]float64, len(res.Splits))
+	for i, sr := range res.Splits {
+		scores[i] = sr.Score
+	}
+	res.Mean, res.Std = MeanStd(scores)
+	return res, nil
+}
+
+// MeanStd returns the mean and the sample standard deviation of x (0 for
+// one value; NaN, NaN for none).
+func MeanStd(x []float64) (mean, std float64) {
+	if len(x) == 0 {
+		return math.NaN(), math.NaN()
+	}
+	for _, v := range x {
+		mean += v
+	}
+	mean /= float64(len(x))
+	if len(x) == 1 {
+		return mean, 0
+	}
+	v := 0.0
+	for _, a := range x {
+		v += (a - mean) * (a - mean)
+	}
+	return mean, math.Sqrt(v / float64(len(x)-1))
+}

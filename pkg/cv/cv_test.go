@@ -1,0 +1,244 @@
+package cv
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/mkpoe/mkpoe/pkg/data"
+	"github.com/mkpoe/mkpoe/pkg/mkpoe"
+	"gonum.org/v1/gonum/mat"
+)
+
+func TestSplitsPartition(t *testing.T) {
+	for _, tc := range []struct {
+		n     int
+		frac  float64
+		folds int
+		nTest int
+	}{{10, 0.2, 2, 2}, {90, 0.2, 3, 18}, {7, 0.01, 3, 1}, {412, 0.2, 5, 82}} {
+		t.Run(fmt.Sprint(tc.n, tc.frac, tc.folds), func(t *testing.T) {
+			for s := 0; s < 3; s++ {
+				train, test := OuterSplit(tc.n, tc.frac, 9, s)
+				if len(test) != tc.nTest {
+					t.Errorf("split %d: %d test items, want %d", s, len(test), tc.nTest)
+				}
+				if all := slices.Sorted(slices.Values(slices.Concat(train, test))); !slices.Equal(all, seq(tc.n)) {
+					t.Fatalf("split %d: train ∪ test is not a partition of 0..%d", s, tc.n-1)
+				}
+				var vals []int
+				for f := 0; f < tc.folds; f++ {
+					in, val := InnerFold(train, tc.folds, 9, s, f)
+					if all := slices.Sorted(slices.Values(slices.Concat(in, val))); !slices.Equal(all, train) {
+						t.Fatalf("split %d fold %d: inner train ∪ validation is not the training set", s, f)
+					}
+					if d := len(val) - len(train)/tc.folds; d < 0 || d > 1 {
+						t.Errorf("split %d fold %d: %d validation items of %d", s, f, len(val), len(train))
+					}
+					vals = append(vals, val...)
+				}
+				if slices.Sort(vals); !slices.Equal(vals, train) {
+					t.Errorf("split %d: validation sets do not partition the training set", s)
+				}
+			}
+			a, _ := OuterSplit(tc.n, tc.frac, 9, 0)
+			b, _ := OuterSplit(tc.n, tc.frac, 9, 1)
+			if tc.n > 20 && slices.Equal(a, b) {
+				t.Error("splits 0 and 1 are equal")
+			}
+		})
+	}
+}
+
+func seq(n int) []int {
+	s := make([]int, n)
+	for i := range s {
+		s[i] = i
+	}
+	return s
+}
+
+func TestMeanCurveAndChooseBeta(t *testing.T) {
+	nan := math.NaN()
+	cases := []struct {
+		name   string
+		curves [][]float64
+		mean   []float64
+		choose int
+	}{
+		{"hand computed", [][]float64{{0.5, 0.75, 0.5}, {0.75, 0.75, 1}}, []float64{0.625, 0.75, 0.75}, 1},
+		{"ties go to the earliest β", [][]float64{{0.5, 0.5}}, []float64{0.5, 0.5}, 0},
+		{"an unscored fold is left out", [][]float64{{nan, 0.25}, {0.5, 0.75}}, []float64{0.5, 0.5}, 0},
+		{"a β nobody scored is never chosen", [][]float64{{nan, 0.25}, {nan, 0.75}}, []float64{nan, 0.5}, 1},
+		{"nothing scored", [][]float64{{nan}, {nan}}, []float64{nan}, -1},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			mean := MeanCurve(tc.curves)
+			if fmt.Sprint(mean) != fmt.Sprint(tc.mean) {
+				t.Errorf("MeanCurve = %v, want %v", mean, tc.mean)
+			}
+			if got := ChooseBeta(mean); got != tc.choose {
+				t.Errorf("ChooseBeta = %d, want %d", got, tc.choose)
+			}
+		})
+	}
+}
+
+func TestProtocolValidate(t *testing.T) {
+	ok := Protocol{Splits: 1, TestFraction: 0.2, InnerFolds: 3, BetaGrid: []float64{1, 10}}
+	if err := ok.Validate(20); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		edit func(*Protocol)
+		n    int
+	}{
+		{"no split", func(p *Protocol) { p.Splits = 0 }, 20},
+		{"nothing held out", func(p *Protocol) { p.TestFraction = 0 }, 20},
+		{"everything held out", func(p *Protocol) { p.TestFraction = 1 }, 20},
+		{"one fold", func(p *Protocol) { p.InnerFolds = 1 }, 20},
+		{"empty grid", func(p *Protocol) { p.BetaGrid = nil }, 20},
+		{"negative β", func(p *Protocol) { p.BetaGrid = []float64{-1, 1} }, 20},
+		{"infinite β", func(p *Protocol) { p.BetaGrid = []float64{1, math.Inf(1)} }, 20},
+		{"decreasing grid", func(p *Protocol) { p.BetaGrid = []float64{10, 1} }, 20},
+		{"more folds than training items", func(p *Protocol) {}, 3},
+	} {
+		p := ok
+		p.BetaGrid = slices.Clone(ok.BetaGrid)
+		tc.edit(&p)
+		if err := p.Validate(tc.n); err == nil {
+			t.Errorf("%s: Validate accepted %+v for n = %d", tc.name, p, tc.n)
+		}
+	}
+}
+
+// recorder is a Learner whose trials score fold f at β number b with
+// score[f][b] (the refit: 0.5 + β/1e4) and record every call.
+type recorder struct {
+	score [][]float64
+	calls []string
+	items map[FoldID][2][]int
+}
+
+func (r *recorder) Trial(id FoldID, train, held []int) (Trial, error) {
+	r.items[id] = [2][]int{train, held}
+	return &fakeTrial{r: r, id: id}, nil
+}
+
+type fakeTrial struct {
+	r  *recorder
+	id FoldID
+}
+
+func (t *fakeTrial) Fit(_ context.Context, beta float64, warm *mkpoe.Model) (*mkpoe.Model, error) {
+	w := "cold"
+	if warm != nil {
+		w = fmt.Sprintf("warm %g", warm.Beta)
+	}
+	t.r.calls = append(t.r.calls, fmt.Sprintf("s%d f%d fit %g %s", t.id.Split, t.id.Fold, beta, w))
+	return &mkpoe.Model{Beta: beta, Objective: beta, Stats: mkpoe.Stats{Iterations: 1, Converged: true}}, nil
+}
+
+func (t *fakeTrial) Score(m *mkpoe.Model) (float64, error) {
+	if t.id.Fold < 0 {
+		return 0.5 + m.Beta/1e4, nil
+	}
+	return t.r.score[t.id.Fold][int(math.Log10(m.Beta))], nil
+}
+
+func TestNestedDrivesTheProtocol(t *testing.T) {
+	r := &recorder{score: [][]float64{{0.6, 0.8, 0.7}, {0.6, 0.7, 0.9}}, items: map[FoldID][2][]int{}}
+	p := Protocol{Splits: 2, TestFraction: 0.25, InnerFolds: 2, BetaGrid: []float64{1, 10, 100}, Seed: 4}
+	res, err := Nested(context.Background(), r, 12, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Mean curve (0.6, 0.75, 0.8): β = 100; refit score 0.5 + 0.01.
+	for s, sr := range res.Splits {
+		if sr.Beta != 100 || sr.Score != 0.51 || fmt.Sprint(sr.Mean) != "[0.6 0.75 0.8]" {
+			t.Errorf("split %d: β %g, score %g, curve %v", s, sr.Beta, sr.Score, sr.Mean)
+		}
+		if sr.Model.Beta != 100 {
+			t.Errorf("split %d: refit model at β %g", s, sr.Model.Beta)
+		}
+		train, test := r.items[Outer(s)][0], r.items[Outer(s)][1]
+		if !slices.Equal(train, sr.Train) || !slices.Equal(test, sr.Test) || len(test) != 3 {
+			t.Errorf("split %d: refit on %v / %v, result says %v / %v", s, train, test, sr.Train, sr.Test)
+		}
+		for f := 0; f < 2; f++ {
+			in := r.items[FoldID{s, f}]
+			for _, i := range slices.Concat(in[0], in[1]) {
+				if slices.Contains(test, i) {
+					t.Errorf("split %d fold %d uses held-out item %d", s, f, i)
+				}
+			}
+		}
+	}
+	if res.Mean != 0.51 || res.Std != 0 {
+		t.Errorf("mean %g ± %g, want 0.51 ± 0", res.Mean, res.Std)
+	}
+	want := []string{
+		"s0 f0 fit 1 cold", "s0 f0 fit 10 warm 1", "s0 f0 fit 100 warm 10",
+		"s0 f1 fit 1 cold", "s0 f1 fit 10 warm 1", "s0 f1 fit 100 warm 10",
+		"s0 f-1 fit 100 cold",
+	}
+	if got := r.calls[:len(want)]; !slices.Equal(got, want) {
+		t.Errorf("calls\n%v\nwant\n%v", got, want)
+	}
+	if len(r.calls) != 2*len(want) {
+		t.Errorf("%d fits, want %d", len(r.calls), 2*len(want))
+	}
+}
+
+// failingTrial fails its second fit.
+type failingTrial struct{ fits int }
+
+func (f *failingTrial) Fit(context.Context, float64, *mkpoe.Model) (*mkpoe.Model, error) {
+	if f.fits++; f.fits == 2 {
+		return nil, errors.New("solver says no")
+	}
+	return &mkpoe.Model{}, nil
+}
+func (f *failingTrial) Score(*mkpoe.Model) (float64, error) { return 1, nil }
+
+func TestSweepNamesTheFailingBeta(t *testing.T) {
+	pts, err := Sweep(context.Background(), &failingTrial{}, []float64{1, 10, 100})
+	if err == nil || err.Error() != "β=10: solver says no" || len(pts) != 1 {
+		t.Errorf("Sweep = %v, %v", pts, err)
+	}
+}
+
+func TestKernelLearnerGramFold(t *testing.T) {
+	// A 4-item Gram matrix K[i][j] = 10i + j (symmetrised by SymDense's
+	// upper triangle); train {1, 3}, held out {0}.
+	k := mat.NewSymDense(4, nil)
+	for i := 0; i < 4; i++ {
+		for j := i; j < 4; j++ {
+			k.SetSym(i, j, float64(10*i+j))
+		}
+	}
+	g, r, err := View{Gram: k}.fold([]int{1, 3}, []int{0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !mat.Equal(g, mat.NewSymDense(2, []float64{11, 13, 13, 33})) || !mat.Equal(r, mat.NewDense(1, 2, []float64{1, 3})) {
+		t.Errorf("gram %v rows %v", mat.Formatted(g), mat.Formatted(r))
+	}
+	if _, _, err := (View{Gram: k}).fold([]int{1, 4}, nil); err == nil {
+		t.Error("an item beyond the Gram matrix was accepted")
+	}
+	l := &KernelLearner{Views: []View{{Gram: k}}, Comparisons: Fixed{data.Triplet(0, 1, 3), data.Triplet(1, 3, 2)}}
+	tr, err := l.Trial(Outer(0), []int{1, 2, 3}, []int{0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kt := tr.(*kernelTrial)
+	if fmt.Sprint(kt.trainCs, kt.heldCs) != "[(0,2,1)] [(3,0,2)]" {
+		t.Errorf("comparisons %v %v", kt.trainCs, kt.heldCs)
+	}
+}

@@ -1,0 +1,187 @@
+package cv
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/mkpoe/mkpoe/pkg/data"
+	"github.com/mkpoe/mkpoe/pkg/eval"
+	"github.com/mkpoe/mkpoe/pkg/kernels"
+	"github.com/mkpoe/mkpoe/pkg/mkpoe"
+	"gonum.org/v1/gonum/mat"
+)
+
+// A ComparisonSource gives the comparisons of a fold: training comparisons
+// among the training items and held-out comparisons (i,j,i,k) with i held
+// out and j, k training items (Sec. 5.1, 5.2.2), both numbered by
+// data.NewItemSplit(train, held).
+type ComparisonSource interface {
+	Split(train, held []int) (trainCs, heldCs []data.Comparison, err error)
+}
+
+// Fixed is a fixed list of comparisons over the global items (e.g. the
+// aset400 survey's triplets), split by data.SplitComparisons.
+type Fixed []data.Comparison
+
+// Split implements ComparisonSource.
+func (f Fixed) Split(train, held []int) ([]data.Comparison, []data.Comparison, error) {
+	tr, he := data.SplitComparisons(f, train, held)
+	return tr, he, nil
+}
+
+// FromTaxonomy derives comparisons from class labels in a taxonomy
+// (Sec. 5.1): within the training items for training, and anchored at each
+// held-out item against the training items for scoring.
+type FromTaxonomy struct {
+	Taxonomy *data.Taxonomy
+	Labels   []int // class label of each global item
+}
+
+// Split implements ComparisonSource.
+func (t FromTaxonomy) Split(train, held []int) ([]data.Comparison, []data.Comparison, error) {
+	s := data.NewItemSplit(train, held)
+	tr, err := t.Taxonomy.Comparisons(t.Labels, train, train)
+	if err != nil {
+		return nil, nil, err
+	}
+	he, err := t.Taxonomy.Comparisons(t.Labels, held, train)
+	if err != nil {
+		return nil, nil, err
+	}
+	for i, c := range tr {
+		tr[i] = s.Renumber(c)
+	}
+	for i, c := range he {
+		he[i] = s.Renumber(c)
+	}
+	return tr, he, nil
+}
+
+// View is one kernel of a KernelLearner, given either as a Gram matrix over
+// all n items (Gram), or as a kernel and its input over all n items, fitted
+// on each fold's training items alone (Kernel, Input, Options: the paper's
+// protocol, under which no statistic of a held-out item reaches training).
+type View struct {
+	Gram    mat.Symmetric
+	Kernel  kernels.Kernel
+	Input   kernels.Input
+	Options kernels.Options
+}
+
+// KernelLearner is a Learner over kernels and comparisons held in memory:
+// MKPOE with one W per view (Settings.Combine Separate), or on the sum of
+// the views (Sum). Settings.Beta and Settings.Init are set per fit.
+type KernelLearner struct {
+	Views       []View
+	Comparisons ComparisonSource
+	Settings    mkpoe.Settings
+}
+
+// Trial implements Learner.
+func (l *KernelLearner) Trial(id FoldID, train, held []int) (Trial, error) {
+	if len(l.Views) == 0 {
+		return nil, fmt.Errorf("cv: KernelLearner has no views")
+	}
+	if l.Comparisons == nil {
+		return nil, fmt.Errorf("cv: KernelLearner has no comparisons")
+	}
+	kt := &kernelTrial{settings: l.Settings}
+	for v, view := range l.Views {
+		g, r, err := view.fold(train, held)
+		if err != nil {
+			return nil, fmt.Errorf("view %d: %w", v, err)
+		}
+		kt.grams = append(kt.grams, g)
+		kt.rows = append(kt.rows, r)
+	}
+	var err error
+	if kt.trainCs, kt.heldCs, err = l.Comparisons.Split(train, held); err != nil {
+		return nil, err
+	}
+	return kt, nil
+}
+
+// fold returns the view's kernel on the training items and the held-out
+// items' rows against them.
+func (v View) fold(train, held []int) (mat.Symmetric, *mat.Dense, error) {
+	if v.Gram != nil {
+		if n := v.Gram.SymmetricDim(); n <= maxIndex(train, held) {
+			return nil, nil, fmt.Errorf("the Gram matrix is %d×%d, item %d is out of range", n, n, maxIndex(train, held))
+		}
+		g := mat.NewSymDense(len(train), nil)
+		for a, i := range train {
+			for b := a; b < len(train); b++ {
+				g.SetSym(a, b, v.Gram.At(i, train[b]))
+			}
+		}
+		if len(held) == 0 {
+			return g, nil, nil
+		}
+		r := mat.NewDense(len(held), len(train), nil)
+		for a, i := range held {
+			for b, j := range train {
+				r.Set(a, b, v.Gram.At(i, j))
+			}
+		}
+		return g, r, nil
+	}
+	if v.Kernel == nil {
+		return nil, nil, fmt.Errorf("set Gram, or Kernel and Input")
+	}
+	m, err := kernels.Fit(v.Kernel, v.Input.Subset(train), v.Options)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(held) == 0 {
+		return m.Gram(), nil, nil
+	}
+	r, err := m.Rows(v.Input.Subset(held))
+	if err != nil {
+		return nil, nil, err
+	}
+	return m.Gram(), r, nil
+}
+
+func maxIndex(lists ...[]int) int {
+	m := -1
+	for _, l := range lists {
+		for _, i := range l {
+			m = max(m, i)
+		}
+	}
+	return m
+}
+
+// kernelTrial is the Trial of KernelLearner.
+type kernelTrial struct {
+	settings        mkpoe.Settings
+	grams           []mat.Symmetric
+	rows            []*mat.Dense
+	trainCs, heldCs []data.Comparison
+}
+
+func (t *kernelTrial) Fit(ctx context.Context, beta float64, warm *mkpoe.Model) (*mkpoe.Model, error) {
+	s := t.settings
+	s.Beta, s.Init = beta, warm
+	return mkpoe.FitContext(ctx, t.grams, t.trainCs, &s)
+}
+
+func (t *kernelTrial) Score(m *mkpoe.Model) (float64, error) {
+	return HeldOutScore(m, t.rows, t.heldCs)
+}
+
+// HeldOutScore is the accuracy of model m on held-out comparisons numbered
+// as by data.SplitComparisons: training items from the model's training
+// embedding, held-out items embedded from their kernel rows (Sec. 3.2,
+// 4.3). It is NaN when there is no comparison to score.
+func HeldOutScore(m *mkpoe.Model, rows []*mat.Dense, heldCs []data.Comparison) (float64, error) {
+	if len(heldCs) == 0 {
+		return math.NaN(), nil
+	}
+	all, err := m.EmbedWithTraining(rows)
+	if err != nil {
+		return 0, err
+	}
+	return eval.Accuracy(heldCs, eval.EmbeddingDistance(all)), nil
+}

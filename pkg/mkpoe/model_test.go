@@ -1,0 +1,65 @@
+package mkpoe
+
+import (
+	"math"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+func TestKernelShares(t *testing.T) {
+	eye := mat.NewSymDense(2, []float64{1, 0, 0, 1})
+	cases := []struct {
+		name  string
+		w     []*mat.SymDense
+		grams []mat.Symmetric
+		want  []float64
+	}{
+		// tr(I·I) = 2 and tr(2I·[[1,1],[1,1]]) = 4: shares 1/3, 2/3.
+		{"hand computed", []*mat.SymDense{eye, mat.NewSymDense(2, []float64{2, 0, 0, 2})},
+			[]mat.Symmetric{eye, mat.NewSymDense(2, []float64{1, 1, 1, 1})}, []float64{1.0 / 3, 2.0 / 3}},
+		{"all zero", []*mat.SymDense{mat.NewSymDense(2, nil), mat.NewSymDense(2, nil)},
+			[]mat.Symmetric{eye, eye}, []float64{0, 0}},
+		{"one W", []*mat.SymDense{eye}, []mat.Symmetric{eye}, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := (&Model{W: tc.w}).KernelShares(tc.grams)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != len(tc.want) {
+				t.Fatalf("got %v, want %v", got, tc.want)
+			}
+			for i := range got {
+				if math.Abs(got[i]-tc.want[i]) > 1e-15 {
+					t.Errorf("share %d = %v, want %v", i, got[i], tc.want[i])
+				}
+			}
+		})
+	}
+	if _, err := (&Model{W: []*mat.SymDense{eye, eye}}).KernelShares([]mat.Symmetric{eye}); err == nil {
+		t.Error("KernelShares accepted one kernel for two W")
+	}
+	if _, err := (&Model{W: []*mat.SymDense{eye, eye}}).KernelShares([]mat.Symmetric{eye, mat.NewSymDense(3, nil)}); err == nil {
+		t.Error("KernelShares accepted a 3×3 kernel for a 2×2 W")
+	}
+}
+
+func TestEmbedWithTraining(t *testing.T) {
+	// One kernel, N = 2, projection [[1, 0], [0, 2]]: g(x) = (x₀, 2x₁).
+	m := &Model{Input: InputKernels, N: 2, NumInputs: 1,
+		W:     []*mat.SymDense{mat.NewSymDense(2, []float64{1, 0, 0, 4})},
+		Proj:  []*mat.Dense{mat.NewDense(2, 2, []float64{1, 0, 0, 2})},
+		Train: mat.NewDense(2, 2, []float64{1, 0, 0, 2})}
+	all, err := m.EmbedWithTraining([]*mat.Dense{mat.NewDense(1, 2, []float64{3, 5})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := mat.NewDense(3, 2, []float64{1, 0, 0, 2, 3, 10}); !mat.Equal(all, want) {
+		t.Errorf("got\n%v\nwant\n%v", mat.Formatted(all), mat.Formatted(want))
+	}
+	if _, err := (&Model{Input: InputIdentity}).EmbedWithTraining(nil); err != ErrNoOutOfSample {
+		t.Errorf("GNMDS: err = %v, want ErrNoOutOfSample", err)
+	}
+}
