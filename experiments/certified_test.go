@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
+
+	"github.com/mkpoe/mkpoe/pkg/results"
 )
 
 // TestKernelGroupsHardFoldCertifies reruns the task that the kernel-group
@@ -41,7 +43,7 @@ func TestKernelGroupsHardFoldCertifies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var res TaskResult
+	var res results.TaskResult
 	if err := json.Unmarshal(b, &res); err != nil {
 		t.Fatal(err)
 	}

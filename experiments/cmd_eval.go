@@ -5,9 +5,10 @@ import (
 	"fmt"
 	"io"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/mkpoe/mkpoe/pkg/data"
 	"github.com/mkpoe/mkpoe/pkg/eval"
-	"gonum.org/v1/gonum/mat"
 )
 
 // runEval implements "mkpoe eval": the fraction of comparisons a learned

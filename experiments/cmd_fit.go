@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
+
+	"github.com/mkpoe/mkpoe/pkg/results"
+
+	"gonum.org/v1/gonum/mat"
 
 	"github.com/mkpoe/mkpoe/pkg/data"
 	"github.com/mkpoe/mkpoe/pkg/mkpoe"
-	"gonum.org/v1/gonum/mat"
 )
 
 // runFit implements "mkpoe fit": learn a similarity space (Alg. 2–4) from
@@ -121,21 +123,10 @@ func writeModel(path string, m *mkpoe.Model) error {
 	return writeFileAtomic(path, func(w io.Writer) error { return m.WriteJSON(w) })
 }
 
-// writeFileAtomic writes a file through a temporary file and a rename.
+// writeFileAtomic writes a file through a temporary file and a rename
+// (results.WriteFileAtomic), readable by all.
 func writeFileAtomic(path string, write func(io.Writer) error) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	if err := write(tmp); err != nil {
-		tmp.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := results.WriteFileAtomic(path, write); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return nil

@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/mkpoe/mkpoe/pkg/report"
-	"go.yaml.in/yaml/v3"
 )
 
 // runReport implements "mkpoe report RUN_DIR [--formats md,tex,png,svg,html,ipynb] [--out DIR]".
@@ -71,7 +70,6 @@ func WriteReport(dir, out string, formats []string) ([]string, error) {
 		}
 		return nil, badInput(err)
 	}
-	nameRowGroups(run, dir)
 	files, err := report.Build(run, report.Options{Formats: formats, Source: dir})
 	if err != nil {
 		return nil, err
@@ -91,32 +89,6 @@ func WriteReport(dir, out string, formats []string) ([]string, error) {
 		paths = append(paths, p)
 	}
 	return paths, nil
-}
-
-// nameRowGroups names each summary row's table row after the kernel or
-// group of its config row (config.resolved.yaml), which summary.json does
-// not record. Without a readable config the report falls back to the
-// kernel names.
-func nameRowGroups(run *report.Run, dir string) {
-	if run.Config == "" {
-		return
-	}
-	var c Config
-	if err := yaml.Unmarshal([]byte(run.Config), &c); err != nil || len(c.Rows) != len(run.Summary.Rows) {
-		return
-	}
-	for i, r := range c.Rows {
-		if r.Label != run.Summary.Rows[i].Label {
-			return // not the config of this summary
-		}
-	}
-	for i, r := range c.Rows {
-		g := r.Kernel
-		if g == "" {
-			g = r.Group
-		}
-		run.Summary.Rows[i].Group = g
-	}
 }
 
 func containsString(list []string, s string) bool {

@@ -1,10 +1,13 @@
 package experiments
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mkpoe/mkpoe/pkg/results"
 )
 
 // copyDir copies the files of src (one level of subdirectories) into dst.
@@ -62,7 +65,7 @@ func TestReportCommand(t *testing.T) {
 			t.Errorf("stdout does not list %s", name)
 		}
 	}
-	// Rows are named after the config's group, not the kernel list.
+	// Rows are named after the summary rows' table_row (the config's group).
 	md, err := os.ReadFile(filepath.Join(out, "table.md"))
 	if err != nil {
 		t.Fatal(err)
@@ -124,6 +127,28 @@ func TestRunWritesReport(t *testing.T) {
 	}
 	if !strings.Contains(stdout, filepath.Join(dir, "report", "report.html")) {
 		t.Errorf("stdout does not name the report:\n%s", stdout)
+	}
+	// The report reads what the harness wrote (pkg/results): the K4 rows'
+	// kernel shares, from summary.json, appear in every format.
+	sum, err := results.DecodeSummary(readFile(t, filepath.Join(dir, "summary.json")), "summary.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	shares := 0
+	for _, r := range sum.Rows {
+		if r.KernelShare == nil {
+			continue
+		}
+		shares++
+		want := fmt.Sprintf("%s %.3f, %s %.3f", r.Kernels[0], r.KernelShare[0], r.Kernels[1], r.KernelShare[1])
+		for _, name := range []string{"table.md", "table.tex", "report.html", "report.ipynb"} {
+			if b := readFile(t, filepath.Join(dir, "report", name)); !strings.Contains(string(b), want) {
+				t.Errorf("report/%s lacks the kernel shares of %s (%q)", name, r.Label, want)
+			}
+		}
+	}
+	if shares != 2 {
+		t.Errorf("%d rows with kernel shares, want the 2 K4 rows", shares)
 	}
 	// Rerun (every task done) with --no-report after removing the report.
 	if err := os.RemoveAll(filepath.Join(dir, "report")); err != nil {

@@ -90,7 +90,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	fmt.Fprint(stdout, s.Markdown())
+	fmt.Fprint(stdout, summaryMarkdown(s))
 	if !*noReport {
 		if _, err := WriteReport(c.Output, "", nil); err != nil {
 			return fmt.Errorf("the run finished but its report failed (retry with mkpoe report %s): %v", c.Output, err)
@@ -129,7 +129,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fits := 0
 	for _, t := range plan {
 		counts[t.Kind]++
-		fits += t.fits(c)
+		fits += taskFits(t, c)
 	}
 	train, test := splitItems(c, ds.n, 0)
 	fmt.Fprintf(stdout, "config %s ok (hash %s)\n", c.Name, c.Hash())

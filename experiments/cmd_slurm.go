@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mkpoe/mkpoe/pkg/results"
 )
 
 // Sharding a run (issue 7).
@@ -50,7 +52,7 @@ type shardSpec struct {
 func (s shardSpec) active() bool { return s.Index >= 0 || s.Phase >= 0 }
 
 // selects reports whether plan task i (of phase p) belongs to the shard.
-func (s shardSpec) selects(i int, t Task) bool {
+func (s shardSpec) selects(i int, t results.Task) bool {
 	if s.Phase >= 0 && t.Phase != s.Phase {
 		return false
 	}
@@ -65,7 +67,7 @@ func (s shardSpec) selects(i int, t Task) bool {
 }
 
 // indices lists the plan indices the shard selects.
-func (s shardSpec) indices(plan []Task) []int {
+func (s shardSpec) indices(plan []results.Task) []int {
 	var out []int
 	for i, t := range plan {
 		if s.selects(i, t) {
@@ -212,7 +214,7 @@ type slurmPlan struct {
 
 // chunkPlan splits a plan into array jobs, per phase and per block of
 // maxArray plan indices, so that no array index reaches MaxArraySize.
-func chunkPlan(plan []Task, maxArray int, scriptDir string) []slurmArray {
+func chunkPlan(plan []results.Task, maxArray int, scriptDir string) []slurmArray {
 	byKey := map[[2]int]*slurmArray{}
 	var out []*slurmArray
 	for i, t := range plan {

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/mkpoe/mkpoe/pkg/results"
 )
 
 // writeTiny writes tinyConfig into a temporary directory and returns its path.
@@ -23,10 +25,10 @@ func writeTiny(t *testing.T) string {
 }
 
 // fakePlan has n0 phase-0 tasks followed by n1 phase-1 tasks, like Plan.
-func fakePlan(n0, n1 int) []Task {
-	var plan []Task
+func fakePlan(n0, n1 int) []results.Task {
+	var plan []results.Task
 	for i := 0; i < n0+n1; i++ {
-		t := Task{ID: fmt.Sprintf("t%05d", i)}
+		t := results.Task{ID: fmt.Sprintf("t%05d", i)}
 		if i >= n0 {
 			t.Phase = 1
 		}
@@ -37,7 +39,7 @@ func fakePlan(n0, n1 int) []Task {
 
 func TestShardsCoverPlanOnce(t *testing.T) {
 	c := loadTiny(t, t.TempDir())
-	for _, plan := range [][]Task{Plan(c), fakePlan(1, 0), fakePlan(7, 3), fakePlan(1000, 37)} {
+	for _, plan := range [][]results.Task{Plan(c), fakePlan(1, 0), fakePlan(7, 3), fakePlan(1000, 37)} {
 		for _, n := range []int{1, 2, 3, 5, 7, 22, 64} {
 			for _, byPhase := range []bool{false, true} {
 				seen := make([]int, len(plan))
@@ -275,8 +277,8 @@ func TestStatusResubmitAndMerge(t *testing.T) {
 
 	// Lose task 3, fail task 7 and refit 17, make task 8 stale.
 	task := func(i int) string { return filepath.Join(dir, "tasks", plan[i].ID+".json") }
-	edit := func(i int, f func(r *TaskResult)) {
-		var r TaskResult
+	edit := func(i int, f func(r *results.TaskResult)) {
+		var r results.TaskResult
 		if err := json.Unmarshal(readFile(t, task(i)), &r); err != nil {
 			t.Fatal(err)
 		}
@@ -288,9 +290,9 @@ func TestStatusResubmitAndMerge(t *testing.T) {
 	if err := os.Remove(task(3)); err != nil {
 		t.Fatal(err)
 	}
-	edit(7, func(r *TaskResult) { r.Status, r.Error = "failed", "β=10: boom" })
-	edit(17, func(r *TaskResult) { r.Status, r.Error = "failed", "refit needs the results of [x] first" })
-	edit(8, func(r *TaskResult) { r.ConfigHash = "0123456789abcdef" })
+	edit(7, func(r *results.TaskResult) { r.Status, r.Error = "failed", "β=10: boom" })
+	edit(17, func(r *results.TaskResult) { r.Status, r.Error = "failed", "refit needs the results of [x] first" })
+	edit(8, func(r *results.TaskResult) { r.ConfigHash = "0123456789abcdef" })
 
 	code, out, errs := run("status", dir, "--json")
 	if code != 0 {
@@ -373,10 +375,10 @@ func TestShardFailureDoesNotBlockOthers(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "run")
 	c := loadTiny(t, dir)
 	// A refit before its cv tasks fails and records why.
-	if _, err := Run(context.Background(), c, RunOptions{Workers: 1, NoMerge: true, Only: func(i int, t Task) bool { return i == 16 }}); err == nil || !strings.Contains(err.Error(), "refit needs the results") {
+	if _, err := Run(context.Background(), c, RunOptions{Workers: 1, NoMerge: true, Only: func(i int, t results.Task) bool { return i == 16 }}); err == nil || !strings.Contains(err.Error(), "refit needs the results") {
 		t.Fatalf("refit without cv results: %v", err)
 	}
-	if _, err := Run(context.Background(), c, RunOptions{Workers: 1, NoMerge: true, Only: func(i int, t Task) bool { return i == 0 }}); err != nil {
+	if _, err := Run(context.Background(), c, RunOptions{Workers: 1, NoMerge: true, Only: func(i int, t results.Task) bool { return i == 0 }}); err != nil {
 		t.Fatalf("another shard beside a failed task: %v", err)
 	}
 	s, err := statusOf(c)

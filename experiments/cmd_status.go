@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/mkpoe/mkpoe/pkg/results"
 )
 
 // loadRunArgs parses "RUN_DIR [flags]" or "CONFIG [--out DIR] [flags]". A
@@ -121,19 +123,26 @@ func statusOf(c *Config) (*runState, error) {
 	for i, t := range plan {
 		ts := taskState{Index: i, ID: t.ID, Phase: t.Phase}
 		b, err := os.ReadFile(st.path(t.ID))
-		var r TaskResult
+		var r results.TaskResult
+		var derr error
+		if err == nil {
+			var rp *results.TaskResult
+			if rp, derr = results.DecodeTaskResult(b, st.path(t.ID)); derr == nil {
+				r = *rp
+			}
+		}
 		switch {
 		case errors.Is(err, os.ErrNotExist):
 			ts.Reason = "no result"
 		case err != nil:
 			ts.Reason = err.Error()
-		case json.Unmarshal(b, &r) != nil:
-			ts.Reason = "unreadable result file"
+		case derr != nil:
+			ts.Reason = "unreadable result file: " + derr.Error()
 		case r.ConfigHash != s.ConfigHash:
 			ts.Reason = fmt.Sprintf("stale (config hash %s)", r.ConfigHash)
 		case r.Status == "ok":
 			s.Done++
-			fits, bad, _, known := r.convergence()
+			fits, bad, _, known := taskConvergence(&r)
 			switch {
 			case !known:
 				s.ConvergenceUnknown++
@@ -292,7 +301,7 @@ func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	fmt.Fprint(stdout, sum.Markdown())
+	fmt.Fprint(stdout, summaryMarkdown(sum))
 	fmt.Fprintf(stdout, "\nmerged %d tasks: %s\n", s.Total, filepath.Join(s.RunDir, "summary.json"))
 	return nil
 }

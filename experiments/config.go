@@ -12,10 +12,11 @@ import (
 	"slices"
 	"strings"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/mkpoe/mkpoe/pkg/constraint"
 	"github.com/mkpoe/mkpoe/pkg/kernels"
 	"github.com/mkpoe/mkpoe/pkg/mkpoe"
-	"go.yaml.in/yaml/v3"
 )
 
 // Config declares one experiment: a data set, its kernels, the protocol of
@@ -125,6 +126,22 @@ type RowConfig struct {
 	TrainSteps *[]string `yaml:"train_steps"`
 	// Paper is the paper's reported accuracy for this row, shown beside ours.
 	Paper *float64 `yaml:"paper"`
+	// TableRow names the row of the paper-style table this result goes to
+	// (its column is the method and mode); by default the kernel or group.
+	// Rows that share a kernel and a column need distinct table rows (the
+	// graph-processing experiment names them after their constraint sets).
+	TableRow string `yaml:"table_row,omitempty"`
+}
+
+// tableRow returns the table row of r: TableRow, else its kernel or group.
+func (r RowConfig) tableRow() string {
+	switch {
+	case r.TableRow != "":
+		return r.TableRow
+	case r.Kernel != "":
+		return r.Kernel
+	}
+	return r.Group
 }
 
 // LoadConfig reads a YAML config strictly (unknown keys are errors), fills
@@ -335,12 +352,19 @@ func (c *Config) Validate() error {
 		bad("rows", "must list at least one row", "none")
 	}
 	labels := map[string]bool{}
+	cells := map[[3]string]int{}
 	for i, r := range c.Rows {
 		at := fmt.Sprintf("rows[%d]", i)
 		if labels[r.Label] {
 			bad(at+".label", "must be unique", fmt.Sprintf("%q again", r.Label))
 		}
 		labels[r.Label] = true
+		cell := [3]string{r.tableRow(), r.Method, r.Mode}
+		if j, taken := cells[cell]; taken && cell[0] != "" {
+			bad(at+".table_row", fmt.Sprintf("must differ from rows[%d]'s: both put a %s %s result in table row %q", j, r.Method, r.Mode, cell[0]), fmt.Sprintf("%q", cell[0]))
+		} else {
+			cells[cell] = i
+		}
 		switch r.Method {
 		case "native", "k1":
 			if (r.Kernel == "") == (r.Group == "") {

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/mkpoe/mkpoe/pkg/results"
 )
 
 // TestUnconvergedFitsAreMarked runs the tiny config twice: as is (every fit
@@ -21,7 +23,7 @@ func TestUnconvergedFitsAreMarked(t *testing.T) {
 	}
 	type outputs struct {
 		stdout, stderr, status, statusJSON string
-		summary                            Summary
+		summary                            results.Summary
 		files                              map[string]string // relative path → content
 	}
 	runConfig := func(t *testing.T, yaml string) outputs {
@@ -188,7 +190,7 @@ func TestConvergenceOfOldTaskFiles(t *testing.T) {
 			t.Errorf("row %s: convergence fields present %v, want %v", r.Label, !got, !unknown && r.Method != "native")
 		}
 	}
-	if md := s.Markdown(); !strings.Contains(md, "Convergence not recorded (task files written by an older mkpoe) for: both K4 diag\n") || strings.Contains(md, "†") {
+	if md := summaryMarkdown(s); !strings.Contains(md, "Convergence not recorded (task files written by an older mkpoe) for: both K4 diag\n") || strings.Contains(md, "†") {
 		t.Errorf("table.md:\n%s", md)
 	}
 	st, err := statusOf(c)

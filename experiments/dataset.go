@@ -3,12 +3,11 @@ package experiments
 import (
 	"fmt"
 	"math/rand/v2"
-	"os"
+
+	"gonum.org/v1/gonum/mat"
 
 	"github.com/mkpoe/mkpoe/pkg/data"
 	"github.com/mkpoe/mkpoe/pkg/kernels"
-	"go.yaml.in/yaml/v3"
-	"gonum.org/v1/gonum/mat"
 )
 
 // dataset is a loaded data set in the form the harness needs: n items, the
@@ -129,23 +128,10 @@ func loadDataset(c *Config) (*dataset, error) {
 }
 
 // taxonomyOf reads a taxonomy given inline (nested lists) or as a YAML file
-// holding a "taxonomy:" key or a bare nested list.
+// holding a "taxonomy:" key or a bare nested list (data.ReadTaxonomyFile).
 func taxonomyOf(v any) (*data.Taxonomy, error) {
 	if path, ok := v.(string); ok {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return nil, err
-		}
-		var doc any
-		if err := yaml.Unmarshal(b, &doc); err != nil {
-			return nil, fmt.Errorf("parsing %s: %w", path, err)
-		}
-		if m, ok := doc.(map[string]any); ok {
-			if t, ok := m["taxonomy"]; ok {
-				doc = t
-			}
-		}
-		return data.TaxonomyFromNested(doc)
+		return data.ReadTaxonomyFile(path)
 	}
 	return data.TaxonomyFromNested(v)
 }

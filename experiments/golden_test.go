@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/mkpoe/mkpoe/internal/linalg"
+	"github.com/mkpoe/mkpoe/pkg/results"
 )
 
 // updateGolden rewrites testdata/golden/*.json from the current code:
@@ -120,5 +121,42 @@ func TestSummaryNumbersGolden(t *testing.T) {
 				t.Errorf("summary numbers differ from %s (a change of results: if intended, rerun with -golden.update and say why)\ngot:\n%s\nwant:\n%s", golden, got, want)
 			}
 		})
+	}
+}
+
+// TestRunFilesReadableByAll checks that every file a run writes has mode
+// 0644 (a shared run directory must be readable by colleagues) and that
+// the JSON result files carry their format tags.
+func TestRunFilesReadableByAll(t *testing.T) {
+	out := t.TempDir()
+	c := loadTiny(t, out)
+	if _, err := Run(context.Background(), c, RunOptions{Workers: 2}); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	err := filepath.WalkDir(out, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		if perm := info.Mode().Perm(); perm != 0o644 {
+			t.Errorf("%s: mode %o, want 644", p, perm)
+		}
+		n++
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n < 10 {
+		t.Fatalf("only %d files in the run directory", n)
+	}
+	for file, tag := range map[string]string{"summary.json": results.SummaryFormat, "items.json": results.ItemsFormat, filepath.Join("tasks", "refit-r02-s00.json"): results.TaskFormat} {
+		if !bytes.Contains(readFile(t, filepath.Join(out, file)), []byte(`"format": "`+tag+`"`)) {
+			t.Errorf("%s lacks format %q", file, tag)
+		}
 	}
 }

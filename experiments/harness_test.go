@@ -10,9 +10,11 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/mkpoe/mkpoe/internal/linalg"
 	"github.com/mkpoe/mkpoe/pkg/kernels"
-	"gonum.org/v1/gonum/mat"
+	"github.com/mkpoe/mkpoe/pkg/results"
 )
 
 // tinyConfig is a fast synthetic experiment for tests.
@@ -91,7 +93,7 @@ func TestRunDeterministicAcrossWorkersAndResume(t *testing.T) {
 	// Interrupted: only the first half of the phase-0 tasks, then a rerun.
 	part := loadTiny(t, filepath.Join(t.TempDir(), "part"))
 	plan := Plan(part)
-	if _, err := Run(context.Background(), part, RunOptions{Workers: 2, Only: func(i int, _ Task) bool { return i < len(plan)/2 }}); err == nil {
+	if _, err := Run(context.Background(), part, RunOptions{Workers: 2, Only: func(i int, _ results.Task) bool { return i < len(plan)/2 }}); err == nil {
 		t.Fatal("a partial run must report the missing tasks")
 	}
 	entries, _ := os.ReadDir(filepath.Join(part.Output, "tasks"))
@@ -110,7 +112,7 @@ func TestRunDeterministicAcrossWorkersAndResume(t *testing.T) {
 	if _, err := Run(context.Background(), changed, RunOptions{Workers: 2}); err != nil {
 		t.Fatal(err)
 	}
-	var s Summary
+	var s results.Summary
 	s2, err := Merge(changed)
 	if err != nil {
 		t.Fatal(err)
@@ -309,7 +311,7 @@ func TestQuickstartShowsMKPOE(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%s", s.Markdown())
+	t.Logf("%s", summaryMarkdown(s))
 	for _, cmp := range [][2]string{{"MKPOE K4 diag", "sum K1 diag"}, {"MKPOE K4 full", "sum K1 full"}, {"MKPOE K4 diag", "sum native"}, {"MKPOE K4 full", "sum native"}} {
 		if acc[cmp[0]] <= acc[cmp[1]] {
 			t.Errorf("%s accuracy %.4f does not beat %s %.4f", cmp[0], acc[cmp[0]], cmp[1], acc[cmp[1]])

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mkpoe/mkpoe/pkg/results"
+
 	"github.com/mkpoe/mkpoe/pkg/mkpoe"
 )
 
@@ -69,9 +71,9 @@ func taskFiles(t *testing.T, dir string) (map[string][]byte, []string) {
 }
 
 // withoutSeconds decodes a task file and zeroes its (timing) seconds.
-func withoutSeconds(t *testing.T, b []byte) TaskResult {
+func withoutSeconds(t *testing.T, b []byte) results.TaskResult {
 	t.Helper()
-	var r TaskResult
+	var r results.TaskResult
 	if err := json.Unmarshal(b, &r); err != nil {
 		t.Fatalf("task file does not parse: %v\n%s", err, b)
 	}

@@ -15,10 +15,13 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mkpoe/mkpoe/internal/linalg"
+	"github.com/mkpoe/mkpoe/pkg/results"
+
 	"github.com/schollz/progressbar/v3"
 	"go.yaml.in/yaml/v3"
 	"golang.org/x/term"
+
+	"github.com/mkpoe/mkpoe/internal/linalg"
 )
 
 // RunOptions control a run.
@@ -27,7 +30,7 @@ type RunOptions struct {
 	Log     io.Writer // progress: a bar if it is a terminal, else log lines
 	// Only, if not nil, restricts the run to the tasks for which it returns
 	// true (Slurm shards); the summary is built only once every task is done.
-	Only func(index int, t Task) bool
+	Only func(index int, t results.Task) bool
 	// NoMerge skips building the summary (a shard: the merge job builds it
 	// once every shard is done); Run then returns a nil summary.
 	NoMerge bool
@@ -44,7 +47,7 @@ type RunOptions struct {
 // solver iteration; their tasks are not recorded, finished ones stay on
 // disk, and Run returns an error matching context.Canceled that says how
 // many tasks are kept (the same call resumes).
-func Run(ctx context.Context, c *Config, opts RunOptions) (*Summary, error) {
+func Run(ctx context.Context, c *Config, opts RunOptions) (*results.Summary, error) {
 	if opts.Workers <= 0 {
 		opts.Workers = runtime.NumCPU()
 	}
@@ -67,7 +70,7 @@ func Run(ctx context.Context, c *Config, opts RunOptions) (*Summary, error) {
 	}
 	plan := Plan(c)
 	for phase := 0; phase <= 1; phase++ {
-		var todo []Task
+		var todo []results.Task
 		for i, t := range plan {
 			if t.Phase == phase && (opts.Only == nil || opts.Only(i, t)) && !st.done(t.ID) {
 				todo = append(todo, t)
@@ -100,7 +103,7 @@ func Run(ctx context.Context, c *Config, opts RunOptions) (*Summary, error) {
 
 // interrupted is the error of a run stopped by its context (Ctrl-C,
 // SIGTERM): how many tasks are finished and kept on disk, and how to resume.
-func interrupted(c *Config, st *store, plan []Task, only func(int, Task) bool, cause error) error {
+func interrupted(c *Config, st *store, plan []results.Task, only func(int, results.Task) bool, cause error) error {
 	done, total := 0, 0
 	for i, t := range plan {
 		if only != nil && !only(i, t) {
@@ -129,7 +132,7 @@ func joinLines(s []string) string {
 }
 
 // runTasks runs tasks on a pool of workers, saving each result as it ends.
-func runTasks(ctx context.Context, c *Config, ds *dataset, st *store, todo []Task, opts RunOptions, phase int) error {
+func runTasks(ctx context.Context, c *Config, ds *dataset, st *store, todo []results.Task, opts RunOptions, phase int) error {
 	if len(todo) == 0 {
 		return nil
 	}
@@ -141,7 +144,7 @@ func runTasks(ctx context.Context, c *Config, ds *dataset, st *store, todo []Tas
 	} else {
 		fmt.Fprintf(opts.Log, "phase %d: %d tasks on %d workers\n", phase, len(todo), opts.Workers)
 	}
-	jobs := make(chan Task)
+	jobs := make(chan results.Task)
 	var mu sync.Mutex
 	var saveErr error
 	done := 0
@@ -241,27 +244,11 @@ func writeRunFiles(c *Config) error {
 	return writeJSON(filepath.Join(c.Output, "env.json"), env)
 }
 
-// Items describes the items of a run (items.json): names, class labels (if
-// any) and, per outer split, the training and test items (global indices;
-// a model's training item r is Splits[s].Train[r], and a held-out item
-// numbered nt+q in the test comparisons is Splits[s].Test[q]).
-type Items struct {
-	Names  []string     `json:"names"`
-	Labels []int        `json:"labels,omitempty"`
-	Splits []SplitItems `json:"splits"`
-}
-
-// SplitItems are the training and test items of one outer split.
-type SplitItems struct {
-	Train []int `json:"train"`
-	Test  []int `json:"test"`
-}
-
 func writeItems(c *Config, ds *dataset) error {
-	it := Items{Names: ds.names, Labels: ds.labels}
+	it := &results.Items{Names: ds.names, Labels: ds.labels}
 	for s := 0; s < c.Protocol.Splits; s++ {
 		train, test := splitItems(c, ds.n, s)
-		it.Splits = append(it.Splits, SplitItems{Train: train, Test: test})
+		it.Splits = append(it.Splits, results.Split{Train: train, Test: test})
 	}
 	return writeJSON(filepath.Join(c.Output, "items.json"), it)
 }

@@ -1,10 +1,11 @@
 package experiments
 
 import (
-	"encoding/json"
-	"io"
+	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/mkpoe/mkpoe/pkg/results"
 )
 
 // store is a run directory: per-task results in tasks/<id>.json, each
@@ -26,16 +27,16 @@ func openStore(dir, hash string) (*store, error) {
 func (s *store) path(id string) string { return filepath.Join(s.dir, "tasks", id+".json") }
 
 // load returns a task's result if it exists and belongs to this config.
-func (s *store) load(id string) (TaskResult, bool) {
+func (s *store) load(id string) (results.TaskResult, bool) {
 	b, err := os.ReadFile(s.path(id))
 	if err != nil {
-		return TaskResult{}, false
+		return results.TaskResult{}, false
 	}
-	var r TaskResult
-	if err := json.Unmarshal(b, &r); err != nil || r.ConfigHash != s.hash {
-		return TaskResult{}, false
+	r, err := results.DecodeTaskResult(b, s.path(id))
+	if err != nil || r.ConfigHash != s.hash {
+		return results.TaskResult{}, false
 	}
-	return r, true
+	return *r, true
 }
 
 // done reports whether a task finished successfully under this config.
@@ -45,15 +46,15 @@ func (s *store) done(id string) bool {
 }
 
 // save writes a result atomically.
-func (s *store) save(r TaskResult) error {
-	return writeJSON(s.path(r.ID), r)
+func (s *store) save(r results.TaskResult) error {
+	return results.WriteFile(s.path(r.ID), &r)
 }
 
-// writeJSON writes v as indented JSON through a temporary file and a rename.
+// writeJSON writes v as indented JSON, atomically and readable by all
+// (results.WriteFile).
 func writeJSON(path string, v any) error {
-	return writeFileAtomic(path, func(w io.Writer) error {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(v)
-	})
+	if err := results.WriteFile(path, v); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
 }

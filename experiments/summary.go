@@ -2,65 +2,18 @@ package experiments
 
 import (
 	"fmt"
-	"github.com/mkpoe/mkpoe/pkg/cv"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/mkpoe/mkpoe/pkg/cv"
+	"github.com/mkpoe/mkpoe/pkg/results"
 )
 
-// Summary is every number of a run's table: per row the test accuracy of
-// each outer split, its mean and standard deviation, the β chosen per split
-// and the mean validation accuracy per β (the β sweep).
-type Summary struct {
-	Name       string       `json:"name"`
-	ConfigHash string       `json:"config_hash"`
-	Splits     int          `json:"splits"`
-	InnerFolds int          `json:"inner_folds"`
-	BetaGrid   []float64    `json:"beta_grid"`
-	Rows       []RowSummary `json:"rows"`
-	// SolverTol is the relative duality gap every fit had to certify
-	// (solver.tol). Absent in summaries written before it was recorded.
-	SolverTol float64 `json:"solver_tol,omitempty"`
-}
-
-// RowSummary is one row of the table.
-type RowSummary struct {
-	Label    string    `json:"label"`
-	Method   string    `json:"method"`
-	Mode     string    `json:"mode,omitempty"`
-	Kernels  []string  `json:"kernels"`
-	Accuracy []float64 `json:"accuracy"` // test accuracy per outer split
-	Mean     float64   `json:"mean"`
-	Std      float64   `json:"std"` // sample standard deviation over splits (0 for one split)
-	Beta     []float64 `json:"beta,omitempty"`
-	// ValCurve[s][b] is the mean validation accuracy of β = BetaGrid[b] on split s.
-	ValCurve         [][]float64 `json:"val_curve,omitempty"`
-	Models           []string    `json:"models,omitempty"`
-	TrainComparisons []int       `json:"train_comparisons"`
-	TestComparisons  []int       `json:"test_comparisons"`
-	Paper            *float64    `json:"paper,omitempty"`
-	// KernelShare is the mean over splits of each kernel's share of
-	// Σ_p tr(W⁽ᵖ⁾K⁽ᵖ⁾) in the refit models (k4 rows only).
-	KernelShare []float64 `json:"kernel_share,omitempty"`
-	// Fits counts the solver runs of a learned row (every β of every cv
-	// task, and the refits), UnconvergedFits those that stopped with a
-	// certified relative gap above SolverTol, and MaxGap is the largest
-	// certified gap among them all. nil (absent in summary.json) means
-	// unknown: a native row (no fits), or task files written before
-	// convergence was recorded. Never read absent as "converged".
-	Fits            *int     `json:"fits,omitempty"`
-	UnconvergedFits *int     `json:"unconverged_fits,omitempty"`
-	MaxGap          *float64 `json:"max_gap,omitempty"`
-}
-
-// NotConverged reports whether some fit of the row is known to have stopped
-// above the solver's tolerance.
-func (r *RowSummary) NotConverged() bool { return r.UnconvergedFits != nil && *r.UnconvergedFits > 0 }
-
 // convergenceUnknown reports whether a learned row lacks convergence records.
-func (r *RowSummary) convergenceUnknown() bool {
-	return r.Method != "native" && r.UnconvergedFits == nil
+func convergenceUnknown(r *results.Row) bool {
+	return r.Learned() && !r.ConvergenceKnown()
 }
 
 // rowConvergence accumulates the convergence of a row's fits over its tasks.
@@ -70,8 +23,8 @@ type rowConvergence struct {
 	unknown           bool
 }
 
-func (rc *rowConvergence) add(r *TaskResult) {
-	fits, bad, maxGap, known := r.convergence()
+func (rc *rowConvergence) add(r *results.TaskResult) {
+	fits, bad, maxGap, known := taskConvergence(r)
 	if !known {
 		rc.unknown = true
 		return
@@ -85,7 +38,7 @@ func (rc *rowConvergence) add(r *TaskResult) {
 
 // set writes the accumulated convergence into a learned row (nothing if any
 // task lacked records: unknown).
-func (rc *rowConvergence) set(rs *RowSummary) {
+func (rc *rowConvergence) set(rs *results.Row) {
 	if rc.unknown {
 		return
 	}
@@ -99,13 +52,13 @@ func (rc *rowConvergence) set(rs *RowSummary) {
 // Merge builds the summary from the task results in c.Output and writes
 // summary.json, table.md and timings.json. It is idempotent and reports
 // which tasks are missing or failed if the run is incomplete.
-func Merge(c *Config) (*Summary, error) {
+func Merge(c *Config) (*results.Summary, error) {
 	st, err := openStore(c.Output, c.Hash())
 	if err != nil {
 		return nil, err
 	}
 	plan := Plan(c)
-	results := map[string]TaskResult{}
+	byID := map[string]results.TaskResult{}
 	var missing []string
 	timings := map[string]float64{}
 	for _, t := range plan {
@@ -114,30 +67,30 @@ func Merge(c *Config) (*Summary, error) {
 			missing = append(missing, t.ID)
 			continue
 		}
-		results[t.ID] = r
+		byID[t.ID] = r
 		timings[t.ID] = r.Seconds
 	}
 	if len(missing) > 0 {
 		return nil, fmt.Errorf("%d of %d tasks are missing or failed: %s", len(missing), len(plan), strings.Join(missing, ", "))
 	}
-	s := &Summary{Name: c.Name, ConfigHash: c.Hash(), Splits: c.Protocol.Splits, InnerFolds: c.Protocol.InnerFolds, BetaGrid: c.BetaGrid, SolverTol: c.Solver.Tol}
+	s := &results.Summary{Name: c.Name, ConfigHash: c.Hash(), Splits: c.Protocol.Splits, InnerFolds: c.Protocol.InnerFolds, BetaGrid: c.BetaGrid, SolverTol: c.Solver.Tol}
 	for r, row := range c.Rows {
-		rs := RowSummary{Label: row.Label, Method: row.Method, Mode: row.Mode, Paper: row.Paper}
+		rs := results.Row{Label: row.Label, Method: row.Method, Mode: row.Mode, TableRow: row.tableRow(), Paper: row.Paper}
 		conv := rowConvergence{maxGap: math.NaN()}
 		for _, p := range c.rowKernels(row) {
 			rs.Kernels = append(rs.Kernels, c.Kernels[p].Name)
 		}
 		for sp := 0; sp < c.Protocol.Splits; sp++ {
-			var res TaskResult
+			var res results.TaskResult
 			if row.Method == "native" {
-				res = results[taskID(KindNative, r, sp, -1)]
+				res = byID[taskID(KindNative, r, sp, -1)]
 			} else {
-				res = results[taskID(KindRefit, r, sp, -1)]
+				res = byID[taskID(KindRefit, r, sp, -1)]
 				rs.Beta = append(rs.Beta, res.Beta)
 				rs.Models = append(rs.Models, res.Model)
 				var curves [][]float64
 				for f := 0; f < c.Protocol.InnerFolds; f++ {
-					cvr := results[taskID(KindCV, r, sp, f)]
+					cvr := byID[taskID(KindCV, r, sp, f)]
 					curves = append(curves, cvr.ValAccuracy)
 					conv.add(&cvr)
 				}
@@ -168,16 +121,16 @@ func Merge(c *Config) (*Summary, error) {
 	if err := writeJSON(filepath.Join(c.Output, "timings.json"), timings); err != nil {
 		return nil, err
 	}
-	if err := os.WriteFile(filepath.Join(c.Output, "table.md"), []byte(s.Markdown()), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(c.Output, "table.md"), []byte(summaryMarkdown(s)), 0o644); err != nil {
 		return nil, err
 	}
 	return s, nil
 }
 
-// Markdown renders the summary as a Markdown table: one row per config row,
+// summaryMarkdown renders the summary as a Markdown table: one row per config row,
 // test accuracy as mean ± standard deviation over outer splits, the chosen
 // β per split, and the paper's value where the config gives one.
-func (s *Summary) Markdown() string {
+func summaryMarkdown(s *results.Summary) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## %s\n\n", s.Name)
 	fmt.Fprintf(&b, "Test accuracy (fraction of held-out comparisons satisfied), mean ± sd over %d split(s); β chosen by %d-fold inner CV.\n\n", s.Splits, s.InnerFolds)
@@ -204,7 +157,7 @@ func (s *Summary) Markdown() string {
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", r.Label, strings.Join(r.Kernels, " + "), acc, beta, paper)
 	}
-	b.WriteString(s.convergenceNote())
+	b.WriteString(convergenceNote(s))
 	first := true
 	for _, r := range s.Rows {
 		if r.KernelShare == nil {
@@ -226,11 +179,11 @@ func (s *Summary) Markdown() string {
 // convergenceNote is the footnote of the table: every row with fits that
 // did not converge (marked †) and, if any, the learned rows whose
 // convergence was not recorded. Empty when every fit converged.
-func (s *Summary) convergenceNote() string {
+func convergenceNote(s *results.Summary) string {
 	var b strings.Builder
 	var unknown []string
 	for _, r := range s.Rows {
-		if r.convergenceUnknown() {
+		if convergenceUnknown(&r) {
 			unknown = append(unknown, r.Label)
 		}
 		if !r.NotConverged() {

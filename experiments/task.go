@@ -3,61 +3,28 @@ package experiments
 import (
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/mkpoe/mkpoe/pkg/constraint"
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/mkpoe/mkpoe/pkg/cv"
 	"github.com/mkpoe/mkpoe/pkg/data"
 	"github.com/mkpoe/mkpoe/pkg/eval"
 	"github.com/mkpoe/mkpoe/pkg/mkpoe"
-	"gonum.org/v1/gonum/mat"
+	"github.com/mkpoe/mkpoe/pkg/results"
 )
-
-// TaskResult is what a task writes to tasks/<id>.json.
-type TaskResult struct {
-	Task
-	ConfigHash string  `json:"config_hash"`
-	Status     string  `json:"status"` // "ok" or "failed"
-	Error      string  `json:"error,omitempty"`
-	Seconds    float64 `json:"seconds"`
-	// TestAccuracy is the test accuracy of a native or refit task.
-	TestAccuracy float64 `json:"test_accuracy"`
-	// Betas, ValAccuracy, Objectives, Iterations, Gaps and Converged
-	// describe a cv task's sweep (a refit: its one fit). Gaps are the
-	// certified relative duality gaps; Converged[i] says whether fit i
-	// reached solver.tol (false: it stopped at solver.max_iter above it).
-	// Task files written before Converged was recorded lack it: unknown.
-	Betas       []float64 `json:"betas,omitempty"`
-	ValAccuracy []float64 `json:"val_accuracy,omitempty"`
-	Objectives  []float64 `json:"objectives,omitempty"`
-	Iterations  []int     `json:"iterations,omitempty"`
-	Gaps        []float64 `json:"gaps,omitempty"`
-	Converged   []bool    `json:"converged,omitempty"`
-	// Beta is the β a refit chose; Model the model file, relative to the run directory.
-	Beta  float64 `json:"beta,omitempty"`
-	Model string  `json:"model,omitempty"`
-	Dim   int     `json:"dim,omitempty"`
-	// KernelShare is, for a k4 refit, each kernel's share of the trace
-	// regulariser Σ_p tr(W⁽ᵖ⁾K⁽ᵖ⁾): how much of the learned space it carries.
-	KernelShare      []float64               `json:"kernel_share,omitempty"`
-	TrainItems       int                     `json:"train_items"`
-	TestItems        int                     `json:"test_items"`
-	TrainComparisons int                     `json:"train_comparisons"`
-	TestComparisons  int                     `json:"test_comparisons"`
-	TrainSteps       []constraint.StepReport `json:"train_steps,omitempty"`
-	TestSteps        []constraint.StepReport `json:"test_steps,omitempty"`
-}
 
 // runTask executes one task. ds is shared and read-only; store gives access
 // to other tasks' results (refit) and the run directory. interrupted is true
 // when ctx was cancelled before the task finished: its result is then
 // incomplete and must not be saved (a rerun runs the task again).
-func runTask(ctx context.Context, c *Config, ds *dataset, st *store, t Task) (res TaskResult, interrupted bool) {
+func runTask(ctx context.Context, c *Config, ds *dataset, st *store, t results.Task) (res results.TaskResult, interrupted bool) {
 	start := time.Now()
-	res = TaskResult{Task: t, ConfigHash: c.Hash(), Status: "ok"}
+	res = results.TaskResult{Task: t, ConfigHash: c.Hash(), Status: "ok"}
 	defer func() {
 		if p := recover(); p != nil {
 			res.Status, res.Error = "failed", fmt.Sprintf("internal error: %v", p)
@@ -75,7 +42,7 @@ func runTask(ctx context.Context, c *Config, ds *dataset, st *store, t Task) (re
 	return res, false
 }
 
-func execTask(ctx context.Context, c *Config, ds *dataset, st *store, t Task, res *TaskResult) error {
+func execTask(ctx context.Context, c *Config, ds *dataset, st *store, t results.Task, res *results.TaskResult) error {
 	row := c.Rows[t.Row]
 	kidx := c.rowKernels(row)
 	train, test := splitItems(c, ds.n, t.Split)
@@ -135,7 +102,7 @@ func execTask(ctx context.Context, c *Config, ds *dataset, st *store, t Task, re
 		if testEmb != nil {
 			// The held-out items' embedding (rows in the order of items.json
 			// splits[s].test), for the report's map (out-of-sample points).
-			if err := data.WriteMatrixFile(filepath.Join(st.dir, "models", t.ID+".test.tsv"), testEmb); err != nil {
+			if err := writeFileAtomic(filepath.Join(st.dir, "models", t.ID+".test.tsv"), func(w io.Writer) error { return data.WriteMatrix(w, testEmb) }); err != nil {
 				return err
 			}
 		}
@@ -186,7 +153,7 @@ type fitGap struct {
 // not reach the solver's tolerance, and the largest certified gap. known is
 // false for a task file that predates the converged field (it has fits but
 // no record of their convergence).
-func (r *TaskResult) convergence() (fits int, unconverged []fitGap, maxGap float64, known bool) {
+func taskConvergence(r *results.TaskResult) (fits int, unconverged []fitGap, maxGap float64, known bool) {
 	fits = len(r.Objectives)
 	if len(r.Converged) != fits {
 		return fits, nil, math.NaN(), false
@@ -215,8 +182,8 @@ func (r *TaskResult) convergence() (fits int, unconverged []fitGap, maxGap float
 // notConvergedNote describes a task's unconverged fits for people, e.g.
 // "not converged (gap 2.3e-02 at β=10; 1 of 2 fits above tol 0.01)", or
 // returns "" if every fit converged (or nothing is known).
-func notConvergedNote(r *TaskResult, tol float64) string {
-	fits, bad, _, known := r.convergence()
+func notConvergedNote(r *results.TaskResult, tol float64) string {
+	fits, bad, _, known := taskConvergence(r)
 	if !known || len(bad) == 0 {
 		return ""
 	}
@@ -302,7 +269,7 @@ func nativeAccuracy(f *fold, kidx []int) float64 {
 
 // chooseBeta picks β for a refit from the validation scores of its split's
 // cv tasks, by pkg/cv's rule (cv.MeanCurve, cv.ChooseBeta).
-func chooseBeta(c *Config, st *store, t Task) (float64, error) {
+func chooseBeta(c *Config, st *store, t results.Task) (float64, error) {
 	var curves [][]float64
 	var missing []string
 	for f := 0; f < c.Protocol.InnerFolds; f++ {

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // Taxonomy is a rooted tree over class labels: a leaf carries a label, an
@@ -27,7 +29,8 @@ func Node(children ...*Taxonomy) *Taxonomy { return &Taxonomy{Children: children
 // IsLeaf reports whether t has no children.
 func (t *Taxonomy) IsLeaf() bool { return len(t.Children) == 0 }
 
-// String writes t in the compact form read by [ParseTaxonomy].
+// String writes t as the YAML flow sequence read by [ParseTaxonomy], e.g.
+// "[[1,2],[3,[4,5]]]".
 func (t *Taxonomy) String() string {
 	if t.IsLeaf() {
 		return strconv.Itoa(t.Label)
@@ -36,7 +39,7 @@ func (t *Taxonomy) String() string {
 	for i, c := range t.Children {
 		parts[i] = c.String()
 	}
-	return "(" + strings.Join(parts, ",") + ")"
+	return "[" + strings.Join(parts, ",") + "]"
 }
 
 // Labels returns the leaf labels of t in left-to-right order.
@@ -80,30 +83,27 @@ func (t *Taxonomy) Validate() error {
 	return walk(t, "root")
 }
 
-// ParseTaxonomy parses a nested list of integer labels such as
-// "((1,2),(3,(4,5)))" or the YAML flow sequence "[[1, 2], [3, [4, 5]]]":
-// parentheses or brackets (matched), commas or whitespace between elements,
-// '#' comments to the end of a line. A bare integer is a single-leaf tree.
-// Errors name the byte offset. The result is validated ([Taxonomy.Validate]).
+// ParseTaxonomy parses a taxonomy written as YAML: one nested sequence of
+// integer class labels, e.g. "[[1, 2], [3, [4, 5]]]" (a list is an internal
+// node, an integer a leaf, '#' starts a comment), either bare or under a
+// "taxonomy:" key. A bare integer is a single-leaf tree. The result is
+// validated ([Taxonomy.Validate]); errors name the YAML line or the node
+// (e.g. root[1][0]).
 func ParseTaxonomy(s string) (*Taxonomy, error) {
-	p := &taxParser{s: stripComments(s)}
-	t, err := p.tree()
-	if err != nil {
-		return nil, err
+	var doc any
+	if err := yaml.Unmarshal([]byte(s), &doc); err != nil {
+		return nil, fmt.Errorf("data: taxonomy: %w", err)
 	}
-	p.space()
-	if p.pos < len(p.s) {
-		return nil, p.errf("end of input after the taxonomy")
+	if m, ok := doc.(map[string]any); ok {
+		if t, ok := m["taxonomy"]; ok && len(m) == 1 {
+			doc = t
+		}
 	}
-	if err := t.Validate(); err != nil {
-		return nil, err
-	}
-	return t, nil
+	return TaxonomyFromNested(doc)
 }
 
-// ReadTaxonomyFile reads a taxonomy file: a YAML document holding one nested
-// flow sequence of labels (with '#' comments), such as
-// configs/aloi10_taxonomy.yaml. See [ParseTaxonomy].
+// ReadTaxonomyFile reads a taxonomy file (see [ParseTaxonomy]), such as
+// configs/aloi10_taxonomy.yaml.
 func ReadTaxonomyFile(path string) (*Taxonomy, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -111,86 +111,9 @@ func ReadTaxonomyFile(path string) (*Taxonomy, error) {
 	}
 	t, err := ParseTaxonomy(string(b))
 	if err != nil {
-		return nil, fmt.Errorf("data: %s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return t, nil
-}
-
-func stripComments(s string) string {
-	lines := strings.Split(s, "\n")
-	for i, l := range lines {
-		if k := strings.IndexByte(l, '#'); k >= 0 {
-			lines[i] = l[:k] + strings.Repeat(" ", len(l)-k)
-		}
-	}
-	return strings.Join(lines, "\n")
-}
-
-type taxParser struct {
-	s   string
-	pos int
-}
-
-func (p *taxParser) errf(want string) error {
-	got := "end of input"
-	if p.pos < len(p.s) {
-		got = strconv.Quote(p.s[p.pos:min(len(p.s), p.pos+10)])
-	}
-	return fmt.Errorf("data: taxonomy at byte %d: expected %s, got %s", p.pos, want, got)
-}
-
-func (p *taxParser) space() {
-	for p.pos < len(p.s) && strings.IndexByte(" \t\r\n", p.s[p.pos]) >= 0 {
-		p.pos++
-	}
-}
-
-func (p *taxParser) tree() (*Taxonomy, error) {
-	p.space()
-	if p.pos >= len(p.s) {
-		return nil, p.errf("a label or '(' or '['")
-	}
-	open := p.s[p.pos]
-	if open != '(' && open != '[' {
-		start := p.pos
-		for p.pos < len(p.s) && (p.s[p.pos] == '-' || p.s[p.pos] >= '0' && p.s[p.pos] <= '9') {
-			p.pos++
-		}
-		x, err := strconv.Atoi(p.s[start:p.pos])
-		if err != nil {
-			p.pos = start
-			return nil, p.errf("an integer label or '(' or '['")
-		}
-		return Leaf(x), nil
-	}
-	close := byte(')')
-	if open == '[' {
-		close = ']'
-	}
-	p.pos++
-	n := &Taxonomy{}
-	for {
-		p.space()
-		if p.pos < len(p.s) && p.s[p.pos] == close {
-			if len(n.Children) == 0 {
-				return nil, p.errf("a subtree (an internal node must have children)")
-			}
-			p.pos++
-			return n, nil
-		}
-		if len(n.Children) > 0 {
-			if p.pos < len(p.s) && p.s[p.pos] == ',' {
-				p.pos++
-			} else if p.pos >= len(p.s) || strings.IndexByte("([-0123456789", p.s[p.pos]) < 0 {
-				return nil, p.errf(fmt.Sprintf("',' or %q", close))
-			}
-		}
-		c, err := p.tree()
-		if err != nil {
-			return nil, err
-		}
-		n.Children = append(n.Children, c)
-	}
 }
 
 // TaxonomyFromNested converts a nested list of labels, as decoded from YAML

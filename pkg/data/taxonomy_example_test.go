@@ -13,7 +13,7 @@ import (
 // (0,1,3) is not: it follows from the other two by transitivity.
 func ExampleTaxonomy_Comparisons() {
 	// Four classes: 1 lemon, 2 pear (fruit), 3 sneaker, 4 boot (shoes).
-	tax, err := data.ParseTaxonomy("((1,2),(3,4))")
+	tax, err := data.ParseTaxonomy("[[1,2],[3,4]]")
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -15,11 +15,12 @@ func TestParseTaxonomy(t *testing.T) {
 	for _, test := range []struct {
 		name, in, want string
 	}{
-		{"compact", "((1,2),(3,(4,5)))", "((1,2),(3,(4,5)))"},
-		{"yaml flow", "[[1, 2], [3, [4, 5]]]", "((1,2),(3,(4,5)))"},
-		{"spaces and comments", "( (1 2) # fruit\n  3 )", "((1,2),3)"},
+		{"compact", "[[1,2],[3,[4,5]]]", "[[1,2],[3,[4,5]]]"},
+		{"yaml flow", "[[1, 2], [3, [4, 5]]]", "[[1,2],[3,[4,5]]]"},
+		{"comments and lines", "[ [1, 2], # fruit\n  3 ]", "[[1,2],3]"},
+		{"block style under a key", "taxonomy:\n  - [1, 2]\n  - 3\n", "[[1,2],3]"},
 		{"single leaf", "7", "7"},
-		{"unary chain", "((1),2)", "((1),2)"},
+		{"unary chain", "[[1],2]", "[[1],2]"},
 	} {
 		t.Run(test.name, func(t *testing.T) {
 			tax, err := ParseTaxonomy(test.in)
@@ -36,12 +37,12 @@ func TestParseTaxonomy(t *testing.T) {
 		})
 	}
 	for _, test := range []struct{ name, in, msg string }{
-		{"unclosed", "((1,2)", "expected"},
-		{"mismatched", "((1,2])", "expected"},
-		{"empty node", "(1,())", "internal node must have children"},
-		{"duplicate label", "((1,2),1)", "got 1 again"},
-		{"not a number", "(1,x)", `got "x)"`},
-		{"trailing", "(1,2) 3", "end of input"},
+		{"unclosed", "[[1,2]", "line 1"},
+		{"mismatched", "[[1,2)]", "line 1"},
+		{"empty node", "[1,[]]", "internal node must have children"},
+		{"duplicate label", "[[1,2],1]", "got 1 again"},
+		{"not a number", "[1,x]", "root[1]"},
+		{"a map", "fruit: [1, 2]", "root"},
 	} {
 		t.Run(test.name, func(t *testing.T) {
 			_, err := ParseTaxonomy(test.in)
@@ -56,10 +57,10 @@ func TestTaxonomyFromNested(t *testing.T) {
 	// As yaml.v3 decodes "[[1, 2], [3, [4, 5]]]" into an any.
 	v := []any{[]any{1, 2}, []any{3, []any{4, 5}}}
 	tax, err := TaxonomyFromNested(v)
-	if err != nil || tax.String() != "((1,2),(3,(4,5)))" {
+	if err != nil || tax.String() != "[[1,2],[3,[4,5]]]" {
 		t.Errorf("got %v, %v", tax, err)
 	}
-	if tax, err := TaxonomyFromNested([][]int{{1, 2}, {3}}); err != nil || tax.String() != "((1,2),(3))" {
+	if tax, err := TaxonomyFromNested([][]int{{1, 2}, {3}}); err != nil || tax.String() != "[[1,2],[3]]" {
 		t.Errorf("[][]int: got %v, %v", tax, err)
 	}
 	if _, err := TaxonomyFromNested([]any{1, "b"}); err == nil || !strings.Contains(err.Error(), "root[1]") {
@@ -83,7 +84,7 @@ func TestReadTaxonomyFileALOI(t *testing.T) {
 }
 
 func TestTaxonomyLCADepth(t *testing.T) {
-	tax, _ := ParseTaxonomy("((1,2),(3,(4,5)))")
+	tax, _ := ParseTaxonomy("[[1,2],[3,[4,5]]]")
 	for _, test := range []struct{ a, b, want int }{
 		{1, 2, 1}, {1, 3, 0}, {4, 5, 2}, {3, 4, 1}, {5, 5, 3}, {1, 1, 2},
 	} {
@@ -250,7 +251,7 @@ func TestTaxonomyComparisonsBruteForce(t *testing.T) {
 }
 
 func TestTaxonomyComparisonsErrors(t *testing.T) {
-	tax, _ := ParseTaxonomy("((1,2),3)")
+	tax, _ := ParseTaxonomy("[[1,2],3]")
 	for _, test := range []struct {
 		name            string
 		labels, a, refs []int
@@ -294,4 +295,22 @@ func TestTaxonomyComparisonsALOISubset(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("%d comparisons over 200 ALOI images", len(cs))
+}
+
+// FuzzParseTaxonomy: any input is parsed or rejected without a panic, and
+// an accepted taxonomy round-trips through String.
+func FuzzParseTaxonomy(f *testing.F) {
+	for _, s := range []string{"[[1,2],[3,[4,5]]]", "taxonomy: [1, [2, 3]]", "7", "[1,[]]", "[[1,2)]", "- 1\n- [2, 3]\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		tax, err := ParseTaxonomy(s)
+		if err != nil {
+			return
+		}
+		again, err := ParseTaxonomy(tax.String())
+		if err != nil || again.String() != tax.String() {
+			t.Fatalf("%q parsed to %s, which reads back as %v, %v", s, tax, again, err)
+		}
+	})
 }

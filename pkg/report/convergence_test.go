@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/mkpoe/mkpoe/pkg/results"
 )
 
 // TestConvergenceMarks: entries with fits that did not converge carry a
@@ -14,8 +16,8 @@ import (
 func TestConvergenceMarks(t *testing.T) {
 	ip := func(v int) *int { return &v }
 	fp := func(v float64) *float64 { return &v }
-	row := func(label, method, mode string, mean float64) Row {
-		return Row{Label: label, Method: method, Mode: mode, Kernels: []string{"A", "B"}, Accuracy: []float64{mean}, Mean: mean}
+	row := func(label, method, mode string, mean float64) results.Row {
+		return results.Row{Label: label, Method: method, Mode: mode, Kernels: []string{"A", "B"}, Accuracy: []float64{mean}, Mean: mean}
 	}
 	native := row("sum native", "native", "", 0.61)
 	conv := row("K4 diag", "k4", "diag", 0.70)
@@ -26,16 +28,16 @@ func TestConvergenceMarks(t *testing.T) {
 
 	for _, test := range []struct {
 		name    string
-		rows    []Row
+		rows    []results.Row
 		marked  bool     // the table has a dagger and the footnote
 		details []string // convergence column of the details table, in row order
 	}{
-		{"not converged", []Row{native, conv, notConv}, true, []string{"—", "all converged (max gap 8.0e-04)", "† 3 of 9 fits not converged (max gap 2.3e-02)"}},
-		{"all converged", []Row{native, conv}, false, []string{"—", "all converged (max gap 8.0e-04)"}},
-		{"unknown is not converged, nor marked", []Row{native, unknown}, false, []string{"—", "not recorded"}},
+		{"not converged", []results.Row{native, conv, notConv}, true, []string{"—", "all converged (max gap 8.0e-04)", "† 3 of 9 fits not converged (max gap 2.3e-02)"}},
+		{"all converged", []results.Row{native, conv}, false, []string{"—", "all converged (max gap 8.0e-04)"}},
+		{"unknown is not converged, nor marked", []results.Row{native, unknown}, false, []string{"—", "not recorded"}},
 	} {
 		t.Run(test.name, func(t *testing.T) {
-			s := &Summary{Name: "conv", Splits: 1, SolverTol: 1e-3, Rows: test.rows}
+			s := &results.Summary{Name: "conv", Splits: 1, SolverTol: 1e-3, Rows: test.rows}
 			tab := NewTable(s)
 			var md, tex, htm bytes.Buffer
 			if err := tab.Markdown(&md); err != nil {
@@ -95,7 +97,7 @@ func TestOldSummaryConvergenceUnknown(t *testing.T) {
 	if strings.Contains(string(b), "unconverged_fits") || strings.Contains(string(b), "max_gap") {
 		t.Errorf("an unknown row marshals convergence fields: %s", b)
 	}
-	var r Row
+	var r results.Row
 	if err := json.Unmarshal([]byte(`{"label":"x","method":"k4","unconverged_fits":0,"fits":4,"max_gap":0.0004}`), &r); err != nil {
 		t.Fatal(err)
 	}

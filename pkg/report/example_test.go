@@ -5,13 +5,14 @@ import (
 	"os"
 
 	"github.com/mkpoe/mkpoe/pkg/report"
+	"github.com/mkpoe/mkpoe/pkg/results"
 )
 
 // A summary of two kernels, each in its native space and after learning a
 // full K1 metric, laid out as the paper's Table 3.
 func ExampleTable_Markdown() {
 	paper := 0.796
-	s := &report.Summary{Name: "tiny", Splits: 2, Rows: []report.Row{
+	s := &results.Summary{Name: "tiny", Splits: 2, Rows: []results.Row{
 		{Label: "ST native", Method: "native", Kernels: []string{"ST"}, Mean: 0.752, Std: 0.01},
 		{Label: "ST K1 full", Method: "k1", Mode: "full", Kernels: []string{"ST"}, Mean: 0.801, Std: 0.02, Paper: &paper},
 		{Label: "CF native", Method: "native", Kernels: []string{"CF"}, Mean: 0.704, Std: 0.03},

@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mkpoe/mkpoe/pkg/mkpoe"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -17,6 +16,9 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/mkpoe/mkpoe/pkg/mkpoe"
+	"github.com/mkpoe/mkpoe/pkg/results"
 )
 
 // Figure is a tiled figure: Panels[r][c] (nil tiles stay blank), drawn at
@@ -100,7 +102,7 @@ func WeightSeries(m *mkpoe.Model) ([][]float64, error) {
 // WeightsFigure draws the diagonal weights of a diagonal K4 model as in
 // the paper's Fig. 5 (fig:diagmkl): one bar panel per kernel, stacked,
 // training index on the x axis, one shared y scale.
-func WeightsFigure(row *Row, split int, m *mkpoe.Model, th Theme) (*Figure, error) {
+func WeightsFigure(row *results.Row, split int, m *mkpoe.Model, th Theme) (*Figure, error) {
 	ws, err := WeightSeries(m)
 	if err != nil {
 		return nil, err
@@ -164,7 +166,7 @@ func barWidth(w vg.Length, n int) vg.Length {
 // ValidationSeries returns the β sweep of a learned row: the grid, per
 // outer split the mean inner-CV validation accuracy per β, and per split
 // the index of the chosen β in the grid (-1 if it is not in the grid).
-func ValidationSeries(s *Summary, row *Row) (betas []float64, curves [][]float64, chosen []int) {
+func ValidationSeries(s *results.Summary, row *results.Row) (betas []float64, curves [][]float64, chosen []int) {
 	betas = s.BetaGrid
 	curves = row.ValCurve
 	for sp := range row.ValCurve {
@@ -184,7 +186,7 @@ func ValidationSeries(s *Summary, row *Row) (betas []float64, curves [][]float64
 // ValidationFigure draws, per learned row, the mean inner-CV validation
 // accuracy against β (log x axis), one line per outer split, the chosen β
 // ringed. It returns nil if no row has a β sweep.
-func ValidationFigure(s *Summary, th Theme) (*Figure, error) {
+func ValidationFigure(s *results.Summary, th Theme) (*Figure, error) {
 	var panels []*plot.Plot
 	for i := range s.Rows {
 		row := &s.Rows[i]
@@ -269,7 +271,7 @@ func finiteXYs(x, y []float64) plotter.XYs {
 // ObjectiveSeries returns the solver's objective after each iteration of
 // the final refit of a learned row, per outer split (nil where the model
 // is missing or holds no trace).
-func ObjectiveSeries(run *Run, row *Row) [][]float64 {
+func ObjectiveSeries(run *Run, row *results.Row) [][]float64 {
 	var out [][]float64
 	for sp := range row.Models {
 		var tr []float64
@@ -455,7 +457,7 @@ type MapData struct {
 // items.json splits[s].train) and, if held is not nil, the held-out items
 // embedded out of sample (rows in the order of splits[s].test). items may
 // be nil (no names, no labels).
-func MapSeries(m *mkpoe.Model, held *mat.Dense, items *Items, split int, set *TSNESettings) (*MapData, error) {
+func MapSeries(m *mkpoe.Model, held *mat.Dense, items *results.Items, split int, set *TSNESettings) (*MapData, error) {
 	n := m.N
 	x := mat.Matrix(m.Train)
 	t := 0
@@ -523,7 +525,7 @@ func mapRow(run *Run) int {
 // MapFigure draws a MapData: points coloured by class label (one colour
 // and glyph per class, with a legend), and item names beside a subset of
 // points chosen so that no two names overlap.
-func MapFigure(row *Row, split int, md *MapData, th Theme) (*Figure, error) {
+func MapFigure(row *results.Row, split int, md *MapData, th Theme) (*Figure, error) {
 	what := "training items"
 	for _, h := range md.Held {
 		if h {

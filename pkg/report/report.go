@@ -8,6 +8,8 @@ import (
 	"math"
 	"sort"
 	"strings"
+
+	"github.com/mkpoe/mkpoe/pkg/results"
 )
 
 // Formats are the output formats of [Build], in the order they are written.
@@ -215,7 +217,7 @@ func (rep *Report) details() []detail {
 }
 
 // convergence describes the fits of a row for the details table.
-func convergence(r *Row) (string, bool) {
+func convergence(r *results.Row) (string, bool) {
 	maxGap := ""
 	if r.MaxGap != nil {
 		maxGap = fmt.Sprintf(" (max gap %.1e)", *r.MaxGap)
@@ -301,6 +303,13 @@ func (t *Table) HTML(w io.Writer) error {
 		b.WriteString("</tr>\n")
 	}
 	b.WriteString("</tbody>\n</table>\n<p class=\"caption\">" + html.EscapeString(t.Caption()) + "</p>\n")
+	if len(t.Shares) > 0 {
+		b.WriteString("<p>" + html.EscapeString(sharesTitle) + ":</p>\n<table class=\"shares\">\n<thead><tr><th>Row</th><th>Shares</th></tr></thead>\n<tbody>\n")
+		for _, r := range t.Shares {
+			b.WriteString("<tr><td>" + html.EscapeString(r.Label) + "</td><td>" + html.EscapeString(r.shareText()) + "</td></tr>\n")
+		}
+		b.WriteString("</tbody>\n</table>\n")
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }

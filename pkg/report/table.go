@@ -5,6 +5,8 @@ import (
 	"io"
 	"math"
 	"strings"
+
+	"github.com/mkpoe/mkpoe/pkg/results"
 )
 
 // Table is the 2-D layout of a run's summary in the paper's form (Tables
@@ -17,6 +19,30 @@ type Table struct {
 	RowHeader string   // header of the first column
 	Columns   []Column // only columns with at least one entry
 	Rows      []TableRow
+	// Shares lists, for every summary row with kernel shares (K4), each
+	// kernel's share of the regulariser Σ_p tr(W⁽ᵖ⁾K⁽ᵖ⁾) in its refits,
+	// mean over splits: how much of the learned space each kernel carries
+	// (the reading of the learned weights in Sec. 5.1.4 and Fig. 5).
+	Shares []ShareRow
+}
+
+// ShareRow is the kernel shares of one summary row.
+type ShareRow struct {
+	Label   string
+	Kernels []string
+	Shares  []float64
+}
+
+// sharesTitle introduces the kernel-shares table in every format.
+const sharesTitle = "Kernel shares of Σ_p tr(W⁽ᵖ⁾K⁽ᵖ⁾) in the K4 refits (mean over splits)"
+
+// shareText is "ST 0.925, CF 0.048".
+func (r ShareRow) shareText() string {
+	parts := make([]string, len(r.Shares))
+	for i, v := range r.Shares {
+		parts[i] = fmt.Sprintf("%s %.3f", r.Kernels[i], v)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // Column is one method and mode (native, k1 diag, …).
@@ -61,14 +87,11 @@ var standardColumns = []Column{
 
 // NewTable lays out a summary as a Table.
 //
-// Rows: summary rows are grouped by Row.Group if set (the config's kernel
-// or group name), else by their kernels joined with " + ". If two summary
-// rows of one group fall into the same column (the graph-processing
-// experiment, paper Table 5, runs one kernel under several constraint
-// sets), that group is split by label stem: the label without a trailing
-// mode word (diag, full) and method word (native, K1, K4), e.g. "Length-2
-// diag" → "Length-2". If stems still collide, the full labels are used.
-// Rows keep the order of first appearance.
+// Rows: each summary row goes to the table row it names (Row.TableRow: the
+// config row's table_row, by default its kernel or group; e.g. the
+// graph-processing experiment, paper Table 5, names rows after constraint
+// sets), in the order of first appearance. Summaries written before
+// table_row was recorded fall back to the kernels joined with " + ".
 //
 // Columns: Native, K1 diagonal, K1 full, K4 diagonal, K4 full (any other
 // method/mode after them), keeping only columns with at least one entry.
@@ -78,7 +101,7 @@ var standardColumns = []Column{
 // rather than overall, because a column is one method and the question a
 // column answers is "which kernel works best with this method"; the
 // paper's Table 2 does the same.
-func NewTable(s *Summary) *Table {
+func NewTable(s *results.Summary) *Table {
 	t := &Table{Name: s.Name, Splits: s.Splits, Tol: s.SolverTol, RowHeader: "Kernel"}
 	// Columns.
 	colIndex := map[[2]string]int{}
@@ -105,74 +128,48 @@ func NewTable(s *Summary) *Table {
 		}
 	}
 	t.Columns = cols
-	// Row groups.
-	type member struct {
-		row *Row
-		col int
-	}
-	var groups []string
-	byGroup := map[string][]member{}
-	multi := false
+	// Rows: the table row each summary row names (table_row, from the
+	// config); summaries written before it was recorded fall back to the
+	// row's kernels.
+	multi, kernelNamed := false, true
+	rowIndex := map[string]int{}
 	for i := range s.Rows {
 		r := &s.Rows[i]
-		g := r.Group
-		if g == "" {
-			g = strings.Join(r.Kernels, " + ")
+		name := r.TableRow
+		if name == "" {
+			name = strings.Join(r.Kernels, " + ")
 		}
-		if len(r.Kernels) > 1 {
-			multi = true
-		}
-		if _, ok := byGroup[g]; !ok {
-			groups = append(groups, g)
-		}
-		byGroup[g] = append(byGroup[g], member{r, colIndex[colKey(*r)]})
-	}
-	if multi {
-		t.RowHeader = "Kernels"
-	}
-	// A group split by label stem below renames the first column "Row".
-	rowIndex := map[string]int{}
-	add := func(name string, m member) bool {
-		i, ok := rowIndex[name]
-		if !ok {
-			i = len(t.Rows)
-			rowIndex[name] = i
-			t.Rows = append(t.Rows, TableRow{Name: name, Cells: make([]*Cell, len(cols))})
-		}
-		if t.Rows[i].Cells[m.col] != nil {
-			return false
-		}
-		t.Rows[i].Cells[m.col] = &Cell{Label: m.row.Label, Mean: m.row.Mean, Std: m.row.Std, Paper: m.row.Paper, NotConverged: m.row.NotConverged()}
-		return true
-	}
-	for _, g := range groups {
-		ms := byGroup[g]
-		if !collides(ms, func(m member) int { return m.col }) {
-			for _, m := range ms {
-				add(g, m)
-			}
-			continue
-		}
-		stemKey := func(m member) string { return g + "\x00" + labelStem(m.row.Label) }
-		seen := map[string]bool{}
-		stemsCollide := false
-		for _, m := range ms {
-			k := fmt.Sprint(stemKey(m), "\x00", m.col)
-			if seen[k] {
-				stemsCollide = true
-			}
-			seen[k] = true
-		}
-		t.RowHeader = "Row"
-		for _, m := range ms {
-			name := labelStem(m.row.Label)
-			if stemsCollide || name == "" {
-				name = m.row.Label
-			}
-			for !add(name, m) { // identical labels: make the name unique
+		multi = multi || len(r.Kernels) > 1
+		kernelNamed = kernelNamed && name == strings.Join(r.Kernels, " + ")
+		col := colIndex[colKey(*r)]
+		ti, ok := rowIndex[name]
+		if ok && t.Rows[ti].Cells[col] != nil {
+			// Two results for one cell (a summary without table_row, or a
+			// config that repeats a row): the later one gets its own row,
+			// named by its label.
+			name = r.Label
+			for _, taken := rowIndex[name]; taken; _, taken = rowIndex[name] {
 				name += "′"
 			}
+			ok = false
 		}
+		if !ok {
+			ti = len(t.Rows)
+			rowIndex[name] = ti
+			t.Rows = append(t.Rows, TableRow{Name: name, Cells: make([]*Cell, len(cols))})
+		}
+		t.Rows[ti].Cells[col] = &Cell{Label: r.Label, Mean: r.Mean, Std: r.Std, Paper: r.Paper, NotConverged: r.NotConverged()}
+	}
+	for _, r := range s.Rows {
+		if len(r.KernelShare) > 0 && len(r.KernelShare) == len(r.Kernels) {
+			t.Shares = append(t.Shares, ShareRow{Label: r.Label, Kernels: r.Kernels, Shares: r.KernelShare})
+		}
+	}
+	switch {
+	case multi:
+		t.RowHeader = "Kernels"
+	case !kernelNamed:
+		t.RowHeader = "Row"
 	}
 	// Bold: best per column.
 	for c := range cols {
@@ -195,43 +192,11 @@ func NewTable(s *Summary) *Table {
 	return t
 }
 
-func colKey(r Row) [2]string {
+func colKey(r results.Row) [2]string {
 	if r.Method == "native" {
 		return [2]string{"native", ""}
 	}
 	return [2]string{strings.ToLower(r.Method), strings.ToLower(r.Mode)}
-}
-
-func collides[T any](ms []T, col func(T) int) bool {
-	seen := map[int]bool{}
-	for _, m := range ms {
-		if seen[col(m)] {
-			return true
-		}
-		seen[col(m)] = true
-	}
-	return false
-}
-
-// labelStem removes a trailing mode word and then a trailing method word
-// from a row label: "Length-2 diag" → "Length-2", "ST K1 full" → "ST".
-func labelStem(label string) string {
-	words := strings.Fields(label)
-	strip := func(set ...string) {
-		if len(words) == 0 {
-			return
-		}
-		last := strings.ToLower(words[len(words)-1])
-		for _, s := range set {
-			if last == s {
-				words = words[:len(words)-1]
-				return
-			}
-		}
-	}
-	strip("diag", "diagonal", "full")
-	strip("native", "k1", "k4")
-	return strings.Join(words, " ")
 }
 
 // round3 rounds to the printed precision (three decimals, as the paper).
@@ -329,6 +294,12 @@ func (t *Table) Markdown(w io.Writer) error {
 		b.WriteString(" |\n")
 	}
 	b.WriteString("\n" + mdEscape(t.Caption()) + "\n")
+	if len(t.Shares) > 0 {
+		b.WriteString("\n" + mdEscape(sharesTitle) + ":\n\n| Row | Shares |\n|---|---|\n")
+		for _, r := range t.Shares {
+			b.WriteString("| " + mdEscape(r.Label) + " | " + mdEscape(r.shareText()) + " |\n")
+		}
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -372,6 +343,14 @@ func (t *Table) LaTeX(w io.Writer) error {
 	}
 	b.WriteString("\\bottomrule\n\\end{tabular}\n")
 	fmt.Fprintf(&b, "\\caption{%s}\n\\label{tab:%s}\n\\end{table}\n", texEscape(t.Caption()), labelName(t.Name))
+	if len(t.Shares) > 0 {
+		b.WriteString("\n\\begin{table}\n\\centering\n\\begin{tabular}{ll}\n\\toprule\nRow & Kernel shares \\\\\n\\midrule\n")
+		for _, r := range t.Shares {
+			b.WriteString(texEscape(r.Label) + " & " + texEscape(r.shareText()) + " \\\\\n")
+		}
+		fmt.Fprintf(&b, "\\bottomrule\n\\end{tabular}\n\\caption{%s: %s.}\n\\label{tab:%s-shares}\n\\end{table}\n",
+			texEscape(t.Name), `kernel shares of $\sum_p \mathrm{tr}(W^{(p)}K^{(p)})$ in the $\mathcal{K}_4$ refits (mean over splits)`, labelName(t.Name))
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -5,7 +5,10 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/mkpoe/mkpoe/pkg/results"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden from the current output")
@@ -23,26 +26,26 @@ func ptr(v float64) *float64 { return &v }
 
 // graphSummary is shaped like the graph-processing experiment (paper
 // Table 5): one kernel, several constraint sets, diagonal and full.
-func graphSummary() *Summary {
-	row := func(label, mode string, mean float64, paper float64) Row {
-		return Row{Label: label, Method: "k1", Mode: mode, Kernels: []string{"ST"}, Accuracy: []float64{mean}, Mean: mean, Paper: ptr(paper)}
+func graphSummary() *results.Summary {
+	row := func(label, mode string, mean float64, paper float64) results.Row {
+		return results.Row{Label: label, Method: "k1", Mode: mode, TableRow: strings.Fields(label)[0], Kernels: []string{"ST"}, Accuracy: []float64{mean}, Mean: mean, Paper: ptr(paper)}
 	}
-	return &Summary{Name: "aset400_graph_processing", Splits: 1, InnerFolds: 2, BetaGrid: []float64{1, 100},
-		Rows: []Row{
+	return &results.Summary{Name: "aset400_graph_processing", Splits: 1, InnerFolds: 2, BetaGrid: []float64{1, 100},
+		Rows: []results.Row{
 			row("Full diag", "diag", 0.61, 0.604), row("Full full", "full", 0.75, 0.754),
 			row("Length-2 diag", "diag", 0.6214, 0.621), row("Length-2 full", "full", 0.7561, 0.756),
 			row("Processed diag", "diag", 0.6296, 0.629), row("Processed full", "full", 0.7559, 0.760),
 		}}
 }
 
-// groupSummary names rows by config group (as experiments fills Row.Group),
+// groupSummary names rows by config group (Row.TableRow),
 // with a one-split run and a K1 row on a group.
-func groupSummary() *Summary {
-	r := func(label, method, mode, group string, kernels []string, mean float64) Row {
-		return Row{Label: label, Method: method, Mode: mode, Kernels: kernels, Accuracy: []float64{mean}, Mean: mean, Group: group}
+func groupSummary() *results.Summary {
+	r := func(label, method, mode, group string, kernels []string, mean float64) results.Row {
+		return results.Row{Label: label, Method: method, Mode: mode, Kernels: kernels, Accuracy: []float64{mean}, Mean: mean, TableRow: group}
 	}
 	all := []string{"ST", "CF", "genre"}
-	return &Summary{Name: "groups", Splits: 1, Rows: []Row{
+	return &results.Summary{Name: "groups", Splits: 1, Rows: []results.Row{
 		r("ST+CF native", "native", "", "ST+CF", []string{"ST", "CF"}, 0.70),
 		r("ST+CF K4 diag", "k4", "diag", "ST+CF", []string{"ST", "CF"}, 0.75),
 		r("all native", "native", "", "all", all, 0.7321),
@@ -54,9 +57,9 @@ func groupSummary() *Summary {
 func TestTableGolden(t *testing.T) {
 	for _, test := range []struct {
 		name string
-		s    func() *Summary
+		s    func() *results.Summary
 	}{
-		{"fixture", func() *Summary { return loadFixture(t).Summary }},
+		{"fixture", func() *results.Summary { return loadFixture(t).Summary }},
 		{"graph", graphSummary},
 		{"groups", groupSummary},
 	} {
@@ -96,6 +99,13 @@ func checkGolden(t *testing.T, path string, got []byte) {
 	}
 }
 
+func withoutTableRows(s *results.Summary) *results.Summary {
+	for i := range s.Rows {
+		s.Rows[i].TableRow = ""
+	}
+	return s
+}
+
 func TestNewTableLayout(t *testing.T) {
 	type cell struct {
 		row, col string
@@ -104,7 +114,7 @@ func TestNewTableLayout(t *testing.T) {
 	}
 	for _, test := range []struct {
 		name      string
-		s         *Summary
+		s         *results.Summary
 		rowHeader string
 		rows      []string
 		cols      []string
@@ -112,13 +122,21 @@ func TestNewTableLayout(t *testing.T) {
 	}{
 		{
 			name: "fixture", s: loadFixture(t).Summary, rowHeader: "Kernels",
-			rows: []string{"A", "B_1", "A + B_1"},
+			rows: []string{"A", "B_1", "pair"},
 			cols: []string{"Native", "K1 diagonal", "K1 full", "K4 diagonal", "K4 full"},
 			cells: []cell{
-				{"A", "Native", 0.72, true}, {"B_1", "Native", 0.51, false}, {"A + B_1", "Native", 0.61, false},
+				{"A", "Native", 0.72, true}, {"B_1", "Native", 0.51, false}, {"pair", "Native", 0.61, false},
 				{"A", "K1 diagonal", 0.82, false}, // alone in its column: not bold
-				{"A + B_1", "K4 diagonal", 0.88, false},
+				{"pair", "K4 diagonal", 0.88, false},
 			},
+		},
+		{
+			// A summary written before table_row was recorded: rows are
+			// named by their kernels.
+			name: "no table_row", s: withoutTableRows(loadFixture(t).Summary), rowHeader: "Kernels",
+			rows:  []string{"A", "B_1", "A + B_1"},
+			cols:  []string{"Native", "K1 diagonal", "K1 full", "K4 diagonal", "K4 full"},
+			cells: []cell{{"A + B_1", "K4 diagonal", 0.88, false}},
 		},
 		{
 			name: "graph", s: graphSummary(), rowHeader: "Row",
@@ -196,22 +214,6 @@ func TestTableEmptyCells(t *testing.T) {
 	for _, col := range []string{"K1 diagonal", "K4 diagonal", "K4 full"} {
 		if tab.cell("B_1", col) != nil {
 			t.Errorf("cell (B_1, %s) should be empty", col)
-		}
-	}
-}
-
-func TestLabelStem(t *testing.T) {
-	for _, test := range []struct{ in, want string }{
-		{"Length-2 diag", "Length-2"},
-		{"ST K1 full", "ST"},
-		{"Full full", "Full"},
-		{"sum native", "sum"},
-		{"MKPOE K4 diagonal", "MKPOE"},
-		{"native", ""},
-		{"plain", "plain"},
-	} {
-		if got := labelStem(test.in); got != test.want {
-			t.Errorf("labelStem(%q) = %q, want %q", test.in, got, test.want)
 		}
 	}
 }

@@ -1,0 +1,146 @@
+package results
+
+import "github.com/mkpoe/mkpoe/pkg/constraint"
+
+// Format tags of the files, written in their "format" field.
+const (
+	SummaryFormat = "mkpoe-summary/1"
+	TaskFormat    = "mkpoe-task/1"
+	ItemsFormat   = "mkpoe-items/1"
+)
+
+// Task kinds.
+const (
+	KindNative = "native" // native-space accuracy of a row's kernel (or sum) on a split's test comparisons
+	KindCV     = "cv"     // one inner fold of a split: fit every β of the grid, score validation comparisons
+	KindRefit  = "refit"  // choose β from the split's cv tasks, refit on all training items, score the test set
+)
+
+// Task is one independent unit of work of a run, with a stable ID. Tasks of
+// phase 0 (native, cv) need nothing else; a refit (phase 1) reads the
+// results of its split's cv tasks.
+type Task struct {
+	ID    string `json:"id"`
+	Kind  string `json:"kind"`
+	Row   int    `json:"row"`
+	Split int    `json:"split"`
+	Fold  int    `json:"fold"` // inner fold of a cv task, -1 otherwise
+	Phase int    `json:"phase"`
+}
+
+// TaskResult is what a task writes to tasks/<id>.json.
+type TaskResult struct {
+	Format string `json:"format"`
+	Task
+	ConfigHash string  `json:"config_hash"`
+	Status     string  `json:"status"` // "ok" or "failed"
+	Error      string  `json:"error,omitempty"`
+	Seconds    float64 `json:"seconds"`
+	// TestAccuracy is the test accuracy of a native or refit task (NaN: no
+	// test comparison to score).
+	TestAccuracy float64 `json:"test_accuracy"`
+	// Betas, ValAccuracy, Objectives, Iterations, Gaps and Converged
+	// describe a cv task's sweep (a refit: its one fit). Gaps are the
+	// certified relative duality gaps; Converged[i] says whether fit i
+	// reached solver.tol (false: it stopped at solver.max_iter above it).
+	// Task files written before Converged was recorded lack it: unknown.
+	Betas       []float64 `json:"betas,omitempty"`
+	ValAccuracy []float64 `json:"val_accuracy,omitempty"`
+	Objectives  []float64 `json:"objectives,omitempty"`
+	Iterations  []int     `json:"iterations,omitempty"`
+	Gaps        []float64 `json:"gaps,omitempty"`
+	Converged   []bool    `json:"converged,omitempty"`
+	// Beta is the β a refit chose; Model the model file, relative to the run directory.
+	Beta  float64 `json:"beta,omitempty"`
+	Model string  `json:"model,omitempty"`
+	Dim   int     `json:"dim,omitempty"`
+	// KernelShare is, for a k4 refit, each kernel's share of the trace
+	// regulariser Σ_p tr(W⁽ᵖ⁾K⁽ᵖ⁾) (mkpoe.Model.KernelShares).
+	KernelShare      []float64               `json:"kernel_share,omitempty"`
+	TrainItems       int                     `json:"train_items"`
+	TestItems        int                     `json:"test_items"`
+	TrainComparisons int                     `json:"train_comparisons"`
+	TestComparisons  int                     `json:"test_comparisons"`
+	TrainSteps       []constraint.StepReport `json:"train_steps,omitempty"`
+	TestSteps        []constraint.StepReport `json:"test_steps,omitempty"`
+}
+
+// Summary is every number of a run's table (summary.json): per row the test
+// accuracy of each outer split, its mean and standard deviation, the β
+// chosen per split and the validation curve.
+type Summary struct {
+	Format     string    `json:"format"`
+	Name       string    `json:"name"`
+	ConfigHash string    `json:"config_hash"`
+	Splits     int       `json:"splits"`
+	InnerFolds int       `json:"inner_folds"`
+	BetaGrid   []float64 `json:"beta_grid"`
+	Rows       []Row     `json:"rows"`
+	// SolverTol is the relative duality gap every fit had to certify
+	// (solver.tol). 0 in summaries written before it was recorded.
+	SolverTol float64 `json:"solver_tol,omitempty"`
+}
+
+// Row is one row of the table.
+type Row struct {
+	Label  string `json:"label"`
+	Method string `json:"method"` // native, k1 or k4
+	Mode   string `json:"mode,omitempty"`
+	// TableRow is the row of the paper-style table this result belongs to
+	// (the config row's table_row, by default its kernel or group); the
+	// column is Method and Mode. Empty in summaries written before it was
+	// recorded.
+	TableRow string    `json:"table_row,omitempty"`
+	Kernels  []string  `json:"kernels"`
+	Accuracy []float64 `json:"accuracy"` // test accuracy per outer split
+	Mean     float64   `json:"mean"`
+	Std      float64   `json:"std"` // sample standard deviation over splits (0 for one split)
+	Beta     []float64 `json:"beta,omitempty"`
+	// ValCurve[s][b] is the mean validation accuracy of β = BetaGrid[b] on
+	// split s (cv.MeanCurve).
+	ValCurve         [][]float64 `json:"val_curve,omitempty"`
+	Models           []string    `json:"models,omitempty"` // per split, relative to the run directory
+	TrainComparisons []int       `json:"train_comparisons"`
+	TestComparisons  []int       `json:"test_comparisons"`
+	Paper            *float64    `json:"paper,omitempty"` // the paper's value, if the config gives one
+	// KernelShare is the mean over splits of each kernel's share of
+	// Σ_p tr(W⁽ᵖ⁾K⁽ᵖ⁾) in the refit models (k4 rows only).
+	KernelShare []float64 `json:"kernel_share,omitempty"`
+	// Fits counts the solver runs of a learned row (every β of every cv
+	// task, and the refits), UnconvergedFits those that stopped with a
+	// certified relative gap above SolverTol, and MaxGap is the largest
+	// certified gap among them all. nil means unknown: a native row (no
+	// fits), or task files written before convergence was recorded. Never
+	// read absent as "converged".
+	Fits            *int     `json:"fits,omitempty"`
+	UnconvergedFits *int     `json:"unconverged_fits,omitempty"`
+	MaxGap          *float64 `json:"max_gap,omitempty"`
+}
+
+// Learned reports whether the row fits a model (k1 or k4).
+func (r *Row) Learned() bool { return r.Method != "native" }
+
+// NotConverged reports whether some fit of the row is known to have stopped
+// above the solver's tolerance.
+func (r *Row) NotConverged() bool { return r.UnconvergedFits != nil && *r.UnconvergedFits > 0 }
+
+// ConvergenceKnown reports whether the summary records the convergence of
+// the row's fits (false for native rows: they have none).
+func (r *Row) ConvergenceKnown() bool { return r.UnconvergedFits != nil }
+
+// Items describes the items of a run (items.json): names, class labels (if
+// any) and, per outer split, the training and test items (global indices;
+// a model's training item r is Splits[s].Train[r], and a held-out item
+// numbered nt+q in the test comparisons is Splits[s].Test[q]).
+type Items struct {
+	Format string   `json:"format"`
+	Names  []string `json:"names"`
+	Labels []int    `json:"labels,omitempty"`
+	Splits []Split  `json:"splits"`
+}
+
+// Split lists the training and test items of one outer split.
+type Split struct {
+	Train []int `json:"train"`
+	Test  []int `json:"test"`
+}
