@@ -108,21 +108,9 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	ds, err := loadDataset(c)
+	ds, err := c.loadAndCheckData()
 	if err != nil {
-		return badInput(fmt.Errorf("dataset: %w", err))
-	}
-	for i, k := range c.Kernels {
-		if k.Type == "identity" || k.Type == "noise" {
-			continue
-		}
-		_, ok := ds.sources[k.Source]
-		if k.Type == "precomputed" {
-			_, ok = ds.precomputed[k.Source]
-		}
-		if !ok {
-			return badInput(fmt.Errorf("kernels[%d].source: must be one of %v for a %s data set, got %q", i, sortedKeys(ds.sources), c.Dataset.Type, k.Source))
-		}
+		return badInput(err)
 	}
 	plan := Plan(c)
 	counts := map[string]int{}

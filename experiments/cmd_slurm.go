@@ -461,6 +461,9 @@ func runSlurm(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	if _, err := c.loadAndCheckData(); err != nil {
+		return badInput(err)
+	}
 	if o.CPUs < 1 {
 		return usagef("--cpus: must be >= 1, got %d", o.CPUs)
 	}

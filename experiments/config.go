@@ -15,6 +15,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/mkpoe/mkpoe/pkg/constraint"
+	"github.com/mkpoe/mkpoe/pkg/cv"
 	"github.com/mkpoe/mkpoe/pkg/kernels"
 	"github.com/mkpoe/mkpoe/pkg/mkpoe"
 )
@@ -277,6 +278,8 @@ func (c *Config) Validate() error {
 		}
 		if _, err := kernels.ParseNormalization(k.Normalize); err != nil {
 			bad(at+".normalize", "must be none, diag, trace or center", fmt.Sprintf("%q", k.Normalize))
+		} else if k.Type == "precomputed" && k.Normalize != "none" {
+			bad(at+".normalize", "must be none for a precomputed kernel (the file is used as it is: normalise it before)", fmt.Sprintf("%q", k.Normalize))
 		}
 	}
 	if len(c.Kernels) == 0 {
@@ -402,6 +405,58 @@ func (c *Config) Validate() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// loadAndCheckData loads c's data set and runs CheckData on it.
+func (c *Config) loadAndCheckData() (*dataset, error) {
+	ds, err := loadDataset(c)
+	if err != nil {
+		return nil, fmt.Errorf("dataset: %w", err)
+	}
+	if err := c.CheckData(ds); err != nil {
+		return nil, fmt.Errorf("config %s, with its data:\n%w", c.Name, err)
+	}
+	return ds, nil
+}
+
+// CheckData checks the config against its data set, reporting every problem
+// with its YAML path: each kernel's source is one the data set offers, and
+// every split leaves enough training items for the inner folds and the
+// held-out set (pkg/cv's protocol rules).
+func (c *Config) CheckData(ds *dataset) error {
+	var errs []error
+	for i, k := range c.Kernels {
+		if k.Type == "identity" || k.Type == "noise" {
+			continue
+		}
+		if k.Type == "precomputed" {
+			if _, ok := ds.precomputed[k.Source]; !ok {
+				errs = append(errs, fmt.Errorf("kernels[%d].source: must be an n×n kernel file of the data set (one of %v), got %q", i, sortedKeys(ds.precomputed), k.Source))
+			}
+			continue
+		}
+		if _, ok := ds.sources[k.Source]; !ok {
+			errs = append(errs, fmt.Errorf("kernels[%d].source: must be one of %v for a %s data set, got %q", i, sortedKeys(ds.sources), c.Dataset.Type, k.Source))
+		}
+	}
+	p := c.cvProtocol()
+	if len(p.BetaGrid) == 0 {
+		p.BetaGrid = []float64{1} // native rows only: no β to check
+	}
+	if err := p.Validate(ds.n); err != nil {
+		train, _ := splitItems(c, ds.n, 0)
+		if len(train) < c.Protocol.InnerFolds {
+			errs = append(errs, fmt.Errorf("protocol.inner_folds: must be at most the %d training items of a split (%d items, test_fraction %g), got %d", len(train), ds.n, c.Protocol.TestFraction, c.Protocol.InnerFolds))
+		} else {
+			errs = append(errs, fmt.Errorf("protocol: %w", err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// cvProtocol is the config's protocol in pkg/cv's terms.
+func (c *Config) cvProtocol() cv.Protocol {
+	return cv.Protocol{Splits: c.Protocol.Splits, TestFraction: c.Protocol.TestFraction, InnerFolds: c.Protocol.InnerFolds, BetaGrid: c.BetaGrid, Seed: c.Seed}
 }
 
 // Hash is a digest of the resolved config: results written under another

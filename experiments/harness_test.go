@@ -318,3 +318,39 @@ func TestQuickstartShowsMKPOE(t *testing.T) {
 		}
 	}
 }
+
+// TestOneValidationForRunCheckSlurm: what used to fail only at run time is
+// refused up front, with the same message, by run, check and slurm, and
+// run creates no run directory for it.
+func TestOneValidationForRunCheckSlurm(t *testing.T) {
+	for _, test := range []struct {
+		name, from, to, want string
+	}{
+		{"more inner folds than training items", "inner_folds: 2,", "inner_folds: 16,",
+			"protocol.inner_folds: must be at most the 15 training items of a split (20 items, test_fraction 0.25), got 16"},
+		{"a source the data set lacks", "{name: good, source: good, type: linear}", "{name: good, source: goood, type: linear}",
+			`kernels[0].source: must be one of [good junk] for a synthetic data set, got "goood"`},
+		{"negative bandwidth", "{name: good, source: good, type: linear}", "{name: good, source: good, type: rbf, params: {bandwidth: -1}}",
+			`kernels[0].type/params: must be a valid kernel type and parameters, got kernels: parameter "bandwidth" of kernel type "rbf" must be ≥ 0, got -1`},
+		{"normalize on a precomputed kernel", "{name: good, source: good, type: linear}", "{name: good, source: good, type: precomputed, normalize: diag}",
+			`kernels[0].normalize: must be none for a precomputed kernel (the file is used as it is: normalise it before), got "diag"`},
+	} {
+		t.Run(test.name, func(t *testing.T) {
+			if !strings.Contains(tinyConfig, test.from) {
+				t.Fatalf("tinyConfig lacks %q", test.from)
+			}
+			dir := t.TempDir()
+			cfg := writeFile(t, dir, "c.yaml", strings.Replace(tinyConfig, test.from, test.to, 1))
+			out := filepath.Join(dir, "run")
+			for _, args := range [][]string{{"check", cfg}, {"run", cfg, "--out", out}, {"slurm", cfg, "--out", out}} {
+				code, _, stderr := run(args...)
+				if code != ExitUsage || !strings.Contains(stderr, test.want) {
+					t.Errorf("%s: exit %d, stderr %q; want exit %d and %q", args[0], code, stderr, ExitUsage, test.want)
+				}
+			}
+			if _, err := os.Stat(out); !os.IsNotExist(err) {
+				t.Errorf("a refused config left a run directory (%v)", err)
+			}
+		})
+	}
+}

@@ -54,16 +54,16 @@ func Run(ctx context.Context, c *Config, opts RunOptions) (*results.Summary, err
 	if opts.Log == nil {
 		opts.Log = io.Discard
 	}
+	ds, err := c.loadAndCheckData()
+	if err != nil {
+		return nil, badInput(err)
+	}
 	st, err := openStore(c.Output, c.Hash())
 	if err != nil {
 		return nil, err
 	}
 	if err := writeRunFiles(c); err != nil {
 		return nil, err
-	}
-	ds, err := loadDataset(c)
-	if err != nil {
-		return nil, badInput(err)
 	}
 	if err := writeItems(c, ds); err != nil {
 		return nil, err

@@ -686,7 +686,9 @@ func TestNew(t *testing.T) {
 		{"gauss", nil, `unknown kernel type "gauss" (valid: cf, chi2, identity, linear, noise, ppk, rbf, tfidf)`},
 		{"rbf", map[string]float64{"sigma": 1}, `unknown parameter "sigma" for kernel type "rbf" (valid: bandwidth)`},
 		{"linear", map[string]float64{"x": 1}, `(valid: none)`},
-		{"noise", map[string]float64{"seed": -1}, `"seed" of kernel type "noise" must be an integer in [0, 2^53], got -1`},
+		{"noise", map[string]float64{"seed": -1}, `"seed" of kernel type "noise" must be ≥ 0, got -1`},
+		{"noise", map[string]float64{"seed": 1 << 60}, `"seed" of kernel type "noise" must be an integer in [0, 2^53], got 1.152921504606847e+18`},
+		{"rbf", map[string]float64{"bandwidth": -0.5}, `"bandwidth" of kernel type "rbf" must be ≥ 0, got -0.5`},
 		{"ppk", map[string]float64{"components": 2.5}, `"components" of kernel type "ppk" must be an integer, got 2.5`},
 		{"chi2", map[string]float64{"sigma": math.NaN()}, `must be finite`},
 	} {

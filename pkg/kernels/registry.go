@@ -106,7 +106,8 @@ func Describe(typ string) (summary string, params []string, ok bool) {
 //
 // and linear, tfidf, cf and identity take none. An unknown type, an unknown
 // parameter, or a non-integer value for an integer parameter is an error
-// naming it; ranges are checked by [Fit]. params may be nil and is not
+// naming it, and so is a negative value (every parameter is a size, scale,
+// count or seed); finer ranges are checked by [Fit]. params may be nil and is not
 // modified.
 func New(typ string, params map[string]float64) (Kernel, error) {
 	s, ok := registry[typ]
@@ -132,6 +133,9 @@ func New(typ string, params map[string]float64) (Kernel, error) {
 		}
 		if v := params[name]; math.IsNaN(v) || math.IsInf(v, 0) {
 			return nil, fmt.Errorf("kernels: parameter %q of kernel type %q must be finite, got %v", name, typ, v)
+		} else if v < 0 {
+			// Every parameter is a size, a scale, a count or a seed.
+			return nil, fmt.Errorf("kernels: parameter %q of kernel type %q must be ≥ 0, got %v", name, typ, v)
 		}
 	}
 	return s.build(paramsOf(typ, params))
