@@ -61,6 +61,9 @@ func TestGNMDSAset400HeldOut(t *testing.T) {
 // space orders the test comparisons (i in test, j and k in train; Sec. 5.2.2)
 // better than the kernel's native space.
 func TestGenreKernelBeatsNative(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a full fit on aset400 (about 60 s)")
+	}
 	a := aset400(t)
 	n := len(a.Names)
 	rng := rand.New(rand.NewPCG(2026, 2))
