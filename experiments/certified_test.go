@@ -25,7 +25,7 @@ func TestKernelGroupsHardFoldCertifies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const id = "cv-r04-s00-f08"
+	id := c.rowTaskID(KindCV, c.Rows[4], 0, 8)
 	index := -1
 	for i, task := range Plan(c) {
 		if task.ID == id {

@@ -506,7 +506,7 @@ func runSlurm(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	c.Output = p.RunDir
 	// The run directory gets its resolved config now, so that "mkpoe
 	// status DIR" works before the first task starts.
-	if _, err := openStore(c.Output, c.Hash()); err != nil {
+	if _, err := openStore(c.Output, Plan(c)); err != nil {
 		return err
 	}
 	if err := writeRunFiles(c); err != nil {

@@ -292,7 +292,7 @@ func TestStatusResubmitAndMerge(t *testing.T) {
 	}
 	edit(7, func(r *results.TaskResult) { r.Status, r.Error = "failed", "β=10: boom" })
 	edit(17, func(r *results.TaskResult) { r.Status, r.Error = "failed", "refit needs the results of [x] first" })
-	edit(8, func(r *results.TaskResult) { r.ConfigHash = "0123456789abcdef" })
+	edit(8, func(r *results.TaskResult) { r.Inputs = "0123456789abcdef" })
 
 	code, out, errs := run("status", dir, "--json")
 	if code != 0 {
@@ -325,22 +325,22 @@ func TestStatusResubmitAndMerge(t *testing.T) {
 	}
 	for _, w := range []string{
 		"22 tasks: 18 done, 2 missing, 2 failed\n",
-		"  7 cv-r02-s01-f01: β=10: boom\n",
-		"  8 cv-r03-s00-f00: stale (config hash 0123456789abcdef)\n",
+		"  7 {cv 2 1 1}: β=10: boom\n",
+		"  8 {cv 3 0 0}: stale (computed from other inputs, digest 0123456789abcdef)\n",
 		"resubmit phase 0 (phase0-chunk00.sbatch): --array=3,7-8\n",
 		"resubmit phase 1 (phase1-chunk01.sbatch): --array=7\n",
 		"p0c00=$(sbatch --parsable --array=3,7-8 " + dir + "/slurm/phase0-chunk00.sbatch",
 		"p1c01=$(sbatch --parsable --dependency=afterany:$p0c00 --array=7 " + dir + "/slurm/phase1-chunk01.sbatch",
 		"merge=$(sbatch --parsable --dependency=afterany:$p0c00:$p1c01 " + dir + "/slurm/merge.sbatch",
 	} {
-		if !strings.Contains(out, w) {
+		if w = expandIDs(loadTiny(t, dir), w); !strings.Contains(out, w) {
 			t.Errorf("status lacks %q:\n%s", w, out)
 		}
 	}
 
 	// Merge names what is missing and exits 1, leaving the summary alone.
 	code, _, errs = run("merge", dir)
-	if code != ExitFailure || !strings.Contains(errs, "run incomplete: 2 missing, 2 failed of 22 tasks") || !strings.Contains(errs, "3 native-r01-s01: no result") {
+	if code != ExitFailure || !strings.Contains(errs, "run incomplete: 2 missing, 2 failed of 22 tasks") || !strings.Contains(errs, expandIDs(loadTiny(t, dir), "3 {native 1 1 -1}: no result")) {
 		t.Errorf("merge of an incomplete run: exit %d\n%s", code, errs)
 	}
 
@@ -385,7 +385,7 @@ func TestShardFailureDoesNotBlockOthers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Done != 1 || len(s.Failed) != 1 || s.Failed[0].Index != 16 || !strings.Contains(s.Failed[0].Error, "refit needs the results of [cv-r02-s00-f00 cv-r02-s00-f01] first") {
+	if s.Done != 1 || len(s.Failed) != 1 || s.Failed[0].Index != 16 || !strings.Contains(s.Failed[0].Error, expandIDs(c, "refit needs the results of [{cv 2 0 0} {cv 2 0 1}] first")) {
 		t.Errorf("status: %+v", s)
 	}
 }

@@ -116,8 +116,8 @@ func (s *runState) complete() bool { return len(s.Missing) == 0 && len(s.Failed)
 func statusOf(c *Config) (*runState, error) {
 	s := &runState{RunDir: absPath(c.Output), Name: c.Name, ConfigHash: c.Hash(), Missing: []taskState{}, Failed: []taskState{},
 		NotConverged: []unconvergedTask{}, SolverTol: c.Solver.Tol, Resubmit: []resubmitArray{}}
-	st := &store{dir: c.Output, hash: s.ConfigHash}
 	plan := Plan(c)
+	st := newStore(c.Output, plan)
 	s.Total = len(plan)
 	redo := map[int]bool{}
 	for i, t := range plan {
@@ -138,8 +138,10 @@ func statusOf(c *Config) (*runState, error) {
 			ts.Reason = err.Error()
 		case derr != nil:
 			ts.Reason = "unreadable result file: " + derr.Error()
-		case r.ConfigHash != s.ConfigHash:
-			ts.Reason = fmt.Sprintf("stale (config hash %s)", r.ConfigHash)
+		case r.ID != t.ID:
+			ts.Reason = fmt.Sprintf("the file holds task %s", r.ID)
+		case r.Inputs != t.Inputs:
+			ts.Reason = fmt.Sprintf("stale (computed from other inputs, digest %s)", r.Inputs)
 		case r.Status == "ok":
 			s.Done++
 			fits, bad, _, known := taskConvergence(&r)

@@ -172,9 +172,17 @@ func LoadConfig(path string) (*Config, error) {
 }
 
 func (c *Config) resolvePaths(dir string) {
+	// Absolute, whichever way the config's path was spelled: data paths
+	// are part of the config hash and of every task's input digest.
+	if a, err := filepath.Abs(dir); err == nil {
+		dir = a
+	}
 	abs := func(p string) string {
-		if p == "" || filepath.IsAbs(p) {
+		switch {
+		case p == "":
 			return p
+		case filepath.IsAbs(p):
+			return filepath.Clean(p)
 		}
 		return filepath.Join(dir, p)
 	}

@@ -65,10 +65,10 @@ func TestUnconvergedFitsAreMarked(t *testing.T) {
 			want: map[string][]string{
 				"stdout": {"| both K4 full | good + junk | ", " † | 1, ", "† not converged: certified gap above tolerance (solver.tol 0.01)",
 					"- both K4 full: 10 of 10 fits not converged (max gap "},
-				"stderr": {"cv-r04-s00-f00 ok ", ": not converged (gap ", "at β=1, gap ", "2 of 2 fits above tol 0.01)",
-					"refit-r04-s01 ok ", "1 of 1 fits above tol 0.01)"},
+				"stderr": {"{cv 4 0 0} ok ", ": not converged (gap ", "at β=1, gap ", "2 of 2 fits above tol 0.01)",
+					"{refit 4 1 -1} ok ", "1 of 1 fits above tol 0.01)"},
 				"status": {"22 tasks: 22 done, 0 missing, 0 failed\n", "18 done tasks not converged (certified gap above solver.tol 0.01",
-					"  4 cv-r02-s00-f00: not converged (gap ", "  21 refit-r04-s01: not converged (gap "},
+					"  4 {cv 2 0 0}: not converged (gap ", "  21 {refit 4 1 -1}: not converged (gap "},
 				"summary.json":        {`"unconverged_fits": 10`, `"fits": 10`, `"max_gap": `, `"solver_tol": 0.01`},
 				"table.md":            {" † |", "† not converged: certified gap above tolerance"},
 				"report/table.md":     {"0.920 ± 0.028†", "† Not converged: certified gap above tolerance (0.01)", "† 10 of 10 fits not converged (max gap "},
@@ -102,8 +102,10 @@ func TestUnconvergedFitsAreMarked(t *testing.T) {
 				}
 				return o.files[name]
 			}
+			c := configOf(t, test.yaml)
 			for name, wants := range test.want {
 				for _, w := range wants {
+					w = expandIDs(c, w)
 					if !strings.Contains(get(name), w) {
 						t.Errorf("%s lacks %q:\n%s", name, w, get(name))
 					}
@@ -167,7 +169,7 @@ func TestConvergenceOfOldTaskFiles(t *testing.T) {
 	}
 	// Strip "converged" from one cv task of row 3 (K4 diag), as an older
 	// mkpoe wrote it.
-	p := filepath.Join(c.Output, "tasks", "cv-r03-s00-f01.json")
+	p := filepath.Join(c.Output, "tasks", expandIDs(c, "{cv 3 0 1}")+".json")
 	var raw map[string]any
 	if err := json.Unmarshal(readFile(t, p), &raw); err != nil {
 		t.Fatal(err)

@@ -154,7 +154,7 @@ func TestRunFilesReadableByAll(t *testing.T) {
 	if n < 10 {
 		t.Fatalf("only %d files in the run directory", n)
 	}
-	for file, tag := range map[string]string{"summary.json": results.SummaryFormat, "items.json": results.ItemsFormat, filepath.Join("tasks", "refit-r02-s00.json"): results.TaskFormat} {
+	for file, tag := range map[string]string{"summary.json": results.SummaryFormat, "items.json": results.ItemsFormat, filepath.Join("tasks", expandIDs(c, "{refit 2 0 -1}")+".json"): results.TaskFormat} {
 		if !bytes.Contains(readFile(t, filepath.Join(out, file)), []byte(`"format": "`+tag+`"`)) {
 			t.Errorf("%s lacks format %q", file, tag)
 		}

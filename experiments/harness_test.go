@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -352,5 +354,90 @@ func TestOneValidationForRunCheckSlurm(t *testing.T) {
 				t.Errorf("a refused config left a run directory (%v)", err)
 			}
 		})
+	}
+}
+
+// idToken is a task ID written in tests as "{kind row split fold}" (fold
+// -1: none), e.g. "{cv 4 0 0}", since IDs carry the row's input digest.
+var idToken = regexp.MustCompile(`\{(native|cv|refit) (\d+) (\d+) (-?\d+)\}`)
+
+// expandIDs replaces the idTokens in s by config c's task IDs.
+func expandIDs(c *Config, s string) string {
+	return idToken.ReplaceAllStringFunc(s, func(tok string) string {
+		m := idToken.FindStringSubmatch(tok)
+		row, _ := strconv.Atoi(m[2])
+		split, _ := strconv.Atoi(m[3])
+		fold, _ := strconv.Atoi(m[4])
+		return c.rowTaskID(m[1], c.Rows[row], split, fold)
+	})
+}
+
+// configOf loads a config from YAML text.
+func configOf(t *testing.T, text string) *Config {
+	t.Helper()
+	c, err := LoadConfig(writeFile(t, t.TempDir(), "c.yaml", text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestReuseByTaskInputs: a result is reused exactly when what its task
+// reads is unchanged. Relabelling rows, editing the description or paper
+// values, adding a row before the others, or a second row that computes the
+// same thing rerun nothing but the new row's tasks; a new β grid reruns the
+// learned rows only.
+func TestReuseByTaskInputs(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	ran := func(text string) (tasks []string) {
+		t.Helper()
+		c := configOf(t, text)
+		c.Output = dir
+		var log strings.Builder
+		if _, err := Run(context.Background(), c, RunOptions{Workers: 2, Log: &log}); err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range strings.Split(log.String(), "\n") {
+			if f := strings.Fields(l); len(f) > 2 && strings.HasPrefix(f[0], "[") {
+				tasks = append(tasks, f[1])
+			}
+		}
+		return tasks
+	}
+	if got := ran(tinyConfig); len(got) != 22 {
+		t.Fatalf("first run: %d tasks, want 22", len(got))
+	}
+	edited := strings.Replace(tinyConfig, "name: tiny\n", "name: tiny\ndescription: edited\n", 1)
+	edited = strings.Replace(edited, "  - {method: native, kernel: good}\n",
+		"  - {method: native, kernel: junk, label: new row}\n  - {method: native, kernel: good, label: renamed, paper: 0.5, table_row: G}\n"+
+			"  - {method: native, kernel: good, label: same computation}\n", 1)
+	if edited == tinyConfig {
+		t.Fatal("tinyConfig changed: this test's edits no longer apply")
+	}
+	got := ran(edited)
+	c := configOf(t, edited)
+	want := []string{c.rowTaskID(KindNative, c.Rows[0], 0, -1), c.rowTaskID(KindNative, c.Rows[0], 1, -1)}
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("after relabelling and adding rows, ran %v, want only the new row's %v", got, want)
+	}
+	if id1, id2 := c.rowTaskID(KindNative, c.Rows[1], 0, -1), c.rowTaskID(KindNative, c.Rows[2], 0, -1); id1 != id2 {
+		t.Errorf("two rows computing the same thing have tasks %s and %s", id1, id2)
+	}
+	sum, err := results.DecodeSummary(readFile(t, filepath.Join(dir, "summary.json")), "summary.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Rows[1].Label != "renamed" || sum.Rows[1].TableRow != "G" || sum.Rows[1].Mean != sum.Rows[2].Mean {
+		t.Errorf("summary rows %+v and %+v", sum.Rows[1], sum.Rows[2])
+	}
+	got = ran(strings.Replace(edited, "beta_grid: [1, 10]", "beta_grid: [1, 100]", 1))
+	for _, id := range got {
+		if strings.HasPrefix(id, KindNative) {
+			t.Errorf("a new β grid reran native task %s", id)
+		}
+	}
+	if len(got) != 18 {
+		t.Errorf("a new β grid ran %d tasks, want the 18 of the learned rows", len(got))
 	}
 }

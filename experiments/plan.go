@@ -1,7 +1,11 @@
 package experiments
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+
+	"go.yaml.in/yaml/v3"
 
 	"github.com/mkpoe/mkpoe/pkg/results"
 )
@@ -14,37 +18,111 @@ const (
 )
 
 // Plan lists the tasks of a config: for every row and outer split, a native
-// task, or InnerFolds cv tasks (each sweeping the β grid) plus a refit. The
-// order and IDs depend only on the config.
+// task, or InnerFolds cv tasks (each sweeping the β grid) plus a refit.
+// Task IDs name the kind, the method and mode, the row's input digest
+// (rowInputs) and the split and fold, e.g. "cv-k4diag-1f2e3d4c-s00-f03"
+// or "native-5a6b7c8d-s01":
+// they do not change when rows are added, removed or relabelled, and rows
+// that compute the same thing share their tasks (listed once, under the
+// first such row).
 func Plan(c *Config) []results.Task {
-	var tasks []results.Task
+	var tasks, refits []results.Task
+	seen := map[string]bool{}
 	for r, row := range c.Rows {
+		inputs := c.rowInputs(row)
+		if seen[inputs] {
+			continue
+		}
+		seen[inputs] = true
+		prefix := rowPrefix(row, inputs)
 		for s := 0; s < c.Protocol.Splits; s++ {
 			if row.Method == "native" {
-				tasks = append(tasks, results.Task{ID: taskID(KindNative, r, s, -1), Kind: KindNative, Row: r, Split: s, Fold: -1})
+				tasks = append(tasks, results.Task{ID: taskID(KindNative, prefix, s, -1), Kind: KindNative, Row: r, Split: s, Fold: -1, Inputs: inputs})
 				continue
 			}
 			for f := 0; f < c.Protocol.InnerFolds; f++ {
-				tasks = append(tasks, results.Task{ID: taskID(KindCV, r, s, f), Kind: KindCV, Row: r, Split: s, Fold: f})
+				tasks = append(tasks, results.Task{ID: taskID(KindCV, prefix, s, f), Kind: KindCV, Row: r, Split: s, Fold: f, Inputs: inputs})
 			}
+			refits = append(refits, results.Task{ID: taskID(KindRefit, prefix, s, -1), Kind: KindRefit, Row: r, Split: s, Fold: -1, Phase: 1, Inputs: inputs})
 		}
 	}
-	for r, row := range c.Rows {
-		if row.Method == "native" {
-			continue
-		}
-		for s := 0; s < c.Protocol.Splits; s++ {
-			tasks = append(tasks, results.Task{ID: taskID(KindRefit, r, s, -1), Kind: KindRefit, Row: r, Split: s, Fold: -1, Phase: 1})
-		}
-	}
-	return tasks
+	return append(tasks, refits...)
 }
 
-func taskID(kind string, row, split, fold int) string {
-	if fold < 0 {
-		return fmt.Sprintf("%s-r%02d-s%02d", kind, row, split)
+// rowPrefix is the part of a row's task IDs that names the row: method and
+// mode, and the first 8 digits of its input digest.
+func rowPrefix(row RowConfig, inputs string) string {
+	if row.Method == "native" {
+		return inputs[:8]
 	}
-	return fmt.Sprintf("%s-r%02d-s%02d-f%02d", kind, row, split, fold)
+	return row.Method + row.Mode + "-" + inputs[:8]
+}
+
+func taskID(kind, rowPrefix string, split, fold int) string {
+	if fold < 0 {
+		return fmt.Sprintf("%s-%s-s%02d", kind, rowPrefix, split)
+	}
+	return fmt.Sprintf("%s-%s-s%02d-f%02d", kind, rowPrefix, split, fold)
+}
+
+// rowTaskID is the ID of a row's task of the given kind, split and fold.
+func (c *Config) rowTaskID(kind string, row RowConfig, split, fold int) string {
+	return taskID(kind, rowPrefix(row, c.rowInputs(row)), split, fold)
+}
+
+// taskInputs is everything the tasks of a row read. Names, labels, the
+// description, paper values, table rows, the output directory, the number
+// of splits and other rows are left out: changing them reuses every result.
+type taskInputs struct {
+	Seed                uint64         `yaml:"seed"`
+	Dataset             DatasetConfig  `yaml:"dataset"`
+	TestFraction        float64        `yaml:"test_fraction"`
+	InnerFolds          int            `yaml:"inner_folds"`
+	MaxTrainComparisons int            `yaml:"max_train_comparisons"`
+	MaxTestComparisons  int            `yaml:"max_test_comparisons"`
+	TrainSteps          []string       `yaml:"train_steps"`
+	TestSteps           []string       `yaml:"test_steps"`
+	Kernels             []kernelInputs `yaml:"kernels"`
+	Method              string         `yaml:"method"`
+	Mode                string         `yaml:"mode,omitempty"`
+	BetaGrid            []float64      `yaml:"beta_grid,omitempty"`
+	Solver              *SolverConfig  `yaml:"solver,omitempty"`
+}
+
+// kernelInputs is what a kernel's values depend on (not its name).
+type kernelInputs struct {
+	Source      string             `yaml:"source"`
+	Type        string             `yaml:"type"`
+	Params      map[string]float64 `yaml:"params,omitempty"`
+	Normalize   string             `yaml:"normalize"`
+	Standardize bool               `yaml:"standardize"`
+}
+
+// rowInputs returns the digest of a row's taskInputs: 16 hexadecimal digits
+// of their SHA-256.
+func (c *Config) rowInputs(row RowConfig) string {
+	in := taskInputs{Seed: c.Seed, Dataset: c.Dataset, TestFraction: c.Protocol.TestFraction, InnerFolds: c.Protocol.InnerFolds,
+		MaxTrainComparisons: c.Protocol.MaxTrainComparisons, MaxTestComparisons: c.Protocol.MaxTestComparisons,
+		TrainSteps: c.Constraints.Train, TestSteps: c.Constraints.Test, Method: row.Method}
+	if row.TrainSteps != nil {
+		in.TrainSteps = *row.TrainSteps
+	}
+	for _, p := range c.rowKernels(row) {
+		k := c.Kernels[p]
+		in.Kernels = append(in.Kernels, kernelInputs{Source: k.Source, Type: k.Type, Params: k.Params, Normalize: k.Normalize, Standardize: k.Standardize})
+	}
+	if row.Method != "native" {
+		solver := c.Solver
+		in.Mode, in.BetaGrid, in.Solver = row.Mode, c.BetaGrid, &solver
+	}
+	// YAML, as Hash: nil and empty lists encode alike, so the digest
+	// survives config.resolved.yaml's round trip.
+	b, err := yaml.Marshal(in)
+	if err != nil {
+		panic(fmt.Sprintf("experiments: encoding task inputs: %v", err)) // only plain data: cannot fail
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:8])
 }
 
 // fits returns the number of solver runs a task performs.

@@ -58,7 +58,7 @@ func Run(ctx context.Context, c *Config, opts RunOptions) (*results.Summary, err
 	if err != nil {
 		return nil, badInput(err)
 	}
-	st, err := openStore(c.Output, c.Hash())
+	st, err := openStore(c.Output, Plan(c))
 	if err != nil {
 		return nil, err
 	}

@@ -11,29 +11,42 @@ import (
 // store is a run directory: per-task results in tasks/<id>.json, each
 // written atomically, so an interrupted run loses nothing it finished.
 type store struct {
-	dir  string
-	hash string // config hash; results under another hash are stale
+	dir string
+	// inputs maps each task ID of the plan to the digest of its inputs;
+	// a result file with another digest (or of a task outside the plan) is
+	// stale.
+	inputs map[string]string
 }
 
-func openStore(dir, hash string) (*store, error) {
+func openStore(dir string, plan []results.Task) (*store, error) {
 	for _, sub := range []string{"tasks", "models"} {
 		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
 			return nil, err
 		}
 	}
-	return &store{dir: dir, hash: hash}, nil
+	return newStore(dir, plan), nil
+}
+
+// newStore is the store of plan in dir, without creating anything.
+func newStore(dir string, plan []results.Task) *store {
+	st := &store{dir: dir, inputs: make(map[string]string, len(plan))}
+	for _, t := range plan {
+		st.inputs[t.ID] = t.Inputs
+	}
+	return st
 }
 
 func (s *store) path(id string) string { return filepath.Join(s.dir, "tasks", id+".json") }
 
-// load returns a task's result if it exists and belongs to this config.
+// load returns a task's result if it exists, is the task it is named
+// after, and was computed from the same inputs.
 func (s *store) load(id string) (results.TaskResult, bool) {
 	b, err := os.ReadFile(s.path(id))
 	if err != nil {
 		return results.TaskResult{}, false
 	}
 	r, err := results.DecodeTaskResult(b, s.path(id))
-	if err != nil || r.ConfigHash != s.hash {
+	if want, ok := s.inputs[id]; err != nil || !ok || r.ID != id || r.Inputs != want {
 		return results.TaskResult{}, false
 	}
 	return *r, true

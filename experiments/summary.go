@@ -53,7 +53,7 @@ func (rc *rowConvergence) set(rs *results.Row) {
 // summary.json, table.md and timings.json. It is idempotent and reports
 // which tasks are missing or failed if the run is incomplete.
 func Merge(c *Config) (*results.Summary, error) {
-	st, err := openStore(c.Output, c.Hash())
+	st, err := openStore(c.Output, Plan(c))
 	if err != nil {
 		return nil, err
 	}
@@ -74,7 +74,7 @@ func Merge(c *Config) (*results.Summary, error) {
 		return nil, fmt.Errorf("%d of %d tasks are missing or failed: %s", len(missing), len(plan), strings.Join(missing, ", "))
 	}
 	s := &results.Summary{Name: c.Name, ConfigHash: c.Hash(), Splits: c.Protocol.Splits, InnerFolds: c.Protocol.InnerFolds, BetaGrid: c.BetaGrid, SolverTol: c.Solver.Tol}
-	for r, row := range c.Rows {
+	for _, row := range c.Rows {
 		rs := results.Row{Label: row.Label, Method: row.Method, Mode: row.Mode, TableRow: row.tableRow(), Paper: row.Paper}
 		conv := rowConvergence{maxGap: math.NaN()}
 		for _, p := range c.rowKernels(row) {
@@ -83,14 +83,14 @@ func Merge(c *Config) (*results.Summary, error) {
 		for sp := 0; sp < c.Protocol.Splits; sp++ {
 			var res results.TaskResult
 			if row.Method == "native" {
-				res = byID[taskID(KindNative, r, sp, -1)]
+				res = byID[c.rowTaskID(KindNative, row, sp, -1)]
 			} else {
-				res = byID[taskID(KindRefit, r, sp, -1)]
+				res = byID[c.rowTaskID(KindRefit, row, sp, -1)]
 				rs.Beta = append(rs.Beta, res.Beta)
 				rs.Models = append(rs.Models, res.Model)
 				var curves [][]float64
 				for f := 0; f < c.Protocol.InnerFolds; f++ {
-					cvr := byID[taskID(KindCV, r, sp, f)]
+					cvr := byID[c.rowTaskID(KindCV, row, sp, f)]
 					curves = append(curves, cvr.ValAccuracy)
 					conv.add(&cvr)
 				}

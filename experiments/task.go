@@ -273,7 +273,7 @@ func chooseBeta(c *Config, st *store, t results.Task) (float64, error) {
 	var curves [][]float64
 	var missing []string
 	for f := 0; f < c.Protocol.InnerFolds; f++ {
-		id := taskID(KindCV, t.Row, t.Split, f)
+		id := c.rowTaskID(KindCV, c.Rows[t.Row], t.Split, f)
 		r, ok := st.load(id)
 		if !ok || r.Status != "ok" {
 			missing = append(missing, id)

@@ -26,6 +26,11 @@ type Task struct {
 	Split int    `json:"split"`
 	Fold  int    `json:"fold"` // inner fold of a cv task, -1 otherwise
 	Phase int    `json:"phase"`
+	// Inputs is a digest of everything the task reads (data set, seed,
+	// protocol, constraint processing, its row's kernels, method and mode,
+	// β grid and solver settings): a result is reused exactly when the
+	// digest matches. Its first 8 digits are part of ID.
+	Inputs string `json:"inputs,omitempty"`
 }
 
 // TaskResult is what a task writes to tasks/<id>.json.
