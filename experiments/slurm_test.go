@@ -21,7 +21,7 @@ import (
 
 // TestSlurmSingleNode runs a sweep on a real single-node Slurm cluster on
 // localhost (munge, slurmctld and slurmd with all state in a temporary
-// directory; recipe in ../shared/notes/slurm-single-node.md): "mkpoe slurm
+// directory; the recipe is this file's cluster set-up, docs/slurm.md "Tests"): "mkpoe slurm
 // --submit" with MaxArraySize 10, so the 22-task plan needs four array jobs
 // plus the merge job; the merged summary.json must be byte-identical to a
 // local "mkpoe run". Then one task's result is deleted, "mkpoe status"

@@ -7,9 +7,9 @@
 // The default build is pure Go (gonum). Built with -tags openblas (cgo, with
 // Debian's libopenblas-dev and liblapacke-dev), the eigendecompositions call
 // LAPACK's divide-and-conquer dsyevd and gonum's large matrix products
-// (at least 32³ multiply-adds) run on OpenBLAS; ../shared/notes/performance.md measured dsyevd about 8× faster
-// than gonum's QR-based EigenSym at n = 330, and docs/solver.md has the
-// benchmark of a whole fit. Results agree with the pure-Go build to rounding
+// (at least 32³ multiply-adds) run on OpenBLAS. dsyevd is about 8× faster
+// than gonum's QR-based EigenSym at n = 330 (docs/solver.md, "Backends", has
+// the measurements and the benchmark of a whole fit). Results agree with the pure-Go build to rounding
 // (about 1e-13 relative), not bit for bit.
 package linalg
 

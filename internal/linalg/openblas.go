@@ -28,7 +28,7 @@ func init() {
 	// One thread per call: the solver already runs the kernels' blocks, and
 	// the harness its tasks, concurrently; two goroutines each calling a
 	// 2-thread OpenBLAS ran 2.3× slower than one after the other
-	// (../shared/notes/performance.md).
+	// (docs/solver.md, "Backends").
 	C.openblas_set_num_threads(1)
 }
 

@@ -320,8 +320,8 @@ const (
 
 func fit(ctx context.Context, in input, cs []data.Comparison, s Settings) (*Model, error) {
 	start := time.Now()
-	eigen := s.Solver != Subgradient
-	blocks, backs := formulation(in, s.Mode, eigen, s.EigTol)
+	m := methodFor(s.Solver)
+	blocks, backs := formulation(in, s.Mode, m.eigenbasis(), s.EigTol)
 	p := newProblem(in.n, blocks, cs, s.Beta)
 	x0 := make([]float64, p.dim)
 	if s.Init != nil {
@@ -329,52 +329,9 @@ func fit(ctx context.Context, in input, cs []data.Comparison, s Settings) (*Mode
 			return nil, err
 		}
 	}
-	// The previous fit's dual point may already certify its solution at
-	// this β: then there is nothing to solve.
-	var warm solution
-	warmOK := false
-	if eigen {
-		warm, warmOK = p.warmCertificate(x0, s)
-	}
-	var sc scaling
-	plain := *p // before preconditioning, for the crossover
-	plain.blocks = append([]block(nil), p.blocks...)
-	if eigen && !warmOK {
-		sc = p.precondition()
-		sc.toSolver(p, x0)
-	}
-	var sol solution
-	var err error
-	if warmOK {
-		sol = warm
-	} else if eigen {
-		sol, err = p.accelerated(ctx, x0, s, handOver)
-		if err == nil {
-			sc.toProblem(p, sol.x)
-			if !sol.converged && s.MaxIter > sol.iters {
-				if plain.interiorAffordable() {
-					sol, err = plain.crossover(ctx, sol, s)
-				} else {
-					// Too many comparisons for a dense Newton system: the
-					// accelerated method continues from where it stopped.
-					rest := s
-					rest.MaxIter = s.MaxIter - sol.iters
-					done := sol.iters
-					sc.toSolver(p, sol.x)
-					sol, err = p.accelerated(ctx, sol.x, rest, nil)
-					sol.iters += done
-					sc.toProblem(p, sol.x)
-				}
-			}
-		}
-	} else {
-		sol, err = p.subgradient(ctx, x0, s)
-	}
+	sol, err := m.solve(ctx, fitProblem{p: p, x0: x0, s: s, in: in, cs: cs})
 	if err != nil {
 		return nil, err
-	}
-	if !eigen {
-		sc.toProblem(p, sol.x)
 	}
 	blocks = p.blocks
 	ws := make([]*mat.SymDense, len(blocks))
@@ -382,21 +339,13 @@ func fit(ctx context.Context, in input, cs []data.Comparison, s Settings) (*Mode
 		ws[b] = recoverW(&blocks[b], backs[b], sol.x)
 	}
 	bound := sol.bound
-	if !eigen && len(cs) > 0 && (s.Mode == Diag || in.kind != InputKernels) {
-		// W-space and eigenbasis coincide here: certify directly.
-		bound = certify(p, sol.x)
-	} else if !eigen && len(cs) > 0 {
-		zb, _ := formulation(in, s.Mode, true, s.EigTol)
-		zp := newProblem(in.n, zb, cs, s.Beta)
-		bound = certifyMargins(zp, marginsOf(p, sol.x))
-	}
-	m, err := newModel(in, s, ws)
+	model, err := newModel(in, s, ws)
 	if err != nil {
 		return nil, err
 	}
-	m.Objective = sol.objective
-	m.dual = sol.dual
-	m.Stats = Stats{
+	model.Objective = sol.objective
+	model.dual = sol.dual
+	model.Stats = Stats{
 		Iterations: sol.iters,
 		Converged:  sol.converged,
 		DualBound:  bound,
@@ -404,12 +353,12 @@ func fit(ctx context.Context, in input, cs []data.Comparison, s Settings) (*Mode
 		Seconds:    time.Since(start).Seconds(),
 	}
 	if sol.objective > 0 {
-		m.Stats.RelativeGap = (sol.objective - bound) / sol.objective
+		model.Stats.RelativeGap = (sol.objective - bound) / sol.objective
 	}
 	for _, b := range blocks {
-		m.Stats.BlockDims = append(m.Stats.BlockDims, b.r)
+		model.Stats.BlockDims = append(model.Stats.BlockDims, b.r)
 	}
-	return m, nil
+	return model, nil
 }
 
 // recoverW returns the n×n (or D×D) metric of a block from its variable.

@@ -17,7 +17,7 @@
 // # Conventions
 //
 // Table and figure numbers cite the LaTeX source of the paper
-// (../shared/paper/learning-multimodal-similarity.tex): Table 2 is the
+// (arXiv:1008.5163): Table 2 is the
 // taxonomy experiment (Sec. 5.1), Tables 3, 4 and 5 the aset400 single
 // kernels, kernel groups and graph processing (Sec. 5.2.3–5.2.4), Fig. 5
 // (label fig:diagmkl) the diagonal weights and Fig. 6 (fig:embedding) the

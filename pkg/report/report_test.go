@@ -181,7 +181,8 @@ func TestHTMLSelfContained(t *testing.T) {
 }
 
 // The checks below run external tools when they are installed (see
-// ../shared/notes/reports-tooling.md) and skip otherwise.
+// docs/reports.md, "Checking the outputs as a reader would") and skip
+// otherwise.
 
 func writeBuild(t *testing.T, formats ...string) string {
 	t.Helper()
