@@ -6,8 +6,6 @@ import (
 	"io"
 	"os"
 
-	"github.com/mkpoe/mkpoe/pkg/results"
-
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/mkpoe/mkpoe/pkg/data"
@@ -113,21 +111,6 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		m.Objective, m.Stats.DualBound, m.Stats.RelativeGap, m.Stats.Iterations, m.Stats.Converged, m.Dim(), m.Stats.Seconds)
 	if !m.Stats.Converged {
 		fmt.Fprintf(stderr, "mkpoe fit: warning: stopped at the iteration limit before the requested accuracy (relative gap %.3g)\n", m.Stats.RelativeGap)
-	}
-	return nil
-}
-
-// writeModel writes the model atomically: to a temporary file in the same
-// directory, then renamed, so an interrupted write never leaves half a model.
-func writeModel(path string, m *mkpoe.Model) error {
-	return writeFileAtomic(path, func(w io.Writer) error { return m.WriteJSON(w) })
-}
-
-// writeFileAtomic writes a file through a temporary file and a rename
-// (results.WriteFileAtomic), readable by all.
-func writeFileAtomic(path string, write func(io.Writer) error) error {
-	if err := results.WriteFileAtomic(path, write); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return nil
 }

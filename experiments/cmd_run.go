@@ -90,7 +90,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	fmt.Fprint(stdout, summaryMarkdown(s))
+	fmt.Fprint(stdout, SummaryMarkdown(s))
 	if !*noReport {
 		if _, err := WriteReport(c.Output, "", nil); err != nil {
 			return fmt.Errorf("the run finished but its report failed (retry with mkpoe report %s): %v", c.Output, err)
@@ -108,20 +108,19 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	ds, err := c.loadAndCheckData()
+	data, err := Check(c)
 	if err != nil {
-		return badInput(err)
+		return err
 	}
 	plan := Plan(c)
 	counts := map[string]int{}
 	fits := 0
 	for _, t := range plan {
 		counts[t.Kind]++
-		fits += taskFits(t, c)
+		fits += TaskFits(c, t)
 	}
-	train, test := splitItems(c, ds.n, 0)
 	fmt.Fprintf(stdout, "config %s ok (hash %s)\n", c.Name, c.Hash())
-	fmt.Fprintf(stdout, "data: %s, %d items (split: %d train / %d test), %d kernels, %d rows\n", c.Dataset.Type, ds.n, len(train), len(test), len(c.Kernels), len(c.Rows))
+	fmt.Fprintf(stdout, "data: %s, %d items (split: %d train / %d test), %d kernels, %d rows\n", c.Dataset.Type, data.Items, data.Train, data.Test, len(c.Kernels), len(c.Rows))
 	fmt.Fprintf(stdout, "plan: %d tasks (%d native, %d cv, %d refit), %d model fits (%d β values × %d folds × splits per learned row, plus refits)\n",
 		len(plan), counts[KindNative], counts[KindCV], counts[KindRefit], fits, len(c.BetaGrid), c.Protocol.InnerFolds)
 	fmt.Fprintf(stdout, "output: %s\n", c.Output)

@@ -461,8 +461,8 @@ func runSlurm(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	if _, err := c.loadAndCheckData(); err != nil {
-		return badInput(err)
+	if _, err := Check(c); err != nil {
+		return err
 	}
 	if o.CPUs < 1 {
 		return usagef("--cpus: must be >= 1, got %d", o.CPUs)
@@ -506,10 +506,7 @@ func runSlurm(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	c.Output = p.RunDir
 	// The run directory gets its resolved config now, so that "mkpoe
 	// status DIR" works before the first task starts.
-	if _, err := openStore(c.Output, Plan(c)); err != nil {
-		return err
-	}
-	if err := writeRunFiles(c); err != nil {
+	if err := Prepare(c); err != nil {
 		return err
 	}
 	if back, err := LoadConfig(p.Config); err != nil || back.Hash() != p.ConfigHash {
@@ -531,7 +528,7 @@ func runSlurm(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := os.WriteFile(p.Merge, []byte(mergeScript(p, name, o)), 0o755); err != nil {
 		return err
 	}
-	if err := writeJSON(filepath.Join(dir, "slurm.json"), p); err != nil {
+	if err := results.WriteFile(filepath.Join(dir, "slurm.json"), p); err != nil {
 		return err
 	}
 	subs := submissionFor(p.Arrays, nil, p.Merge)

@@ -3,7 +3,6 @@ package experiments
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -74,8 +73,8 @@ type unconvergedTask struct {
 	Phase int    `json:"phase"`
 	Fits  int    `json:"fits"` // fits of the task
 	// Unconverged lists the fits above the tolerance: β and certified gap.
-	Unconverged []fitGap `json:"unconverged"`
-	Note        string   `json:"note"` // for people
+	Unconverged []results.FitGap `json:"unconverged"`
+	Note        string           `json:"note"` // for people
 }
 
 // resubmitArray is one array job to resubmit: the script "mkpoe slurm"
@@ -117,40 +116,23 @@ func statusOf(c *Config) (*runState, error) {
 	s := &runState{RunDir: absPath(c.Output), Name: c.Name, ConfigHash: c.Hash(), Missing: []taskState{}, Failed: []taskState{},
 		NotConverged: []unconvergedTask{}, SolverTol: c.Solver.Tol, Resubmit: []resubmitArray{}}
 	plan := Plan(c)
-	st := newStore(c.Output, plan)
 	s.Total = len(plan)
 	redo := map[int]bool{}
 	for i, t := range plan {
 		ts := taskState{Index: i, ID: t.ID, Phase: t.Phase}
-		b, err := os.ReadFile(st.path(t.ID))
-		var r results.TaskResult
-		var derr error
-		if err == nil {
-			var rp *results.TaskResult
-			if rp, derr = results.DecodeTaskResult(b, st.path(t.ID)); derr == nil {
-				r = *rp
-			}
-		}
+		r, reason := ReadTask(c, t)
 		switch {
-		case errors.Is(err, os.ErrNotExist):
-			ts.Reason = "no result"
-		case err != nil:
-			ts.Reason = err.Error()
-		case derr != nil:
-			ts.Reason = "unreadable result file: " + derr.Error()
-		case r.ID != t.ID:
-			ts.Reason = fmt.Sprintf("the file holds task %s", r.ID)
-		case r.Inputs != t.Inputs:
-			ts.Reason = fmt.Sprintf("stale (computed from other inputs, digest %s)", r.Inputs)
+		case r == nil:
+			ts.Reason = reason
 		case r.Status == "ok":
 			s.Done++
-			fits, bad, _, known := taskConvergence(&r)
+			fits, bad, _, known := r.Convergence()
 			switch {
 			case !known:
 				s.ConvergenceUnknown++
 			case len(bad) > 0:
 				s.NotConverged = append(s.NotConverged, unconvergedTask{Index: i, ID: t.ID, Phase: t.Phase, Fits: fits,
-					Unconverged: bad, Note: notConvergedNote(&r, c.Solver.Tol)})
+					Unconverged: bad, Note: r.NotConvergedNote(c.Solver.Tol)})
 			}
 			continue
 		default:
@@ -303,7 +285,7 @@ func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	fmt.Fprint(stdout, summaryMarkdown(sum))
+	fmt.Fprint(stdout, SummaryMarkdown(sum))
 	fmt.Fprintf(stdout, "\nmerged %d tasks: %s\n", s.Total, filepath.Join(s.RunDir, "summary.json"))
 	return nil
 }

@@ -14,6 +14,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/mkpoe/mkpoe/internal/errkind"
 	"github.com/mkpoe/mkpoe/pkg/constraint"
 	"github.com/mkpoe/mkpoe/pkg/cv"
 	"github.com/mkpoe/mkpoe/pkg/kernels"
@@ -415,23 +416,41 @@ func (c *Config) Validate() error {
 	return errors.Join(errs...)
 }
 
-// loadAndCheckData loads c's data set and runs CheckData on it.
+// loadAndCheckData loads c's data set and runs checkData on it.
 func (c *Config) loadAndCheckData() (*dataset, error) {
 	ds, err := loadDataset(c)
 	if err != nil {
 		return nil, fmt.Errorf("dataset: %w", err)
 	}
-	if err := c.CheckData(ds); err != nil {
+	if err := c.checkData(ds); err != nil {
 		return nil, fmt.Errorf("config %s, with its data:\n%w", c.Name, err)
 	}
 	return ds, nil
 }
 
-// CheckData checks the config against its data set, reporting every problem
+// DataReport is what Check found: the data set's size and the first
+// split's sizes.
+type DataReport struct {
+	Items, Train, Test int
+}
+
+// Check loads c's data set and checks c against it (the checks of
+// checkData): the validation that "mkpoe run", "check" and "slurm" share,
+// after LoadConfig. Its errors are the user's input errors.
+func Check(c *Config) (*DataReport, error) {
+	ds, err := c.loadAndCheckData()
+	if err != nil {
+		return nil, errkind.BadInput(err)
+	}
+	train, test := splitItems(c, ds.n, 0)
+	return &DataReport{Items: ds.n, Train: len(train), Test: len(test)}, nil
+}
+
+// checkData checks the config against its data set, reporting every problem
 // with its YAML path: each kernel's source is one the data set offers, and
 // every split leaves enough training items for the inner folds and the
 // held-out set (pkg/cv's protocol rules).
-func (c *Config) CheckData(ds *dataset) error {
+func (c *Config) checkData(ds *dataset) error {
 	var errs []error
 	for i, k := range c.Kernels {
 		if k.Type == "identity" || k.Type == "noise" {

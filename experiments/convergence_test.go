@@ -192,7 +192,7 @@ func TestConvergenceOfOldTaskFiles(t *testing.T) {
 			t.Errorf("row %s: convergence fields present %v, want %v", r.Label, !got, !unknown && r.Method != "native")
 		}
 	}
-	if md := summaryMarkdown(s); !strings.Contains(md, "Convergence not recorded (task files written by an older mkpoe) for: both K4 diag\n") || strings.Contains(md, "†") {
+	if md := SummaryMarkdown(s); !strings.Contains(md, "Convergence not recorded (task files written by an older mkpoe) for: both K4 diag\n") || strings.Contains(md, "†") {
 		t.Errorf("table.md:\n%s", md)
 	}
 	st, err := statusOf(c)

@@ -313,7 +313,7 @@ func TestQuickstartShowsMKPOE(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%s", summaryMarkdown(s))
+	t.Logf("%s", SummaryMarkdown(s))
 	for _, cmp := range [][2]string{{"MKPOE K4 diag", "sum K1 diag"}, {"MKPOE K4 full", "sum K1 full"}, {"MKPOE K4 diag", "sum native"}, {"MKPOE K4 full", "sum native"}} {
 		if acc[cmp[0]] <= acc[cmp[1]] {
 			t.Errorf("%s accuracy %.4f does not beat %s %.4f", cmp[0], acc[cmp[0]], cmp[1], acc[cmp[1]])

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mkpoe/mkpoe/internal/errkind"
 	"github.com/mkpoe/mkpoe/pkg/results"
 
 	"github.com/mkpoe/mkpoe/pkg/mkpoe"
@@ -247,7 +248,7 @@ func TestExitStatus(t *testing.T) {
 		{"fit: deadline", fitError(fmt.Errorf("stopped: %w", context.DeadlineExceeded)), ExitInterrupted, []string{"interrupted"}},
 		{"fit: internal solver error", fitError(solverBug), ExitInternal,
 			[]string{"mkpoe fit: internal error: mkpoe: step search produced NaN", "bug in mkpoe", "please report it"}},
-		{"run interrupted", &interruptedError{msg: "interrupted; 3 of 9 tasks finished and kept in d; rerun the same command to resume", err: context.Canceled},
+		{"run interrupted", &errkind.Interrupted{Msg: "interrupted; 3 of 9 tasks finished and kept in d; rerun the same command to resume", Err: context.Canceled},
 			ExitInterrupted, []string{"mkpoe fit: interrupted; 3 of 9 tasks finished and kept in d; rerun the same command to resume"}},
 		{"other failure", errors.New("2 task(s) failed"), ExitFailure, []string{"mkpoe fit: 2 task(s) failed"}},
 	} {

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/mkpoe/mkpoe/internal/errkind"
 	"github.com/mkpoe/mkpoe/pkg/mkpoe"
 )
 
@@ -46,40 +47,11 @@ const (
 	ExitInterrupted = 130 // stopped by its context: Ctrl-C (SIGINT) or SIGTERM; 128+SIGINT as shells do
 )
 
-// inputError marks an error caused by the user's input (flags, files,
-// configs): Main exits with status 2 for it.
-type inputError struct{ err error }
-
-func (e inputError) Error() string { return e.err.Error() }
-func (e inputError) Unwrap() error { return e.err }
-
 // badInput wraps err so that Main reports it with exit status 2.
-func badInput(err error) error {
-	if err == nil {
-		return nil
-	}
-	return inputError{err}
-}
+func badInput(err error) error { return errkind.BadInput(err) }
 
 // usagef reports a command-line mistake (exit status 2).
-func usagef(format string, args ...any) error { return inputError{fmt.Errorf(format, args...)} }
-
-// internalError marks an error that is not the user's doing and not an
-// interruption: a bug. Main exits with status 3 for it and asks for a report.
-type internalError struct{ err error }
-
-func (e internalError) Error() string { return "internal error: " + e.err.Error() }
-func (e internalError) Unwrap() error { return e.err }
-
-// interruptedError is a command stopped by its context; msg says what was
-// kept and how to resume. It matches the context's error (errors.Is).
-type interruptedError struct {
-	msg string
-	err error
-}
-
-func (e *interruptedError) Error() string { return e.msg }
-func (e *interruptedError) Unwrap() error { return e.err }
+func usagef(format string, args ...any) error { return errkind.Usagef(format, args...) }
 
 // fitError classifies an error returned by a mkpoe fit: invalid inputs or
 // settings (mkpoe.ErrInvalidInput) are the user's (exit 2), a cancelled
@@ -94,7 +66,7 @@ func fitError(err error) error {
 	case isCancellation(err):
 		return err
 	default:
-		return internalError{err}
+		return errkind.Internal{Err: err}
 	}
 }
 
@@ -109,9 +81,9 @@ func isCancellation(err error) bool {
 // error wins over a wrapped cancellation: the input is still wrong);
 // internal errors 3; everything else 1.
 func exitStatus(cmd string, err error) (int, string) {
-	var in inputError
-	var internal internalError
-	var stopped *interruptedError
+	var in errkind.Input
+	var internal errkind.Internal
+	var stopped *errkind.Interrupted
 	switch {
 	case err == nil, errors.Is(err, flag.ErrHelp):
 		return ExitOK, ""
@@ -183,7 +155,7 @@ func parseFlags(fs *flag.FlagSet, args []string, positional int) error {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
 		}
-		return inputError{err}
+		return errkind.BadInput(err)
 	}
 	if fs.NArg() > positional {
 		return usagef("unexpected arguments: %s", strings.Join(fs.Args()[positional:], " "))

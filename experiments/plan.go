@@ -65,6 +65,12 @@ func taskID(kind, rowPrefix string, split, fold int) string {
 	return fmt.Sprintf("%s-%s-s%02d-f%02d", kind, rowPrefix, split, fold)
 }
 
+// TaskID is the ID of the task of the given kind, split and fold (-1 for
+// none) of config row number row.
+func (c *Config) TaskID(kind string, row, split, fold int) string {
+	return c.rowTaskID(kind, c.Rows[row], split, fold)
+}
+
 // rowTaskID is the ID of a row's task of the given kind, split and fold.
 func (c *Config) rowTaskID(kind string, row RowConfig, split, fold int) string {
 	return taskID(kind, rowPrefix(row, c.rowInputs(row)), split, fold)
@@ -125,8 +131,8 @@ func (c *Config) rowInputs(row RowConfig) string {
 	return hex.EncodeToString(sum[:8])
 }
 
-// fits returns the number of solver runs a task performs.
-func taskFits(t results.Task, c *Config) int {
+// TaskFits returns the number of solver runs task t of c performs.
+func TaskFits(c *Config, t results.Task) int {
 	switch t.Kind {
 	case KindCV:
 		return len(c.BetaGrid)

@@ -21,6 +21,7 @@ import (
 	"go.yaml.in/yaml/v3"
 	"golang.org/x/term"
 
+	"github.com/mkpoe/mkpoe/internal/errkind"
 	"github.com/mkpoe/mkpoe/internal/linalg"
 )
 
@@ -56,7 +57,7 @@ func Run(ctx context.Context, c *Config, opts RunOptions) (*results.Summary, err
 	}
 	ds, err := c.loadAndCheckData()
 	if err != nil {
-		return nil, badInput(err)
+		return nil, errkind.BadInput(err)
 	}
 	st, err := openStore(c.Output, Plan(c))
 	if err != nil {
@@ -114,9 +115,9 @@ func interrupted(c *Config, st *store, plan []results.Task, only func(int, resul
 			done++
 		}
 	}
-	return &interruptedError{
-		msg: fmt.Sprintf("interrupted; %d of %d tasks finished and kept in %s; rerun the same command to resume", done, total, c.Output),
-		err: cause,
+	return &errkind.Interrupted{
+		Msg: fmt.Sprintf("interrupted; %d of %d tasks finished and kept in %s; rerun the same command to resume", done, total, c.Output),
+		Err: cause,
 	}
 }
 
@@ -160,7 +161,7 @@ func runTasks(ctx context.Context, c *Config, ds *dataset, st *store, todo []res
 					continue // cancelled mid-task: nothing to keep, a rerun redoes it
 				}
 				err := st.save(r)
-				note := notConvergedNote(&r, c.Solver.Tol)
+				note := r.NotConvergedNote(c.Solver.Tol)
 				mu.Lock()
 				done++
 				if err != nil && saveErr == nil {

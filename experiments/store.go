@@ -1,10 +1,13 @@
 package experiments
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
+	"github.com/mkpoe/mkpoe/pkg/mkpoe"
 	"github.com/mkpoe/mkpoe/pkg/results"
 )
 
@@ -70,4 +73,52 @@ func writeJSON(path string, v any) error {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return nil
+}
+
+// Prepare creates c's run directory (tasks/, models/) and writes
+// config.resolved.yaml and env.json, as Run does first: "mkpoe slurm" calls
+// it so that "mkpoe status" works before the first task starts.
+func Prepare(c *Config) error {
+	if _, err := openStore(c.Output, Plan(c)); err != nil {
+		return err
+	}
+	return writeRunFiles(c)
+}
+
+// ReadTask reads the result of task t of c from c.Output. It returns the
+// result if the file is t's and was computed from t's inputs; otherwise nil
+// and why: "no result", an unreadable or foreign file, or a stale one.
+func ReadTask(c *Config, t results.Task) (*results.TaskResult, string) {
+	p := newStore(c.Output, nil).path(t.ID)
+	b, err := os.ReadFile(p)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil, "no result"
+	case err != nil:
+		return nil, err.Error()
+	}
+	r, err := results.DecodeTaskResult(b, p)
+	switch {
+	case err != nil:
+		return nil, "unreadable result file: " + err.Error()
+	case r.ID != t.ID:
+		return nil, fmt.Sprintf("the file holds task %s", r.ID)
+	case r.Inputs != t.Inputs:
+		return nil, fmt.Sprintf("stale (computed from other inputs, digest %s)", r.Inputs)
+	}
+	return r, ""
+}
+
+// writeFileAtomic writes a file through a temporary file and a rename
+// (results.WriteFileAtomic), readable by all.
+func writeFileAtomic(path string, write func(io.Writer) error) error {
+	if err := results.WriteFileAtomic(path, write); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}
+
+// writeModel writes a model file atomically.
+func writeModel(path string, m *mkpoe.Model) error {
+	return writeFileAtomic(path, m.WriteJSON)
 }

@@ -24,7 +24,7 @@ type rowConvergence struct {
 }
 
 func (rc *rowConvergence) add(r *results.TaskResult) {
-	fits, bad, maxGap, known := taskConvergence(r)
+	fits, bad, maxGap, known := r.Convergence()
 	if !known {
 		rc.unknown = true
 		return
@@ -121,16 +121,16 @@ func Merge(c *Config) (*results.Summary, error) {
 	if err := writeJSON(filepath.Join(c.Output, "timings.json"), timings); err != nil {
 		return nil, err
 	}
-	if err := os.WriteFile(filepath.Join(c.Output, "table.md"), []byte(summaryMarkdown(s)), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(c.Output, "table.md"), []byte(SummaryMarkdown(s)), 0o644); err != nil {
 		return nil, err
 	}
 	return s, nil
 }
 
-// summaryMarkdown renders the summary as a Markdown table: one row per config row,
+// SummaryMarkdown renders the summary as a Markdown table: one row per config row,
 // test accuracy as mean ± standard deviation over outer splits, the chosen
 // β per split, and the paper's value where the config gives one.
-func summaryMarkdown(s *results.Summary) string {
+func SummaryMarkdown(s *results.Summary) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## %s\n\n", s.Name)
 	fmt.Fprintf(&b, "Test accuracy (fraction of held-out comparisons satisfied), mean ± sd over %d split(s); β chosen by %d-fold inner CV.\n\n", s.Splits, s.InnerFolds)
@@ -198,7 +198,7 @@ func convergenceNote(s *results.Summary) string {
 		}
 		maxGap := "unknown"
 		if r.MaxGap != nil {
-			maxGap = formatGap(*r.MaxGap)
+			maxGap = results.FormatGap(*r.MaxGap)
 		}
 		fmt.Fprintf(&b, "- %s: %d of %d fits not converged (max gap %s)\n", r.Label, *r.UnconvergedFits, derefInt(r.Fits), maxGap)
 	}

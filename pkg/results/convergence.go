@@ -1,0 +1,77 @@
+package results
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// FitGap is one fit of a task that did not converge: its β and the
+// certified relative gap it stopped at.
+type FitGap struct {
+	Beta float64 `json:"beta"`
+	Gap  float64 `json:"gap"`
+}
+
+// Convergence describes the fits of a task: how many there were, which did
+// not reach the solver's tolerance, and the largest certified gap. known is
+// false for a task file that predates the converged field (it has fits but
+// no record of their convergence).
+func (r *TaskResult) Convergence() (fits int, unconverged []FitGap, maxGap float64, known bool) {
+	fits = len(r.Objectives)
+	if len(r.Converged) != fits {
+		return fits, nil, math.NaN(), false
+	}
+	maxGap = math.NaN()
+	for i, ok := range r.Converged {
+		gap := math.NaN()
+		if i < len(r.Gaps) {
+			gap = r.Gaps[i]
+		}
+		if !math.IsNaN(gap) && !(gap <= maxGap) {
+			maxGap = gap
+		}
+		if ok {
+			continue
+		}
+		beta := r.Beta
+		if i < len(r.Betas) {
+			beta = r.Betas[i]
+		}
+		unconverged = append(unconverged, FitGap{Beta: beta, Gap: gap})
+	}
+	return fits, unconverged, maxGap, true
+}
+
+// NotConvergedNote describes a task's unconverged fits for people, e.g.
+// "not converged (gap 2.3e-02 at β=10; 1 of 2 fits above tol 0.01)", or
+// returns "" if every fit converged (or nothing is known).
+func (r *TaskResult) NotConvergedNote(tol float64) string {
+	fits, bad, _, known := r.Convergence()
+	if !known || len(bad) == 0 {
+		return ""
+	}
+	var parts []string
+	if len(bad) <= 3 {
+		for _, fg := range bad {
+			parts = append(parts, fmt.Sprintf("gap %s at β=%g", FormatGap(fg.Gap), fg.Beta))
+		}
+	} else { // a long sweep: the worst fit only
+		worst := bad[0]
+		for _, fg := range bad[1:] {
+			if fg.Gap > worst.Gap {
+				worst = fg
+			}
+		}
+		parts = append(parts, fmt.Sprintf("max gap %s at β=%g", FormatGap(worst.Gap), worst.Beta))
+	}
+	return fmt.Sprintf("not converged (%s; %d of %d fits above tol %g)", strings.Join(parts, ", "), len(bad), fits, tol)
+}
+
+// FormatGap prints a relative gap with two significant digits.
+func FormatGap(g float64) string {
+	if math.IsNaN(g) {
+		return "unknown"
+	}
+	return fmt.Sprintf("%.1e", g)
+}
