@@ -1,5 +1,8 @@
-// Package experiments is the mkpoe harness and command line: it reads inputs,
-// runs the solver of package mkpoe, and writes models and results. It is the
-// only package that knows every concrete type; the packages under pkg/ stay
-// small and free of CLI concerns.
+// Package experiments is the mkpoe harness: a YAML experiment config
+// (Config, LoadConfig, Check), its plan of tasks (Plan), the runner that
+// executes them in parallel and resumably (Run), the run directory's store,
+// and the summary (Merge). Tasks run the nested cross-validation of pkg/cv
+// over the data sets of pkg/data and kernels of pkg/kernels; results are
+// written in the schema of pkg/results. The command line lives apart, in
+// cmd/mkpoe/internal/cli.
 package experiments

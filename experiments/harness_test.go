@@ -15,37 +15,13 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/mkpoe/mkpoe/internal/linalg"
+	"github.com/mkpoe/mkpoe/internal/testconfigs"
 	"github.com/mkpoe/mkpoe/pkg/kernels"
 	"github.com/mkpoe/mkpoe/pkg/results"
 )
 
-// tinyConfig is a fast synthetic experiment for tests.
-const tinyConfig = `
-name: tiny
-seed: 3
-dataset:
-  type: synthetic
-  synthetic:
-    branching: [2, 2]
-    per_class: 5
-    views:
-      - {name: good, dim: 3, noise: 0.5}
-      - {name: junk, random: true}
-kernels:
-  - {name: good, source: good, type: linear}
-  - {name: junk, source: junk, type: linear}
-groups:
-  - {name: both, kernels: [good, junk]}
-protocol: {splits: 2, test_fraction: 0.25, inner_folds: 2, max_train_comparisons: 150, max_test_comparisons: 100}
-beta_grid: [1, 10]
-solver: {tol: 0.01}
-rows:
-  - {method: native, kernel: good}
-  - {method: native, group: both}
-  - {method: k1, group: both, mode: diag}
-  - {method: k4, group: both, mode: diag}
-  - {method: k4, group: both, mode: full}
-`
+// tinyConfig is a fast synthetic experiment for tests (testconfigs.Tiny).
+const tinyConfig = testconfigs.Tiny
 
 func loadTiny(t *testing.T, out string) *Config {
 	t.Helper()
@@ -207,84 +183,6 @@ func TestFoldsPartitionAndNoLeakage(t *testing.T) {
 	}
 }
 
-func TestBadConfigs(t *testing.T) {
-	for _, test := range []struct {
-		name, yaml string
-		want       []string
-	}{
-		{"unknown key", "name: x\nbogus: 1\n", []string{"field bogus not found"}},
-		{"wrong type", "name: x\nseed: many\n", []string{"cannot unmarshal", "many"}},
-		{"many problems at once", `
-dataset: {type: csv}
-kernels:
-  - {name: a, source: s, type: gaussian}
-  - {name: a, source: s, type: linear, normalize: sideways}
-protocol: {splits: -1, test_fraction: 1.5, inner_folds: 1}
-beta_grid: [10, 1, -3]
-solver: {method: newton}
-rows:
-  - {method: k9, kernel: a}
-  - {method: k4, kernel: a, mode: full}
-  - {method: k1, group: nope, mode: sparse}
-`, []string{
-			`dataset.type: must be synthetic, aset400, aloi10 or generic, got "csv"`,
-			"kernels[0].type/params: must be a valid kernel type",
-			`kernels[1].name: must be unique, got "a" again`,
-			`kernels[1].normalize: must be none, diag, trace or center, got "sideways"`,
-			"protocol.splits: must be >= 1, got -1",
-			"protocol.test_fraction: must be in (0,1), got 1.5",
-			"protocol.inner_folds: must be >= 2, got 1",
-			"beta_grid[1]: must be strictly increasing, got 1",
-			"beta_grid[2]: must be > 0 and finite, got -3",
-			`solver.method: must be accelerated or subgradient, got "newton"`,
-			`rows[0].method: must be native, k1 or k4, got "k9"`,
-			"rows[1]: a k4 row needs a group and no kernel",
-			`rows[2].group: must name a group, got "nope"`,
-			`rows[2].mode: must be full or diag, got "sparse"`,
-		}},
-	} {
-		t.Run(test.name, func(t *testing.T) {
-			p := filepath.Join(t.TempDir(), "bad.yaml")
-			os.WriteFile(p, []byte(test.yaml), 0o644)
-			code, _, errs := run("check", p)
-			if code != 2 {
-				t.Errorf("exit %d, want 2; stderr %q", code, errs)
-			}
-			for _, w := range test.want {
-				if !strings.Contains(errs, w) {
-					t.Errorf("stderr lacks %q:\n%s", w, errs)
-				}
-			}
-		})
-	}
-}
-
-// TestShippedConfigsCheck runs "mkpoe check" on every config in configs/.
-// Configs whose data are absent (../shared/data) are skipped.
-func TestShippedConfigsCheck(t *testing.T) {
-	paths, _ := filepath.Glob(filepath.Join("..", "configs", "*.yaml"))
-	if len(paths) == 0 {
-		t.Fatal("no configs found")
-	}
-	for _, p := range paths {
-		if strings.HasSuffix(p, "_taxonomy.yaml") {
-			continue // data, not an experiment
-		}
-		t.Run(filepath.Base(p), func(t *testing.T) {
-			b := readFile(t, p)
-			if bytes.Contains(b, []byte("../data/")) {
-				if _, err := os.Stat(filepath.Join("..", "data")); err != nil {
-					t.Skip("data/ absent: run scripts/fetch_aset400.sh and scripts/fetch_aloi.sh (or with --mirror ../shared/data)")
-				}
-			}
-			code, out, errs := run("check", p)
-			if code != 0 {
-				t.Errorf("check %s: exit %d\n%s%s", p, code, out, errs)
-			}
-		})
-	}
-}
-
 // TestQuickstartShowsMKPOE runs configs/quickstart.yaml (about 15 s) and
 // checks the claims the README makes of it: MKPOE (K4) beats the unweighted
 // sum (native, and K1 in the same mode) and gives the noise views little
@@ -319,67 +217,6 @@ func TestQuickstartShowsMKPOE(t *testing.T) {
 			t.Errorf("%s accuracy %.4f does not beat %s %.4f", cmp[0], acc[cmp[0]], cmp[1], acc[cmp[1]])
 		}
 	}
-}
-
-// TestOneValidationForRunCheckSlurm: what used to fail only at run time is
-// refused up front, with the same message, by run, check and slurm, and
-// run creates no run directory for it.
-func TestOneValidationForRunCheckSlurm(t *testing.T) {
-	for _, test := range []struct {
-		name, from, to, want string
-	}{
-		{"more inner folds than training items", "inner_folds: 2,", "inner_folds: 16,",
-			"protocol.inner_folds: must be at most the 15 training items of a split (20 items, test_fraction 0.25), got 16"},
-		{"a source the data set lacks", "{name: good, source: good, type: linear}", "{name: good, source: goood, type: linear}",
-			`kernels[0].source: must be one of [good junk] for a synthetic data set, got "goood"`},
-		{"negative bandwidth", "{name: good, source: good, type: linear}", "{name: good, source: good, type: rbf, params: {bandwidth: -1}}",
-			`kernels[0].type/params: must be a valid kernel type and parameters, got kernels: parameter "bandwidth" of kernel type "rbf" must be ≥ 0, got -1`},
-		{"normalize on a precomputed kernel", "{name: good, source: good, type: linear}", "{name: good, source: good, type: precomputed, normalize: diag}",
-			`kernels[0].normalize: must be none for a precomputed kernel (the file is used as it is: normalise it before), got "diag"`},
-	} {
-		t.Run(test.name, func(t *testing.T) {
-			if !strings.Contains(tinyConfig, test.from) {
-				t.Fatalf("tinyConfig lacks %q", test.from)
-			}
-			dir := t.TempDir()
-			cfg := writeFile(t, dir, "c.yaml", strings.Replace(tinyConfig, test.from, test.to, 1))
-			out := filepath.Join(dir, "run")
-			for _, args := range [][]string{{"check", cfg}, {"run", cfg, "--out", out}, {"slurm", cfg, "--out", out}} {
-				code, _, stderr := run(args...)
-				if code != ExitUsage || !strings.Contains(stderr, test.want) {
-					t.Errorf("%s: exit %d, stderr %q; want exit %d and %q", args[0], code, stderr, ExitUsage, test.want)
-				}
-			}
-			if _, err := os.Stat(out); !os.IsNotExist(err) {
-				t.Errorf("a refused config left a run directory (%v)", err)
-			}
-		})
-	}
-}
-
-// idToken is a task ID written in tests as "{kind row split fold}" (fold
-// -1: none), e.g. "{cv 4 0 0}", since IDs carry the row's input digest.
-var idToken = regexp.MustCompile(`\{(native|cv|refit) (\d+) (\d+) (-?\d+)\}`)
-
-// expandIDs replaces the idTokens in s by config c's task IDs.
-func expandIDs(c *Config, s string) string {
-	return idToken.ReplaceAllStringFunc(s, func(tok string) string {
-		m := idToken.FindStringSubmatch(tok)
-		row, _ := strconv.Atoi(m[2])
-		split, _ := strconv.Atoi(m[3])
-		fold, _ := strconv.Atoi(m[4])
-		return c.rowTaskID(m[1], c.Rows[row], split, fold)
-	})
-}
-
-// configOf loads a config from YAML text.
-func configOf(t *testing.T, text string) *Config {
-	t.Helper()
-	c, err := LoadConfig(writeFile(t, t.TempDir(), "c.yaml", text))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
 }
 
 // TestReuseByTaskInputs: a result is reused exactly when what its task
@@ -440,4 +277,39 @@ func TestReuseByTaskInputs(t *testing.T) {
 	if len(got) != 18 {
 		t.Errorf("a new β grid ran %d tasks, want the 18 of the learned rows", len(got))
 	}
+}
+
+// idToken is a task ID written in tests as "{kind row split fold}" (fold
+// -1: none), e.g. "{cv 4 0 0}", since IDs carry the row's input digest.
+var idToken = regexp.MustCompile(`\{(native|cv|refit) (\d+) (\d+) (-?\d+)\}`)
+
+// expandIDs replaces the idTokens in s by config c's task IDs.
+func expandIDs(c *Config, s string) string {
+	return idToken.ReplaceAllStringFunc(s, func(tok string) string {
+		m := idToken.FindStringSubmatch(tok)
+		row, _ := strconv.Atoi(m[2])
+		split, _ := strconv.Atoi(m[3])
+		fold, _ := strconv.Atoi(m[4])
+		return c.rowTaskID(m[1], c.Rows[row], split, fold)
+	})
+}
+
+// configOf loads a config from YAML text.
+func configOf(t *testing.T, text string) *Config {
+	t.Helper()
+	c, err := LoadConfig(writeFile(t, t.TempDir(), "c.yaml", text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// writeFile writes content to dir/name and returns its path.
+func writeFile(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

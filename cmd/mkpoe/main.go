@@ -13,7 +13,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/mkpoe/mkpoe/experiments"
+	"github.com/mkpoe/mkpoe/cmd/mkpoe/internal/cli"
 )
 
 func main() {
@@ -22,7 +22,7 @@ func main() {
 		<-ctx.Done()
 		stop() // the next signal terminates the process
 	}()
-	code := experiments.Main(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	code := cli.Main(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
 }

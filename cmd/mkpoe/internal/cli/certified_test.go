@@ -1,4 +1,4 @@
-package experiments
+package cli
 
 import (
 	"encoding/json"
@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
+
+	"github.com/mkpoe/mkpoe/experiments"
 
 	"github.com/mkpoe/mkpoe/pkg/results"
 )
@@ -17,17 +19,17 @@ import (
 // the round limit (docs/solver.md, "Diagonal W"). Every fit of its β sweep
 // must now be certified.
 func TestKernelGroupsHardFoldCertifies(t *testing.T) {
-	if _, err := os.Stat(filepath.Join("..", "data")); err != nil {
+	if _, err := os.Stat(filepath.Join(repoRoot, "data")); err != nil {
 		t.Skip("data/ absent: run scripts/fetch_aset400.sh and scripts/fetch_aloi.sh (or with --mirror ../shared/data)")
 	}
-	cfgPath := filepath.Join("..", "configs", "aset400_kernel_groups.yaml")
-	c, err := LoadConfig(cfgPath)
+	cfgPath := filepath.Join(repoRoot, "configs", "aset400_kernel_groups.yaml")
+	c, err := experiments.LoadConfig(cfgPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	id := c.rowTaskID(KindCV, c.Rows[4], 0, 8)
+	id := c.TaskID(experiments.KindCV, 4, 0, 8)
 	index := -1
-	for i, task := range Plan(c) {
+	for i, task := range experiments.Plan(c) {
 		if task.ID == id {
 			index = i
 		}

@@ -1,4 +1,4 @@
-package experiments
+package cli
 
 import (
 	"bytes"
@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mkpoe/mkpoe/experiments"
 
 	"github.com/mkpoe/mkpoe/internal/errkind"
 	"github.com/mkpoe/mkpoe/pkg/results"
@@ -146,11 +148,11 @@ func TestRunCancelledAndResumed(t *testing.T) {
 				t.Errorf("Main returned %v after the cancellation; want well under 3 s (fits stop within an iteration)", took)
 			}
 			kept, stray := taskFiles(t, dir)
-			c, err := LoadConfig(cfg)
+			c, err := experiments.LoadConfig(cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
-			total := len(Plan(c))
+			total := len(experiments.Plan(c))
 			t.Logf("cancelled with %d of %d task files on disk, returned after %v", len(kept), total, r.at.Sub(cancelledAt))
 			if r.code != ExitInterrupted {
 				t.Errorf("exit %d, want %d (interrupted)\n%s", r.code, ExitInterrupted, r.stderr)

@@ -1,4 +1,4 @@
-package experiments
+package cli
 
 import (
 	"context"
@@ -8,10 +8,12 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/mkpoe/mkpoe/experiments"
 )
 
 // loadConfigArgs parses "CONFIG [flags]" and applies --out.
-func loadConfigArgs(name string, args []string, stderr io.Writer, extra func(fs *flagSet)) (*Config, error) {
+func loadConfigArgs(name string, args []string, stderr io.Writer, extra func(fs *flagSet)) (*experiments.Config, error) {
 	path, out, err := pathAndOut(name, args, stderr, "run directory (default: the config's output, results/<name>)", extra)
 	if err != nil {
 		return nil, err
@@ -54,8 +56,8 @@ func pathArg(fs *flagSet, args []string) (string, error) {
 // absolute path makes the dataset paths absolute, so the config hash does
 // not depend on the working directory and the run directory's
 // config.resolved.yaml loads back to the same hash.
-func loadConfigFile(path, out string) (*Config, error) {
-	c, err := LoadConfig(absPath(path))
+func loadConfigFile(path, out string) (*experiments.Config, error) {
+	c, err := experiments.LoadConfig(absPath(path))
 	if err != nil {
 		return nil, badInput(err)
 	}
@@ -81,16 +83,16 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	start := time.Now()
-	if sh, err := shard.resolve(len(Plan(c)), os.Getenv); err != nil {
+	if sh, err := shard.resolve(len(experiments.Plan(c)), os.Getenv); err != nil {
 		return err
 	} else if sh.active() {
 		return runShard(ctx, c, sh, *workers, stdout, stderr)
 	}
-	s, err := Run(ctx, c, RunOptions{Workers: *workers, Log: stderr})
+	s, err := experiments.Run(ctx, c, experiments.RunOptions{Workers: *workers, Log: stderr})
 	if err != nil {
 		return err
 	}
-	fmt.Fprint(stdout, SummaryMarkdown(s))
+	fmt.Fprint(stdout, experiments.SummaryMarkdown(s))
 	if !*noReport {
 		if _, err := WriteReport(c.Output, "", nil); err != nil {
 			return fmt.Errorf("the run finished but its report failed (retry with mkpoe report %s): %v", c.Output, err)
@@ -108,21 +110,21 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	data, err := Check(c)
+	data, err := experiments.Check(c)
 	if err != nil {
 		return err
 	}
-	plan := Plan(c)
+	plan := experiments.Plan(c)
 	counts := map[string]int{}
 	fits := 0
 	for _, t := range plan {
 		counts[t.Kind]++
-		fits += TaskFits(c, t)
+		fits += experiments.TaskFits(c, t)
 	}
 	fmt.Fprintf(stdout, "config %s ok (hash %s)\n", c.Name, c.Hash())
 	fmt.Fprintf(stdout, "data: %s, %d items (split: %d train / %d test), %d kernels, %d rows\n", c.Dataset.Type, data.Items, data.Train, data.Test, len(c.Kernels), len(c.Rows))
 	fmt.Fprintf(stdout, "plan: %d tasks (%d native, %d cv, %d refit), %d model fits (%d β values × %d folds × splits per learned row, plus refits)\n",
-		len(plan), counts[KindNative], counts[KindCV], counts[KindRefit], fits, len(c.BetaGrid), c.Protocol.InnerFolds)
+		len(plan), counts[experiments.KindNative], counts[experiments.KindCV], counts[experiments.KindRefit], fits, len(c.BetaGrid), c.Protocol.InnerFolds)
 	fmt.Fprintf(stdout, "output: %s\n", c.Output)
 	return nil
 }
@@ -137,7 +139,7 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	plan := Plan(c)
+	plan := experiments.Plan(c)
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")

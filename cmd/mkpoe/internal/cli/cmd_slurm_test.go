@@ -1,4 +1,4 @@
-package experiments
+package cli
 
 import (
 	"bytes"
@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/mkpoe/mkpoe/experiments"
 
 	"github.com/mkpoe/mkpoe/pkg/results"
 )
@@ -24,7 +26,7 @@ func writeTiny(t *testing.T) string {
 	return p
 }
 
-// fakePlan has n0 phase-0 tasks followed by n1 phase-1 tasks, like Plan.
+// fakePlan has n0 phase-0 tasks followed by n1 phase-1 tasks, like experiments.Plan.
 func fakePlan(n0, n1 int) []results.Task {
 	var plan []results.Task
 	for i := 0; i < n0+n1; i++ {
@@ -39,7 +41,7 @@ func fakePlan(n0, n1 int) []results.Task {
 
 func TestShardsCoverPlanOnce(t *testing.T) {
 	c := loadTiny(t, t.TempDir())
-	for _, plan := range [][]results.Task{Plan(c), fakePlan(1, 0), fakePlan(7, 3), fakePlan(1000, 37)} {
+	for _, plan := range [][]results.Task{experiments.Plan(c), fakePlan(1, 0), fakePlan(7, 3), fakePlan(1000, 37)} {
 		for _, n := range []int{1, 2, 3, 5, 7, 22, 64} {
 			for _, byPhase := range []bool{false, true} {
 				seen := make([]int, len(plan))
@@ -228,7 +230,7 @@ func TestSlurmScripts(t *testing.T) {
 // loads back (as "mkpoe status DIR" and the Slurm jobs load it) to the hash
 // of the config it came from, for the shipped configs given by relative path.
 func TestResolvedConfigReloadsToSameHash(t *testing.T) {
-	paths, _ := filepath.Glob(filepath.Join("..", "configs", "*.yaml"))
+	paths, _ := filepath.Glob(filepath.Join(repoRoot, "configs", "*.yaml"))
 	paths = append(paths, writeTiny(t))
 	for _, p := range paths {
 		if strings.HasSuffix(p, "_taxonomy.yaml") {
@@ -240,7 +242,7 @@ func TestResolvedConfigReloadsToSameHash(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := writeRunFiles(c); err != nil {
+			if err := experiments.Prepare(c); err != nil {
 				t.Fatal(err)
 			}
 			var stderr bytes.Buffer
@@ -265,7 +267,7 @@ func TestStatusResubmitAndMerge(t *testing.T) {
 		t.Fatalf("run: exit %d\n%s%s", code, out, errs)
 	}
 	want := readFile(t, filepath.Join(dir, "summary.json"))
-	plan := Plan(loadTiny(t, dir))
+	plan := experiments.Plan(loadTiny(t, dir))
 
 	// Merging a complete run again changes nothing.
 	if code, out, errs := run("merge", dir); code != 0 || !strings.Contains(out, "merged 22 tasks") {
@@ -283,7 +285,7 @@ func TestStatusResubmitAndMerge(t *testing.T) {
 			t.Fatal(err)
 		}
 		f(&r)
-		if err := writeJSON(task(i), r); err != nil {
+		if err := results.WriteFile(task(i), &r); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -338,7 +340,7 @@ func TestStatusResubmitAndMerge(t *testing.T) {
 		}
 	}
 
-	// Merge names what is missing and exits 1, leaving the summary alone.
+	// experiments.Merge names what is missing and exits 1, leaving the summary alone.
 	code, _, errs = run("merge", dir)
 	if code != ExitFailure || !strings.Contains(errs, "run incomplete: 2 missing, 2 failed of 22 tasks") || !strings.Contains(errs, expandIDs(loadTiny(t, dir), "3 {native 1 1 -1}: no result")) {
 		t.Errorf("merge of an incomplete run: exit %d\n%s", code, errs)
@@ -375,10 +377,10 @@ func TestShardFailureDoesNotBlockOthers(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "run")
 	c := loadTiny(t, dir)
 	// A refit before its cv tasks fails and records why.
-	if _, err := Run(context.Background(), c, RunOptions{Workers: 1, NoMerge: true, Only: func(i int, t results.Task) bool { return i == 16 }}); err == nil || !strings.Contains(err.Error(), "refit needs the results") {
+	if _, err := experiments.Run(context.Background(), c, experiments.RunOptions{Workers: 1, NoMerge: true, Only: func(i int, t results.Task) bool { return i == 16 }}); err == nil || !strings.Contains(err.Error(), "refit needs the results") {
 		t.Fatalf("refit without cv results: %v", err)
 	}
-	if _, err := Run(context.Background(), c, RunOptions{Workers: 1, NoMerge: true, Only: func(i int, t results.Task) bool { return i == 0 }}); err != nil {
+	if _, err := experiments.Run(context.Background(), c, experiments.RunOptions{Workers: 1, NoMerge: true, Only: func(i int, t results.Task) bool { return i == 0 }}); err != nil {
 		t.Fatalf("another shard beside a failed task: %v", err)
 	}
 	s, err := statusOf(c)

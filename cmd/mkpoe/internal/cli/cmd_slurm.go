@@ -1,4 +1,4 @@
-package experiments
+package cli
 
 import (
 	"bufio"
@@ -15,12 +15,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mkpoe/mkpoe/experiments"
+
 	"github.com/mkpoe/mkpoe/pkg/results"
 )
 
 // Sharding a run (issue 7).
 //
-// A plan is a fixed, ordered list of tasks (Plan); phase-0 tasks (native,
+// A plan is a fixed, ordered list of tasks (experiments.Plan); phase-0 tasks (native,
 // cv) come first, then phase-1 refits, which read their split's cv results.
 // A shard runs a subset of the plan in the shared run directory, writing
 // tasks/<id>.json exactly as a local run does, and never merges:
@@ -461,7 +463,7 @@ func runSlurm(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	if _, err := Check(c); err != nil {
+	if _, err := experiments.Check(c); err != nil {
 		return err
 	}
 	if o.CPUs < 1 {
@@ -506,17 +508,17 @@ func runSlurm(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	c.Output = p.RunDir
 	// The run directory gets its resolved config now, so that "mkpoe
 	// status DIR" works before the first task starts.
-	if err := Prepare(c); err != nil {
+	if err := experiments.Prepare(c); err != nil {
 		return err
 	}
-	if back, err := LoadConfig(p.Config); err != nil || back.Hash() != p.ConfigHash {
+	if back, err := experiments.LoadConfig(p.Config); err != nil || back.Hash() != p.ConfigHash {
 		return fmt.Errorf("%s does not load back to config hash %s (%v): please report this", p.Config, p.ConfigHash, err)
 	}
 	dir := filepath.Join(p.RunDir, "slurm")
 	if err := os.MkdirAll(filepath.Join(dir, "logs"), 0o755); err != nil {
 		return err
 	}
-	plan := Plan(c)
+	plan := experiments.Plan(c)
 	p.Arrays = chunkPlan(plan, p.MaxArraySize, dir)
 	p.Merge = filepath.Join(dir, "merge.sbatch")
 	name := jobName(c.Name)
@@ -581,12 +583,12 @@ func readSlurmPlan(runDir string) (*slurmPlan, error) {
 
 // runShard runs one shard of c's plan without merging: a missing task of
 // another shard is not an error, a failed task of this one is.
-func runShard(ctx context.Context, c *Config, sh shardSpec, workers int, stdout, stderr io.Writer) error {
+func runShard(ctx context.Context, c *experiments.Config, sh shardSpec, workers int, stdout, stderr io.Writer) error {
 	start := time.Now()
-	plan := Plan(c)
+	plan := experiments.Plan(c)
 	idx := sh.indices(plan)
 	fmt.Fprintf(stderr, "%s: %d of %d tasks (%s)\n", sh, len(idx), len(plan), compressRanges(idx))
-	if _, err := Run(ctx, c, RunOptions{Workers: workers, Log: stderr, Only: sh.selects, NoMerge: true}); err != nil {
+	if _, err := experiments.Run(ctx, c, experiments.RunOptions{Workers: workers, Log: stderr, Only: sh.selects, NoMerge: true}); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "%s done: %d task(s) in %s (%.1fs); when every shard is done: mkpoe merge %s\n",

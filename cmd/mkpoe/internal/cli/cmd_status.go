@@ -1,4 +1,4 @@
-package experiments
+package cli
 
 import (
 	"context"
@@ -9,13 +9,15 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/mkpoe/mkpoe/experiments"
+
 	"github.com/mkpoe/mkpoe/pkg/results"
 )
 
 // loadRunArgs parses "RUN_DIR [flags]" or "CONFIG [--out DIR] [flags]". A
 // run directory is loaded from its config.resolved.yaml, with the output
 // set to the directory itself (so a moved run still works).
-func loadRunArgs(name string, args []string, stderr io.Writer, extra func(fs *flagSet)) (*Config, error) {
+func loadRunArgs(name string, args []string, stderr io.Writer, extra func(fs *flagSet)) (*experiments.Config, error) {
 	path, out, err := pathAndOut(name, args, stderr, "run directory, when the argument is a CONFIG (default: the config's output)", extra)
 	if err != nil {
 		return nil, err
@@ -37,7 +39,7 @@ func loadRunArgs(name string, args []string, stderr io.Writer, extra func(fs *fl
 	if _, err := os.Stat(resolved); err != nil {
 		return nil, badInput(fmt.Errorf("%s is not a run directory: %w", path, err))
 	}
-	c, err := LoadConfig(resolved)
+	c, err := experiments.LoadConfig(resolved)
 	if err != nil {
 		return nil, badInput(err)
 	}
@@ -112,15 +114,15 @@ func (s *runState) complete() bool { return len(s.Missing) == 0 && len(s.Failed)
 
 // statusOf reads the task results of c.Output. It reads files only: no
 // Slurm query, so it is cheap to run as often as one likes.
-func statusOf(c *Config) (*runState, error) {
+func statusOf(c *experiments.Config) (*runState, error) {
 	s := &runState{RunDir: absPath(c.Output), Name: c.Name, ConfigHash: c.Hash(), Missing: []taskState{}, Failed: []taskState{},
 		NotConverged: []unconvergedTask{}, SolverTol: c.Solver.Tol, Resubmit: []resubmitArray{}}
-	plan := Plan(c)
+	plan := experiments.Plan(c)
 	s.Total = len(plan)
 	redo := map[int]bool{}
 	for i, t := range plan {
 		ts := taskState{Index: i, ID: t.ID, Phase: t.Phase}
-		r, reason := ReadTask(c, t)
+		r, reason := experiments.ReadTask(c, t)
 		switch {
 		case r == nil:
 			ts.Reason = reason
@@ -281,11 +283,11 @@ func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		s.write(stderr)
 		return fmt.Errorf("run incomplete: %d missing, %d failed of %d tasks", len(s.Missing), len(s.Failed), s.Total)
 	}
-	sum, err := Merge(c)
+	sum, err := experiments.Merge(c)
 	if err != nil {
 		return err
 	}
-	fmt.Fprint(stdout, SummaryMarkdown(sum))
+	fmt.Fprint(stdout, experiments.SummaryMarkdown(sum))
 	fmt.Fprintf(stdout, "\nmerged %d tasks: %s\n", s.Total, filepath.Join(s.RunDir, "summary.json"))
 	return nil
 }

@@ -1,4 +1,4 @@
-package experiments
+package cli
 
 import (
 	"bytes"
@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mkpoe/mkpoe/experiments"
 )
 
 // TestSlurmSingleNode runs a sweep on a real single-node Slurm cluster on
@@ -55,7 +57,7 @@ func TestSlurmSingleNode(t *testing.T) {
 
 	bin := filepath.Join(t.TempDir(), "mkpoe")
 	build := exec.CommandContext(ctx, goTool(), "build", "-o", bin, "./cmd/mkpoe")
-	build.Dir = ".."
+	build.Dir = repoRoot
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
@@ -95,7 +97,7 @@ func TestSlurmSingleNode(t *testing.T) {
 	}
 
 	// Lose one cv task (and the summary), resubmit only it, merge again.
-	plan := Plan(loadTiny(t, dir))
+	plan := experiments.Plan(loadTiny(t, dir))
 	const lost = 13
 	for _, p := range []string{filepath.Join(dir, "tasks", plan[lost].ID+".json"), filepath.Join(dir, "summary.json")} {
 		if err := os.Remove(p); err != nil {

@@ -1,4 +1,4 @@
-package experiments
+package cli
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/mkpoe/mkpoe/pkg/data"
 	"github.com/mkpoe/mkpoe/pkg/mkpoe"
+	"github.com/mkpoe/mkpoe/pkg/results"
 )
 
 // runFit implements "mkpoe fit": learn a similarity space (Alg. 2–4) from
@@ -111,6 +112,15 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		m.Objective, m.Stats.DualBound, m.Stats.RelativeGap, m.Stats.Iterations, m.Stats.Converged, m.Dim(), m.Stats.Seconds)
 	if !m.Stats.Converged {
 		fmt.Fprintf(stderr, "mkpoe fit: warning: stopped at the iteration limit before the requested accuracy (relative gap %.3g)\n", m.Stats.RelativeGap)
+	}
+	return nil
+}
+
+// writeModel writes a model file atomically (an interrupted write never
+// leaves half a model) and readable by all.
+func writeModel(path string, m *mkpoe.Model) error {
+	if err := results.WriteFileAtomic(path, m.WriteJSON); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package experiments
+package cli
 
 import (
 	"encoding/json"
@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/mkpoe/mkpoe/experiments"
 
 	"github.com/mkpoe/mkpoe/pkg/results"
 )
@@ -164,7 +166,7 @@ func TestUnconvergedFitsAreMarked(t *testing.T) {
 // counts them apart.
 func TestConvergenceOfOldTaskFiles(t *testing.T) {
 	c := loadTiny(t, filepath.Join(t.TempDir(), "run"))
-	if _, err := Run(t.Context(), c, RunOptions{Workers: 2}); err != nil {
+	if _, err := experiments.Run(t.Context(), c, experiments.RunOptions{Workers: 2}); err != nil {
 		t.Fatal(err)
 	}
 	// Strip "converged" from one cv task of row 3 (K4 diag), as an older
@@ -182,7 +184,7 @@ func TestConvergenceOfOldTaskFiles(t *testing.T) {
 	if err := os.WriteFile(p, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, err := Merge(c)
+	s, err := experiments.Merge(c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +194,7 @@ func TestConvergenceOfOldTaskFiles(t *testing.T) {
 			t.Errorf("row %s: convergence fields present %v, want %v", r.Label, !got, !unknown && r.Method != "native")
 		}
 	}
-	if md := SummaryMarkdown(s); !strings.Contains(md, "Convergence not recorded (task files written by an older mkpoe) for: both K4 diag\n") || strings.Contains(md, "†") {
+	if md := experiments.SummaryMarkdown(s); !strings.Contains(md, "Convergence not recorded (task files written by an older mkpoe) for: both K4 diag\n") || strings.Contains(md, "†") {
 		t.Errorf("table.md:\n%s", md)
 	}
 	st, err := statusOf(c)

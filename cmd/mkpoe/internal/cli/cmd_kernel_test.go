@@ -1,4 +1,4 @@
-package experiments_test
+package cli_test
 
 import (
 	"bytes"
@@ -12,7 +12,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/mkpoe/mkpoe/experiments"
+	"github.com/mkpoe/mkpoe/cmd/mkpoe/internal/cli"
 	"github.com/mkpoe/mkpoe/pkg/data"
 )
 
@@ -27,7 +27,7 @@ func writeFile(t *testing.T, dir, name, text string) string {
 
 func runMain(args ...string) (int, string, string) {
 	var stdout, stderr bytes.Buffer
-	code := experiments.Main(context.Background(), args, &stdout, &stderr)
+	code := cli.Main(context.Background(), args, &stdout, &stderr)
 	return code, stdout.String(), stderr.String()
 }
 
@@ -162,8 +162,8 @@ func TestKernelCommandBadInput(t *testing.T) {
 	} {
 		t.Run(test.name, func(t *testing.T) {
 			code, _, stderr := runMain(append([]string{"kernel"}, test.args...)...)
-			if code != experiments.ExitUsage {
-				t.Errorf("exit %d, want %d; stderr: %s", code, experiments.ExitUsage, stderr)
+			if code != cli.ExitUsage {
+				t.Errorf("exit %d, want %d; stderr: %s", code, cli.ExitUsage, stderr)
 			}
 			if !strings.Contains(stderr, test.want) {
 				t.Errorf("stderr = %q, want it to contain %q", stderr, test.want)

@@ -1,4 +1,4 @@
-package experiments
+package cli
 
 import (
 	"fmt"
@@ -36,7 +36,7 @@ func copyDir(t *testing.T, src, dst string) {
 // config.resolved.yaml whose rows name their kernel or group.
 func reportFixture(t *testing.T) string {
 	dir := t.TempDir()
-	copyDir(t, filepath.Join("..", "pkg", "report", "testdata", "run"), dir)
+	copyDir(t, filepath.Join(repoRoot, "pkg", "report", "testdata", "run"), dir)
 	writeFile(t, dir, "config.resolved.yaml", `name: fixture_50%
 rows:
   - {label: A native, method: native, kernel: A}

@@ -1,0 +1,123 @@
+package cli
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestBadConfigs(t *testing.T) {
+	for _, test := range []struct {
+		name, yaml string
+		want       []string
+	}{
+		{"unknown key", "name: x\nbogus: 1\n", []string{"field bogus not found"}},
+		{"wrong type", "name: x\nseed: many\n", []string{"cannot unmarshal", "many"}},
+		{"many problems at once", `
+dataset: {type: csv}
+kernels:
+  - {name: a, source: s, type: gaussian}
+  - {name: a, source: s, type: linear, normalize: sideways}
+protocol: {splits: -1, test_fraction: 1.5, inner_folds: 1}
+beta_grid: [10, 1, -3]
+solver: {method: newton}
+rows:
+  - {method: k9, kernel: a}
+  - {method: k4, kernel: a, mode: full}
+  - {method: k1, group: nope, mode: sparse}
+`, []string{
+			`dataset.type: must be synthetic, aset400, aloi10 or generic, got "csv"`,
+			"kernels[0].type/params: must be a valid kernel type",
+			`kernels[1].name: must be unique, got "a" again`,
+			`kernels[1].normalize: must be none, diag, trace or center, got "sideways"`,
+			"protocol.splits: must be >= 1, got -1",
+			"protocol.test_fraction: must be in (0,1), got 1.5",
+			"protocol.inner_folds: must be >= 2, got 1",
+			"beta_grid[1]: must be strictly increasing, got 1",
+			"beta_grid[2]: must be > 0 and finite, got -3",
+			`solver.method: must be accelerated or subgradient, got "newton"`,
+			`rows[0].method: must be native, k1 or k4, got "k9"`,
+			"rows[1]: a k4 row needs a group and no kernel",
+			`rows[2].group: must name a group, got "nope"`,
+			`rows[2].mode: must be full or diag, got "sparse"`,
+		}},
+	} {
+		t.Run(test.name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "bad.yaml")
+			os.WriteFile(p, []byte(test.yaml), 0o644)
+			code, _, errs := run("check", p)
+			if code != 2 {
+				t.Errorf("exit %d, want 2; stderr %q", code, errs)
+			}
+			for _, w := range test.want {
+				if !strings.Contains(errs, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, errs)
+				}
+			}
+		})
+	}
+}
+
+// TestShippedConfigsCheck runs "mkpoe check" on every config in configs/.
+// Configs whose data are absent (../shared/data) are skipped.
+func TestShippedConfigsCheck(t *testing.T) {
+	paths, _ := filepath.Glob(filepath.Join(repoRoot, "configs", "*.yaml"))
+	if len(paths) == 0 {
+		t.Fatal("no configs found")
+	}
+	for _, p := range paths {
+		if strings.HasSuffix(p, "_taxonomy.yaml") {
+			continue // data, not an experiment
+		}
+		t.Run(filepath.Base(p), func(t *testing.T) {
+			b := readFile(t, p)
+			if bytes.Contains(b, []byte("../data/")) {
+				if _, err := os.Stat(filepath.Join(repoRoot, "data")); err != nil {
+					t.Skip("data/ absent: run scripts/fetch_aset400.sh and scripts/fetch_aloi.sh (or with --mirror ../shared/data)")
+				}
+			}
+			code, out, errs := run("check", p)
+			if code != 0 {
+				t.Errorf("check %s: exit %d\n%s%s", p, code, out, errs)
+			}
+		})
+	}
+}
+
+// TestOneValidationForRunCheckSlurm: what used to fail only at run time is
+// refused up front, with the same message, by run, check and slurm, and
+// run creates no run directory for it.
+func TestOneValidationForRunCheckSlurm(t *testing.T) {
+	for _, test := range []struct {
+		name, from, to, want string
+	}{
+		{"more inner folds than training items", "inner_folds: 2,", "inner_folds: 16,",
+			"protocol.inner_folds: must be at most the 15 training items of a split (20 items, test_fraction 0.25), got 16"},
+		{"a source the data set lacks", "{name: good, source: good, type: linear}", "{name: good, source: goood, type: linear}",
+			`kernels[0].source: must be one of [good junk] for a synthetic data set, got "goood"`},
+		{"negative bandwidth", "{name: good, source: good, type: linear}", "{name: good, source: good, type: rbf, params: {bandwidth: -1}}",
+			`kernels[0].type/params: must be a valid kernel type and parameters, got kernels: parameter "bandwidth" of kernel type "rbf" must be ≥ 0, got -1`},
+		{"normalize on a precomputed kernel", "{name: good, source: good, type: linear}", "{name: good, source: good, type: precomputed, normalize: diag}",
+			`kernels[0].normalize: must be none for a precomputed kernel (the file is used as it is: normalise it before), got "diag"`},
+	} {
+		t.Run(test.name, func(t *testing.T) {
+			if !strings.Contains(tinyConfig, test.from) {
+				t.Fatalf("tinyConfig lacks %q", test.from)
+			}
+			dir := t.TempDir()
+			cfg := writeFile(t, dir, "c.yaml", strings.Replace(tinyConfig, test.from, test.to, 1))
+			out := filepath.Join(dir, "run")
+			for _, args := range [][]string{{"check", cfg}, {"run", cfg, "--out", out}, {"slurm", cfg, "--out", out}} {
+				code, _, stderr := run(args...)
+				if code != ExitUsage || !strings.Contains(stderr, test.want) {
+					t.Errorf("%s: exit %d, stderr %q; want exit %d and %q", args[0], code, stderr, ExitUsage, test.want)
+				}
+			}
+			if _, err := os.Stat(out); !os.IsNotExist(err) {
+				t.Errorf("a refused config left a run directory (%v)", err)
+			}
+		})
+	}
+}
