@@ -35,6 +35,9 @@ type RunOptions struct {
 	// NoMerge skips building the summary (a shard: the merge job builds it
 	// once every shard is done); Run then returns a nil summary.
 	NoMerge bool
+	// Force lets the run take over a run directory that belongs to another
+	// experiment (claimRunDir).
+	Force bool
 }
 
 // Run executes the plan of c in c.Output: phase 0 (native and cv tasks),
@@ -58,6 +61,9 @@ func Run(ctx context.Context, c *Config, opts RunOptions) (*results.Summary, err
 	ds, err := c.loadAndCheckData()
 	if err != nil {
 		return nil, errkind.BadInput(err)
+	}
+	if err := claimRunDir(c, opts.Force); err != nil {
+		return nil, err
 	}
 	st, err := openStore(c.Output, Plan(c))
 	if err != nil {
@@ -209,6 +215,30 @@ func errSuffix(e string) string {
 		return ""
 	}
 	return ": " + e
+}
+
+// claimRunDir refuses a run directory that holds another experiment's run:
+// its config.resolved.yaml names another experiment. Running there would
+// overwrite that run's summary and resolved config (a run directory belongs
+// to one experiment); force takes it over anyway. The same experiment, even
+// edited, may run again: its finished tasks are reused by their inputs.
+func claimRunDir(c *Config, force bool) error {
+	b, err := os.ReadFile(filepath.Join(c.Output, "config.resolved.yaml"))
+	if errors.Is(err, os.ErrNotExist) || force {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	var owner struct {
+		Name string `yaml:"name"`
+	}
+	if err := yaml.Unmarshal(b, &owner); err != nil {
+		return errkind.BadInput(fmt.Errorf("%s holds an unreadable config.resolved.yaml (%v): not a run directory of mkpoe? Use another --out, or --force to take it over", c.Output, err))
+	}
+	if owner.Name != c.Name {
+		return errkind.BadInput(fmt.Errorf("run directory %s belongs to experiment %q, not %q: use another --out, or --force to take it over (its summary and resolved config will be replaced)", c.Output, owner.Name, c.Name))
+	}
+	return nil
 }
 
 // writeRunFiles writes the resolved config and the environment (Go,

@@ -77,8 +77,12 @@ func writeJSON(path string, v any) error {
 
 // Prepare creates c's run directory (tasks/, models/) and writes
 // config.resolved.yaml and env.json, as Run does first: "mkpoe slurm" calls
-// it so that "mkpoe status" works before the first task starts.
-func Prepare(c *Config) error {
+// it so that "mkpoe status" works before the first task starts. Like Run,
+// it refuses a directory of another experiment unless force is set.
+func Prepare(c *Config, force bool) error {
+	if err := claimRunDir(c, force); err != nil {
+		return err
+	}
 	if _, err := openStore(c.Output, Plan(c)); err != nil {
 		return err
 	}

@@ -121,3 +121,37 @@ func TestOneValidationForRunCheckSlurm(t *testing.T) {
 		})
 	}
 }
+
+// TestRunDirBelongsToOneExperiment: run and slurm refuse a run directory of
+// another experiment without touching it (its summary survives), --force
+// takes it over, and the same experiment, edited, may run there again.
+func TestRunDirBelongsToOneExperiment(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "run")
+	tiny := writeFile(t, dir, "tiny.yaml", tinyConfig)
+	if code, _, stderr := run("run", tiny, "--out", out, "--no-report"); code != ExitOK {
+		t.Fatalf("first run: exit %d: %s", code, stderr)
+	}
+	summary := readFile(t, filepath.Join(out, "summary.json"))
+	other := writeFile(t, dir, "other.yaml", strings.Replace(tinyConfig, "name: tiny", "name: other", 1))
+	want := `run directory ` + out + ` belongs to experiment "tiny", not "other": use another --out, or --force to take it over`
+	for _, args := range [][]string{{"run", other, "--out", out}, {"slurm", other, "--out", out}} {
+		code, _, stderr := run(args...)
+		if code != ExitUsage || !strings.Contains(stderr, want) {
+			t.Errorf("%s: exit %d, stderr %q; want exit %d and %q", args[0], code, stderr, ExitUsage, want)
+		}
+	}
+	if got := readFile(t, filepath.Join(out, "summary.json")); !bytes.Equal(got, summary) {
+		t.Error("a refused run changed the other experiment's summary.json")
+	}
+	edited := writeFile(t, dir, "edited.yaml", strings.Replace(tinyConfig, "name: tiny", "name: tiny\ndescription: edited", 1))
+	if code, _, stderr := run("run", edited, "--out", out, "--no-report"); code != ExitOK {
+		t.Errorf("the same experiment, edited: exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := run("run", other, "--out", out, "--no-report", "--force"); code != ExitOK {
+		t.Errorf("--force: exit %d: %s", code, stderr)
+	}
+	if !bytes.Contains(readFile(t, filepath.Join(out, "config.resolved.yaml")), []byte("name: other")) {
+		t.Error("--force did not take the directory over")
+	}
+}

@@ -73,11 +73,12 @@ func loadConfigFile(path, out string) (*experiments.Config, error) {
 func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var workers *int
 	var shard *shardFlags
-	var noReport *bool
+	var noReport, force *bool
 	c, err := loadConfigArgs("run", args, stderr, func(fs *flagSet) {
 		workers = fs.Int("workers", 0, "tasks run in parallel (default: all cores)")
 		shard = addShardFlags(fs)
 		noReport = fs.Bool("no-report", false, "do not write the report (RUN_DIR/report) after the summary")
+		force = fs.Bool("force", false, "take over a run directory that belongs to another experiment (its summary is replaced)")
 	})
 	if err != nil {
 		return err
@@ -86,9 +87,9 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if sh, err := shard.resolve(len(experiments.Plan(c)), os.Getenv); err != nil {
 		return err
 	} else if sh.active() {
-		return runShard(ctx, c, sh, *workers, stdout, stderr)
+		return runShard(ctx, c, sh, *workers, *force, stdout, stderr)
 	}
-	s, err := experiments.Run(ctx, c, experiments.RunOptions{Workers: *workers, Log: stderr})
+	s, err := experiments.Run(ctx, c, experiments.RunOptions{Workers: *workers, Log: stderr, Force: *force})
 	if err != nil {
 		return err
 	}

@@ -450,6 +450,7 @@ func runSlurm(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	var maxArray *int
 	var doSubmit *bool
 	var bin *string
+	var force *bool
 	c, err := loadConfigArgs("slurm", args, stderr, func(fs *flagSet) {
 		fs.IntVar(&o.Parallel, "parallel", 0, "at most `K` array tasks of a job run at once (--array=...%K); 0: no limit")
 		fs.StringVar(&o.Partition, "partition", "", "Slurm partition (default: the cluster's)")
@@ -459,6 +460,7 @@ func runSlurm(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		maxArray = fs.Int("max-array-size", 0, "Slurm's MaxArraySize (default: from scontrol show config, else 1001)")
 		doSubmit = fs.Bool("submit", false, "submit the jobs with sbatch (default: only write and print the commands)")
 		bin = fs.String("bin", "", "mkpoe binary the jobs run (default: this one)")
+		force = fs.Bool("force", false, "take over a run directory that belongs to another experiment")
 	})
 	if err != nil {
 		return err
@@ -508,7 +510,7 @@ func runSlurm(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	c.Output = p.RunDir
 	// The run directory gets its resolved config now, so that "mkpoe
 	// status DIR" works before the first task starts.
-	if err := experiments.Prepare(c); err != nil {
+	if err := experiments.Prepare(c, *force); err != nil {
 		return err
 	}
 	if back, err := experiments.LoadConfig(p.Config); err != nil || back.Hash() != p.ConfigHash {
@@ -583,12 +585,12 @@ func readSlurmPlan(runDir string) (*slurmPlan, error) {
 
 // runShard runs one shard of c's plan without merging: a missing task of
 // another shard is not an error, a failed task of this one is.
-func runShard(ctx context.Context, c *experiments.Config, sh shardSpec, workers int, stdout, stderr io.Writer) error {
+func runShard(ctx context.Context, c *experiments.Config, sh shardSpec, workers int, force bool, stdout, stderr io.Writer) error {
 	start := time.Now()
 	plan := experiments.Plan(c)
 	idx := sh.indices(plan)
 	fmt.Fprintf(stderr, "%s: %d of %d tasks (%s)\n", sh, len(idx), len(plan), compressRanges(idx))
-	if _, err := experiments.Run(ctx, c, experiments.RunOptions{Workers: workers, Log: stderr, Only: sh.selects, NoMerge: true}); err != nil {
+	if _, err := experiments.Run(ctx, c, experiments.RunOptions{Workers: workers, Log: stderr, Only: sh.selects, NoMerge: true, Force: force}); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "%s done: %d task(s) in %s (%.1fs); when every shard is done: mkpoe merge %s\n",

@@ -242,7 +242,7 @@ func TestResolvedConfigReloadsToSameHash(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := experiments.Prepare(c); err != nil {
+			if err := experiments.Prepare(c, false); err != nil {
 				t.Fatal(err)
 			}
 			var stderr bytes.Buffer
