@@ -313,3 +313,35 @@ func writeFile(t *testing.T, dir, name, content string) string {
 	}
 	return p
 }
+
+// TestRunDirLock: a run refuses a directory in which another run is going,
+// shards share it with each other but not with a whole run, and the lock
+// goes with its holder.
+func TestRunDirLock(t *testing.T) {
+	c := loadTiny(t, filepath.Join(t.TempDir(), "run"))
+	unlock, err := lockRunDir(c.Output, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(context.Background(), c, RunOptions{Workers: 1}); err == nil || !strings.Contains(err.Error(), "is in use by another mkpoe run") {
+		t.Errorf("a run beside a run: %v", err)
+	}
+	if _, err := Run(context.Background(), c, RunOptions{Workers: 1, NoMerge: true, Only: func(i int, _ results.Task) bool { return i == 0 }}); err == nil {
+		t.Error("a shard ran beside a whole run")
+	}
+	unlock()
+	shard, err := lockRunDir(c.Output, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(context.Background(), c, RunOptions{Workers: 1, NoMerge: true, Only: func(i int, _ results.Task) bool { return i == 0 }}); err != nil {
+		t.Errorf("a shard beside a shard: %v", err)
+	}
+	if _, err := Run(context.Background(), c, RunOptions{Workers: 1}); err == nil {
+		t.Error("a whole run ran beside a shard")
+	}
+	shard()
+	if _, err := Run(context.Background(), c, RunOptions{Workers: 2}); err != nil {
+		t.Errorf("after the lock went: %v", err)
+	}
+}

@@ -65,6 +65,11 @@ func Run(ctx context.Context, c *Config, opts RunOptions) (*results.Summary, err
 	if err := claimRunDir(c, opts.Force); err != nil {
 		return nil, err
 	}
+	unlock, err := lockRunDir(c.Output, opts.Only != nil)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	st, err := openStore(c.Output, Plan(c))
 	if err != nil {
 		return nil, err
