@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -477,6 +478,12 @@ func runSlurm(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *maxArray < 0 {
 		return usagef("--max-array-size: must be >= 1, got %d", *maxArray)
 	}
+	if o.Time != "" && !slurmTime.MatchString(o.Time) {
+		return usagef("--time: must be a Slurm time limit (MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM or D-HH:MM:SS, e.g. 2:00:00), got %q", o.Time)
+	}
+	if o.Mem != "" && !slurmMem.MatchString(o.Mem) {
+		return usagef("--mem: must be a Slurm memory size (a whole number with an optional K, M, G or T suffix, e.g. 4G), got %q", o.Mem)
+	}
 	for _, v := range []string{o.Partition, o.Time, o.Mem} {
 		if strings.ContainsAny(v, " \t\n'\"$`\\") {
 			return usagef("Slurm option %q: must not contain spaces, quotes or shell characters", v)
@@ -569,6 +576,15 @@ func jobName(s string) string {
 	}
 	return b.String()
 }
+
+// slurmTime matches sbatch's --time formats (minutes, minutes:seconds,
+// hours:minutes:seconds, days-hours, days-hours:minutes,
+// days-hours:minutes:seconds), with minutes and seconds below 60 where a
+// larger unit precedes them.
+var slurmTime = regexp.MustCompile(`^(\d+|\d+:[0-5]?\d|\d+:[0-5]?\d:[0-5]?\d|\d+-\d+|\d+-\d+:[0-5]?\d|\d+-\d+:[0-5]?\d:[0-5]?\d)$`)
+
+// slurmMem matches sbatch's --mem sizes: a whole number and an optional unit.
+var slurmMem = regexp.MustCompile(`^[1-9]\d*[KMGTkmgt]?$`)
 
 // readSlurmPlan reads RUN_DIR/slurm/slurm.json, if "mkpoe slurm" wrote one.
 func readSlurmPlan(runDir string) (*slurmPlan, error) {

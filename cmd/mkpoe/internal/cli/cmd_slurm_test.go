@@ -391,3 +391,31 @@ func TestShardFailureDoesNotBlockOthers(t *testing.T) {
 		t.Errorf("status: %+v", s)
 	}
 }
+
+// TestSlurmResourceFlags: --time and --mem take sbatch's formats; anything
+// else is a usage error naming the flag, before any file is written.
+func TestSlurmResourceFlags(t *testing.T) {
+	cfg := writeTiny(t)
+	for _, tc := range []struct {
+		flag, value string
+		ok          bool
+	}{
+		{"--time", "90", true}, {"--time", "2:00:00", true}, {"--time", "1-12", true}, {"--time", "1-12:30:00", true}, {"--time", "30:15", true},
+		{"--time", "99:99:99x", false}, {"--time", "2:60:00", false}, {"--time", "abc", false}, {"--time", "-1", false},
+		{"--mem", "4G", true}, {"--mem", "1500", true}, {"--mem", "512m", true},
+		{"--mem", "abc", false}, {"--mem", "4GB", false}, {"--mem", "0", false}, {"--mem", "1.5G", false},
+	} {
+		out := filepath.Join(t.TempDir(), "run")
+		code, _, stderr := run("slurm", cfg, "--out", out, tc.flag, tc.value, "--max-array-size", "1000")
+		switch {
+		case tc.ok && code != ExitOK:
+			t.Errorf("%s %s: exit %d: %s", tc.flag, tc.value, code, stderr)
+		case !tc.ok && (code != ExitUsage || !strings.Contains(stderr, tc.flag+": must be a Slurm")):
+			t.Errorf("%s %s: exit %d, stderr %q; want exit %d naming %s", tc.flag, tc.value, code, stderr, ExitUsage, tc.flag)
+		case !tc.ok:
+			if _, err := os.Stat(out); !os.IsNotExist(err) {
+				t.Errorf("%s %s: refused, but the run directory was created", tc.flag, tc.value)
+			}
+		}
+	}
+}
