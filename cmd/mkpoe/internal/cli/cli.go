@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"runtime/debug"
 	"sort"
 	"strings"
 
@@ -119,11 +120,23 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		printUsage(stderr)
 		return ExitUsage
 	}
-	code, msg := exitStatus(args[0], cmd.run(ctx, args[1:], stdout, stderr))
+	code, msg := exitStatus(args[0], runRecovered(ctx, cmd, args[1:], stdout, stderr))
 	if msg != "" {
 		fmt.Fprintln(stderr, msg)
 	}
 	return code
+}
+
+// runRecovered runs a command, turning a panic into an internal error (exit
+// 3 with a request for a report) instead of the Go runtime's exit status 2,
+// which would read as bad input.
+func runRecovered(ctx context.Context, cmd command, args []string, stdout, stderr io.Writer) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = errkind.Internal{Err: fmt.Errorf("panic: %v\n%s", p, debug.Stack())}
+		}
+	}()
+	return cmd.run(ctx, args, stdout, stderr)
 }
 
 func printUsage(w io.Writer) {

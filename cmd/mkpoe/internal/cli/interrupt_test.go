@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -287,5 +288,19 @@ func TestFitErrorFromSolver(t *testing.T) {
 	}
 	if code, _ := exitStatus("fit", fitError(err)); code != ExitUsage {
 		t.Errorf("exit %d for %v, want %d", code, err, ExitUsage)
+	}
+}
+
+// TestPanicIsInternalError: a command that panics exits 3 (internal error,
+// please report) and never 2, the status of bad input.
+func TestPanicIsInternalError(t *testing.T) {
+	commands["test-panic"] = command{"panics (test only)", func(context.Context, []string, io.Writer, io.Writer) error {
+		var rows []int
+		return fmt.Errorf("row %d", rows[len(rows)]) // an index out of range: a bug
+	}}
+	defer delete(commands, "test-panic")
+	code, _, stderr := run("test-panic")
+	if code != ExitInternal || !strings.Contains(stderr, "internal error: panic: runtime error: index out of range [0] with length 0") || !strings.Contains(stderr, "This is a bug in mkpoe") {
+		t.Errorf("exit %d, stderr %q; want %d, the panic and the request for a report", code, stderr, ExitInternal)
 	}
 }
