@@ -130,6 +130,10 @@ func FitFeaturesContext(ctx context.Context, x mat.Matrix, cs []data.Comparison,
 	return fit(ctx, in, cs, set)
 }
 
+// MaxIdentityItems bounds n in FitIdentity: W is a dense n×n matrix (3.2 GB
+// at this size, and every iteration decomposes it).
+const MaxIdentityItems = 20000
+
 // FitIdentity learns an embedding of n items from comparisons alone: KPOE
 // with K = I, which is GNMDS (Sec. 3.3). W then holds the inner products of
 // the embedded items, so there is no out-of-sample extension.
@@ -141,6 +145,9 @@ func FitIdentity(n int, cs []data.Comparison, s *Settings) (*Model, error) {
 func FitIdentityContext(ctx context.Context, n int, cs []data.Comparison, s *Settings) (*Model, error) {
 	if n <= 0 {
 		return nil, invalidf("mkpoe: number of items must be > 0, got %d", n)
+	}
+	if n > MaxIdentityItems {
+		return nil, invalidf("mkpoe: GNMDS learns a dense %d×%d matrix (%.3g GB): at most %d items", n, n, 8*float64(n)*float64(n)/1e9, MaxIdentityItems)
 	}
 	set, err := s.withDefaults()
 	if err != nil {

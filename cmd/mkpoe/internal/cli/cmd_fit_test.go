@@ -141,6 +141,7 @@ func TestFitBadInputs(t *testing.T) {
 		{"bad beta", []string{"--kernel", kernel, "--beta", "-1"}, []string{"--beta must be > 0", "-1"}},
 		{"bad mode", []string{"--kernel", kernel, "--mode", "sparse"}, []string{"--mode", "full or diag", `"sparse"`}},
 		{"two sources", []string{"--kernel", kernel, "--identity", "4"}, []string{"exactly one of"}},
+		{"huge identity", []string{"--identity", "1000000000"}, []string{"GNMDS learns a dense 1000000000×1000000000 matrix", "at most 20000 items"}},
 		{"unknown flag", []string{"--kernel", kernel, "--lambda", "1"}, []string{"lambda"}},
 	} {
 		t.Run(test.name, func(t *testing.T) {
