@@ -2,6 +2,8 @@ package data
 
 import (
 	"bufio"
+	"bytes"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"math"
@@ -73,10 +75,47 @@ func ReadMatrix(r io.Reader, name string) (*mat.Dense, error) {
 	return mat.NewDense(rows, cols, data), nil
 }
 
-func readNPY(r io.Reader, name string) (*mat.Dense, error) {
-	nr, err := npyio.NewReader(r)
+// readNPY reads a .npy matrix. The whole file is read first, so that the
+// data's length can be checked against the header's shape before anything
+// is allocated; a malformed header that makes the npyio library panic is
+// reported as an invalid file.
+func readNPY(r io.Reader, name string) (m *mat.Dense, err error) {
+	invalid := func(v any) error {
+		return &FileError{File: name, Rule: "must be a valid NumPy .npy file", Value: fmt.Sprint(v)}
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			m, err = nil, invalid(p)
+		}
+	}()
+	b, err := io.ReadAll(r)
 	if err != nil {
-		return nil, &FileError{File: name, Rule: "must be a valid NumPy .npy file", Value: err.Error()}
+		return nil, fmt.Errorf("data: reading %s: %w", name, err)
+	}
+	// The header's length is checked against the file before npyio reads
+	// it (it would allocate whatever the length field says: 2 GB for a
+	// damaged one).
+	if len(b) < 10 || string(b[:6]) != "\x93NUMPY" {
+		return nil, invalid("no .npy magic (\\x93NUMPY) and version at the start")
+	}
+	hlen, start := int(binary.LittleEndian.Uint16(b[8:10])), 10
+	switch b[6] {
+	case 1:
+	case 2, 3:
+		if len(b) < 12 {
+			return nil, invalid("file ends inside the header length")
+		}
+		hlen, start = int(binary.LittleEndian.Uint32(b[8:12])), 12
+	default:
+		return nil, invalid(fmt.Sprintf("format version %d.%d", b[6], b[7]))
+	}
+	if hlen > len(b)-start {
+		return nil, invalid(fmt.Sprintf("a header of %d bytes in a file of %d bytes", hlen, len(b)))
+	}
+	br := bytes.NewReader(b)
+	nr, err := npyio.NewReader(br)
+	if err != nil {
+		return nil, invalid(err)
 	}
 	switch nr.Header.Descr.Type {
 	case "<f8", "<f4", "f8", "f4", "=f8", "=f4":
@@ -87,8 +126,18 @@ func readNPY(r io.Reader, name string) (*mat.Dense, error) {
 	if len(shape) == 1 {
 		shape = []int{shape[0], 1}
 	}
-	if len(shape) != 2 || shape[0] == 0 || shape[1] == 0 {
+	if len(shape) != 2 || shape[0] <= 0 || shape[1] <= 0 {
 		return nil, &FileError{File: name, Rule: "NumPy array must be a non-empty matrix (1 or 2 dimensions)", Value: fmt.Sprintf("shape %v", nr.Header.Descr.Shape)}
+	}
+	size := 8
+	if strings.HasSuffix(nr.Header.Descr.Type, "f4") {
+		size = 4
+	}
+	// The data must be exactly rows×cols values (checked by division, so
+	// that a huge shape cannot overflow).
+	if data := br.Len(); data%size != 0 || data/size/shape[1] != shape[0] || (data/size)%shape[1] != 0 {
+		return nil, &FileError{File: name, Rule: fmt.Sprintf("NumPy array data must hold shape %v of %d-byte values", nr.Header.Descr.Shape, size),
+			Value: fmt.Sprintf("%d bytes of data", data)}
 	}
 	rows, cols := shape[0], shape[1]
 	vals := make([]float64, rows*cols)
@@ -106,7 +155,7 @@ func readNPY(r io.Reader, name string) (*mat.Dense, error) {
 	if err2 != nil || len(vals) != rows*cols {
 		return nil, &FileError{File: name, Rule: "NumPy array data must be readable", Value: fmt.Sprint(err2)}
 	}
-	m := mat.NewDense(rows, cols, nil)
+	m = mat.NewDense(rows, cols, nil)
 	for k, x := range vals {
 		if nr.Header.Descr.Fortran {
 			m.Set(k%rows, k/rows, x)
