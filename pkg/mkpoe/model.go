@@ -327,6 +327,9 @@ func ReadJSON(r io.Reader, name string) (*Model, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w (in %s)", err, name)
 		}
+		if r, c := w.Dims(); r != c {
+			return nil, fmt.Errorf("mkpoe: reading model %s: W[%d] must be square, got %d×%d", name, b, r, c)
+		}
 		m.W = append(m.W, symPart(w))
 		p, err := denseOf(j.Projection[b], fmt.Sprintf("projection[%d]", b))
 		if err != nil {
@@ -337,8 +340,44 @@ func ReadJSON(r io.Reader, name string) (*Model, error) {
 	if m.Train, err = denseOf(j.Train, "train_embedding"); err != nil {
 		return nil, fmt.Errorf("%w (in %s)", err, name)
 	}
-	if r, _ := m.Train.Dims(); r != m.N {
-		return nil, fmt.Errorf("mkpoe: reading model %s: train_embedding has %d rows, want n = %d", name, r, m.N)
+	if err := m.checkShapes(); err != nil {
+		return nil, fmt.Errorf("mkpoe: reading model %s: %w", name, err)
 	}
 	return m, nil
+}
+
+// checkShapes checks that a model's matrices fit together (Sec. 4.3): one W
+// per input kernel (one for Sum, features and identity), each n×n for
+// kernels and identity; each projection r_b × dim W_b; the training
+// embedding n × Σ_b r_b.
+func (m *Model) checkShapes() error {
+	if m.N <= 0 {
+		return fmt.Errorf("n must be > 0, got %d", m.N)
+	}
+	if m.NumInputs <= 0 {
+		return fmt.Errorf("num_inputs must be > 0, got %d", m.NumInputs)
+	}
+	wantBlocks := 1
+	if m.Input == InputKernels && m.Combine != Sum {
+		wantBlocks = m.NumInputs
+	}
+	if len(m.W) != wantBlocks {
+		return fmt.Errorf("a %s model with %d inputs (combine %s) has %d W, got %d", m.Input, m.NumInputs, m.Combine, wantBlocks, len(m.W))
+	}
+	dim := 0
+	for b, w := range m.W {
+		k := w.SymmetricDim()
+		if m.Input != InputFeatures && k != m.N {
+			return fmt.Errorf("block %d: W[%d] must be %d×%d (n = %d), got %d×%d", b, b, m.N, m.N, m.N, k, k)
+		}
+		r, c := m.Proj[b].Dims()
+		if c != k {
+			return fmt.Errorf("projection[%d] must have %d columns (W[%d] is %d×%d), got %d", b, k, b, k, k, c)
+		}
+		dim += r
+	}
+	if r, c := m.Train.Dims(); r != m.N || c != dim {
+		return fmt.Errorf("train_embedding must be %d×%d (n × the projections' rows), got %d×%d", m.N, dim, r, c)
+	}
+	return nil
 }
