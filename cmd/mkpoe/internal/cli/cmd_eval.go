@@ -32,7 +32,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	total, _ := emb.Dims()
-	cf, err := data.ReadComparisonsFile(*compFile, data.ComparisonOptions{OneBased: *oneBased, N: total})
+	cf, err := readComparisons(*compFile, data.ComparisonOptions{OneBased: *oneBased, N: total})
 	if err != nil {
 		return badInput(err)
 	}
@@ -57,7 +57,7 @@ func runNative(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return badInput(err)
 	}
-	cf, err := data.ReadComparisonsFile(*compFile, data.ComparisonOptions{OneBased: *oneBased, N: k.SymmetricDim()})
+	cf, err := readComparisons(*compFile, data.ComparisonOptions{OneBased: *oneBased, N: k.SymmetricDim()})
 	if err != nil {
 		return badInput(err)
 	}

@@ -87,7 +87,7 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	default:
 		n = *identity
 	}
-	cf, err := data.ReadComparisonsFile(*compFile, data.ComparisonOptions{OneBased: *oneBased, N: n})
+	cf, err := readComparisons(*compFile, data.ComparisonOptions{OneBased: *oneBased, N: n})
 	if err != nil {
 		return badInput(err)
 	}
@@ -114,6 +114,19 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		fmt.Fprintf(stderr, "mkpoe fit: warning: stopped at the iteration limit before the requested accuracy (relative gap %.3g)\n", m.Stats.RelativeGap)
 	}
 	return nil
+}
+
+// readComparisons reads a comparisons file that fit, eval and native need
+// to be non-empty: an empty one would "converge" to W = 0 or score 0.
+func readComparisons(path string, opt data.ComparisonOptions) (*data.ComparisonFile, error) {
+	cf, err := data.ReadComparisonsFile(path, opt)
+	if err != nil {
+		return nil, err
+	}
+	if len(cf.Comparisons) == 0 {
+		return nil, fmt.Errorf("%s: must hold at least one comparison, got none", path)
+	}
+	return cf, nil
 }
 
 // writeModel writes a model file atomically (an interrupted write never

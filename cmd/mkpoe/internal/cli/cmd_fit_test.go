@@ -121,6 +121,7 @@ func TestFitBadInputs(t *testing.T) {
 	samePair := bad("same.tsv", "0 1 2\n0 1 1 0\n")
 	badComp := bad("badcomp.tsv", "0 1 2\n0 1.5 2\n")
 	fiveFields := bad("five.tsv", "0 1 2 3 0\n")
+	empty := bad("empty.tsv", "# no comparisons\n")
 	for _, test := range []struct {
 		name string
 		args []string
@@ -137,6 +138,7 @@ func TestFitBadInputs(t *testing.T) {
 		{"same pair twice", []string{"--kernel", kernel, "--comparisons", samePair}, []string{"same.tsv:2", "two pairs must differ"}},
 		{"non-integer index", []string{"--kernel", kernel, "--comparisons", badComp}, []string{"badcomp.tsv:2:2", "integer", `"1.5"`}},
 		{"five fields", []string{"--kernel", kernel, "--comparisons", fiveFields}, []string{"five.tsv:1", "3 or 4 fields"}},
+		{"no comparisons", []string{"--kernel", kernel, "--comparisons", empty}, []string{"empty.tsv: must hold at least one comparison, got none"}},
 		{"missing file", []string{"--kernel", filepath.Join(dir, "nope.tsv")}, []string{"nope.tsv", "no such file"}},
 		{"bad beta", []string{"--kernel", kernel, "--beta", "-1"}, []string{"--beta must be > 0", "-1"}},
 		{"bad mode", []string{"--kernel", kernel, "--mode", "sparse"}, []string{"--mode", "full or diag", `"sparse"`}},
@@ -164,6 +166,14 @@ func TestFitBadInputs(t *testing.T) {
 	}
 	if code, _, errs := run("native", "--kernel", asym, "--comparisons", comps); code != 2 || !strings.Contains(errs, "symmetric") {
 		t.Errorf("native with a non-symmetric kernel: exit %d, stderr %q", code, errs)
+	}
+	if code, _, errs := run("fit", "--kernel", kernel, "--comparisons", comps, "--beta", "1", "--out", model); code != 0 {
+		t.Fatalf("fit: exit %d: %s", code, errs)
+	}
+	for _, cmd := range [][]string{{"eval", "--model", model, "--comparisons", empty}, {"native", "--kernel", kernel, "--comparisons", empty}} {
+		if code, _, errs := run(cmd...); code != 2 || !strings.Contains(errs, "empty.tsv: must hold at least one comparison") {
+			t.Errorf("%s with no comparisons: exit %d, stderr %q", cmd[0], code, errs)
+		}
 	}
 	if code, _, _ := run("nosuchcommand"); code != 2 {
 		t.Errorf("unknown command: exit %d, want 2", code)
