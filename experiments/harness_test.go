@@ -345,3 +345,33 @@ func TestRunDirLock(t *testing.T) {
 		t.Errorf("after the lock went: %v", err)
 	}
 }
+
+// TestForeignTaskFileIsRecomputed: a task file holding another task's result
+// (copied, or written by a bug) is detected, reported by ReadTask, and
+// recomputed by the next run, whose summary equals the original.
+func TestForeignTaskFileIsRecomputed(t *testing.T) {
+	c := loadTiny(t, filepath.Join(t.TempDir(), "run"))
+	if _, err := Run(context.Background(), c, RunOptions{Workers: 2}); err != nil {
+		t.Fatal(err)
+	}
+	want := readFile(t, filepath.Join(c.Output, "summary.json"))
+	plan := Plan(c)
+	victim := plan[5]
+	path := func(t results.Task) string { return filepath.Join(c.Output, "tasks", t.ID+".json") }
+	if err := os.WriteFile(path(victim), readFile(t, path(plan[4])), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r, reason := ReadTask(c, victim); r != nil || reason != "the file holds task "+plan[4].ID {
+		t.Errorf("ReadTask of a foreign file: %v, %q", r, reason)
+	}
+	var log strings.Builder
+	if _, err := Run(context.Background(), c, RunOptions{Workers: 2, Log: &log}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(log.String(), "[1/1] "+victim.ID+" ok") {
+		t.Errorf("the rerun did not recompute only %s:\n%s", victim.ID, log.String())
+	}
+	if got := readFile(t, filepath.Join(c.Output, "summary.json")); !bytes.Equal(got, want) {
+		t.Error("the summary changed after recomputing the task")
+	}
+}
