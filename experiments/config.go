@@ -155,6 +155,9 @@ func LoadConfig(path string) (*Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading config: %w", err)
 	}
+	if len(b) > maxConfigBytes {
+		return nil, fmt.Errorf("config %s: a config file must be at most %d MB, got %.1f MB (data belong in the files the dataset section names)", path, maxConfigBytes>>20, float64(len(b))/(1<<20))
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)
 	var c Config
@@ -330,6 +333,19 @@ func (c *Config) Validate() error {
 	if p.InnerFolds < 2 {
 		bad("protocol.inner_folds", "must be >= 2", p.InnerFolds)
 	}
+	// Bounds far above any experiment (the paper: ≤ 20 rows, splits and
+	// β values, 10 folds) that keep a mistyped config from planning
+	// millions of tasks.
+	if p.Splits > maxSplits {
+		bad("protocol.splits", fmt.Sprintf("must be at most %d", maxSplits), p.Splits)
+	}
+	if p.InnerFolds > maxInnerFolds {
+		bad("protocol.inner_folds", fmt.Sprintf("must be at most %d", maxInnerFolds), p.InnerFolds)
+	}
+	if len(c.BetaGrid) > maxBetas {
+		bad("beta_grid", fmt.Sprintf("must list at most %d values", maxBetas), len(c.BetaGrid))
+	}
+
 	if p.MaxTrainComparisons < 0 {
 		bad("protocol.max_train_comparisons", "must be >= 0 (0: all)", p.MaxTrainComparisons)
 	}
@@ -362,6 +378,12 @@ func (c *Config) Validate() error {
 	}
 	if len(c.Rows) == 0 {
 		bad("rows", "must list at least one row", "none")
+	}
+	if len(c.Rows) > maxRows {
+		// Checked before the rows themselves: a million of them would take
+		// long and bury this message.
+		bad("rows", fmt.Sprintf("must list at most %d rows", maxRows), len(c.Rows))
+		return errors.Join(errs...)
 	}
 	labels := map[string]bool{}
 	cells := map[[3]string]int{}
@@ -485,6 +507,17 @@ func (c *Config) checkData(ds *dataset) error {
 func (c *Config) cvProtocol() cv.Protocol {
 	return cv.Protocol{Splits: c.Protocol.Splits, TestFraction: c.Protocol.TestFraction, InnerFolds: c.Protocol.InnerFolds, BetaGrid: c.BetaGrid, Seed: c.Seed}
 }
+
+// Bounds of a config (Validate).
+const (
+	maxRows       = 1000
+	maxSplits     = 1000
+	maxInnerFolds = 100
+	maxBetas      = 100
+	// maxConfigBytes bounds a config file (the largest shipped is 4 KB):
+	// YAML parsing takes about 0.3 s and 35 MB per MB.
+	maxConfigBytes = 4 << 20
+)
 
 // Hash is a digest of the resolved config: results written under another
 // hash are never reused.

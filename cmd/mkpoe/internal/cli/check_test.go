@@ -14,6 +14,11 @@ func TestBadConfigs(t *testing.T) {
 		want       []string
 	}{
 		{"unknown key", "name: x\nbogus: 1\n", []string{"field bogus not found"}},
+		{"a huge file", "name: x\n" + strings.Repeat("# padding\n", 500000), []string{"a config file must be at most 4 MB, got 4.8 MB"}},
+		{"too large", "name: x\nprotocol: {splits: 100000, inner_folds: 1000}\nbeta_grid: [" + strings.Repeat("1,", 200) + "1]\n" +
+			"rows:\n" + strings.Repeat("  - {method: native, kernel: a}\n", 2000), []string{
+			"protocol.splits: must be at most 1000, got 100000", "protocol.inner_folds: must be at most 100, got 1000",
+			"beta_grid: must list at most 100 values, got 201", "rows: must list at most 1000 rows, got 2000"}},
 		{"wrong type", "name: x\nseed: many\n", []string{"cannot unmarshal", "many"}},
 		{"many problems at once", `
 dataset: {type: csv}
