@@ -19,7 +19,7 @@ func TestRunKilledAndResumed(t *testing.T) {
 	}
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "mkpoe")
-	if out, err := exec.Command("go", "build", "-o", bin, "..").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-o", bin, "../..").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	cfg := filepath.Join(dir, "tiny.yaml")
@@ -76,7 +76,7 @@ func TestRunInterruptedBySignal(t *testing.T) {
 	}
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "mkpoe")
-	if out, err := exec.Command("go", "build", "-o", bin, "..").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-o", bin, "../..").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	cfg := filepath.Join(dir, "slow.yaml")
