@@ -7,6 +7,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // ComparisonOptions control how a comparisons file is read.
@@ -62,6 +64,10 @@ func ReadComparisons(r io.Reader, name string, opt ComparisonOptions) (*Comparis
 	first := true
 	sawFour := false
 	err := scanLinesRaw(br, func(raw string, tl textLine) error {
+		if !isText(raw) {
+			// Binary data would otherwise pass as a header line.
+			return fileErr(name, tl.num, 0, "a comparisons file must be text (UTF-8, no control characters)", "%q", clip(raw, 40))
+		}
 		if first {
 			first = false
 			out.Format.Separator = detectSeparator(strings.TrimSpace(strings.SplitN(raw, "#", 2)[0]))
@@ -179,4 +185,26 @@ func WriteComparisons(w io.Writer, cs []Comparison, f ComparisonFormat) error {
 		fmt.Fprintf(bw, "%d%s%d%s%d%s%d\n", c.I+base, sep, c.J+base, sep, c.K+base, sep, c.L+base)
 	}
 	return bw.Flush()
+}
+
+// isText reports whether s is valid UTF-8 without control characters other
+// than tab and carriage return.
+func isText(s string) bool {
+	if !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if unicode.IsControl(r) && r != '\t' && r != '\r' {
+			return false
+		}
+	}
+	return true
+}
+
+// clip shortens s to at most n bytes for a message.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
 }

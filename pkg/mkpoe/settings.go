@@ -172,8 +172,8 @@ func (s *Settings) withDefaults() (Settings, error) {
 			out.MaxIter = 50000
 		}
 	}
-	if out.Tol < 0 || math.IsNaN(out.Tol) {
-		return out, invalidf("mkpoe: Settings.Tol must be >= 0, got %v", out.Tol)
+	if !(out.Tol >= 0 && out.Tol < 1) {
+		return out, invalidf("mkpoe: Settings.Tol must be in [0, 1) (0: the default 1e-3), got %v", out.Tol)
 	}
 	if out.Tol == 0 {
 		out.Tol = 1e-3

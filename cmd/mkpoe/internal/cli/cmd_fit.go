@@ -42,6 +42,12 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if sources != 1 {
 		return usagef("give exactly one of --kernel FILE (repeatable), --features FILE or --identity N")
 	}
+	if *maxIter < 0 {
+		return usagef("--max-iter must be >= 0 (0: the solver's default), got %d", *maxIter)
+	}
+	if !(*tol >= 0 && *tol < 1) {
+		return usagef("--tol must be in [0, 1) (0: the default 1e-3), got %v", *tol)
+	}
 	if *identity < 0 {
 		return usagef("--identity must be a positive number of items, got %d", *identity)
 	}

@@ -118,6 +118,9 @@ func (f *shardFlags) resolve(n int, getenv func(string) string) (shardSpec, erro
 		s.Index, s.Count, s.Source = i, c, "--shard"
 		return s, nil
 	}
+	if s.Index < -1 {
+		return s, usagef("--task-index: must be a plan index >= 0, got %d", s.Index)
+	}
 	if s.Index >= 0 {
 		s.Source = "--task-index"
 	} else if id := getenv("SLURM_ARRAY_TASK_ID"); id != "" {
