@@ -2,12 +2,16 @@ package cli
 
 import (
 	"bytes"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mkpoe/mkpoe/pkg/results"
 )
 
 // TestRunKilledAndResumed kills a real "mkpoe run" process (SIGKILL) once
@@ -125,5 +129,83 @@ func TestRunInterruptedBySignal(t *testing.T) {
 	}
 	if files, _ := filepath.Glob(filepath.Join(run, "tasks", "*.json")); len(files) == 0 {
 		t.Error("the finished task file is gone")
+	}
+}
+
+// TestKilledAtRandomPoints kills (SIGKILL) "mkpoe run", "mkpoe merge" and
+// "mkpoe report" at seeded random moments, then reruns the same command:
+// every result file left behind must decode, and the final summary and
+// report table must equal an uninterrupted run's. Nothing finished is lost
+// and nothing half-written is used.
+func TestKilledAtRandomPoints(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and runs 30 killed processes")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "mkpoe")
+	if out, err := exec.Command("go", "build", "-o", bin, "../..").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	cfg := filepath.Join(dir, "tiny.yaml")
+	if err := os.WriteFile(cfg, []byte(tinyConfig), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ref := filepath.Join(dir, "ref")
+	start := time.Now()
+	if out, err := exec.Command(bin, "run", cfg, "--out", ref, "--workers", "2").CombinedOutput(); err != nil {
+		t.Fatalf("reference run: %v\n%s", err, out)
+	}
+	full := time.Since(start)
+	wantSummary := readFile(t, filepath.Join(ref, "summary.json"))
+	wantTable := readFile(t, filepath.Join(ref, "report", "table.md"))
+	rng := rand.New(rand.NewPCG(2026, 11))
+	// killAfter starts args and kills the process after a random fraction of
+	// the reference run's time (it may finish first).
+	killAfter := func(args ...string) {
+		cmd := exec.Command(bin, args...)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Duration(rng.Float64() * float64(full)))
+		cmd.Process.Kill()
+		cmd.Wait()
+	}
+	checkFiles := func(run string) {
+		entries, _ := os.ReadDir(filepath.Join(run, "tasks"))
+		for _, e := range entries {
+			if strings.HasPrefix(e.Name(), ".") {
+				continue // a temporary file of an interrupted write: never read
+			}
+			p := filepath.Join(run, "tasks", e.Name())
+			if _, err := results.DecodeTaskResult(readFile(t, p), p); err != nil {
+				t.Errorf("a killed run left a broken task file: %v", err)
+			}
+		}
+	}
+	for seed := 0; seed < 10; seed++ {
+		run := filepath.Join(dir, fmt.Sprintf("run%02d", seed))
+		// Killed during run, maybe twice, then finished.
+		killAfter("run", cfg, "--out", run, "--workers", "2")
+		checkFiles(run)
+		killAfter("run", cfg, "--out", run, "--workers", "2")
+		checkFiles(run)
+		if out, err := exec.Command(bin, "run", cfg, "--out", run, "--workers", "2").CombinedOutput(); err != nil {
+			t.Fatalf("seed %d: resumed run: %v\n%s", seed, err, out)
+		}
+		// Killed during merge and report, then rerun.
+		killAfter("merge", run)
+		killAfter("report", run)
+		if out, err := exec.Command(bin, "merge", run).CombinedOutput(); err != nil {
+			t.Fatalf("seed %d: merge: %v\n%s", seed, err, out)
+		}
+		if out, err := exec.Command(bin, "report", run).CombinedOutput(); err != nil {
+			t.Fatalf("seed %d: report: %v\n%s", seed, err, out)
+		}
+		if got := readFile(t, filepath.Join(run, "summary.json")); !bytes.Equal(got, wantSummary) {
+			t.Errorf("seed %d: summary differs from the uninterrupted run's", seed)
+		}
+		if got := readFile(t, filepath.Join(run, "report", "table.md")); !bytes.Equal(got, wantTable) {
+			t.Errorf("seed %d: report table differs from the uninterrupted run's", seed)
+		}
 	}
 }
