@@ -86,6 +86,9 @@ func LoadAset400(dir string) (*Aset400, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(a.GenreNames) == 0 {
+		return nil, &FileError{File: namesPath, Rule: "genre names file must list at least one genre", Value: "no genres"}
+	}
 	a.GenreLabels, err = readGenreLabels(filepath.Join(dir, Aset400GenresFile), n, len(a.GenreNames))
 	if err != nil {
 		return nil, err
@@ -105,7 +108,7 @@ func readGenreLabels(path string, n, g int) (*mat.Dense, error) {
 		return nil, &FileError{File: path, Rule: fmt.Sprintf("genre labels must have one row per artist (%d)", n), Value: fmt.Sprintf("%d rows", r)}
 	}
 	if c != g+1 {
-		return nil, &FileError{File: path, Line: 1, Rule: fmt.Sprintf("genre label rows must hold the artist index and one value per genre name (1+%d)", g), Value: fmt.Sprintf("%d values", c)}
+		return nil, &FileError{File: path, Line: 1, Rule: fmt.Sprintf("genre label rows must hold the artist index and one value per genre name of %s (1+%d)", Aset400GenreNames, g), Value: fmt.Sprintf("%d values", c)}
 	}
 	out := mat.NewDense(n, g, nil)
 	for i := 0; i < n; i++ {

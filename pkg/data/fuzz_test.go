@@ -75,3 +75,92 @@ func FuzzReadItemsFile(f *testing.F) {
 		}
 	})
 }
+
+// lastFMFiles is a small valid Last.fm HetRec directory: two aset400
+// artists, one matched.
+var lastFMFiles = map[string]string{
+	LastFMMappingFile: "# aset400_index\tname\thetrec_id\thetrec_name\n1\tA\t7\tA\n2\tB\t\t\n",
+	LastFMTagsFile:    "tagID\ttagValue\n1\trock\n2\tpop\n",
+	LastFMUserArtists: "userID\tartistID\tweight\n2\t7\t10\n3\t7\t5\n",
+	LastFMUserTagged:  "userID\tartistID\ttagID\tday\tmonth\tyear\n2\t7\t1\t1\t4\t2009\n",
+}
+
+// FuzzLoadLastFM replaces one of the four Last.fm files by arbitrary bytes:
+// the loader returns the data or an error naming that file, and never
+// panics.
+func FuzzLoadLastFM(f *testing.F) {
+	for which, name := range []string{LastFMMappingFile, LastFMTagsFile, LastFMUserArtists, LastFMUserTagged} {
+		f.Add(uint8(which), []byte(lastFMFiles[name]))
+	}
+	f.Add(uint8(0), []byte("1\tA\t7\n1\tB\t8\n"))
+	f.Add(uint8(2), []byte("userID\tartistID\tweight\n2\t7\tNaN\n"))
+	f.Fuzz(func(t *testing.T, which uint8, b []byte) {
+		names := []string{LastFMMappingFile, LastFMTagsFile, LastFMUserArtists, LastFMUserTagged}
+		target := names[int(which)%len(names)]
+		dir := t.TempDir()
+		for name, content := range lastFMFiles {
+			if name == target {
+				content = string(b)
+			}
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		lf, err := LoadLastFM(dir)
+		if err != nil {
+			if !strings.Contains(err.Error(), target) {
+				t.Fatalf("error %q does not name %s", err, target)
+			}
+			return
+		}
+		if len(lf.TagCounts) != len(lf.Names) || len(lf.Listens) != len(lf.Names) || len(lf.Present) != len(lf.Names) {
+			t.Fatalf("inconsistent data: %d names, %d tag rows, %d listen rows", len(lf.Names), len(lf.TagCounts), len(lf.Listens))
+		}
+	})
+}
+
+// aset400Files is a small valid aset400 directory: three artists, two
+// genres.
+var aset400Files = map[string]string{
+	Aset400ArtistsFile:  "# index\tname\tid\tdisplay\n1\ta\t5\tA\n2\tb\t6\tB\n3\tc\t7\t\n",
+	Aset400TripletsFile: "# i j k\n1\t2\t3\n2\t1\t3\n",
+	Aset400GenreNames:   "rock\npop\n",
+	Aset400GenresFile:   "# index rock pop\n1\t1\t0\n2\t0\t1\n3\t0\t0\n",
+}
+
+// FuzzLoadAset400 replaces one of the four aset400 files by arbitrary
+// bytes: the loader returns the data or an error naming that file, never
+// panics, and what it returns is consistent.
+func FuzzLoadAset400(f *testing.F) {
+	names := []string{Aset400ArtistsFile, Aset400TripletsFile, Aset400GenreNames, Aset400GenresFile}
+	for which, name := range names {
+		f.Add(uint8(which), []byte(aset400Files[name]))
+	}
+	f.Add(uint8(3), []byte("1\t1\t0\n2\t0\n"))
+	f.Fuzz(func(t *testing.T, which uint8, b []byte) {
+		target := names[int(which)%len(names)]
+		dir := t.TempDir()
+		for name, content := range aset400Files {
+			if name == target {
+				content = string(b)
+			}
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		a, err := LoadAset400(dir)
+		if err != nil {
+			if !strings.Contains(err.Error(), target) {
+				t.Fatalf("error %q does not name %s", err, target)
+			}
+			return
+		}
+		n := len(a.Names)
+		if err := ValidateComparisons(a.Comparisons, n); err != nil {
+			t.Fatalf("accepted comparisons out of range: %v", err)
+		}
+		if r, c := a.GenreLabels.Dims(); r != n || c != len(a.GenreNames) {
+			t.Fatalf("genre labels %d×%d for %d artists and %d genres", r, c, n, len(a.GenreNames))
+		}
+	})
+}
