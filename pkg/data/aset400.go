@@ -71,7 +71,8 @@ func LoadAset400(dir string) (*Aset400, error) {
 	}
 	cf, err := ReadComparisonsFile(filepath.Join(dir, Aset400TripletsFile), ComparisonOptions{OneBased: true, N: n})
 	if err != nil {
-		return nil, err
+		// Indices are checked against the artists file: name it too.
+		return nil, fmt.Errorf("%w (checked against the %d artists of %s)", err, n, path)
 	}
 	a.Comparisons = cf.Comparisons
 	if cf.Format.Arity != 3 {
