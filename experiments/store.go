@@ -27,29 +27,27 @@ func openStore(dir string, plan []results.Task) (*store, error) {
 			return nil, err
 		}
 	}
-	return newStore(dir, plan), nil
-}
-
-// newStore is the store of plan in dir, without creating anything.
-func newStore(dir string, plan []results.Task) *store {
 	st := &store{dir: dir, inputs: make(map[string]string, len(plan))}
 	for _, t := range plan {
 		st.inputs[t.ID] = t.Inputs
 	}
-	return st
+	return st, nil
 }
 
-func (s *store) path(id string) string { return filepath.Join(s.dir, "tasks", id+".json") }
+func (s *store) path(id string) string { return taskPath(s.dir, id) }
+
+// taskPath is the result file of task id in run directory dir.
+func taskPath(dir, id string) string { return filepath.Join(dir, "tasks", id+".json") }
 
 // load returns a task's result if it exists, is the task it is named
-// after, and was computed from the same inputs.
+// after, and was computed from the same inputs (readTaskFile).
 func (s *store) load(id string) (results.TaskResult, bool) {
-	b, err := os.ReadFile(s.path(id))
-	if err != nil {
+	want, ok := s.inputs[id]
+	if !ok {
 		return results.TaskResult{}, false
 	}
-	r, err := results.DecodeTaskResult(b, s.path(id))
-	if want, ok := s.inputs[id]; err != nil || !ok || r.ID != id || r.Inputs != want {
+	r, _ := readTaskFile(s.dir, results.Task{ID: id, Inputs: want})
+	if r == nil {
 		return results.TaskResult{}, false
 	}
 	return *r, true
@@ -93,7 +91,13 @@ func Prepare(c *Config, force bool) error {
 // result if the file is t's and was computed from t's inputs; otherwise nil
 // and why: "no result", an unreadable or foreign file, or a stale one.
 func ReadTask(c *Config, t results.Task) (*results.TaskResult, string) {
-	p := newStore(c.Output, nil).path(t.ID)
+	return readTaskFile(c.Output, t)
+}
+
+// readTaskFile is ReadTask in run directory dir: the one check of a task
+// file, used by the runner (store.load) and by status.
+func readTaskFile(dir string, t results.Task) (*results.TaskResult, string) {
+	p := taskPath(dir, t.ID)
 	b, err := os.ReadFile(p)
 	switch {
 	case errors.Is(err, os.ErrNotExist):

@@ -202,7 +202,7 @@ func chooseBeta(c *Config, st *store, t results.Task) (float64, error) {
 	var curves [][]float64
 	var missing []string
 	for f := 0; f < c.Protocol.InnerFolds; f++ {
-		id := c.rowTaskID(KindCV, c.Rows[t.Row], t.Split, f)
+		id := taskID(KindCV, rowPrefix(c.Rows[t.Row], t.Inputs), t.Split, f) // the refit shares its row's inputs
 		r, ok := st.load(id)
 		if !ok || r.Status != "ok" {
 			missing = append(missing, id)

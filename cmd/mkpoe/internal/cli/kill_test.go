@@ -22,10 +22,7 @@ func TestRunKilledAndResumed(t *testing.T) {
 		t.Skip("builds the binary")
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "mkpoe")
-	if out, err := exec.Command("go", "build", "-o", bin, "../..").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildMkpoe(t, dir)
 	cfg := filepath.Join(dir, "tiny.yaml")
 	// A slower variant of tinyConfig: more β values and full metrics.
 	text := strings.Replace(tinyConfig, "beta_grid: [1, 10]", "beta_grid: [1, 10, 100, 1000]", 1)
@@ -79,10 +76,7 @@ func TestRunInterruptedBySignal(t *testing.T) {
 		t.Skip("builds the binary")
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "mkpoe")
-	if out, err := exec.Command("go", "build", "-o", bin, "../..").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildMkpoe(t, dir)
 	cfg := filepath.Join(dir, "slow.yaml")
 	if err := os.WriteFile(cfg, []byte(slowConfig), 0o644); err != nil {
 		t.Fatal(err)
@@ -142,10 +136,7 @@ func TestKilledAtRandomPoints(t *testing.T) {
 		t.Skip("builds the binary and runs 30 killed processes")
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "mkpoe")
-	if out, err := exec.Command("go", "build", "-o", bin, "../..").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildMkpoe(t, dir)
 	cfg := filepath.Join(dir, "tiny.yaml")
 	if err := os.WriteFile(cfg, []byte(tinyConfig), 0o644); err != nil {
 		t.Fatal(err)
@@ -208,4 +199,14 @@ func TestKilledAtRandomPoints(t *testing.T) {
 			t.Errorf("seed %d: report table differs from the uninterrupted run's", seed)
 		}
 	}
+}
+
+// buildMkpoe builds cmd/mkpoe into dir and returns the binary's path.
+func buildMkpoe(t *testing.T, dir string) string {
+	t.Helper()
+	bin := filepath.Join(dir, "mkpoe")
+	if out, err := exec.Command("go", "build", "-o", bin, "../..").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
 }
