@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
+	"strconv"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -41,7 +42,7 @@ const (
 // non-numbers are [*FileError]s naming file, line and value.
 func LoadALOI(dir string) (*ALOI, error) {
 	path := filepath.Join(dir, ALOILabelsFile)
-	lm, err := ReadMatrixFile(path)
+	lm, lines, err := readMatrixFileLines(path)
 	if err != nil {
 		return nil, err
 	}
@@ -52,8 +53,12 @@ func LoadALOI(dir string) (*ALOI, error) {
 	d := &ALOI{Labels: make([]int, n)}
 	for i := range n {
 		x := lm.At(i, 0)
-		if x != math.Trunc(x) || x < 1 {
-			return nil, &FileError{File: path, Rule: "labels must be positive integers", Value: fmt.Sprintf("%g in data row %d", x, i+1)}
+		if x != math.Trunc(x) || x < 1 || x > math.MaxInt32 {
+			e := &FileError{File: path, Rule: "labels must be positive integers", Value: fmt.Sprintf("%g in data row %d", x, i+1)}
+			if lines != nil {
+				e.Line, e.Col, e.Value = lines[i], 1, strconv.FormatFloat(x, 'g', -1, 64)
+			}
+			return nil, e
 		}
 		d.Labels[i] = int(x)
 	}

@@ -167,4 +167,8 @@ func TestLoadALOIRaggedRows(t *testing.T) {
 	if _, err := LoadALOI(dir); !errors.As(err, &fe) || fe.Value != "2 rows" {
 		t.Errorf("got %v, want a FileError about 2 rows", err)
 	}
+	write(ALOILabelsFile, "# label\n1\n0.5\n2\n") // line 3 is not a label
+	if _, err := LoadALOI(dir); !errors.As(err, &fe) || fe.Line != 3 || fe.Col != 1 || fe.Value != "0.5" {
+		t.Errorf("got %v, want a FileError for %s:3:1 with value 0.5", err, ALOILabelsFile)
+	}
 }

@@ -167,3 +167,57 @@ func FuzzLoadAset400(f *testing.F) {
 		}
 	})
 }
+
+// aloiFiles is a small valid ALOI directory: three images of two classes,
+// every view with three rows.
+var aloiFiles = map[string]string{
+	ALOILabelsFile:   "1\n2\n1\n",
+	ALOIViewFiles[0]: "0.5\t0.5\n1\t0\n0\t1\n",
+	ALOIViewFiles[1]: "0.25\t0.75\n0.5\t0.5\n1\t0\n",
+	ALOIViewFiles[2]: "1\t2\t3\n4\t5\t6\n7\t8\t9\n",
+	ALOIViewFiles[3]: "-1.5e4\n2e13\n3\n",
+}
+
+// FuzzLoadALOI replaces the labels or one view file by arbitrary bytes: the
+// loader returns one row per label in every view, labels ≥ 1, or an error
+// naming a file of the directory, and never panics.
+func FuzzLoadALOI(f *testing.F) {
+	names := append([]string{ALOILabelsFile}, ALOIViewFiles...)
+	for which, name := range names {
+		f.Add(uint8(which), []byte(aloiFiles[name]))
+	}
+	f.Add(uint8(0), []byte("1\n0\n1\n"))
+	f.Add(uint8(2), []byte("1 2\n3 4\n"))
+	f.Fuzz(func(t *testing.T, which uint8, b []byte) {
+		target := names[int(which)%len(names)]
+		dir := t.TempDir()
+		for name, content := range aloiFiles {
+			if name == target {
+				content = string(b)
+			}
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		a, err := LoadALOI(dir)
+		if err != nil {
+			if !strings.Contains(err.Error(), dir) {
+				t.Fatalf("error %q names no file (the broken one is %s)", err, target)
+			}
+			return
+		}
+		if len(a.Views) != len(ALOIViewFiles) || len(a.ViewNames) != len(ALOIViewFiles) {
+			t.Fatalf("%d views, %d names", len(a.Views), len(a.ViewNames))
+		}
+		for v, x := range a.Views {
+			if r, _ := x.Dims(); r != len(a.Labels) {
+				t.Fatalf("view %s: %d rows for %d labels", a.ViewNames[v], r, len(a.Labels))
+			}
+		}
+		for i, l := range a.Labels {
+			if l < 1 {
+				t.Fatalf("label %d of image %d accepted", l, i)
+			}
+		}
+	})
+}

@@ -42,7 +42,16 @@ func ReadMatrixFile(path string) (*mat.Dense, error) {
 // ReadMatrix reads a text matrix: one row per line, numbers separated by
 // whitespace, commas or tabs, '#' comments. name is used in messages.
 func ReadMatrix(r io.Reader, name string) (*mat.Dense, error) {
+	m, _, err := readMatrixLines(r, name)
+	return m, err
+}
+
+// readMatrixLines is [ReadMatrix] that also returns the 1-based file line
+// of every row, for messages about a row's meaning (e.g. a frames file's
+// item index).
+func readMatrixLines(r io.Reader, name string) (*mat.Dense, []int, error) {
 	var data []float64
+	var lines []int
 	cols, rows := -1, 0
 	err := scanLines(bufio.NewReader(r), func(tl textLine) error {
 		if cols < 0 {
@@ -61,18 +70,19 @@ func ReadMatrix(r io.Reader, name string) (*mat.Dense, error) {
 			data = append(data, x)
 		}
 		rows++
+		lines = append(lines, tl.num)
 		return nil
 	})
 	if err != nil {
 		if _, ok := err.(*FileError); ok {
-			return nil, err
+			return nil, nil, err
 		}
-		return nil, fmt.Errorf("data: reading %s: %w", name, err)
+		return nil, nil, fmt.Errorf("data: reading %s: %w", name, err)
 	}
 	if rows == 0 {
-		return nil, &FileError{File: name, Rule: "matrix file must hold at least one row of numbers", Value: "an empty file"}
+		return nil, nil, &FileError{File: name, Rule: "matrix file must hold at least one row of numbers", Value: "an empty file"}
 	}
-	return mat.NewDense(rows, cols, data), nil
+	return mat.NewDense(rows, cols, data), lines, nil
 }
 
 // readNPY reads a .npy matrix. The whole file is read first, so that the

@@ -5,11 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"strconv"
 	"strings"
-
-	"gonum.org/v1/gonum/mat"
 
 	"github.com/mkpoe/mkpoe/pkg/data"
 	"github.com/mkpoe/mkpoe/pkg/kernels"
@@ -181,48 +178,20 @@ func readKernelInput(typ, path string, count int, pathFlag, countFlag string) (k
 	if path == "" {
 		return kernels.Input{}, usagef("%s is required", pathFlag)
 	}
+	if typ == "ppk" {
+		frames, err := data.ReadFramesFile(path)
+		if err != nil {
+			return kernels.Input{}, badInput(err)
+		}
+		return kernels.Input{Frames: frames}, nil
+	}
 	x, err := data.ReadMatrixFile(path)
 	if err != nil {
 		return kernels.Input{}, badInput(err)
 	}
-	r, _ := x.Dims()
-	switch typ {
-	case "identity", "noise":
+	if typ == "identity" || typ == "noise" {
+		r, _ := x.Dims()
 		return kernels.Input{N: r}, nil
-	case "ppk":
-		frames, err := splitFrames(x, path)
-		return kernels.Input{Frames: frames}, err
 	}
 	return kernels.Input{Features: x}, nil
-}
-
-// splitFrames splits a frames file (item index, then the frame) into one
-// frames matrix per item.
-func splitFrames(x *mat.Dense, path string) ([]*mat.Dense, error) {
-	r, c := x.Dims()
-	if c < 2 {
-		return nil, badInput(&data.FileError{File: path, Rule: "frames file needs an item index column and at least one value column", Value: fmt.Sprintf("%d column", c)})
-	}
-	var byItem [][]float64
-	for i := 0; i < r; i++ {
-		id := x.At(i, 0)
-		if id < 0 || id != math.Trunc(id) || id > 1e7 {
-			return nil, badInput(&data.FileError{File: path, Line: i + 1, Col: 1, Rule: "item index must be an integer in [0, 10⁷] (0-based)", Value: strconv.FormatFloat(id, 'g', -1, 64)})
-		}
-		for int(id) >= len(byItem) {
-			byItem = append(byItem, nil)
-		}
-		byItem[int(id)] = append(byItem[int(id)], x.RawRowView(i)[1:]...)
-	}
-	frames := make([]*mat.Dense, len(byItem))
-	for id, v := range byItem {
-		if len(v) == 0 {
-			return nil, badInput(&data.FileError{File: path, Rule: fmt.Sprintf("every item 0..%d needs frames", len(byItem)-1), Value: fmt.Sprintf("none for item %d", id)})
-		}
-		frames[id] = mat.NewDense(len(v)/(c-1), c-1, v)
-	}
-	if len(frames) == 0 {
-		return nil, badInput(&data.FileError{File: path, Rule: "frames file must hold at least one frame"})
-	}
-	return frames, nil
 }

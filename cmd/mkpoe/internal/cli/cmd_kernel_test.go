@@ -156,7 +156,7 @@ func TestKernelCommandBadInput(t *testing.T) {
 		{"test out without test features", []string{"--type", "linear", "--features", feat, "--out", out, "--test-out", filepath.Join(dir, "r.out")}, "go together"},
 		{"frames without index", []string{"--type", "ppk", "--features", writeFile(t, dir, "f1.txt", "1\n2\n"), "--out", out}, "item index column"},
 		{"frames bad index", []string{"--type", "ppk", "--features", writeFile(t, dir, "f2.txt", "0 1\n1.5 2\n"), "--out", out}, "item index must be an integer"},
-		{"frames gap", []string{"--type", "ppk", "--param", "components=1", "--features", writeFile(t, dir, "f3.txt", "0 1\n2 2\n"), "--out", out}, "none for item 1"},
+		{"frames gap", []string{"--type", "ppk", "--param", "components=1", "--features", writeFile(t, dir, "f3.txt", "0 1\n2 2\n0 3\n"), "--out", out}, "none for item 1"},
 		{"identity without n", []string{"--type", "identity", "--out", out}, "--features or --n"},
 		{"positional", []string{"--type", "linear", "--features", feat, "--out", out, "extra"}, "unexpected arguments"},
 	} {
