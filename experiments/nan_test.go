@@ -57,6 +57,12 @@ rows:
 			t.Errorf("%s: mean %v, want NaN", r.Label, r.Mean)
 		}
 	}
+	md := SummaryMarkdown(s)
+	for _, col := range []string{"native", "k1 diag"} {
+		if w := "- column " + col + ": every row's accuracy is NaN on every split"; !strings.Contains(md, w) {
+			t.Errorf("the summary does not warn %q:\n%s", w, md)
+		}
+	}
 	if b := readFile(t, filepath.Join(c.Output, "summary.json")); !strings.Contains(string(b), `"mean": null`) {
 		t.Error("summary.json does not store the NaN mean as null")
 	}

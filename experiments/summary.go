@@ -158,6 +158,12 @@ func SummaryMarkdown(s *results.Summary) string {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", r.Label, strings.Join(r.Kernels, " + "), acc, beta, paper)
 	}
 	b.WriteString(convergenceNote(s))
+	if ws := s.Warnings(); len(ws) > 0 {
+		b.WriteString("\nWarnings:\n\n")
+		for _, w := range ws {
+			fmt.Fprintf(&b, "- %s\n", w)
+		}
+	}
 	first := true
 	for _, r := range s.Rows {
 		if r.KernelShare == nil {

@@ -23,6 +23,7 @@ table.kv td { text-align: left; }
 table.details th:nth-child(-n+3), table.details td:nth-child(-n+3) { text-align: left; }
 .paper { color: #777; font-style: italic; }
 .unconverged { color: #b00000; }
+.warnings { border-left: 4px solid #b00000; background: #fff4f4; padding: 0.4em 1em; }
 .caption { font-size: 0.9em; color: #444; max-width: 900px; }
 figure { margin: 1.2em 0; } figure img { max-width: 100%; border: 1px solid #eee; }
 pre { background: #f7f7f7; padding: 0.8em; overflow-x: auto; font-size: 0.85em; }
@@ -32,6 +33,10 @@ pre { background: #f7f7f7; padding: 0.8em; overflow-x: auto; font-size: 0.85em; 
 <h1>{{.Name}}</h1>
 <p>Report of the run in <code>{{.Source}}</code>{{if .Hash}} (config hash <code>{{.Hash}}</code>){{end}}, rebuilt from its result files by <code>mkpoe report</code>.
 Reproduces the protocol of McFee &amp; Lanckriet, “Learning Multi-modal Similarity”, JMLR 12 (2011).</p>
+{{if .Warnings}}
+<div class="warnings"><b>Warnings</b><ul>
+{{range .Warnings}}<li>{{.}}</li>
+{{end}}</ul></div>{{end}}
 
 <h2>Results</h2>
 {{.Table}}
@@ -103,12 +108,14 @@ func (rep *Report) HTML(w io.Writer) error {
 		Timings            timingSummary
 		Env                []kv
 		Config             string
+		Warnings           []string
 	}{
 		Name: rep.Run.Summary.Name, Source: rep.Source, Hash: rep.Run.Summary.ConfigHash,
 		Table:        template.HTML(tb.String()), // built with html.EscapeString
 		DetailHeader: detailHeader, Details: rep.details(),
-		Timings: summariseTimings(rep.Run.Timings, 10),
-		Config:  rep.Run.Config,
+		Timings:  summariseTimings(rep.Run.Timings, 10),
+		Config:   rep.Run.Config,
+		Warnings: rep.Warnings,
 	}
 	for _, f := range rep.Figures {
 		data.Figures = append(data.Figures, htmlFigure{Name: f.Name, Title: f.Title, Caption: f.Caption,

@@ -63,6 +63,9 @@ func (rep *Report) Notebook(w io.Writer) error {
 	markdown(fmt.Sprintf("# %s\n\nReport of the run in `%s` (config hash `%s`), rebuilt from its result files by `mkpoe report`. "+
 		"It reproduces the protocol of McFee & Lanckriet, \"Learning Multi-modal Similarity\", JMLR 12 (2011). "+
 		"The code cells hold stored outputs only: there is no kernel to rerun them.", s.Name, rep.Source, s.ConfigHash))
+	if w := rep.warningsMarkdown(); w != "" {
+		markdown(w)
+	}
 
 	var md, htm, txt strings.Builder
 	if err := rep.Table.Markdown(&md); err != nil {

@@ -6,6 +6,7 @@ import (
 	"html"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -27,6 +28,10 @@ type Options struct {
 	TSNE *TSNESettings
 	// Source names the run directory in the reports (provenance).
 	Source string
+	// Warnings are problems the caller found in the run directory (for
+	// example task files that were rejected); every format shows them at
+	// the top, before the summary's own [results.Summary.Warnings].
+	Warnings []string
 }
 
 // File is one output of [Build]: a name (no directories) and its content.
@@ -43,6 +48,8 @@ type Report struct {
 	PNG     map[string][]byte // figure name → PNG
 	Source  string
 	Theme   Theme
+	// Warnings: Options.Warnings, then the summary's (NaN rows and columns).
+	Warnings []string
 }
 
 // Build makes every piece of a run's report: the table (Markdown, LaTeX),
@@ -51,23 +58,38 @@ type Report struct {
 // fig-*.png, fig-*.svg, report.html and report.ipynb. It reads only run
 // (no refitting) and returns an error for an unknown format.
 func Build(run *Run, opts Options) ([]File, error) {
-	want := map[string]bool{}
-	if opts.Formats == nil {
-		opts.Formats = Formats
-	}
-	for _, f := range opts.Formats {
-		ok := false
-		for _, g := range Formats {
-			ok = ok || f == g
-		}
-		if !ok {
-			return nil, fmt.Errorf("report: format must be one of %s, got %q", strings.Join(Formats, ","), f)
-		}
-		want[f] = true
+	if err := checkFormats(opts.Formats); err != nil {
+		return nil, err
 	}
 	rep, err := NewReport(run, opts)
 	if err != nil {
 		return nil, err
+	}
+	return rep.Files(opts.Formats)
+}
+
+// checkFormats returns an error for a format not in [Formats].
+func checkFormats(formats []string) error {
+	for _, f := range formats {
+		if !slices.Contains(Formats, f) {
+			return fmt.Errorf("report: format must be one of %s, got %q", strings.Join(Formats, ","), f)
+		}
+	}
+	return nil
+}
+
+// Files renders the report in the given formats (nil: all of [Formats]);
+// see [Build] for the file names.
+func (rep *Report) Files(formats []string) ([]File, error) {
+	if err := checkFormats(formats); err != nil {
+		return nil, err
+	}
+	if formats == nil {
+		formats = Formats
+	}
+	want := map[string]bool{}
+	for _, f := range formats {
+		want[f] = true
 	}
 	var files []File
 	add := func(name string, write func(io.Writer) error) error {
@@ -121,7 +143,8 @@ func NewReport(run *Run, opts Options) (*Report, error) {
 	if opts.Theme != nil {
 		th = *opts.Theme
 	}
-	rep := &Report{Run: run, Table: NewTable(run.Summary), PNG: map[string][]byte{}, Source: opts.Source, Theme: th}
+	rep := &Report{Run: run, Table: NewTable(run.Summary), PNG: map[string][]byte{}, Source: opts.Source, Theme: th,
+		Warnings: append(slices.Clip(opts.Warnings), run.Summary.Warnings()...)}
 	s := run.Summary
 	if f, err := ValidationFigure(s, th); err != nil {
 		return nil, err
@@ -183,6 +206,7 @@ func NewReport(run *Run, opts Options) (*Report, error) {
 func (rep *Report) Markdown(w io.Writer) error {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# %s\n\n", mdEscape(rep.Run.Summary.Name))
+	b.WriteString(rep.warningsMarkdown())
 	if err := rep.Table.Markdown(&b); err != nil {
 		return err
 	}
@@ -190,6 +214,21 @@ func (rep *Report) Markdown(w io.Writer) error {
 	b.WriteString(rep.detailsMarkdown())
 	_, err := w.Write(b.Bytes())
 	return err
+}
+
+// warningsMarkdown is the Warnings as a Markdown list under a bold title,
+// or "" when there are none.
+func (rep *Report) warningsMarkdown() string {
+	if len(rep.Warnings) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("**Warnings**\n\n")
+	for _, w := range rep.Warnings {
+		fmt.Fprintf(&b, "- %s\n", mdEscape(w))
+	}
+	b.WriteString("\n")
+	return b.String()
 }
 
 // detail is one line of the per-row details table.

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/mkpoe/mkpoe/experiments"
 	"github.com/mkpoe/mkpoe/pkg/report"
 )
 
@@ -40,9 +41,12 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			list = append(list, f)
 		}
 	}
-	files, err := WriteReport(dir, *out, list)
+	files, warnings, err := WriteReport(dir, *out, list)
 	if err != nil {
 		return err
+	}
+	for _, w := range warnings {
+		fmt.Fprintln(stderr, "warning:", w)
 	}
 	for _, f := range files {
 		fmt.Fprintln(stdout, f)
@@ -52,43 +56,85 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 
 // WriteReport builds the report of the run directory dir (see package
 // report) in the given formats (nil: all) and writes its files to out
-// (default dir/report). It returns the paths written. A directory that is
-// not a finished run, or an unknown format, is an input error (exit 2).
-func WriteReport(dir, out string, formats []string) ([]string, error) {
+// (default dir/report). It returns the paths written and the warnings the
+// report shows at its top: task files that no longer back the summary
+// (see [taskFileWarnings]) and the summary's NaN rows and columns. A
+// directory that is not a finished run, or an unknown format, is an input
+// error (exit 2).
+func WriteReport(dir, out string, formats []string) (paths, warnings []string, err error) {
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return nil, usagef("run directory %s: not a directory", dir)
+		return nil, nil, usagef("run directory %s: not a directory", dir)
 	}
 	for _, f := range formats {
 		if !containsString(report.Formats, f) {
-			return nil, usagef("--formats: each must be one of %s, got %q", strings.Join(report.Formats, ","), f)
+			return nil, nil, usagef("--formats: each must be one of %s, got %q", strings.Join(report.Formats, ","), f)
 		}
 	}
 	run, err := report.Load(os.DirFS(dir))
 	if err != nil {
 		if errors.Is(err, report.ErrNotRunDir) {
-			return nil, badInput(fmt.Errorf("%s: %w", dir, err))
+			return nil, nil, badInput(fmt.Errorf("%s: %w", dir, err))
 		}
-		return nil, badInput(err)
+		return nil, nil, badInput(err)
 	}
-	files, err := report.Build(run, report.Options{Formats: formats, Source: dir})
+	rep, err := report.NewReport(run, report.Options{Source: dir, Warnings: taskFileWarnings(dir)})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	files, err := rep.Files(formats)
+	if err != nil {
+		return nil, nil, err
 	}
 	if out == "" {
 		out = filepath.Join(dir, "report")
 	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var paths []string
 	for _, f := range files {
 		p := filepath.Join(out, f.Name)
 		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		paths = append(paths, p)
 	}
-	return paths, nil
+	return paths, rep.Warnings, nil
+}
+
+// taskFileWarnings checks the task files of run directory dir against its
+// config.resolved.yaml, as "mkpoe status" does, and returns one warning per
+// task whose result file is missing, rejected (unreadable, another task's,
+// computed from other inputs) or failed: the summary was written from
+// results the directory no longer holds, so the report cannot be traced
+// back to them. A directory whose config cannot be read gets one warning
+// saying so.
+func taskFileWarnings(dir string) []string {
+	notChecked := func(err error) []string {
+		msg := strings.ReplaceAll(strings.ReplaceAll(err.Error(), ":\n", ": "), "\n", "; ")
+		return []string{"task files not checked: " + msg}
+	}
+	c, err := experiments.LoadConfig(filepath.Join(dir, "config.resolved.yaml"))
+	if err != nil {
+		return notChecked(err)
+	}
+	c.Output = dir
+	st, err := statusOf(c)
+	if err != nil {
+		return notChecked(err)
+	}
+	var out []string
+	rerun := fmt.Sprintf("`mkpoe run %s` recomputes it and rewrites the summary", dir)
+	for _, t := range st.Missing {
+		what := "result file rejected (" + t.Reason + ")"
+		if t.Reason == "no result" {
+			what = "result file missing"
+		}
+		out = append(out, fmt.Sprintf("task %s: %s; the summary was written before, %s", t.ID, what, rerun))
+	}
+	for _, t := range st.Failed {
+		out = append(out, fmt.Sprintf("task %s: failed (%s); %s", t.ID, t.Error, rerun))
+	}
+	return out
 }
 
 func containsString(list []string, s string) bool {

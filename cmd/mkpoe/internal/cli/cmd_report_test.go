@@ -160,4 +160,54 @@ func TestRunWritesReport(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "report")); !os.IsNotExist(err) {
 		t.Errorf("--no-report wrote a report (%v)", err)
 	}
+	if code, _, stderr := run("report", dir); code != ExitOK || stderr != "" {
+		t.Fatalf("report of an intact run: exit %d, stderr %q (want no warning)", code, stderr)
+	}
+	if b := readFile(t, filepath.Join(dir, "report", "report.html")); strings.Contains(string(b), `class="warnings"`) {
+		t.Error("report.html of an intact run shows warnings")
+	}
+}
+
+// TestReportFlagsRejectedTaskFiles: task files that no longer back the
+// summary (another task's result, a corrupt file, a missing file) are
+// warned about on stderr and at the top of table.md, report.html and
+// report.ipynb; the report is still written (exit 0).
+func TestReportFlagsRejectedTaskFiles(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	c := loadTiny(t, dir)
+	cfg := writeFile(t, t.TempDir(), "tiny.yaml", tinyConfig)
+	if code, _, stderr := run("run", cfg, "--out", dir, "--no-report"); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	task := func(tok string) string { return filepath.Join(dir, "tasks", expandIDs(c, tok)+".json") }
+	writeFile(t, filepath.Dir(task("{native 0 1 -1}")), filepath.Base(task("{native 0 1 -1}")), string(readFile(t, task("{native 0 0 -1}"))))
+	writeFile(t, filepath.Dir(task("{cv 2 0 1}")), filepath.Base(task("{cv 2 0 1}")), "{")
+	if err := os.Remove(task("{refit 3 1 -1}")); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := run("report", dir)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	want := []string{
+		expandIDs(c, "task {native 0 1 -1}: result file rejected (the file holds task {native 0 0 -1})"),
+		expandIDs(c, "task {cv 2 0 1}: result file rejected (unreadable result file: "),
+		expandIDs(c, "task {refit 3 1 -1}: result file missing; the summary was written before, `mkpoe run "+dir+"` recomputes it"),
+	}
+	for _, w := range want {
+		if !strings.Contains(stderr, "warning: "+w) {
+			t.Errorf("stderr lacks %q:\n%s", w, stderr)
+		}
+	}
+	for _, name := range []string{"table.md", "report.html", "report.ipynb"} {
+		b := string(readFile(t, filepath.Join(dir, "report", name)))
+		for _, id := range []string{"{native 0 1 -1}", "{cv 2 0 1}", "{refit 3 1 -1}"} {
+			if id := expandIDs(c, id); !strings.Contains(b, id) {
+				t.Errorf("report/%s does not flag task %s", name, id)
+			}
+		}
+	}
+	if b := readFile(t, filepath.Join(dir, "report", "table.md")); !strings.Contains(string(b), "**Warnings**") {
+		t.Error("table.md has no Warnings section")
+	}
 }
