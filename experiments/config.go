@@ -91,6 +91,15 @@ type ConstraintsConfig struct {
 
 // ProtocolConfig is the outer and inner cross-validation protocol.
 type ProtocolConfig struct {
+	// Holdout is what the splits and folds hold out: "items" (default, the
+	// paper's protocol: held-out items are embedded by the out-of-sample
+	// extension and scored through comparisons anchored at them, Sec. 5)
+	// or "comparisons" (every item trains; a fraction of the comparisons
+	// is held out and scored in the learned embedding). GNMDS (an identity
+	// kernel) has no out-of-sample extension and needs "comparisons";
+	// taxonomy data sets derive their comparisons from the split items and
+	// need "items" (cv.HoldOut).
+	Holdout string `yaml:"holdout"`
 	// Splits is the number of outer train/test splits of the items (default
 	// 1: a single fixed split, aset400's 330/82; the taxonomy experiment uses 5).
 	Splits int `yaml:"splits"`
@@ -203,6 +212,9 @@ func (c *Config) resolvePaths(dir string) {
 func (c *Config) applyDefaults() {
 	if c.Output == "" {
 		c.Output = filepath.Join("results", c.Name)
+	}
+	if c.Protocol.Holdout == "" {
+		c.Protocol.Holdout = holdoutItems
 	}
 	if c.Protocol.Splits == 0 {
 		c.Protocol.Splits = 1
@@ -324,6 +336,16 @@ func (c *Config) Validate() error {
 		}
 	}
 	p := c.Protocol
+	if p.Holdout != holdoutItems && p.Holdout != holdoutComparisons {
+		bad("protocol.holdout", "must be items or comparisons", fmt.Sprintf("%q", p.Holdout))
+	}
+	if p.Holdout == holdoutItems {
+		for i, k := range c.Kernels {
+			if k.Type == "identity" && c.kernelUsed(i) {
+				bad(fmt.Sprintf("kernels[%d].type", i), "identity (GNMDS) has no out-of-sample extension: a held-out item's kernel row is zero, so it embeds at the origin and its comparisons are scored on nothing; set protocol.holdout: comparisons to hold out comparisons among the same items", `"identity" with protocol.holdout: items`)
+			}
+		}
+	}
 	if p.Splits < 1 {
 		bad("protocol.splits", "must be >= 1", p.Splits)
 	}
@@ -453,7 +475,11 @@ func (c *Config) loadAndCheckData() (*dataset, error) {
 // DataReport is what Check found: the data set's size and the first
 // split's sizes.
 type DataReport struct {
-	Items, Train, Test int
+	Items int
+	// Unit is what the first split's Train and Test count: "items" or
+	// "comparisons" (protocol.holdout).
+	Unit        string
+	Train, Test int
 }
 
 // Check loads c's data set and checks c against it (the checks of
@@ -464,8 +490,12 @@ func Check(c *Config) (*DataReport, error) {
 	if err != nil {
 		return nil, errkind.BadInput(err)
 	}
-	train, test := splitItems(c, ds.n, 0)
-	return &DataReport{Items: ds.n, Train: len(train), Test: len(test)}, nil
+	if c.Protocol.Holdout == holdoutComparisons {
+		train, test := c.cvProtocol().Fold(len(ds.comps), cv.Outer(0))
+		return &DataReport{Items: ds.n, Unit: holdoutComparisons, Train: len(train), Test: len(test)}, nil
+	}
+	train, test := splitItems(c, ds, 0)
+	return &DataReport{Items: ds.n, Unit: holdoutItems, Train: len(train), Test: len(test)}, nil
 }
 
 // checkData checks the config against its data set, reporting every problem
@@ -492,8 +522,16 @@ func (c *Config) checkData(ds *dataset) error {
 	if len(p.BetaGrid) == 0 {
 		p.BetaGrid = []float64{1} // native rows only: no β to check
 	}
+	if c.Protocol.Holdout == holdoutComparisons {
+		if ds.taxonomy != nil {
+			errs = append(errs, fmt.Errorf("protocol.holdout: comparisons needs a data set with a fixed list of comparisons (aset400, generic); a %s data set derives its comparisons from the taxonomy and the split items, got %q", c.Dataset.Type, c.Protocol.Holdout))
+		} else if err := p.Validate(len(ds.comps)); err != nil {
+			errs = append(errs, fmt.Errorf("protocol (holdout comparisons, %d comparisons): %w", len(ds.comps), err))
+		}
+		return errors.Join(errs...)
+	}
 	if err := p.Validate(ds.n); err != nil {
-		train, _ := splitItems(c, ds.n, 0)
+		train, _ := splitItems(c, ds, 0)
 		if len(train) < c.Protocol.InnerFolds {
 			errs = append(errs, fmt.Errorf("protocol.inner_folds: must be at most the %d training items of a split (%d items, test_fraction %g), got %d", len(train), ds.n, c.Protocol.TestFraction, c.Protocol.InnerFolds))
 		} else {
@@ -505,7 +543,27 @@ func (c *Config) checkData(ds *dataset) error {
 
 // cvProtocol is the config's protocol in pkg/cv's terms.
 func (c *Config) cvProtocol() cv.Protocol {
-	return cv.Protocol{Splits: c.Protocol.Splits, TestFraction: c.Protocol.TestFraction, InnerFolds: c.Protocol.InnerFolds, BetaGrid: c.BetaGrid, Seed: c.Seed}
+	h := cv.HoldOutItems
+	if c.Protocol.Holdout == holdoutComparisons {
+		h = cv.HoldOutComparisons
+	}
+	return cv.Protocol{HoldOut: h, Splits: c.Protocol.Splits, TestFraction: c.Protocol.TestFraction, InnerFolds: c.Protocol.InnerFolds, BetaGrid: c.BetaGrid, Seed: c.Seed}
+}
+
+// protocol.holdout values (cv.HoldOut).
+const (
+	holdoutItems       = "items"
+	holdoutComparisons = "comparisons"
+)
+
+// kernelUsed reports whether some row uses kernel i (alone or in its group).
+func (c *Config) kernelUsed(i int) bool {
+	for _, r := range c.Rows {
+		if slices.Contains(c.rowKernels(r), i) {
+			return true
+		}
+	}
+	return false
 }
 
 // Bounds of a config (Validate).

@@ -36,14 +36,35 @@ type fold struct {
 	testSteps   []constraint.StepReport
 }
 
-// splitItems returns outer split s of the config's protocol (cv.OuterSplit).
-func splitItems(c *Config, n, s int) (train, test []int) {
-	return cv.OuterSplit(n, c.Protocol.TestFraction, c.Seed, s)
+// splitItems returns the training and held-out items of outer split s.
+func splitItems(c *Config, ds *dataset, s int) (train, test []int) {
+	train, test, _ = foldOf(c, ds, cv.Outer(s))
+	return train, test
 }
 
-// innerFold returns inner fold f of split s's training items (cv.InnerFold).
-func innerFold(c *Config, train []int, s, f int) (innerTrain, val []int) {
-	return cv.InnerFold(train, c.Protocol.InnerFolds, c.Seed, s, f)
+// foldOf returns the training and held-out items of trial id (an outer
+// split's refit, fold −1, or an inner fold) and where its comparisons come
+// from, by the config's protocol.holdout (cv.Protocol.Fold):
+//
+//   - items: the items are split; comparisons come from the data set's list
+//     (cv.Fixed) or its taxonomy (cv.FromTaxonomy);
+//   - comparisons: every item trains, no item is held out, and the data
+//     set's comparisons are split (cv.ByIndex).
+func foldOf(c *Config, ds *dataset, id cv.FoldID) (train, test []int, source cv.ComparisonSource) {
+	p := c.cvProtocol()
+	if p.HoldOut == cv.HoldOutComparisons {
+		tr, he := p.Fold(len(ds.comps), id)
+		train = make([]int, ds.n)
+		for i := range train {
+			train[i] = i
+		}
+		return train, nil, cv.ByIndex{All: ds.comps, Train: tr, Held: he}
+	}
+	train, test = p.Fold(ds.n, id)
+	if ds.taxonomy != nil {
+		return train, test, cv.FromTaxonomy{Taxonomy: ds.taxonomy, Labels: ds.labels}
+	}
+	return train, test, cv.Fixed(ds.comps)
 }
 
 // gramsOf returns the fold's training kernels of kidx, in that order.
@@ -66,7 +87,7 @@ func (f *fold) rowsOf(kidx []int) []*mat.Dense {
 
 // buildFold builds the kernels listed in kernelIdx and the comparisons of a
 // split. seed drives comparison subsampling and constraint processing.
-func buildFold(c *Config, ds *dataset, train, test []int, kernelIdx []int, trainSteps []string, seed uint64) (*fold, error) {
+func buildFold(c *Config, ds *dataset, train, test []int, source cv.ComparisonSource, kernelIdx []int, trainSteps []string, seed uint64) (*fold, error) {
 	f := &fold{train: train, test: test, grams: map[int]*mat.SymDense{}, rows: map[int]*mat.Dense{}}
 	for _, p := range kernelIdx {
 		g, r, err := buildKernel(c.Kernels[p], ds, train, test)
@@ -74,10 +95,6 @@ func buildFold(c *Config, ds *dataset, train, test []int, kernelIdx []int, train
 			return nil, fmt.Errorf("kernels[%d] (%s): %w", p, c.Kernels[p].Name, err)
 		}
 		f.grams[p], f.rows[p] = g, r
-	}
-	var source cv.ComparisonSource = cv.Fixed(ds.comps)
-	if ds.taxonomy != nil {
-		source = cv.FromTaxonomy{Taxonomy: ds.taxonomy, Labels: ds.labels}
 	}
 	var err error
 	if f.trainCs, f.testCs, err = source.Split(train, test); err != nil {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/mkpoe/mkpoe/internal/linalg"
 	"github.com/mkpoe/mkpoe/internal/testconfigs"
+	"github.com/mkpoe/mkpoe/pkg/cv"
 	"github.com/mkpoe/mkpoe/pkg/kernels"
 	"github.com/mkpoe/mkpoe/pkg/results"
 )
@@ -112,7 +113,7 @@ func TestFoldsPartitionAndNoLeakage(t *testing.T) {
 		t.Fatal(err)
 	}
 	for s := 0; s < c.Protocol.Splits; s++ {
-		train, test := splitItems(c, ds.n, s)
+		train, test, source := foldOf(c, ds, cv.Outer(s))
 		all := append(append([]int(nil), train...), test...)
 		slices.Sort(all)
 		for i, v := range all {
@@ -122,7 +123,7 @@ func TestFoldsPartitionAndNoLeakage(t *testing.T) {
 		}
 		var vals []int
 		for f := 0; f < c.Protocol.InnerFolds; f++ {
-			in, val := innerFold(c, train, s, f)
+			in, val, _ := foldOf(c, ds, cv.FoldID{Split: s, Fold: f})
 			for _, v := range append(append([]int(nil), in...), val...) {
 				if !slices.Contains(train, v) {
 					t.Fatalf("split %d fold %d: item %d is outside the outer training set", s, f, v)
@@ -139,7 +140,7 @@ func TestFoldsPartitionAndNoLeakage(t *testing.T) {
 		}
 		// Leakage: changing the held-out items' data changes no training
 		// kernel block and no training comparison.
-		f1, err := buildFold(c, ds, train, test, []int{0, 1}, nil, 9)
+		f1, err := buildFold(c, ds, train, test, source, []int{0, 1}, nil, 9)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -155,7 +156,7 @@ func TestFoldsPartitionAndNoLeakage(t *testing.T) {
 			in.Features = x
 			poisoned.sources[name] = in
 		}
-		f2, err := buildFold(c, &poisoned, train, test, []int{0, 1}, nil, 9)
+		f2, err := buildFold(c, &poisoned, train, test, source, []int{0, 1}, nil, 9)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -82,6 +82,7 @@ func (c *Config) rowTaskID(kind string, row RowConfig, split, fold int) string {
 type taskInputs struct {
 	Seed                uint64         `yaml:"seed"`
 	Dataset             DatasetConfig  `yaml:"dataset"`
+	Holdout             string         `yaml:"holdout,omitempty"` // "comparisons" only: digests of item-holdout rows predate the field
 	TestFraction        float64        `yaml:"test_fraction"`
 	InnerFolds          int            `yaml:"inner_folds"`
 	MaxTrainComparisons int            `yaml:"max_train_comparisons"`
@@ -110,6 +111,9 @@ func (c *Config) rowInputs(row RowConfig) string {
 	in := taskInputs{Seed: c.Seed, Dataset: c.Dataset, TestFraction: c.Protocol.TestFraction, InnerFolds: c.Protocol.InnerFolds,
 		MaxTrainComparisons: c.Protocol.MaxTrainComparisons, MaxTestComparisons: c.Protocol.MaxTestComparisons,
 		TrainSteps: c.Constraints.Train, TestSteps: c.Constraints.Test, Method: row.Method}
+	if c.Protocol.Holdout == holdoutComparisons {
+		in.Holdout = holdoutComparisons
+	}
 	if row.TrainSteps != nil {
 		in.TrainSteps = *row.TrainSteps
 	}

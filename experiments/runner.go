@@ -283,7 +283,7 @@ func writeRunFiles(c *Config) error {
 func writeItems(c *Config, ds *dataset) error {
 	it := &results.Items{Names: ds.names, Labels: ds.labels}
 	for s := 0; s < c.Protocol.Splits; s++ {
-		train, test := splitItems(c, ds.n, s)
+		train, test := splitItems(c, ds, s)
 		it.Splits = append(it.Splits, results.Split{Train: train, Test: test})
 	}
 	return writeJSON(filepath.Join(c.Output, "items.json"), it)

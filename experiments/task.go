@@ -44,16 +44,17 @@ func runTask(ctx context.Context, c *Config, ds *dataset, st *store, t results.T
 func execTask(ctx context.Context, c *Config, ds *dataset, st *store, t results.Task, res *results.TaskResult) error {
 	row := c.Rows[t.Row]
 	kidx := c.rowKernels(row)
-	train, test := splitItems(c, ds.n, t.Split)
-	seed := c.Seed*1_000_003 + uint64(t.Split)*101 + uint64(t.Fold+1)
+	id := cv.Outer(t.Split)
 	if t.Kind == KindCV {
-		train, test = innerFold(c, train, t.Split, t.Fold)
+		id.Fold = t.Fold
 	}
+	train, test, source := foldOf(c, ds, id)
+	seed := c.Seed*1_000_003 + uint64(t.Split)*101 + uint64(t.Fold+1)
 	steps := c.Constraints.Train
 	if row.TrainSteps != nil {
 		steps = *row.TrainSteps
 	}
-	f, err := buildFold(c, ds, train, test, kidx, steps, seed)
+	f, err := buildFold(c, ds, train, test, source, kidx, steps, seed)
 	if err != nil {
 		return err
 	}
@@ -145,17 +146,15 @@ func (t *rowTrial) Score(m *mkpoe.Model) (float64, error) {
 // space: training items from the model, held-out items embedded from their
 // kernel rows (Sec. 3.2, 4.3); cv.HeldOutScore.
 func learnedAccuracy(m *mkpoe.Model, f *fold, kidx []int) (float64, error) {
-	if len(f.test) == 0 {
-		return math.NaN(), nil
-	}
 	return cv.HeldOutScore(m, f.rowsOf(kidx), f.testCs)
 }
 
 // learnedAccuracyEmbedding is learnedAccuracy that also returns the
 // held-out items' embedding (nil if there are none).
 func learnedAccuracyEmbedding(m *mkpoe.Model, f *fold, kidx []int) (float64, *mat.Dense, error) {
-	if len(f.test) == 0 {
-		return math.NaN(), nil, nil
+	if len(f.test) == 0 { // comparison holdout: held-out comparisons among training items
+		acc, err := learnedAccuracy(m, f, kidx)
+		return acc, nil, err
 	}
 	all, err := m.EmbedWithTraining(f.rowsOf(kidx))
 	if err != nil {

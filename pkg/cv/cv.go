@@ -12,7 +12,12 @@ import (
 // Protocol is the nested cross-validation of Sec. 5: Splits outer holdout
 // splits of the items (TestFraction held out), and in each, InnerFolds-fold
 // cross-validation over the training items to choose β from BetaGrid.
+// With HoldOut = HoldOutComparisons the same splits and folds are drawn
+// over the comparisons instead, every item being a training item.
 type Protocol struct {
+	// HoldOut says what the splits and folds hold out: items (the paper's
+	// protocol, the zero value) or comparisons.
+	HoldOut      HoldOut
 	Splits       int
 	TestFraction float64
 	InnerFolds   int
@@ -24,7 +29,45 @@ type Protocol struct {
 	Seed uint64
 }
 
-// Validate reports the first rule p breaks for a data set of n items.
+// HoldOut is what a protocol's splits and folds hold out.
+type HoldOut int
+
+const (
+	// HoldOutItems holds out items, scored through the comparisons
+	// (i,j,i,k) that anchor them against training items after embedding
+	// them by the out-of-sample extension (Sec. 3.2, 4.3; the protocol of
+	// Sec. 5.1 and 5.2).
+	HoldOutItems HoldOut = iota
+	// HoldOutComparisons holds out comparisons among the same items: every
+	// item is a training item and the held-out comparisons are scored in
+	// the training embedding. It is the protocol for GNMDS (K = I, Sec.
+	// 3.3), which has no out-of-sample extension: a new item's kernel row
+	// against the training items is zero, so it would embed at the origin.
+	HoldOutComparisons
+)
+
+// String is "items" or "comparisons".
+func (h HoldOut) String() string {
+	if h == HoldOutComparisons {
+		return "comparisons"
+	}
+	return "items"
+}
+
+// Fold returns the training and held-out units of trial id among n units
+// (items, or comparison indices with HoldOutComparisons): outer split
+// id.Split (OuterSplit) for a refit (id.Fold = −1), or inner fold id.Fold
+// of its training units (InnerFold).
+func (p Protocol) Fold(n int, id FoldID) (train, held []int) {
+	train, held = OuterSplit(n, p.TestFraction, p.Seed, id.Split)
+	if id.Fold >= 0 {
+		train, held = InnerFold(train, p.InnerFolds, p.Seed, id.Split, id.Fold)
+	}
+	return train, held
+}
+
+// Validate reports the first rule p breaks for a data set of n units: items,
+// or comparisons with HoldOutComparisons.
 func (p Protocol) Validate(n int) error {
 	switch {
 	case p.Splits < 1:
@@ -44,9 +87,12 @@ func (p Protocol) Validate(n int) error {
 			return fmt.Errorf("cv: BetaGrid must increase, got %g after %g", b, p.BetaGrid[i-1])
 		}
 	}
+	if p.HoldOut != HoldOutItems && p.HoldOut != HoldOutComparisons {
+		return fmt.Errorf("cv: HoldOut must be HoldOutItems or HoldOutComparisons, got %d", p.HoldOut)
+	}
 	train, _ := OuterSplit(n, p.TestFraction, p.Seed, 0)
 	if len(train) < p.InnerFolds {
-		return fmt.Errorf("cv: %d training items cannot be dealt into %d inner folds (n = %d, TestFraction %g)", len(train), p.InnerFolds, n, p.TestFraction)
+		return fmt.Errorf("cv: %d training %s cannot be dealt into %d inner folds (n = %d, TestFraction %g)", len(train), p.HoldOut, p.InnerFolds, n, p.TestFraction)
 	}
 	return nil
 }
@@ -186,20 +232,38 @@ type Result struct {
 	Mean, Std float64
 }
 
-// Nested runs the protocol p on n items with learner l, one trial after
+// A ComparisonLearner builds trials for comparison holdout
+// (HoldOutComparisons): every item is a training item; train and held are
+// indices into the learner's list of comparisons, fitted and scored.
+type ComparisonLearner interface {
+	ComparisonTrial(id FoldID, train, held []int) (Trial, error)
+}
+
+// Nested runs the protocol p on n units with learner l, one trial after
 // another (the harness runs the same steps as parallel, resumable tasks).
+// The units are items, or with HoldOutComparisons the learner's comparisons
+// (l must then be a ComparisonLearner, and SplitResult's Train and Test
+// hold comparison indices).
 func Nested(ctx context.Context, l Learner, n int, p Protocol) (*Result, error) {
 	if err := p.Validate(n); err != nil {
 		return nil, err
 	}
+	trial := l.Trial
+	if p.HoldOut == HoldOutComparisons {
+		cl, ok := l.(ComparisonLearner)
+		if !ok {
+			return nil, fmt.Errorf("cv: HoldOutComparisons needs a ComparisonLearner, got %T", l)
+		}
+		trial = cl.ComparisonTrial
+	}
 	res := &Result{}
 	for s := 0; s < p.Splits; s++ {
-		train, test := OuterSplit(n, p.TestFraction, p.Seed, s)
+		train, test := p.Fold(n, Outer(s))
 		sr := SplitResult{Train: train, Test: test}
 		curves := make([][]float64, p.InnerFolds)
 		for f := 0; f < p.InnerFolds; f++ {
-			in, val := InnerFold(train, p.InnerFolds, p.Seed, s, f)
-			tr, err := l.Trial(FoldID{Split: s, Fold: f}, in, val)
+			in, val := p.Fold(n, FoldID{Split: s, Fold: f})
+			tr, err := trial(FoldID{Split: s, Fold: f}, in, val)
 			if err != nil {
 				return nil, fmt.Errorf("cv: split %d, fold %d: %w", s, f, err)
 			}
@@ -216,7 +280,7 @@ func Nested(ctx context.Context, l Learner, n int, p Protocol) (*Result, error) 
 			return nil, fmt.Errorf("cv: split %d: no inner fold has a scorable validation comparison", s)
 		}
 		sr.Beta = p.BetaGrid[b]
-		tr, err := l.Trial(Outer(s), train, test)
+		tr, err := trial(Outer(s), train, test)
 		if err != nil {
 			return nil, fmt.Errorf("cv: split %d: %w", s, err)
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/mkpoe/mkpoe/pkg/data"
@@ -240,5 +241,121 @@ func TestKernelLearnerGramFold(t *testing.T) {
 	kt := tr.(*kernelTrial)
 	if fmt.Sprint(kt.trainCs, kt.heldCs) != "[(0,2,1)] [(3,0,2)]" {
 		t.Errorf("comparisons %v %v", kt.trainCs, kt.heldCs)
+	}
+}
+
+// lineTriplets returns every triplet (i,j,i,k) of n items on a line at
+// positions 0..n−1 with |i−j| < |i−k|: a realizable comparison set.
+func lineTriplets(n int) []data.Comparison {
+	var cs []data.Comparison
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			for k := 0; k < n; k++ {
+				dj, dk := math.Abs(float64(i-j)), math.Abs(float64(i-k))
+				if i != j && i != k && dj < dk {
+					cs = append(cs, data.Comparison{I: i, J: j, K: i, L: k})
+				}
+			}
+		}
+	}
+	return cs
+}
+
+// TestComparisonHoldout: GNMDS (K = I) under comparison holdout. The splits
+// are drawn over comparison indices (held-out and training comparisons
+// disjoint, the inner folds partitioning the outer training set), every
+// item is a training item, and the refit's score equals a hand-made split,
+// fit and score on the same comparisons.
+func TestComparisonHoldout(t *testing.T) {
+	const n = 8
+	cs := lineTriplets(n)
+	id := mat.NewSymDense(n, nil)
+	for i := 0; i < n; i++ {
+		id.SetSym(i, i, 1)
+	}
+	set := mkpoe.Settings{Mode: mkpoe.Full, Tol: 1e-3}
+	l := &KernelLearner{Views: []View{{Gram: id}}, Comparisons: Fixed(cs), Settings: set}
+	p := Protocol{HoldOut: HoldOutComparisons, Splits: 2, TestFraction: 0.2, InnerFolds: 3, BetaGrid: []float64{1, 100}, Seed: 9}
+	res, err := Nested(context.Background(), l, len(cs), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for s, sr := range res.Splits {
+		if want := int(float64(len(cs))*0.2 + 0.5); len(sr.Test) != want || len(sr.Train) != len(cs)-want {
+			t.Errorf("split %d: %d training and %d held-out comparisons of %d, want %d held out", s, len(sr.Train), len(sr.Test), len(cs), want)
+		}
+		for _, c := range sr.Test {
+			if slices.Contains(sr.Train, c) {
+				t.Errorf("split %d: comparison %d both trained on and held out", s, c)
+			}
+		}
+		var vals []int
+		for f := 0; f < p.InnerFolds; f++ {
+			in, val := p.Fold(len(cs), FoldID{Split: s, Fold: f})
+			if len(in)+len(val) != len(sr.Train) {
+				t.Errorf("split %d fold %d: %d+%d comparisons, want the %d of the split", s, f, len(in), len(val), len(sr.Train))
+			}
+			vals = append(vals, val...)
+		}
+		slices.Sort(vals)
+		if !slices.Equal(vals, sr.Train) {
+			t.Errorf("split %d: the validation sets do not partition the training comparisons", s)
+		}
+		// By hand: fit the training comparisons at the chosen β, score the
+		// held-out ones in the training embedding.
+		var trainCs, heldCs []data.Comparison
+		for _, c := range sr.Train {
+			trainCs = append(trainCs, cs[c])
+		}
+		for _, c := range sr.Test {
+			heldCs = append(heldCs, cs[c])
+		}
+		hs := set
+		hs.Beta = sr.Beta
+		m, err := mkpoe.Fit([]mat.Symmetric{id}, trainCs, &hs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := func(i, j int) float64 {
+			s := 0.0
+			for c := 0; c < m.Dim(); c++ {
+				x := m.Train.At(i, c) - m.Train.At(j, c)
+				s += x * x
+			}
+			return s
+		}
+		right := 0
+		for _, c := range heldCs {
+			if d(c.I, c.J) < d(c.K, c.L) {
+				right++
+			}
+		}
+		if want := float64(right) / float64(len(heldCs)); sr.Score != want {
+			t.Errorf("split %d: score %v, by hand %v (%d of %d)", s, sr.Score, want, right, len(heldCs))
+		}
+		if sr.Score < 0.8 {
+			t.Errorf("split %d: GNMDS scores %v on held-out comparisons of a line, want ≥ 0.8", s, sr.Score)
+		}
+	}
+}
+
+func TestComparisonHoldoutErrors(t *testing.T) {
+	cs := lineTriplets(4)
+	if _, _, err := (ByIndex{All: cs, Train: []int{0}}).Split([]int{0, 1, 2, 3}, []int{4}); err == nil || !strings.Contains(err.Error(), "no held-out items") {
+		t.Errorf("held-out items: %v", err)
+	}
+	if _, _, err := (ByIndex{All: cs, Train: []int{0}}).Split([]int{0, 2, 3, 5}, nil); err == nil || !strings.Contains(err.Error(), "every item") {
+		t.Errorf("a subset of the items: %v", err)
+	}
+	if _, _, err := (ByIndex{All: cs, Held: []int{len(cs)}}).Split([]int{0, 1, 2, 3}, nil); err == nil || !strings.Contains(err.Error(), "comparison index") {
+		t.Errorf("index out of range: %v", err)
+	}
+	p := Protocol{HoldOut: HoldOutComparisons, Splits: 1, TestFraction: 0.2, InnerFolds: 2, BetaGrid: []float64{1}}
+	if _, err := Nested(context.Background(), &recorder{items: map[FoldID][2][]int{}}, 20, p); err == nil || !strings.Contains(err.Error(), "needs a ComparisonLearner") {
+		t.Errorf("a Learner without comparisons: %v", err)
+	}
+	tax := &KernelLearner{Views: []View{{Gram: mat.NewSymDense(4, nil)}}, Comparisons: FromTaxonomy{}}
+	if _, err := tax.ComparisonTrial(Outer(0), []int{0}, []int{1}); err == nil || !strings.Contains(err.Error(), "needs Fixed comparisons") {
+		t.Errorf("taxonomy comparisons: %v", err)
 	}
 }

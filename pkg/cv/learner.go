@@ -30,6 +30,44 @@ func (f Fixed) Split(train, held []int) ([]data.Comparison, []data.Comparison, e
 	return tr, he, nil
 }
 
+// ByIndex is the comparison source of a comparison-holdout fold
+// (HoldOutComparisons): every item is a training item, All[i] for i in
+// Train are fitted and All[i] for i in Held are scored. Its Split must be
+// given all n items in order (so the numbering of data.NewItemSplit is the
+// identity) and no held-out items.
+type ByIndex struct {
+	All         Fixed
+	Train, Held []int
+}
+
+// Split implements ComparisonSource.
+func (b ByIndex) Split(train, held []int) ([]data.Comparison, []data.Comparison, error) {
+	if len(held) > 0 {
+		return nil, nil, fmt.Errorf("cv: comparison holdout has no held-out items, got %d", len(held))
+	}
+	for r, i := range train {
+		if r != i {
+			return nil, nil, fmt.Errorf("cv: comparison holdout trains on every item 0..n−1 in order, got item %d at position %d", i, r)
+		}
+	}
+	pick := func(idx []int) ([]data.Comparison, error) {
+		out := make([]data.Comparison, len(idx))
+		for r, i := range idx {
+			if i < 0 || i >= len(b.All) {
+				return nil, fmt.Errorf("cv: comparison index must be in [0,%d), got %d", len(b.All), i)
+			}
+			out[r] = b.All[i]
+		}
+		return out, data.ValidateComparisons(out, len(train))
+	}
+	tr, err := pick(b.Train)
+	if err != nil {
+		return nil, nil, err
+	}
+	he, err := pick(b.Held)
+	return tr, he, err
+}
+
 // FromTaxonomy derives comparisons from class labels in a taxonomy
 // (Sec. 5.1): within the training items for training, and anchored at each
 // held-out item against the training items for scoring.
@@ -100,6 +138,39 @@ func (l *KernelLearner) Trial(id FoldID, train, held []int) (Trial, error) {
 		return nil, err
 	}
 	return kt, nil
+}
+
+// ComparisonTrial implements ComparisonLearner: the kernels on all n items,
+// the comparisons of indices train fitted and those of held scored in the
+// training embedding. It needs Comparisons to be Fixed (a taxonomy derives
+// comparisons from a split of the items, so it has no fixed list to hold
+// out from), and the views' size n.
+func (l *KernelLearner) ComparisonTrial(id FoldID, train, held []int) (Trial, error) {
+	all, ok := l.Comparisons.(Fixed)
+	if !ok {
+		return nil, fmt.Errorf("cv: comparison holdout needs Fixed comparisons, got %T", l.Comparisons)
+	}
+	n, err := l.items()
+	if err != nil {
+		return nil, err
+	}
+	items := make([]int, n)
+	for i := range items {
+		items[i] = i
+	}
+	return (&KernelLearner{Views: l.Views, Settings: l.Settings, Comparisons: ByIndex{All: all, Train: train, Held: held}}).Trial(id, items, nil)
+}
+
+// items returns the number of items of the views (the first view's size).
+func (l *KernelLearner) items() (int, error) {
+	if len(l.Views) == 0 {
+		return 0, fmt.Errorf("cv: KernelLearner has no views")
+	}
+	v := l.Views[0]
+	if v.Gram != nil {
+		return v.Gram.SymmetricDim(), nil
+	}
+	return v.Input.Len()
 }
 
 // fold returns the view's kernel on the training items and the held-out
@@ -175,13 +246,32 @@ func (t *kernelTrial) Score(m *mkpoe.Model) (float64, error) {
 // as by data.SplitComparisons: training items from the model's training
 // embedding, held-out items embedded from their kernel rows (Sec. 3.2,
 // 4.3). It is NaN when there is no comparison to score.
+//
+// With no held-out items (comparison holdout: rows all nil) the comparisons
+// are scored in the training embedding.
 func HeldOutScore(m *mkpoe.Model, rows []*mat.Dense, heldCs []data.Comparison) (float64, error) {
 	if len(heldCs) == 0 {
 		return math.NaN(), nil
+	}
+	if allNil(rows) {
+		if err := data.ValidateComparisons(heldCs, m.N); err != nil {
+			return 0, err
+		}
+		return eval.Accuracy(heldCs, eval.EmbeddingDistance(m.Train)), nil
 	}
 	all, err := m.EmbedWithTraining(rows)
 	if err != nil {
 		return 0, err
 	}
 	return eval.Accuracy(heldCs, eval.EmbeddingDistance(all)), nil
+}
+
+// allNil reports whether every matrix of rows is nil (no held-out items).
+func allNil(rows []*mat.Dense) bool {
+	for _, r := range rows {
+		if r != nil {
+			return false
+		}
+	}
+	return true
 }

@@ -151,3 +151,71 @@ func GenerateSynthetic(spec SyntheticSpec) (*Synthetic, error) {
 	}
 	return out, nil
 }
+
+// Triplets draws m distinct triplets (i,j,i,k) that the taxonomy orders,
+// "i is more similar to j than to k", where j's class shares a deeper
+// ancestor with i's than k's does (the relative comparisons of Sec. 5.1,
+// sampled instead of enumerated), and reverses each with probability flip:
+// the noisy answers of a human survey such as aset400's (Sec. 5.2). Draws
+// come from rand.NewPCG(seed, 23); pairs of the same depth are skipped.
+// It is an error if m is more than half of the triplets the taxonomy
+// orders among the items, or flip is outside [0, 0.5).
+func (s *Synthetic) Triplets(m int, flip float64, seed uint64) ([]Comparison, error) {
+	n := len(s.Labels)
+	if m < 1 {
+		return nil, fmt.Errorf("data: synthetic triplets: m must be ≥ 1, got %d", m)
+	}
+	if !(flip >= 0 && flip < 0.5) {
+		return nil, fmt.Errorf("data: synthetic triplets: flip must be in [0, 0.5), got %v", flip)
+	}
+	classes := s.Taxonomy.Labels()
+	lcaDepth := map[[2]int]int{} // by pair of class labels
+	for _, a := range classes {
+		for _, b := range classes {
+			d, err := s.Taxonomy.LCADepth(a, b)
+			if err != nil {
+				return nil, err
+			}
+			lcaDepth[[2]int{a, b}] = d
+		}
+	}
+	depth := func(a, b int) int { return lcaDepth[[2]int{s.Labels[a], s.Labels[b]}] }
+	ordered := 0 // triplets the taxonomy orders, counting (i,j,i,k) and (i,k,i,j) once
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			for k := j + 1; k < n; k++ {
+				if i != j && i != k && depth(i, j) != depth(i, k) {
+					ordered++
+				}
+			}
+		}
+	}
+	if 2*m > ordered { // at most half: the rejection sampling below stays fast
+		return nil, fmt.Errorf("data: synthetic triplets: m must be at most half of the %d triplets the taxonomy orders among %d items (%d), got %d", ordered, n, ordered/2, m)
+	}
+	rng := rand.New(rand.NewPCG(seed, 23))
+	seen := map[[3]int]bool{}
+	out := make([]Comparison, 0, m)
+	for len(out) < m {
+		i, j, k := rng.IntN(n), rng.IntN(n), rng.IntN(n)
+		if i == j || i == k || j == k {
+			continue
+		}
+		dj, dk := depth(i, j), depth(i, k)
+		if dj == dk {
+			continue
+		}
+		if dj < dk {
+			j, k = k, j // j is the closer one
+		}
+		if seen[[3]int{i, j, k}] {
+			continue
+		}
+		seen[[3]int{i, j, k}] = true
+		if rng.Float64() < flip {
+			j, k = k, j
+		}
+		out = append(out, Comparison{I: i, J: j, K: i, L: k})
+	}
+	return out, nil
+}

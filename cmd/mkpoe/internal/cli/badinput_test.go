@@ -199,11 +199,15 @@ func TestBadInputTable(t *testing.T) {
 		{"unknown group", strings.Replace(tinyConfig, "{method: k1, group: both, mode: diag}", "{method: k1, group: nope, mode: diag}", 1), "rows[2].group"},
 		{"source the data lack", strings.Replace(tinyConfig, "source: good", "source: goood", 1), "kernels[0].source"},
 		{"not YAML", "{{{", "c-not-YAML.yaml"},
+		{"unknown holdout", strings.Replace(tinyConfig, "protocol: {", "protocol: {holdout: triplets, ", 1), "protocol.holdout"},
+		{"comparison holdout on a taxonomy", strings.Replace(tinyConfig, "protocol: {", "protocol: {holdout: comparisons, ", 1), "protocol.holdout: comparisons needs a data set with a fixed list"},
+		{"identity kernel with item holdout", strings.Replace(strings.Replace(tinyConfig, "kernels:\n", "kernels:\n  - {name: eye, type: identity}\n", 1),
+			"rows:\n", "rows:\n  - {method: k1, kernel: eye, mode: full}\n", 1), "kernels[0].type: identity (GNMDS) has no out-of-sample extension"},
 	}
 	for _, c := range configs {
 		p := w("c-"+strings.ReplaceAll(c.name, " ", "-")+".yaml", c.yaml)
 		for _, cmd := range [][]string{{"check", p}, {"plan", p}, {"run", p, "--out", filepath.Join(dir, "cfgrun")}, {"slurm", p, "--out", filepath.Join(dir, "cfgrun")}} {
-			if cmd[0] == "plan" && c.name == "source the data lack" {
+			if cmd[0] == "plan" && (c.name == "source the data lack" || c.name == "comparison holdout on a taxonomy") {
 				continue // plan lists tasks from the config alone; it reads no data
 			}
 			add(cmd[0]+" config "+c.name, []string{c.want}, cmd...)
@@ -219,6 +223,10 @@ func TestBadInputTable(t *testing.T) {
 		add("run "+strings.Join(f, " "), []string{strings.TrimPrefix(f[0], "-")}, append([]string{"run", tiny, "--out", filepath.Join(dir, "shrun")}, f...)...)
 	}
 	add("run into another experiment's directory", []string{"belongs to experiment"}, "run", w("other.yaml", strings.Replace(tinyConfig, "name: tiny", "name: other", 1)), "--out", runDir)
+	for _, f := range [][]string{{"--triplets", "0"}, {"--triplets", "100000"}, {"--flip", "0.7"}, {"--per-class", "0"}, {"--seed", "-1"}} {
+		add("synth "+strings.Join(f, " "), []string{strings.TrimLeft(f[0], "-")}, append([]string{"synth", "--out", filepath.Join(dir, "syn")}, f...)...)
+	}
+	add("synth without --out", []string{"--out is required"}, "synth")
 	add("unknown command", []string{"frobnicate"}, "frobnicate")
 	add("fit with a positional argument", []string{"unexpected arguments"}, "fit", "--kernel", kernel, "--comparisons", comps, "extra")
 

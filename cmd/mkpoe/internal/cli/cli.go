@@ -36,6 +36,7 @@ var commands = map[string]command{
 	"report": {"tables, figures, HTML and notebook from a run directory", runReport},
 	"run":    {"run an experiment config: nested CV over β, resumable, parallel", runRun},
 	"slurm":  {"write (and --submit) Slurm array jobs for a run, then a merge job", runSlurm},
+	"synth":  {"write a synthetic generic data set with noisy triplets (for GNMDS and comparison holdout)", runSynth},
 	"status": {"done, missing and failed tasks of a run, and how to resubmit them", runStatus},
 }
 
