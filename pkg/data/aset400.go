@@ -59,7 +59,7 @@ func LoadAset400(dir string) (*Aset400, error) {
 		}
 		a.Names = append(a.Names, fs[1])
 		a.MusicSeerIDs = append(a.MusicSeerIDs, id)
-		a.DisplayNames = append(a.DisplayNames, fs[3])
+		a.DisplayNames = append(a.DisplayNames, cleanDisplayName(fs[1], fs[3]))
 		return nil
 	})
 	if err != nil {
@@ -127,4 +127,29 @@ func readGenreLabels(path string, n, g int) (*mat.Dense, error) {
 		}
 	}
 	return out, nil
+}
+
+// displayNameFixes restores the four display names of the released
+// artists.tsv whose non-ASCII letter was replaced by the escape "\32"
+// when the t-STE map's labels were exported ("C\32line Dion"), keyed by
+// the artist's cblearn name.
+var displayNameFixes = map[string]string{
+	"celine_dion": "Céline Dion",
+	"korn":        "KoЯn",
+	"queensryche": "Queensrÿche",
+	"sisqo":       "Sisqó",
+}
+
+// cleanDisplayName returns the display name of an artist without encoding
+// leftovers: a known damaged name is restored (displayNameFixes), and any
+// other name holding a backslash escape falls back to the cblearn name with
+// spaces for underscores, so that no "\32" reaches a table or a map.
+func cleanDisplayName(name, display string) string {
+	if !strings.Contains(display, `\`) {
+		return display
+	}
+	if fixed, ok := displayNameFixes[name]; ok {
+		return fixed
+	}
+	return strings.ReplaceAll(name, "_", " ")
 }

@@ -64,6 +64,19 @@ func TestLoadAset400Counts(t *testing.T) {
 	if noName != 12 {
 		t.Errorf("artists without display name: got %d, want 12", noName)
 	}
+	// The released display names carry "\32" for four non-ASCII letters
+	// (artists.tsv lines 71, 195, 298, 334); they are restored, and no
+	// escape is left in any name.
+	for idx, want := range map[int]string{70: "Céline Dion", 194: "KoЯn", 297: "Queensrÿche", 333: "Sisqó"} {
+		if got := a.DisplayNames[idx-1]; got != want {
+			t.Errorf("artist %d: display name %q, want %q", idx, got, want)
+		}
+	}
+	for i, d := range a.DisplayNames {
+		if strings.Contains(d, `\`) {
+			t.Errorf("artist %d: display name %q keeps an escape", i+1, d)
+		}
+	}
 	// First triplet line of triplets.tsv is "3 47 206" (1-based).
 	if got, want := a.Comparisons[0], Triplet(2, 46, 205); got != want {
 		t.Errorf("first comparison: got %v, want %v", got, want)
@@ -128,4 +141,17 @@ func TestLoadAset400Errors(t *testing.T) {
 			t.Errorf("got %v, want a FileError at line 9109, column 3, value \"413\"", err)
 		}
 	})
+}
+
+func TestCleanDisplayName(t *testing.T) {
+	for _, tc := range []struct{ name, display, want string }{
+		{"abba", "ABBA", "ABBA"},
+		{"celine_dion", `C\32line Dion`, "Céline Dion"},
+		{"motley_crue", `M\32tley Cr\32e`, "motley crue"}, // unknown damage: the cblearn name
+		{"x", "", ""},
+	} {
+		if got := cleanDisplayName(tc.name, tc.display); got != tc.want {
+			t.Errorf("cleanDisplayName(%q, %q) = %q, want %q", tc.name, tc.display, got, tc.want)
+		}
+	}
 }
