@@ -14,7 +14,10 @@ import (
 //     item missing from a kernel, or the split had none), so the row's mean
 //     is NaN;
 //   - a column of the table (a method and mode) whose every row is NaN,
-//     said once for the column instead of once per row.
+//     said once for the column instead of once per row;
+//   - a learned row whose β was chosen at the smallest or the largest value
+//     of the grid (of at least 3 values) on some splits: the best β may lie
+//     beyond the grid.
 //
 // It is empty for a summary whose every number is defined.
 func (s *Summary) Warnings() []string {
@@ -57,6 +60,25 @@ func (s *Summary) Warnings() []string {
 		}
 		if sp := nanSplits(r); len(sp) > 0 {
 			out = append(out, fmt.Sprintf("row %q: accuracy is NaN on split(s) %s (no held-out comparison could be scored there), so its mean is NaN", r.Label, strings.Join(sp, ", ")))
+		}
+	}
+	if g := s.BetaGrid; len(g) >= 3 { // on a grid of 1 or 2 values every β is an edge
+		for i := range s.Rows {
+			r := &s.Rows[i]
+			for _, edge := range []struct {
+				beta      float64
+				where, to string
+			}{{g[0], "smallest", "below"}, {g[len(g)-1], "largest", "above"}} {
+				var at []string
+				for sp, b := range r.Beta {
+					if b == edge.beta {
+						at = append(at, fmt.Sprint(sp))
+					}
+				}
+				if len(at) > 0 {
+					out = append(out, fmt.Sprintf("row %q: β chosen at the %s value of the grid (%g) on split(s) %s: the best β may lie %s it; extend beta_grid to know", r.Label, edge.where, edge.beta, strings.Join(at, ", "), edge.to))
+				}
+			}
 		}
 	}
 	return out
