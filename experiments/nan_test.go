@@ -85,3 +85,25 @@ rows:
 		t.Error("no split without a scorable test comparison: the test no longer exercises NaN")
 	}
 }
+
+// TestZeroModelsCounted: at β = 10⁻⁶ every inner fold's fit is W = 0, so
+// its validation accuracy is 0 by the tie rule; the summary counts those
+// folds per split and β (val_zero_folds) so that the report can say why.
+func TestZeroModelsCounted(t *testing.T) {
+	c := loadTiny(t, filepath.Join(t.TempDir(), "run"))
+	c.BetaGrid = []float64{1e-6, 10}
+	c.Rows = c.Rows[2:3] // the K1 diagonal row
+	s, err := Run(context.Background(), c, RunOptions{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := s.Rows[0]
+	if len(r.ValZeroFolds) != c.Protocol.Splits {
+		t.Fatalf("val_zero_folds %v, want one list per split", r.ValZeroFolds)
+	}
+	for sp, z := range r.ValZeroFolds {
+		if z[0] != c.Protocol.InnerFolds || z[1] != 0 || r.ValCurve[sp][0] != 0 {
+			t.Errorf("split %d: zero folds %v and curve %v, want all folds W = 0 (accuracy 0) at β = 1e-6 and none at β = 10", sp, z, r.ValCurve[sp])
+		}
+	}
+}

@@ -89,13 +89,27 @@ func Merge(c *Config) (*results.Summary, error) {
 				rs.Beta = append(rs.Beta, res.Beta)
 				rs.Models = append(rs.Models, res.Model)
 				var curves [][]float64
+				zeros := make([]int, len(c.BetaGrid))
 				for f := 0; f < c.Protocol.InnerFolds; f++ {
 					cvr := byID[c.rowTaskID(KindCV, row, sp, f)]
 					curves = append(curves, cvr.ValAccuracy)
 					conv.add(&cvr)
+					if len(cvr.ZeroModel) != len(zeros) {
+						zeros = nil // not recorded (an older task file)
+					}
+					for b := range zeros {
+						if cvr.ZeroModel[b] {
+							zeros[b]++
+						}
+					}
 				}
 				conv.add(&res)
 				rs.ValCurve = append(rs.ValCurve, cv.MeanCurve(curves))
+				if zeros != nil && (sp == 0 || rs.ValZeroFolds != nil) {
+					rs.ValZeroFolds = append(rs.ValZeroFolds, zeros)
+				} else {
+					rs.ValZeroFolds = nil
+				}
 				if res.KernelShare != nil {
 					if rs.KernelShare == nil {
 						rs.KernelShare = make([]float64, len(res.KernelShare))

@@ -77,6 +77,7 @@ func execTask(ctx context.Context, c *Config, ds *dataset, st *store, t results.
 			res.Iterations = append(res.Iterations, p.Iterations)
 			res.Gaps = append(res.Gaps, p.Gap)
 			res.Converged = append(res.Converged, p.Converged)
+			res.ZeroModel = append(res.ZeroModel, p.Zero)
 		}
 		return err
 	case KindRefit:

@@ -135,6 +135,9 @@ type Point struct {
 	Iterations int
 	Gap        float64
 	Converged  bool
+	// Zero: the model is W = 0 (mkpoe.Model.IsZero), so every distance
+	// ties and Score is 0 by the tie rule, not by bad comparisons.
+	Zero bool
 }
 
 // Sweep fits tr at every β of grid in order, each fit warm-started from the
@@ -151,7 +154,7 @@ func Sweep(ctx context.Context, tr Trial, grid []float64) ([]Point, error) {
 		if err != nil {
 			return pts, fmt.Errorf("β=%g: %w", beta, err)
 		}
-		pts = append(pts, Point{Beta: beta, Score: score, Objective: m.Objective, Iterations: m.Stats.Iterations, Gap: m.Stats.RelativeGap, Converged: m.Stats.Converged})
+		pts = append(pts, Point{Beta: beta, Score: score, Objective: m.Objective, Iterations: m.Stats.Iterations, Gap: m.Stats.RelativeGap, Converged: m.Stats.Converged, Zero: m.IsZero()})
 		prev = m
 	}
 	return pts, nil

@@ -54,6 +54,23 @@ type Stats struct {
 	BlockDims   []int // size of each block's variable (kernel numerical rank in the eigenbasis)
 }
 
+// IsZero reports whether the model maps every training item to the origin
+// (W = 0 on the span of the training kernels): every distance is then 0 and
+// every comparison ties, which the paper's accuracy counts as an error
+// (Appendix C), so such a model scores 0. Small β gives it: the trace
+// regulariser outweighs the hinge losses (Eq. 13).
+func (m *Model) IsZero() bool {
+	if m.Train == nil {
+		return false
+	}
+	for _, v := range m.Train.RawMatrix().Data {
+		if v != 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // Dim returns the dimension of the embedding.
 func (m *Model) Dim() int {
 	_, d := m.Train.Dims()

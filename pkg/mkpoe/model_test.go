@@ -2,6 +2,7 @@ package mkpoe
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -61,5 +62,33 @@ func TestEmbedWithTraining(t *testing.T) {
 	}
 	if _, err := (&Model{Input: InputIdentity}).EmbedWithTraining(nil); err != ErrNoOutOfSample {
 		t.Errorf("GNMDS: err = %v, want ErrNoOutOfSample", err)
+	}
+}
+
+// TestIsZero: at a tiny β the trace regulariser wins and W = 0 (every
+// distance ties); at a large β it does not. A hand-made model with one
+// non-zero coordinate is not zero.
+func TestIsZero(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	x := randomFeatures(rng, 12, 3)
+	cs := randomComparisons(rng, x, 60, 0, true)
+	for _, tc := range []struct {
+		beta float64
+		want bool
+	}{{1e-6, true}, {1e3, false}} {
+		m, err := Fit([]mat.Symmetric{linearKernel(x)}, cs, &Settings{Beta: tc.beta, Mode: Full})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := m.IsZero(); got != tc.want {
+			t.Errorf("β = %g: IsZero %v, want %v", tc.beta, got, tc.want)
+		}
+	}
+	m := &Model{Train: mat.NewDense(2, 1, []float64{0, 1e-300})}
+	if m.IsZero() {
+		t.Error("a model with a non-zero embedding entry reads as zero")
+	}
+	if (&Model{}).IsZero() {
+		t.Error("a model without an embedding reads as zero")
 	}
 }

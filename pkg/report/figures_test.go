@@ -273,3 +273,36 @@ func TestThinLog(t *testing.T) {
 		t.Errorf("short trace: %v", x)
 	}
 }
+
+// TestValidationFigureMarksZeroModels: points where some inner folds fit
+// W = 0 get a cross and the caption explains them; without such points
+// neither appears.
+func TestValidationFigureMarksZeroModels(t *testing.T) {
+	s := loadFixture(t).Summary
+	plain, err := ValidationFigure(s, DefaultTheme())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(plain.Caption, "W = 0") {
+		t.Errorf("caption explains W = 0 without any such fit: %q", plain.Caption)
+	}
+	s.Rows[3].ValZeroFolds = [][]int{{2, 0, 0}, {0, 0, 0}}
+	marked, err := ValidationFigure(s, DefaultTheme())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(marked.Caption, "A cross marks β where the fit of some inner folds was W = 0") {
+		t.Errorf("caption does not explain the cross: %q", marked.Caption)
+	}
+	// The cross is drawn: the rendered figures differ.
+	var a, b bytes.Buffer
+	if err := plain.Render(&a, "png", 72); err != nil {
+		t.Fatal(err)
+	}
+	if err := marked.Render(&b, "png", 72); err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Equal(a.Bytes(), b.Bytes()) {
+		t.Error("the figure with W = 0 points renders like the one without")
+	}
+}

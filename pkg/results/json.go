@@ -186,6 +186,19 @@ func (s *Summary) Validate() error {
 				bad("val_curve[%d] must have one value per beta_grid entry (%d), got %d", sp, len(s.BetaGrid), len(c))
 			}
 		}
+		if r.ValZeroFolds != nil && len(r.ValZeroFolds) != len(r.ValCurve) {
+			bad("val_zero_folds must have one list per val_curve split (%d), got %d", len(r.ValCurve), len(r.ValZeroFolds))
+		}
+		for sp, z := range r.ValZeroFolds {
+			if len(z) != len(s.BetaGrid) {
+				bad("val_zero_folds[%d] must have one count per beta_grid entry (%d), got %d", sp, len(s.BetaGrid), len(z))
+			}
+			for b, k := range z {
+				if k < 0 || (s.InnerFolds > 0 && k > s.InnerFolds) {
+					bad("val_zero_folds[%d][%d] must count folds in [0, %d], got %d", sp, b, s.InnerFolds, k)
+				}
+			}
+		}
 		if len(r.Beta) > 0 && len(r.Beta) != len(r.Accuracy) {
 			bad("beta must have one value per split (%d), got %d", len(r.Accuracy), len(r.Beta))
 		}

@@ -55,6 +55,9 @@ type TaskResult struct {
 	Iterations  []int     `json:"iterations,omitempty"`
 	Gaps        []float64 `json:"gaps,omitempty"`
 	Converged   []bool    `json:"converged,omitempty"`
+	// ZeroModel[i] says whether fit i gave W = 0 (every distance ties, so
+	// its accuracy is 0 by the tie rule); absent in older task files.
+	ZeroModel []bool `json:"zero_model,omitempty"`
 	// Beta is the β a refit chose; Model the model file, relative to the run directory.
 	Beta  float64 `json:"beta,omitempty"`
 	Model string  `json:"model,omitempty"`
@@ -103,11 +106,15 @@ type Row struct {
 	Beta     []float64 `json:"beta,omitempty"`
 	// ValCurve[s][b] is the mean validation accuracy of β = BetaGrid[b] on
 	// split s (cv.MeanCurve).
-	ValCurve         [][]float64 `json:"val_curve,omitempty"`
-	Models           []string    `json:"models,omitempty"` // per split, relative to the run directory
-	TrainComparisons []int       `json:"train_comparisons"`
-	TestComparisons  []int       `json:"test_comparisons"`
-	Paper            *float64    `json:"paper,omitempty"` // the paper's value, if the config gives one
+	ValCurve [][]float64 `json:"val_curve,omitempty"`
+	// ValZeroFolds[s][b] counts the inner folds of split s whose fit at
+	// β = BetaGrid[b] was W = 0: all distances tie, so those folds score 0
+	// under the tie rule. Absent when a cv task did not record it.
+	ValZeroFolds     [][]int  `json:"val_zero_folds,omitempty"`
+	Models           []string `json:"models,omitempty"` // per split, relative to the run directory
+	TrainComparisons []int    `json:"train_comparisons"`
+	TestComparisons  []int    `json:"test_comparisons"`
+	Paper            *float64 `json:"paper,omitempty"` // the paper's value, if the config gives one
 	// KernelShare is the mean over splits of each kernel's share of
 	// Σ_p tr(W⁽ᵖ⁾K⁽ᵖ⁾) in the refit models (k4 rows only).
 	KernelShare []float64 `json:"kernel_share,omitempty"`
