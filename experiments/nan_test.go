@@ -107,3 +107,54 @@ func TestZeroModelsCounted(t *testing.T) {
 		}
 	}
 }
+
+// TestTiesCounted: in the native space of an identity kernel every pair of
+// distinct items is at the same distance, so every held-out comparison
+// (i,j,k,l) with i≠j and k≠l ties: accuracy 0 (ties are errors), 1/2 with
+// ties counted as one half, tie rate 1. A feature kernel's tallies add up
+// to its accuracy.
+func TestTiesCounted(t *testing.T) {
+	dir := t.TempDir()
+	ex, err := filepath.Abs(filepath.Join("..", "examples", "triplets"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := writeFile(t, dir, "ties.yaml", fmt.Sprintf(`
+name: ties
+seed: 1
+dataset: {type: generic, items: %[1]s/items.tsv, comparisons: %[1]s/triplets.tsv, features: {clean: %[1]s/clean.tsv}}
+kernels:
+  - {name: identity, type: identity}
+  - {name: clean, source: clean, type: linear}
+protocol: {holdout: comparisons, splits: 2, test_fraction: 0.1, inner_folds: 2}
+rows:
+  - {method: native, kernel: identity}
+  - {method: native, kernel: clean}
+`, ex))
+	c, err := LoadConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Output = filepath.Join(dir, "run")
+	s, err := Run(context.Background(), c, RunOptions{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, clean := s.Rows[0], s.Rows[1]
+	for sp, tl := range id.TestTallies {
+		if tl.Right != 0 || tl.Wrong != 0 || tl.Ties != id.TestComparisons[sp] || tl.Ties != 300 {
+			t.Errorf("identity, split %d: tally %+v, want all 300 test comparisons tied", sp, tl)
+		}
+	}
+	if half, m, _ := id.HalfTies(); id.Mean != 0 || m != 0.5 || half[1] != 0.5 || id.TieRate() != 1 {
+		t.Errorf("identity: accuracy %v, ties ½ %v, tie rate %v; want 0, 0.5, 1", id.Mean, m, id.TieRate())
+	}
+	for sp, tl := range clean.TestTallies {
+		if got := float64(tl.Right) / float64(tl.Right+tl.Ties+tl.Wrong); got != clean.Accuracy[sp] {
+			t.Errorf("clean, split %d: tally %+v gives %v, the row's accuracy is %v", sp, tl, got, clean.Accuracy[sp])
+		}
+	}
+	if md := SummaryMarkdown(s); !strings.Contains(md, "| identity NATIVE | identity | 0.0000 ± 0.0000 | 0.5000 ± 0.0000 | 1.000 |") {
+		t.Errorf("the summary table lacks the identity row's ties:\n%s", md)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mkpoe/mkpoe/pkg/cv"
+	"github.com/mkpoe/mkpoe/pkg/eval"
 	"github.com/mkpoe/mkpoe/pkg/results"
 )
 
@@ -80,6 +81,7 @@ func Merge(c *Config) (*results.Summary, error) {
 		for _, p := range c.rowKernels(row) {
 			rs.Kernels = append(rs.Kernels, c.Kernels[p].Name)
 		}
+		tallies := true
 		for sp := 0; sp < c.Protocol.Splits; sp++ {
 			var res results.TaskResult
 			if row.Method == "native" {
@@ -120,10 +122,17 @@ func Merge(c *Config) (*results.Summary, error) {
 				}
 			}
 			rs.Accuracy = append(rs.Accuracy, res.TestAccuracy)
+			if res.TestComparisons > 0 && res.TestOutcomes == "" {
+				tallies = false // a task file from before test_outcomes
+			}
+			rs.TestTallies = append(rs.TestTallies, eval.Count([]eval.Outcome(res.TestOutcomes)))
 			rs.TrainComparisons = append(rs.TrainComparisons, res.TrainComparisons)
 			rs.TestComparisons = append(rs.TestComparisons, res.TestComparisons)
 		}
 		rs.Mean, rs.Std = cv.MeanStd(rs.Accuracy)
+		if !tallies {
+			rs.TestTallies = nil
+		}
 		if row.Method != "native" {
 			conv.set(&rs)
 		}
@@ -147,12 +156,22 @@ func Merge(c *Config) (*results.Summary, error) {
 func SummaryMarkdown(s *results.Summary) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## %s\n\n", s.Name)
-	fmt.Fprintf(&b, "Test accuracy (fraction of held-out comparisons satisfied), mean ± sd over %d split(s); β chosen by %d-fold inner CV.\n\n", s.Splits, s.InnerFolds)
-	b.WriteString("| Row | Kernels | Accuracy | β chosen | Paper |\n|---|---|---|---|---|\n")
+	fmt.Fprintf(&b, "Test accuracy (fraction of held-out comparisons satisfied, ties counted as errors as in the paper), mean ± sd over %d split(s); β chosen by %d-fold inner CV. "+
+		"Ties ½: the same with ties counted as one half; tie rate: the fraction of test comparisons whose two distances are equal.\n\n", s.Splits, s.InnerFolds)
+	b.WriteString("| Row | Kernels | Accuracy | Ties ½ | Tie rate | β chosen | Paper |\n|---|---|---|---|---|---|---|\n")
 	for _, r := range s.Rows {
 		acc := fmt.Sprintf("%.4f", r.Mean)
 		if s.Splits > 1 {
 			acc += fmt.Sprintf(" ± %.4f", r.Std)
+		}
+		half, tieRate := "—", "—"
+		if r.TestTallies != nil {
+			_, m, sd := r.HalfTies()
+			half = fmt.Sprintf("%.4f", m)
+			if s.Splits > 1 {
+				half += fmt.Sprintf(" ± %.4f", sd)
+			}
+			tieRate = fmt.Sprintf("%.3f", r.TieRate())
 		}
 		beta := "—"
 		if len(r.Beta) > 0 {
@@ -169,7 +188,7 @@ func SummaryMarkdown(s *results.Summary) string {
 		if r.NotConverged() {
 			acc += " †"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", r.Label, strings.Join(r.Kernels, " + "), acc, beta, paper)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", r.Label, strings.Join(r.Kernels, " + "), acc, half, tieRate, beta, paper)
 	}
 	b.WriteString(convergenceNote(s))
 	if ws := s.Warnings(); len(ws) > 0 {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math"
 	"path/filepath"
 	"time"
 
@@ -66,7 +65,8 @@ func execTask(ctx context.Context, c *Config, ds *dataset, st *store, t results.
 	res.TrainSteps, res.TestSteps = f.trainSteps, f.testSteps
 	switch t.Kind {
 	case KindNative:
-		res.TestAccuracy = nativeAccuracy(f, kidx)
+		os := nativeOutcomes(f, kidx)
+		res.TestAccuracy, res.TestOutcomes = eval.Count(os).Accuracy(), string(os)
 		return nil
 	case KindCV:
 		pts, err := cv.Sweep(ctx, &rowTrial{c: c, row: row, f: f, kidx: kidx}, c.BetaGrid)
@@ -89,10 +89,11 @@ func execTask(ctx context.Context, c *Config, ds *dataset, st *store, t results.
 		if err != nil {
 			return fmt.Errorf("β=%g: %w", beta, err)
 		}
-		var testEmb *mat.Dense
-		if res.TestAccuracy, testEmb, err = learnedAccuracyEmbedding(m, f, kidx); err != nil {
+		os, testEmb, err := learnedOutcomesEmbedding(m, f, kidx)
+		if err != nil {
 			return err
 		}
+		res.TestAccuracy, res.TestOutcomes = eval.Count(os).Accuracy(), string(os)
 		res.Beta, res.Dim = beta, m.Dim()
 		if res.KernelShare, err = m.KernelShares(f.gramsOf(kidx)); err != nil {
 			return err
@@ -150,34 +151,30 @@ func learnedAccuracy(m *mkpoe.Model, f *fold, kidx []int) (float64, error) {
 	return cv.HeldOutScore(m, f.rowsOf(kidx), f.testCs)
 }
 
-// learnedAccuracyEmbedding is learnedAccuracy that also returns the
-// held-out items' embedding (nil if there are none).
-func learnedAccuracyEmbedding(m *mkpoe.Model, f *fold, kidx []int) (float64, *mat.Dense, error) {
+// learnedOutcomesEmbedding returns the outcome of every test comparison of
+// the fold in the learned space (cv.HeldOutOutcomes) and the held-out
+// items' embedding (nil if there are none).
+func learnedOutcomesEmbedding(m *mkpoe.Model, f *fold, kidx []int) ([]eval.Outcome, *mat.Dense, error) {
 	if len(f.test) == 0 { // comparison holdout: held-out comparisons among training items
-		acc, err := learnedAccuracy(m, f, kidx)
-		return acc, nil, err
+		os, err := cv.HeldOutOutcomes(m, f.rowsOf(kidx), f.testCs)
+		return os, nil, err
 	}
 	all, err := m.EmbedWithTraining(f.rowsOf(kidx))
 	if err != nil {
-		return 0, nil, err
+		return nil, nil, err
 	}
 	nt, d := m.Train.Dims()
 	t, _ := all.Dims()
 	emb := mat.DenseCopyOf(all.Slice(nt, t, 0, d))
-	if len(f.testCs) == 0 {
-		return math.NaN(), emb, nil
-	}
-	return eval.Accuracy(f.testCs, eval.EmbeddingDistance(all)), emb, nil
+	return eval.Outcomes(f.testCs, eval.EmbeddingDistance(all)), emb, nil
 }
 
-// nativeAccuracy scores the held-out comparisons in the native space of the
-// unweighted sum of the row's kernels (one kernel: its own space). Held-out
-// comparisons are triplets (i,j,i,k) anchored at the held-out item, so its
-// self-similarity cancels from d(i,j) − d(i,k) and is not needed.
-func nativeAccuracy(f *fold, kidx []int) float64 {
-	if len(f.testCs) == 0 {
-		return math.NaN()
-	}
+// nativeOutcomes scores the held-out comparisons in the native space of the
+// unweighted sum of the row's kernels (one kernel: its own space), one
+// outcome per comparison. Held-out comparisons are triplets (i,j,i,k)
+// anchored at the held-out item, so its self-similarity cancels from
+// d(i,j) − d(i,k) and is not needed.
+func nativeOutcomes(f *fold, kidx []int) []eval.Outcome {
 	nt := len(f.train)
 	k := func(a, b int) float64 {
 		s := 0.0
@@ -193,7 +190,7 @@ func nativeAccuracy(f *fold, kidx []int) float64 {
 		}
 		return s
 	}
-	return eval.Accuracy(f.testCs, func(i, j int) float64 { return k(i, i) + k(j, j) - 2*k(i, j) })
+	return eval.Outcomes(f.testCs, func(i, j int) float64 { return k(i, i) + k(j, j) - 2*k(i, j) })
 }
 
 // chooseBeta picks β for a refit from the validation scores of its split's

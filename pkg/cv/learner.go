@@ -3,7 +3,6 @@ package cv
 import (
 	"context"
 	"fmt"
-	"math"
 
 	"github.com/mkpoe/mkpoe/pkg/data"
 	"github.com/mkpoe/mkpoe/pkg/eval"
@@ -250,20 +249,30 @@ func (t *kernelTrial) Score(m *mkpoe.Model) (float64, error) {
 // With no held-out items (comparison holdout: rows all nil) the comparisons
 // are scored in the training embedding.
 func HeldOutScore(m *mkpoe.Model, rows []*mat.Dense, heldCs []data.Comparison) (float64, error) {
-	if len(heldCs) == 0 {
-		return math.NaN(), nil
-	}
-	if allNil(rows) {
-		if err := data.ValidateComparisons(heldCs, m.N); err != nil {
-			return 0, err
-		}
-		return eval.Accuracy(heldCs, eval.EmbeddingDistance(m.Train)), nil
-	}
-	all, err := m.EmbedWithTraining(rows)
+	os, err := HeldOutOutcomes(m, rows, heldCs)
 	if err != nil {
 		return 0, err
 	}
-	return eval.Accuracy(heldCs, eval.EmbeddingDistance(all)), nil
+	return eval.Count(os).Accuracy(), nil
+}
+
+// HeldOutOutcomes is HeldOutScore comparison by comparison: right, tie or
+// wrong (eval.Outcomes), in the order of heldCs.
+func HeldOutOutcomes(m *mkpoe.Model, rows []*mat.Dense, heldCs []data.Comparison) ([]eval.Outcome, error) {
+	if len(heldCs) == 0 {
+		return nil, nil
+	}
+	if allNil(rows) {
+		if err := data.ValidateComparisons(heldCs, m.N); err != nil {
+			return nil, err
+		}
+		return eval.Outcomes(heldCs, eval.EmbeddingDistance(m.Train)), nil
+	}
+	all, err := m.EmbedWithTraining(rows)
+	if err != nil {
+		return nil, err
+	}
+	return eval.Outcomes(heldCs, eval.EmbeddingDistance(all)), nil
 }
 
 // allNil reports whether every matrix of rows is nil (no held-out items).

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/mkpoe/mkpoe/pkg/data"
 	"gonum.org/v1/gonum/mat"
@@ -25,6 +26,79 @@ func Accuracy(cs []data.Comparison, d Distance) float64 {
 		}
 	}
 	return float64(correct) / float64(len(cs))
+}
+
+// Outcome is how a distance answers one comparison (i,j,k,l): Right when
+// d(i,j) < d(k,l), Tie when they are equal, Wrong otherwise. The paper's
+// accuracy counts ties as errors (Appendix C); a tie is no evidence either
+// way, so Tally also reports ties counted as one half and the tie rate.
+type Outcome byte
+
+// Outcomes, as stored one character per comparison in task files.
+const (
+	Right Outcome = 'r'
+	Tie   Outcome = 't'
+	Wrong Outcome = 'w'
+)
+
+// Outcomes returns the outcome of every comparison of cs under d.
+func Outcomes(cs []data.Comparison, d Distance) []Outcome {
+	out := make([]Outcome, len(cs))
+	for n, c := range cs {
+		a, b := d(c.I, c.J), d(c.K, c.L)
+		switch {
+		case a < b:
+			out[n] = Right
+		case a == b:
+			out[n] = Tie
+		default:
+			out[n] = Wrong
+		}
+	}
+	return out
+}
+
+// Tally counts outcomes.
+type Tally struct {
+	Right int `json:"right"`
+	Ties  int `json:"ties"`
+	Wrong int `json:"wrong"`
+}
+
+// Count tallies os; any byte other than Right and Tie counts as Wrong.
+func Count(os []Outcome) Tally {
+	var t Tally
+	for _, o := range os {
+		switch o {
+		case Right:
+			t.Right++
+		case Tie:
+			t.Ties++
+		default:
+			t.Wrong++
+		}
+	}
+	return t
+}
+
+func (t Tally) n() float64 { return float64(t.Right + t.Ties + t.Wrong) }
+
+// Accuracy is the paper's accuracy (ties are errors), NaN for no outcome.
+func (t Tally) Accuracy() float64 { return nanIfEmpty(t, float64(t.Right)/t.n()) }
+
+// HalfTies is the accuracy with ties counted as one half, NaN for none.
+func (t Tally) HalfTies() float64 {
+	return nanIfEmpty(t, (float64(t.Right)+0.5*float64(t.Ties))/t.n())
+}
+
+// TieRate is the fraction of ties, NaN for no outcome.
+func (t Tally) TieRate() float64 { return nanIfEmpty(t, float64(t.Ties)/t.n()) }
+
+func nanIfEmpty(t Tally, v float64) float64 {
+	if t.n() == 0 {
+		return math.NaN()
+	}
+	return v
 }
 
 // EmbeddingDistance returns the squared Euclidean distance between rows of

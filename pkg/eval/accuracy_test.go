@@ -59,3 +59,32 @@ func ExampleAccuracy() {
 	fmt.Printf("%.2f\n", eval.Accuracy(cs, eval.EmbeddingDistance(x)))
 	// Output: 0.50
 }
+
+// TestOutcomesAndTally: four items on a line at 0, 1, 1, 3 (items 1 and 2
+// coincide). By hand: (0,1,0,3) right (1 < 9); (0,1,0,2) tie (1 = 1);
+// (1,3,0,1) wrong (4 > 1); (2,3,1,3) tie; (0,2,3,2) right (1 < 4).
+func TestOutcomesAndTally(t *testing.T) {
+	x := mat.NewDense(4, 1, []float64{0, 1, 1, 3})
+	cs := []data.Comparison{{I: 0, J: 1, K: 0, L: 3}, {I: 0, J: 1, K: 0, L: 2}, {I: 1, J: 3, K: 0, L: 1}, {I: 2, J: 3, K: 1, L: 3}, {I: 0, J: 2, K: 3, L: 2}}
+	got := eval.Outcomes(cs, eval.EmbeddingDistance(x))
+	if string(got) != "rtwtr" {
+		t.Errorf("outcomes %q, want %q", string(got), "rtwtr")
+	}
+	tl := eval.Count(got)
+	for _, tc := range []struct {
+		name      string
+		got, want float64
+	}{
+		{"accuracy", tl.Accuracy(), 2.0 / 5},
+		{"ties as ½", tl.HalfTies(), 3.0 / 5},
+		{"tie rate", tl.TieRate(), 2.0 / 5},
+		{"Accuracy agrees", eval.Accuracy(cs, eval.EmbeddingDistance(x)), 2.0 / 5},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.name, tc.got, tc.want)
+		}
+	}
+	if e := eval.Count(nil); !math.IsNaN(e.Accuracy()) || !math.IsNaN(e.HalfTies()) || !math.IsNaN(e.TieRate()) {
+		t.Error("an empty tally is not NaN")
+	}
+}

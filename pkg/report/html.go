@@ -45,7 +45,7 @@ Reproduces the protocol of McFee &amp; Lanckriet, “Learning Multi-modal Simila
 <table class="details">
 <thead><tr>{{range .DetailHeader}}<th>{{.}}</th>{{end}}</tr></thead>
 <tbody>
-{{range .Details}}<tr><td>{{.Label}}</td><td>{{.Method}}</td><td>{{.Kernels}}</td><td>{{.Accuracy}}</td><td>{{.Beta}}</td><td>{{.Train}}</td><td>{{.Test}}</td><td>{{.Paper}}</td><td{{if .NotConverged}} class="unconverged"{{end}}>{{.Convergence}}</td></tr>
+{{range .Details}}<tr><td>{{.Label}}</td><td>{{.Method}}</td><td>{{.Kernels}}</td><td>{{.Accuracy}}</td><td>{{.HalfTies}}</td><td>{{.TieRate}}</td><td>{{.Beta}}</td><td>{{.Train}}</td><td>{{.Test}}</td><td>{{.Paper}}</td><td{{if .NotConverged}} class="unconverged"{{end}}>{{.Convergence}}</td></tr>
 {{end}}</tbody>
 </table>
 

@@ -234,6 +234,7 @@ func (rep *Report) warningsMarkdown() string {
 // detail is one line of the per-row details table.
 type detail struct {
 	Label, Method, Kernels, Accuracy, Beta, Train, Test, Paper string
+	HalfTies, TieRate                                          string // "—" when the tallies were not recorded
 	Convergence                                                string // "—" (no fits), "all converged (max gap …)", "† 3 of 10 fits not converged (max gap …)" or "not recorded"
 	NotConverged                                               bool
 }
@@ -243,6 +244,15 @@ func (rep *Report) details() []detail {
 	for _, r := range rep.Run.Summary.Rows {
 		d := detail{Label: r.Label, Method: strings.TrimSpace(strings.ToUpper(r.Method) + " " + r.Mode), Kernels: strings.Join(r.Kernels, " + ")}
 		d.Accuracy = joinFloats(r.Accuracy, format)
+		d.HalfTies, d.TieRate = "—", "—"
+		if r.TestTallies != nil {
+			_, m, sd := r.HalfTies()
+			d.HalfTies = format(m)
+			if len(r.TestTallies) > 1 {
+				d.HalfTies += " ± " + format(sd)
+			}
+			d.TieRate = format(r.TieRate())
+		}
 		d.Beta = joinFloats(r.Beta, func(v float64) string { return fmt.Sprintf("%g", v) })
 		d.Train = joinInts(r.TrainComparisons)
 		d.Test = joinInts(r.TestComparisons)
@@ -277,13 +287,13 @@ func convergence(r *results.Row) (string, bool) {
 	}
 }
 
-var detailHeader = []string{"Row", "Method", "Kernels", "Accuracy per split", "β chosen per split", "Train comparisons", "Test comparisons", "Paper", "Convergence"}
+var detailHeader = []string{"Row", "Method", "Kernels", "Accuracy per split", "Ties ½ (mean)", "Tie rate", "β chosen per split", "Train comparisons", "Test comparisons", "Paper", "Convergence"}
 
 func (rep *Report) detailsMarkdown() string {
 	var b strings.Builder
 	b.WriteString("| " + strings.Join(detailHeader, " | ") + " |\n|" + strings.Repeat("---|", len(detailHeader)) + "\n")
 	for _, d := range rep.details() {
-		cells := []string{d.Label, d.Method, d.Kernels, d.Accuracy, d.Beta, d.Train, d.Test, d.Paper, d.Convergence}
+		cells := []string{d.Label, d.Method, d.Kernels, d.Accuracy, d.HalfTies, d.TieRate, d.Beta, d.Train, d.Test, d.Paper, d.Convergence}
 		for i := range cells {
 			cells[i] = mdEscape(cells[i])
 		}

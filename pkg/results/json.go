@@ -199,6 +199,14 @@ func (s *Summary) Validate() error {
 				}
 			}
 		}
+		if r.TestTallies != nil && len(r.TestTallies) != len(r.Accuracy) {
+			bad("test_tallies must have one tally per split (%d), got %d", len(r.Accuracy), len(r.TestTallies))
+		}
+		for sp, t := range r.TestTallies {
+			if t.Right < 0 || t.Ties < 0 || t.Wrong < 0 || (sp < len(r.TestComparisons) && t.Right+t.Ties+t.Wrong != r.TestComparisons[sp]) {
+				bad("test_tallies[%d] must count the split's test comparisons (%v) with no negative count, got %+v", sp, r.TestComparisons, t)
+			}
+		}
 		if len(r.Beta) > 0 && len(r.Beta) != len(r.Accuracy) {
 			bad("beta must have one value per split (%d), got %d", len(r.Accuracy), len(r.Beta))
 		}

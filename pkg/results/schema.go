@@ -1,6 +1,11 @@
 package results
 
-import "github.com/mkpoe/mkpoe/pkg/constraint"
+import (
+	"math"
+
+	"github.com/mkpoe/mkpoe/pkg/constraint"
+	"github.com/mkpoe/mkpoe/pkg/eval"
+)
 
 // Format tags of the files, written in their "format" field.
 const (
@@ -55,6 +60,11 @@ type TaskResult struct {
 	Iterations  []int     `json:"iterations,omitempty"`
 	Gaps        []float64 `json:"gaps,omitempty"`
 	Converged   []bool    `json:"converged,omitempty"`
+	// TestOutcomes holds, for a native or refit task, the outcome of every
+	// test comparison in order, one character each: 'r' right, 't' tie
+	// (the paper counts it as an error), 'w' wrong (eval.Outcome). Absent
+	// in older task files.
+	TestOutcomes string `json:"test_outcomes,omitempty"`
 	// ZeroModel[i] says whether fit i gave W = 0 (every distance ties, so
 	// its accuracy is 0 by the tie rule); absent in older task files.
 	ZeroModel []bool `json:"zero_model,omitempty"`
@@ -114,7 +124,12 @@ type Row struct {
 	Models           []string `json:"models,omitempty"` // per split, relative to the run directory
 	TrainComparisons []int    `json:"train_comparisons"`
 	TestComparisons  []int    `json:"test_comparisons"`
-	Paper            *float64 `json:"paper,omitempty"` // the paper's value, if the config gives one
+	// TestTallies[s] counts split s's test comparisons that the row's
+	// space gets right, ties and gets wrong: Accuracy[s] is right/total
+	// (ties are errors, the paper's rule); HalfTies and TieRate read the
+	// rest. Absent when a task file predates test_outcomes.
+	TestTallies []eval.Tally `json:"test_tallies,omitempty"`
+	Paper       *float64     `json:"paper,omitempty"` // the paper's value, if the config gives one
 	// KernelShare is the mean over splits of each kernel's share of
 	// Σ_p tr(W⁽ᵖ⁾K⁽ᵖ⁾) in the refit models (k4 rows only).
 	KernelShare []float64 `json:"kernel_share,omitempty"`
@@ -127,6 +142,47 @@ type Row struct {
 	Fits            *int     `json:"fits,omitempty"`
 	UnconvergedFits *int     `json:"unconverged_fits,omitempty"`
 	MaxGap          *float64 `json:"max_gap,omitempty"`
+}
+
+// HalfTies returns the test accuracy per split with ties counted as one
+// half, and its mean and sample standard deviation over splits (NaN, NaN
+// when no tallies were recorded).
+func (r *Row) HalfTies() (perSplit []float64, mean, std float64) {
+	for _, t := range r.TestTallies {
+		perSplit = append(perSplit, t.HalfTies())
+	}
+	mean, std = meanStd(perSplit)
+	return perSplit, mean, std
+}
+
+// TieRate returns the fraction of test comparisons that tie in the row's
+// space over all splits together (NaN when no tallies were recorded).
+func (r *Row) TieRate() float64 {
+	var all eval.Tally
+	for _, t := range r.TestTallies {
+		all.Right, all.Ties, all.Wrong = all.Right+t.Right, all.Ties+t.Ties, all.Wrong+t.Wrong
+	}
+	return all.TieRate()
+}
+
+// meanStd is the mean and sample standard deviation (0 for one value,
+// NaN for none), as cv.MeanStd.
+func meanStd(x []float64) (mean, std float64) {
+	if len(x) == 0 {
+		return math.NaN(), math.NaN()
+	}
+	for _, v := range x {
+		mean += v
+	}
+	mean /= float64(len(x))
+	if len(x) == 1 {
+		return mean, 0
+	}
+	v := 0.0
+	for _, a := range x {
+		v += (a - mean) * (a - mean)
+	}
+	return mean, math.Sqrt(v / float64(len(x)-1))
 }
 
 // Learned reports whether the row fits a model (k1 or k4).
