@@ -65,7 +65,7 @@ func TestUnconvergedFitsAreMarked(t *testing.T) {
 			name: "max_iter 2: not converged",
 			yaml: notConv,
 			want: map[string][]string{
-				"stdout": {"| both K4 full | good + junk | ", " † | 1, ", "† not converged: certified gap above tolerance (solver.tol 0.01)",
+				"stdout": {"| both K4 full | good + junk | ", " † | ", "† not converged: certified gap above tolerance (solver.tol 0.01)",
 					"- both K4 full: 10 of 10 fits not converged (max gap "},
 				"stderr": {"{cv 4 0 0} ok ", ": not converged (gap ", "at β=1, gap ", "2 of 2 fits above tol 0.01)",
 					"{refit 4 1 -1} ok ", "1 of 1 fits above tol 0.01)"},
