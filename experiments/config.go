@@ -40,6 +40,19 @@ type Config struct {
 	BetaGrid    []float64         `yaml:"beta_grid"`
 	Solver      SolverConfig      `yaml:"solver"`
 	Rows        []RowConfig       `yaml:"rows"`
+	// Claims are comparisons of two rows that the text makes (e.g. "MKPOE
+	// beats the sum kernel"): the summary gives each the paired difference
+	// of their test accuracies with a bootstrap interval (pkg/stats).
+	Claims []ClaimConfig `yaml:"claims"`
+}
+
+// ClaimConfig is one claim: row Better is more accurate than row Worse on
+// the same held-out comparisons.
+type ClaimConfig struct {
+	Claim  string `yaml:"claim"`  // the claim in words
+	Better string `yaml:"better"` // label of the row claimed better
+	Worse  string `yaml:"worse"`  // label of the row claimed worse
+	Paper  string `yaml:"paper"`  // where the paper makes it, e.g. "Table 3"
 }
 
 // DatasetConfig selects a loader of pkg/data and its options.
@@ -455,6 +468,20 @@ func (c *Config) Validate() error {
 		}
 		if r.Paper != nil && (*r.Paper < 0 || *r.Paper > 1) {
 			bad(at+".paper", "must be an accuracy in [0,1]", *r.Paper)
+		}
+	}
+	for i, cl := range c.Claims {
+		at := fmt.Sprintf("claims[%d]", i)
+		if strings.TrimSpace(cl.Claim) == "" {
+			bad(at+".claim", "must say the claim in words", `""`)
+		}
+		for _, side := range []struct{ key, label string }{{"better", cl.Better}, {"worse", cl.Worse}} {
+			if !labels[side.label] {
+				bad(at+"."+side.key, "must be the label of a row", fmt.Sprintf("%q", side.label))
+			}
+		}
+		if cl.Better == cl.Worse && cl.Better != "" {
+			bad(at+".worse", "must differ from better", fmt.Sprintf("%q", cl.Worse))
 		}
 	}
 	return errors.Join(errs...)

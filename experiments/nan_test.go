@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mkpoe/mkpoe/pkg/results"
 )
 
 // TestUnscorableFolds: a data set whose comparisons are all anchored at one
@@ -156,5 +158,74 @@ rows:
 	}
 	if md := SummaryMarkdown(s); !strings.Contains(md, "| identity NATIVE | identity | 0.0000 ± 0.0000 | 0.5000 ± 0.0000 | 1.000 |") {
 		t.Errorf("the summary table lacks the identity row's ties:\n%s", md)
+	}
+}
+
+// TestClaims: a claim's difference is the two rows' accuracy difference
+// (mean over splits) and its interval contains it. A clean feature kernel
+// beats the identity kernel's native space (which ties everywhere, accuracy
+// 0) by its whole accuracy, certainly; a blurry one does not beat it.
+func TestClaims(t *testing.T) {
+	dir := t.TempDir()
+	ex, err := filepath.Abs(filepath.Join("..", "examples", "triplets"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := writeFile(t, dir, "claims.yaml", fmt.Sprintf(`
+name: claims
+seed: 1
+dataset: {type: generic, items: %[1]s/items.tsv, comparisons: %[1]s/triplets.tsv, features: {clean: %[1]s/clean.tsv, blurry: %[1]s/blurry.tsv}}
+kernels:
+  - {name: identity, type: identity}
+  - {name: clean, source: clean, type: linear}
+  - {name: blurry, source: blurry, type: linear}
+protocol: {holdout: comparisons, splits: 2, test_fraction: 0.1, inner_folds: 2}
+rows:
+  - {label: eye, method: native, kernel: identity}
+  - {label: clean, method: native, kernel: clean}
+  - {label: blurry, method: native, kernel: blurry}
+claims:
+  - {claim: clean beats ties, better: clean, worse: eye, paper: none}
+  - {claim: blurry beats clean, better: blurry, worse: clean}
+`, ex))
+	c, err := LoadConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Output = filepath.Join(dir, "run")
+	s, err := Run(context.Background(), c, RunOptions{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Claims) != 2 {
+		t.Fatalf("%d claims, want 2", len(s.Claims))
+	}
+	row := func(label string) results.Row {
+		for _, r := range s.Rows {
+			if r.Label == label {
+				return r
+			}
+		}
+		t.Fatalf("no row %q", label)
+		return results.Row{}
+	}
+	for _, cl := range s.Claims {
+		iv := cl.Interval
+		if iv == nil {
+			t.Fatalf("%s: no interval (%s)", cl.Claim, cl.Note)
+		}
+		want := row(cl.Better).Mean - row(cl.Worse).Mean
+		if math.Abs(iv.Diff-want) > 1e-12 || !(iv.Lo <= iv.Diff && iv.Diff <= iv.Hi) || iv.N != 600 || iv.Strata != 2 || iv.Reps != 2000 {
+			t.Errorf("%s: %+v, want difference %v inside its interval over 600 comparisons in 2 splits", cl.Claim, *iv, want)
+		}
+	}
+	if cl := s.Claims[0]; !cl.Reproduced || cl.Interval.Lo < 0.7 {
+		t.Errorf("clean vs ties: %+v, want reproduced with a lower end ≥ 0.7", *cl.Interval)
+	}
+	if cl := s.Claims[1]; cl.Reproduced {
+		t.Errorf("blurry beats clean: reproduced with %+v", *cl.Interval)
+	}
+	if md := SummaryMarkdown(s); !strings.Contains(md, "| clean beats ties | clean | eye | none | +0.8") || !strings.Contains(md, "| blurry beats clean | blurry | clean |  | -0.") {
+		t.Errorf("the summary lacks the claims table:\n%s", md)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/mkpoe/mkpoe/pkg/cv"
 	"github.com/mkpoe/mkpoe/pkg/eval"
 	"github.com/mkpoe/mkpoe/pkg/results"
+	"github.com/mkpoe/mkpoe/pkg/stats"
 )
 
 // convergenceUnknown reports whether a learned row lacks convergence records.
@@ -138,6 +139,9 @@ func Merge(c *Config) (*results.Summary, error) {
 		}
 		s.Rows = append(s.Rows, rs)
 	}
+	for i, cl := range c.Claims {
+		s.Claims = append(s.Claims, checkClaim(c, cl, byID, c.Seed*1_000_033+uint64(i)))
+	}
 	if err := writeJSON(filepath.Join(c.Output, "summary.json"), s); err != nil {
 		return nil, err
 	}
@@ -191,6 +195,7 @@ func SummaryMarkdown(s *results.Summary) string {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", r.Label, strings.Join(r.Kernels, " + "), acc, half, tieRate, beta, paper)
 	}
 	b.WriteString(convergenceNote(s))
+	b.WriteString(ClaimsMarkdown(s))
 	if ws := s.Warnings(); len(ws) > 0 {
 		b.WriteString("\nWarnings:\n\n")
 		for _, w := range ws {
@@ -252,4 +257,90 @@ func derefInt(p *int) int {
 		return 0
 	}
 	return *p
+}
+
+// claimReps and claimLevel are the bootstrap of every claim.
+const (
+	claimReps  = 2000
+	claimLevel = 0.95
+)
+
+// checkClaim computes a claim's paired difference from the test outcomes
+// of its two rows' native or refit tasks, split by split: a comparison
+// scores 1 when the row's space gets it right (ties are errors, as the
+// accuracy) and 0 otherwise. Every row of a config is scored on the same
+// test comparisons (they depend on the data, protocol, seed and test
+// constraint steps, not on the row), which makes the pairing valid; a
+// count mismatch is reported rather than paired.
+func checkClaim(c *Config, cl ClaimConfig, byID map[string]results.TaskResult, seed uint64) results.Claim {
+	out := results.Claim{Claim: cl.Claim, Better: cl.Better, Worse: cl.Worse, Paper: cl.Paper}
+	rowOf := func(label string) RowConfig {
+		for _, r := range c.Rows {
+			if r.Label == label {
+				return r
+			}
+		}
+		panic("experiments: claim names no row (Validate checks it): " + label)
+	}
+	scores := func(r RowConfig) ([][]float64, string) {
+		kind := KindRefit
+		if r.Method == "native" {
+			kind = KindNative
+		}
+		var x [][]float64
+		for sp := 0; sp < c.Protocol.Splits; sp++ {
+			res := byID[c.rowTaskID(kind, r, sp, -1)]
+			if res.TestComparisons > 0 && res.TestOutcomes == "" {
+				return nil, fmt.Sprintf("row %q: its task files predate test_outcomes (rerun them to check the claim)", r.Label)
+			}
+			xs := make([]float64, len(res.TestOutcomes))
+			for n, o := range []byte(res.TestOutcomes) {
+				if eval.Outcome(o) == eval.Right {
+					xs[n] = 1
+				}
+			}
+			x = append(x, xs)
+		}
+		return x, ""
+	}
+	x, note := scores(rowOf(cl.Better))
+	if note == "" {
+		var y [][]float64
+		if y, note = scores(rowOf(cl.Worse)); note == "" {
+			iv, err := stats.PairedBootstrap(x, y, claimReps, claimLevel, seed)
+			if err != nil {
+				note = fmt.Sprintf("not paired: %v", err)
+			} else {
+				out.Interval, out.Reproduced = &iv, iv.Lo > 0
+			}
+		}
+	}
+	out.Note = note
+	return out
+}
+
+// ClaimsMarkdown renders the summary's claims as a Markdown table (empty
+// when there are none): each claim, the difference of the two rows' test
+// accuracies with its 95% paired bootstrap interval, and whether the
+// interval lies above 0.
+func ClaimsMarkdown(s *results.Summary) string {
+	if len(s.Claims) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("\nClaims: better − worse test accuracy (ties as errors, mean over splits) with a 95% paired bootstrap interval over the test comparisons of each split; reproduced when the interval lies above 0.\n\n")
+	b.WriteString("| Claim | Better | Worse | Paper | Difference | 95% interval | Reproduced |\n|---|---|---|---|---|---|---|\n")
+	for _, cl := range s.Claims {
+		diff, iv, rep := "—", cl.Note, "—"
+		if cl.Interval != nil {
+			diff = fmt.Sprintf("%+.4f", cl.Interval.Diff)
+			iv = fmt.Sprintf("[%+.4f, %+.4f]", cl.Interval.Lo, cl.Interval.Hi)
+			rep = "no"
+			if cl.Reproduced {
+				rep = "yes"
+			}
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", cl.Claim, cl.Better, cl.Worse, cl.Paper, diff, iv, rep)
+	}
+	return b.String()
 }

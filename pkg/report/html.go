@@ -41,6 +41,15 @@ Reproduces the protocol of McFee &amp; Lanckriet, “Learning Multi-modal Simila
 <h2>Results</h2>
 {{.Table}}
 
+{{if .Claims}}<h2>Claims</h2>
+<p class="caption">{{.ClaimsCaption}}</p>
+<table class="details">
+<thead><tr>{{range .ClaimHeader}}<th>{{.}}</th>{{end}}</tr></thead>
+<tbody>
+{{range .Claims}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</tbody>
+</table>
+{{end}}
 <h2>Rows</h2>
 <table class="details">
 <thead><tr>{{range .DetailHeader}}<th>{{.}}</th>{{end}}</tr></thead>
@@ -104,6 +113,9 @@ func (rep *Report) HTML(w io.Writer) error {
 		Table              template.HTML
 		DetailHeader       []string
 		Details            []detail
+		ClaimHeader        []string
+		Claims             [][]string
+		ClaimsCaption      string
 		Figures            []htmlFigure
 		Timings            timingSummary
 		Env                []kv
@@ -113,6 +125,7 @@ func (rep *Report) HTML(w io.Writer) error {
 		Name: rep.Run.Summary.Name, Source: rep.Source, Hash: rep.Run.Summary.ConfigHash,
 		Table:        template.HTML(tb.String()), // built with html.EscapeString
 		DetailHeader: detailHeader, Details: rep.details(),
+		ClaimHeader: claimHeader, Claims: rep.claims(), ClaimsCaption: claimsCaption,
 		Timings:  summariseTimings(rep.Run.Timings, 10),
 		Config:   rep.Run.Config,
 		Warnings: rep.Warnings,

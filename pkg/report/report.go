@@ -210,6 +210,7 @@ func (rep *Report) Markdown(w io.Writer) error {
 	if err := rep.Table.Markdown(&b); err != nil {
 		return err
 	}
+	b.WriteString(rep.claimsMarkdown())
 	b.WriteString("\n## Rows\n\n")
 	b.WriteString(rep.detailsMarkdown())
 	_, err := w.Write(b.Bytes())
@@ -285,6 +286,47 @@ func convergence(r *results.Row) (string, bool) {
 	default:
 		return "all converged" + maxGap, false
 	}
+}
+
+// claimHeader and claimsCaption head the claims table (Summary.Claims).
+var claimHeader = []string{"Claim", "Better", "Worse", "Paper", "Difference", "95% interval", "Reproduced"}
+
+const claimsCaption = "Better − worse test accuracy (ties as errors, mean over splits) with a 95% paired bootstrap interval " +
+	"over the test comparisons of each split (2000 seeded replicates); reproduced when the interval lies above 0."
+
+// claims returns the cells of the claims table, one row per claim.
+func (rep *Report) claims() [][]string {
+	var out [][]string
+	for _, cl := range rep.Run.Summary.Claims {
+		diff, iv, reproduced := "—", cl.Note, "—"
+		if cl.Interval != nil {
+			diff = fmt.Sprintf("%+.3f", cl.Interval.Diff)
+			iv = fmt.Sprintf("[%+.3f, %+.3f]", cl.Interval.Lo, cl.Interval.Hi)
+			reproduced = "no"
+			if cl.Reproduced {
+				reproduced = "yes"
+			}
+		}
+		out = append(out, []string{cl.Claim, cl.Better, cl.Worse, cl.Paper, diff, iv, reproduced})
+	}
+	return out
+}
+
+// claimsMarkdown is the claims table under a heading, or "" without claims.
+func (rep *Report) claimsMarkdown() string {
+	rows := rep.claims()
+	if len(rows) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("\n## Claims\n\n" + claimsCaption + "\n\n| " + strings.Join(claimHeader, " | ") + " |\n|" + strings.Repeat("---|", len(claimHeader)) + "\n")
+	for _, r := range rows {
+		for i := range r {
+			r[i] = mdEscape(r[i])
+		}
+		b.WriteString("| " + strings.Join(r, " | ") + " |\n")
+	}
+	return b.String()
 }
 
 var detailHeader = []string{"Row", "Method", "Kernels", "Accuracy per split", "Ties ½ (mean)", "Tie rate", "β chosen per split", "Train comparisons", "Test comparisons", "Paper", "Convergence"}

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"html"
 	"image/png"
 	"os"
 	"os/exec"
@@ -13,6 +14,9 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/mkpoe/mkpoe/pkg/results"
+	"github.com/mkpoe/mkpoe/pkg/stats"
 )
 
 func TestBuildFiles(t *testing.T) {
@@ -275,6 +279,35 @@ func TestHTMLInBrowser(t *testing.T) {
 	for i, w := range widths {
 		if w == "0" || w == "-1" || w == "" {
 			t.Errorf("image %d did not load (natural width %q)", i, w)
+		}
+	}
+}
+
+// TestClaimsInReport: the summary's claims appear, with their interval or
+// the reason there is none, in table.md and report.html.
+func TestClaimsInReport(t *testing.T) {
+	run := loadFixture(t)
+	run.Summary.Claims = []results.Claim{
+		{Claim: "K4 beats the sum", Better: "MKPOE K4 diag", Worse: "sum native", Paper: "Table 2", Reproduced: true,
+			Interval: &stats.Interval{Diff: 0.0412, Lo: 0.0101, Hi: 0.0733, Level: 0.95, Reps: 2000, N: 100, Strata: 2}},
+		{Claim: "full beats diag", Better: "MKPOE K4 full", Worse: "MKPOE K4 diag", Note: "row \"MKPOE K4 full\": its task files predate test_outcomes"},
+	}
+	files, err := Build(run, Options{Formats: []string{"md", "html"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		text := string(f.Data)
+		if f.Name == "report.html" {
+			text = html.UnescapeString(text) // html/template writes + as &#43;
+		}
+		for _, want := range []string{"K4 beats the sum", "+0.041", "[+0.010, +0.073]", "yes", "predate test\\_outcomes"} {
+			if f.Name == "report.html" {
+				want = strings.ReplaceAll(want, `\_`, "_")
+			}
+			if !strings.Contains(text, want) {
+				t.Errorf("%s lacks %q", f.Name, want)
+			}
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/mkpoe/mkpoe/pkg/constraint"
 	"github.com/mkpoe/mkpoe/pkg/eval"
+	"github.com/mkpoe/mkpoe/pkg/stats"
 )
 
 // Format tags of the files, written in their "format" field.
@@ -97,6 +98,26 @@ type Summary struct {
 	// SolverTol is the relative duality gap every fit had to certify
 	// (solver.tol). 0 in summaries written before it was recorded.
 	SolverTol float64 `json:"solver_tol,omitempty"`
+	// Claims are the config's claims, each with the paired difference of
+	// the two rows' test accuracies and its bootstrap interval.
+	Claims []Claim `json:"claims,omitempty"`
+}
+
+// Claim is a claim of the config (row Better beats row Worse) checked on
+// the run: Interval is the difference of their test accuracies (ties as
+// errors, mean over splits) on the same test comparisons, with a 95% paired
+// bootstrap interval over those comparisons within each split
+// (stats.PairedBootstrap). Reproduced means the interval lies above 0.
+// Interval is nil, and Note says why, when it cannot be computed (task
+// files without test_outcomes, or rows scored on different comparisons).
+type Claim struct {
+	Claim      string          `json:"claim"`
+	Better     string          `json:"better"`
+	Worse      string          `json:"worse"`
+	Paper      string          `json:"paper,omitempty"`
+	Interval   *stats.Interval `json:"interval,omitempty"`
+	Reproduced bool            `json:"reproduced"`
+	Note       string          `json:"note,omitempty"`
 }
 
 // Row is one row of the table.
