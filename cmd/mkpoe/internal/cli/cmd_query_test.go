@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/mkpoe/mkpoe/pkg/data"
+	"github.com/mkpoe/mkpoe/pkg/eval"
 	"github.com/mkpoe/mkpoe/pkg/kernels"
 	"github.com/mkpoe/mkpoe/pkg/results"
 )
@@ -309,6 +310,9 @@ func TestQueryAset400(t *testing.T) {
 	if n, names := count(res, func(g string) bool { return g == "heavy metal" }); n < 8 {
 		t.Errorf("social tags: %d of Metallica's 10 nearest are labelled heavy metal (%v), want >= 8", n, names)
 	}
+	if _, table, _ := run("query", "--items", itemsFile, "--item", "Metallica", "--kernel", st); testing.Verbose() {
+		t.Logf("social tags (docs/query.md shows this table):\n%s", table)
+	}
 
 	// Genre kernel (cosine of the 0/1 label vectors): distance 0 means the
 	// very same label set, here {hard rock, heavy metal}. The neighbours
@@ -394,4 +398,56 @@ func aset400QueryFiles(t testing.TB, dir string, a *data.Aset400, lf *data.LastF
 		}
 	}
 	return st, genre, items, triplets
+}
+
+// BenchmarkQueryAset400 times mkpoe query on aset400 (412 artists): the
+// whole command (reading the files, ranking, writing the table) in the
+// social-tag kernel's native space and in a diagonal K4 model of the tag
+// and genre kernels (165 dimensions), and the ranking alone.
+//
+//	go test ./cmd/mkpoe/internal/cli -run '^$' -bench QueryAset400
+func BenchmarkQueryAset400(b *testing.B) {
+	if _, err := os.Stat(filepath.Join(repoRoot, "data")); err != nil {
+		b.Skip("data/ absent: run scripts/fetch_aset400.sh (or with --mirror ../shared/data)")
+	}
+	a, err := data.LoadAset400(filepath.Join(repoRoot, "data", "aset400"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	lf, err := data.LoadLastFM(filepath.Join(repoRoot, "data", "lastfm-hetrec2011"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	dir := b.TempDir()
+	st, genre, items, triplets := aset400QueryFiles(b, dir, a, lf)
+	model := filepath.Join(dir, "k4.json")
+	if code, _, errs := run("fit", "--kernel", st, "--kernel", genre, "--comparisons", triplets, "--beta", "1000", "--mode", "diag", "--out", model); code != 0 {
+		b.Fatalf("fit: exit %d: %s", code, errs)
+	}
+	for _, bc := range []struct {
+		name string
+		args []string
+	}{
+		{"native", []string{"--kernel", st}},
+		{"model", []string{"--model", model}},
+	} {
+		b.Run("command "+bc.name, func(b *testing.B) {
+			args := append([]string{"query", "--items", items, "--item", "Metallica"}, bc.args...)
+			for i := 0; i < b.N; i++ {
+				if code, _, errs := run(args...); code != 0 {
+					b.Fatalf("exit %d: %s", code, errs)
+				}
+			}
+		})
+	}
+	m, err := readModel(model)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("ranking", func(b *testing.B) {
+		d := eval.EmbeddingDistance(m.Train)
+		for i := 0; i < b.N; i++ {
+			eval.Nearest(d, m.N, 229, 10)
+		}
+	})
 }
