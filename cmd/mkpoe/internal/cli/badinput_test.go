@@ -251,6 +251,16 @@ func TestBadInputTable(t *testing.T) {
 	if err := os.WriteFile(heldOut, []byte("1 2\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	noHeld := filepath.Join(dir, "runnoheld")
+	copyDir(t, runDir, noHeld)
+	if err := os.Remove(strings.Replace(heldOut, runCopy, noHeld, 1)); err != nil {
+		t.Fatal(err)
+	}
+	items0, err := results.DecodeItems(readFile(t, filepath.Join(noHeld, "items.json")), "items.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	held0 := strconv.Itoa(items0.Splits[0].Test[0])
 	noItems := filepath.Join(dir, "runnoitems")
 	copyDir(t, runDir, noItems)
 	if err := os.Remove(filepath.Join(noItems, "items.json")); err != nil {
@@ -296,6 +306,8 @@ func TestBadInputTable(t *testing.T) {
 		{"--run --split out of range", []string{"--split must be in 0..1", "got 2"}, []string{"--run", runDir, "--row", sum.Rows[4].Label, "--split", "2", "--item", "0"}},
 		{"--run --split negative", []string{"--split must be >= 0", "-1"}, []string{"--run", runDir, "--row", sum.Rows[4].Label, "--split", "-1", "--item", "0"}},
 		{"--run held-out embedding of the wrong shape", []string{filepath.Base(heldOut), "one row per held-out item", "1×2 values"}, []string{"--run", runCopy, "--row", sum.Rows[4].Label, "--item", "0"}},
+		{"--run held-out item without its embedding", []string{"--item " + strconv.Quote(held0), "held out in split 0", "no out-of-sample embedding", ".test.tsv"},
+			[]string{"--run", noHeld, "--row", sum.Rows[4].Label, "--item", held0}},
 		{"positional argument", []string{"unexpected arguments", "Metallica"}, []string{"--kernel", kernel, "Metallica"}},
 	} {
 		add("query "+q.name, q.want, append([]string{"query"}, q.args...)...)

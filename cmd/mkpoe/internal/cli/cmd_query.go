@@ -443,7 +443,7 @@ func runSpace(dir, label string, split int) (*querySpace, error) {
 	sp.absent = func(g int) string {
 		for _, i := range test {
 			if i == g {
-				return fmt.Sprintf("is held out in split %d and model %s has no out-of-sample embedding (no %s: a GNMDS model)", split, r.Models[split], filepath.Base(heldPath))
+				return fmt.Sprintf("is held out in split %d, and the run has no out-of-sample embedding of its held-out items (no %s; GNMDS models have none)", split, heldPath)
 			}
 		}
 		return fmt.Sprintf("is in neither the training nor the test items of split %d", split)
@@ -457,8 +457,11 @@ func pickRow(sum *results.Summary, label string) (*results.Row, error) {
 	for i := range sum.Rows {
 		r := &sum.Rows[i]
 		if label != "" && r.Label == label {
-			if !r.Learned() || len(r.Models) == 0 {
+			if !r.Learned() {
 				return nil, usagef("--row %q is a native row, with no learned model: query its kernel's native space with --kernel FILE", label)
+			}
+			if len(r.Models) == 0 {
+				return nil, badInput(fmt.Errorf("--row %q: summary.json lists no refit models for this row", label))
 			}
 			return r, nil
 		}
