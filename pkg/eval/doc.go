@@ -1,5 +1,6 @@
 // Package eval holds the pure metrics of mkpoe: the fraction of relative
-// comparisons an embedding or kernel satisfies.
+// comparisons an embedding or kernel satisfies, and the nearest neighbours
+// of an item in a learned embedding or a kernel's native space ([Nearest]).
 //
 // # Conventions
 //
@@ -11,5 +12,7 @@
 // # References
 //
 // B. McFee and G. Lanckriet. Learning Multi-modal Similarity. JMLR 12 (2011)
-// 491–523, Appendix C.
+// 491–523: Appendix C (GAUC), Eq. 13 and Sec. 3.2, 4.3 (distances in a
+// learned embedding and its out-of-sample extension), Eq. 9 and Sec. 4.1
+// (the sum kernel's native space).
 package eval

@@ -8,11 +8,14 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/sbinet/npyio"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/mkpoe/mkpoe/pkg/results"
 )
 
 // badCase is one bad input through the command line: args, and what stderr
@@ -47,7 +50,7 @@ func dirHash(t *testing.T, dir string) string {
 }
 
 // TestBadInputTable drives every command with bad files, flags and configs
-// (about 170 cases): each must exit 2 with a message that names where and
+// (about 290 cases): each must exit 2 with a message that names where and
 // what, and none may change an existing run directory.
 func TestBadInputTable(t *testing.T) {
 	dir, kernel, comps, rows := fitFixture(t)
@@ -228,6 +231,96 @@ func TestBadInputTable(t *testing.T) {
 		add("synth "+strings.Join(f, " "), []string{strings.TrimLeft(f[0], "-")}, append([]string{"synth", "--out", filepath.Join(dir, "syn")}, f...)...)
 	}
 	add("synth without --out", []string{"--out is required"}, "synth")
+	// mkpoe query: its spaces, items, names and run directories. (rows.csv
+	// was overwritten with a bad row above: use a good copy.)
+	rows = w("q-rows-good.csv", "1,4,7,13\n")
+	for _, f := range append(append([]badFile{}, matrices...), kernelsOnly...) {
+		add("query --kernel "+f.name, []string{f.want}, "query", "--kernel", f.path, "--item", "0")
+	}
+	for _, f := range models {
+		add("query --model "+f.name, []string{f.want}, "query", "--model", f.path, "--item", "0")
+	}
+	for _, f := range matrices {
+		add("query --kernel-rows "+f.name, []string{f.want}, "query", "--model", model, "--kernel-rows", f.path)
+		add("query --kernel-self "+f.name, []string{f.want}, "query", "--kernel", kernel, "--kernel-rows", rows, "--kernel-self", f.path)
+	}
+	items := w("q-items.tsv", "id\tname\na\tAlpha\nb\tBeta\nc\tGamma\nd\tDelta Dawn\n")
+	twins := w("q-twins.tsv", "id\tname\na\tSame\nb\tsame\nc\tOther\nd\t112\n")
+	gnmds := filepath.Join(dir, "gnmds.json")
+	if code, _, errs := run("fit", "--identity", "4", "--comparisons", comps, "--beta", "1", "--out", gnmds); code != 0 {
+		t.Fatalf("fit --identity: %d %s", code, errs)
+	}
+	runCopy := filepath.Join(dir, "runcopy")
+	copyDir(t, runDir, runCopy)
+	sum, err := results.DecodeSummary(readFile(t, filepath.Join(runCopy, "summary.json")), "summary.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	heldOut := filepath.Join(runCopy, strings.TrimSuffix(sum.Rows[4].Models[0], ".json")+".test.tsv")
+	if err := os.WriteFile(heldOut, []byte("1 2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	noHeld := filepath.Join(dir, "runnoheld")
+	copyDir(t, runDir, noHeld)
+	if err := os.Remove(strings.Replace(heldOut, runCopy, noHeld, 1)); err != nil {
+		t.Fatal(err)
+	}
+	items0, err := results.DecodeItems(readFile(t, filepath.Join(noHeld, "items.json")), "items.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	held0 := strconv.Itoa(items0.Splits[0].Test[0])
+	noItems := filepath.Join(dir, "runnoitems")
+	copyDir(t, runDir, noItems)
+	if err := os.Remove(filepath.Join(noItems, "items.json")); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []struct {
+		name string
+		want []string
+		args []string
+	}{
+		{"no space", []string{"exactly one of --model", "--kernel", "--run"}, []string{"--item", "0"}},
+		{"two spaces", []string{"exactly one of --model"}, []string{"--model", model, "--kernel", kernel, "--item", "0"}},
+		{"-k 0", []string{"-k must be >= 1", "got 0"}, []string{"--kernel", kernel, "--item", "0", "-k", "0"}},
+		{"-k not a number", []string{"-k", `"ten"`}, []string{"--kernel", kernel, "--item", "0", "-k", "ten"}},
+		{"no --item and no new items", []string{"give the items to query with --item"}, []string{"--kernel", kernel}},
+		{"index out of range", []string{"--item 4", "must be in 0..3", "got 4"}, []string{"--kernel", kernel, "--item", "4"}},
+		{"negative index", []string{"--item -1", "must be in 0..3", "got -1"}, []string{"--kernel", kernel, "--item", "-1"}},
+		{"index out of range that is a name", []string{"--item 112", "write --item name:112"}, []string{"--kernel", kernel, "--items", twins, "--item", "112"}},
+		{"empty name", []string{`--item ""`, "index or a name"}, []string{"--kernel", kernel, "--item", ""}},
+		{"unknown name", []string{`--item "Epsilon"`, "no item has this name", "no name contains it"}, []string{"--kernel", kernel, "--items", items, "--item", "Epsilon"}},
+		{"unknown name with suggestions", []string{`--item "ta"`, "names containing it", `1 "Beta"`, `3 "Delta Dawn"`}, []string{"--kernel", kernel, "--items", items, "--item", "ta"}},
+		{"ambiguous name", []string{`--item "SAME"`, "2 items have this name", `0 "Same"`, `1 "same"`}, []string{"--kernel", kernel, "--items", twins, "--item", "SAME"}},
+		{"name without names", []string{`--item "Alpha"`, "no names", "--items FILE"}, []string{"--kernel", kernel, "--item", "Alpha"}},
+		{"items file of the wrong length", []string{"q-short.tsv", "one item per kernel row (4)", "3 items"}, []string{"--kernel", kernel, "--items", w("q-short.tsv", "a\nb\nc\n"), "--item", "0"}},
+		{"items file with a duplicate id", []string{"q-dup.tsv:3:1", "unique", `"a"`}, []string{"--model", model, "--items", w("q-dup.tsv", "a\nb\na\nd\n"), "--item", "0"}},
+		{"items file missing", []string{"nope.tsv"}, []string{"--kernel", kernel, "--items", missing, "--item", "0"}},
+		{"kernels of different sizes", []string{"q-small.tsv", "same size", "2×2"}, []string{"--kernel", kernel, "--kernel", w("q-small.tsv", "1 0\n0 1\n"), "--item", "0"}},
+		{"kernel rows of the wrong width", []string{"q-rows.csv:1", "one value per training item (4)"}, []string{"--model", model, "--kernel-rows", w("q-rows.csv", "1,2,3\n")}},
+		{"kernel rows for a model, two files for one kernel", []string{"--kernel-rows", "takes 1 files", "got 2"}, []string{"--model", model, "--kernel-rows", rows, "--kernel-rows", rows}},
+		{"kernel rows for a GNMDS model", []string{"--kernel-rows", "GNMDS", "no out-of-sample extension"}, []string{"--model", gnmds, "--kernel-rows", rows}},
+		{"native new items without --kernel-self", []string{"--kernel-self", "k(x,x)"}, []string{"--kernel", kernel, "--kernel-rows", rows}},
+		{"--kernel-self without --kernel", []string{"--kernel-self goes with --kernel"}, []string{"--model", model, "--kernel-self", rows}},
+		{"--kernel-self of the wrong shape", []string{"q-self2.tsv", "1 lines of one number", "2×1 values"}, []string{"--kernel", kernel, "--kernel-rows", rows, "--kernel-self", w("q-self2.tsv", "10\n10\n")}},
+		{"--kernel-self negative", []string{"q-selfneg.tsv:1:1", "k(x,x) must be >= 0", "-2"}, []string{"--kernel", kernel, "--kernel-rows", rows, "--kernel-self", w("q-selfneg.tsv", "-2\n")}},
+		{"kernel rows of two kernels disagree", []string{"q-rows2.tsv", "same new items as", "2 rows"}, []string{"--kernel", kernel, "--kernel", kernel, "--kernel-rows", rows, "--kernel-rows", w("q-rows2.tsv", "1 1 1 1\n1 1 1 1\n"), "--kernel-self", w("q-self1.tsv", "10\n"), "--kernel-self", w("q-self1b.tsv", "10\n")}},
+		{"--row without --run", []string{"--row and --split go with --run"}, []string{"--kernel", kernel, "--row", "x", "--item", "0"}},
+		{"--run with --kernel-rows", []string{"--kernel-rows and --items go with --model or --kernel"}, []string{"--run", runDir, "--kernel-rows", rows, "--item", "0"}},
+		{"--run of a directory that is no run", []string{"--run", "notrun", "not a finished run directory"}, []string{"--run", notRun, "--item", "0"}},
+		{"--run without items.json", []string{"items.json", "no such file"}, []string{"--run", noItems, "--row", sum.Rows[4].Label, "--item", "0"}},
+		{"--run without --row", []string{"--row is required", "3 learned rows", strconv.Quote(sum.Rows[4].Label)}, []string{"--run", runDir, "--item", "0"}},
+		{"--run --row unknown", []string{"--row", `"nope"`, "learned rows are", strconv.Quote(sum.Rows[2].Label)}, []string{"--run", runDir, "--row", "nope", "--item", "0"}},
+		{"--run --row native", []string{"--row", strconv.Quote(sum.Rows[0].Label), "native row", "--kernel FILE"}, []string{"--run", runDir, "--row", sum.Rows[0].Label, "--item", "0"}},
+		{"--run --split out of range", []string{"--split must be in 0..1", "got 2"}, []string{"--run", runDir, "--row", sum.Rows[4].Label, "--split", "2", "--item", "0"}},
+		{"--run --split negative", []string{"--split must be >= 0", "-1"}, []string{"--run", runDir, "--row", sum.Rows[4].Label, "--split", "-1", "--item", "0"}},
+		{"--run held-out embedding of the wrong shape", []string{filepath.Base(heldOut), "one row per held-out item", "1×2 values"}, []string{"--run", runCopy, "--row", sum.Rows[4].Label, "--item", "0"}},
+		{"--run held-out item without its embedding", []string{"--item " + strconv.Quote(held0), "held out in split 0", "no out-of-sample embedding", ".test.tsv"},
+			[]string{"--run", noHeld, "--row", sum.Rows[4].Label, "--item", held0}},
+		{"positional argument", []string{"unexpected arguments", "Metallica"}, []string{"--kernel", kernel, "Metallica"}},
+	} {
+		add("query "+q.name, q.want, append([]string{"query"}, q.args...)...)
+	}
 	add("unknown command", []string{"frobnicate"}, "frobnicate")
 	add("fit with a positional argument", []string{"unexpected arguments"}, "fit", "--kernel", kernel, "--comparisons", comps, "extra")
 

@@ -33,6 +33,7 @@ var commands = map[string]command{
 	"merge":  {"build a run's summary once every task is done; else name what is missing", runMerge},
 	"native": {"accuracy of a kernel's native space on comparisons", runNative},
 	"plan":   {"list the tasks of a config's plan", runPlan},
+	"query":  {"the k nearest neighbours of items in a learned model's or a kernel's space", runQuery},
 	"report": {"tables, figures, HTML and notebook from a run directory", runReport},
 	"run":    {"run an experiment config: nested CV over β, resumable, parallel", runRun},
 	"slurm":  {"write (and --submit) Slurm array jobs for a run, then a merge job", runSlurm},
