@@ -507,6 +507,9 @@ type DataReport struct {
 	// "comparisons" (protocol.holdout).
 	Unit        string
 	Train, Test int
+	// Notes are what the loader left out, one line each (e.g. aset400's
+	// degenerate triplets).
+	Notes []string
 }
 
 // Check loads c's data set and checks c against it (the checks of
@@ -519,10 +522,10 @@ func Check(c *Config) (*DataReport, error) {
 	}
 	if c.Protocol.Holdout == holdoutComparisons {
 		train, test := c.cvProtocol().Fold(len(ds.comps), cv.Outer(0))
-		return &DataReport{Items: ds.n, Unit: holdoutComparisons, Train: len(train), Test: len(test)}, nil
+		return &DataReport{Items: ds.n, Unit: holdoutComparisons, Train: len(train), Test: len(test), Notes: ds.notes}, nil
 	}
 	train, test := splitItems(c, ds, 0)
-	return &DataReport{Items: ds.n, Unit: holdoutItems, Train: len(train), Test: len(test)}, nil
+	return &DataReport{Items: ds.n, Unit: holdoutItems, Train: len(train), Test: len(test), Notes: ds.notes}, nil
 }
 
 // checkData checks the config against its data set, reporting every problem

@@ -3,6 +3,7 @@ package experiments
 import (
 	"fmt"
 	"math/rand/v2"
+	"path/filepath"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -24,6 +25,9 @@ type dataset struct {
 	// precomputed holds n×n kernel matrices of the generic data set, used by
 	// kernels of type "precomputed" (blocks are taken per fold).
 	precomputed map[string]*mat.SymDense
+	// notes are what the loader left out or changed, one line each (e.g.
+	// aset400's degenerate triplets); run and check print them.
+	notes []string
 }
 
 func loadDataset(c *Config) (*dataset, error) {
@@ -53,6 +57,9 @@ func loadDataset(c *Config) (*dataset, error) {
 		}
 		n := len(a.Names)
 		ds := &dataset{n: n, names: a.DisplayNames, comps: a.Comparisons, sources: map[string]kernels.Input{}}
+		if note := data.DroppedSummary(filepath.Join(d.Dir, data.Aset400TripletsFile), a.Dropped); note != "" {
+			ds.notes = append(ds.notes, note)
+		}
 		for i, name := range ds.names {
 			if name == "" {
 				ds.names[i] = a.Names[i]

@@ -59,6 +59,11 @@ func Run(ctx context.Context, c *Config, opts RunOptions) (*results.Summary, err
 		opts.Log = io.Discard
 	}
 	ds, err := c.loadAndCheckData()
+	if err == nil {
+		for _, note := range ds.notes {
+			fmt.Fprintln(opts.Log, "data:", note)
+		}
+	}
 	if err != nil {
 		return nil, errkind.BadInput(err)
 	}

@@ -21,7 +21,11 @@ type Aset400 struct {
 	MusicSeerIDs []int    // MusicSeer artist id
 	DisplayNames []string // name printed on the t-STE map; "" for the 12 artists without triplets
 	Comparisons  []Comparison
-	GenreLabels  *mat.Dense // 412×58, 0/1: artist × genre; 17 artists have no genre
+	// Dropped are the degenerate triplets of triplets.tsv, left out of
+	// Comparisons: 14 "i j k" lines with i = j (trivially satisfied, since
+	// d(i,i) = 0) and 3 with i = k (unsatisfiable: d(i,j) < d(i,i) = 0).
+	Dropped     []DroppedComparison
+	GenreLabels *mat.Dense // 412×58, 0/1: artist × genre; 17 artists have no genre
 	GenreNames   []string   // 58 genre names, column order of GenreLabels
 }
 
@@ -74,7 +78,16 @@ func LoadAset400(dir string) (*Aset400, error) {
 		// Indices are checked against the artists file: name it too.
 		return nil, fmt.Errorf("%w (checked against the %d artists of %s)", err, n, path)
 	}
-	a.Comparisons = cf.Comparisons
+	for n, c := range cf.Comparisons {
+		switch {
+		case c.J == c.I:
+			a.Dropped = append(a.Dropped, DroppedComparison{Line: cf.Lines[n], Comparison: c, Reason: "i = j: trivially satisfied, d(i,i) = 0"})
+		case c.L == c.I:
+			a.Dropped = append(a.Dropped, DroppedComparison{Line: cf.Lines[n], Comparison: c, Reason: "i = k: unsatisfiable, d(i,j) < d(i,i) = 0"})
+		default:
+			a.Comparisons = append(a.Comparisons, c)
+		}
+	}
 	if cf.Format.Arity != 3 {
 		return nil, &FileError{File: filepath.Join(dir, Aset400TripletsFile), Rule: "aset400 comparisons must be triplets (3 columns)", Value: "4-column lines"}
 	}
@@ -95,6 +108,37 @@ func LoadAset400(dir string) (*Aset400, error) {
 		return nil, err
 	}
 	return a, nil
+}
+
+// DroppedComparison is a comparison a loader left out: its 1-based line in
+// the file, the comparison (0-based) and why.
+type DroppedComparison struct {
+	Line       int
+	Comparison Comparison
+	Reason     string
+}
+
+// DroppedSummary says in one line how many comparisons were dropped from
+// file and why, e.g. "triplets.tsv: dropped 17 degenerate comparisons (14
+// i = j: trivially satisfied…, 3 …; lines 12, 40, …)", or "" for none.
+func DroppedSummary(file string, ds []DroppedComparison) string {
+	if len(ds) == 0 {
+		return ""
+	}
+	count := map[string]int{}
+	var reasons, lines []string
+	for _, d := range ds {
+		if count[d.Reason] == 0 {
+			reasons = append(reasons, d.Reason)
+		}
+		count[d.Reason]++
+		lines = append(lines, fmt.Sprint(d.Line))
+	}
+	parts := make([]string, len(reasons))
+	for i, r := range reasons {
+		parts[i] = fmt.Sprintf("%d %s", count[r], r)
+	}
+	return fmt.Sprintf("%s: dropped %d degenerate comparisons (%s; lines %s)", file, len(ds), strings.Join(parts, "; "), strings.Join(lines, ", "))
 }
 
 // readGenreLabels reads genre_labels.tsv: per line the 1-based artist index

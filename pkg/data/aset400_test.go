@@ -30,8 +30,23 @@ func TestLoadAset400Counts(t *testing.T) {
 	if len(a.Names) != 412 || len(a.MusicSeerIDs) != 412 || len(a.DisplayNames) != 412 {
 		t.Errorf("artists: got %d names, want 412", len(a.Names))
 	}
-	if len(a.Comparisons) != 9107 {
-		t.Errorf("comparisons: got %d, want 9107", len(a.Comparisons))
+	// 9107 lines, of which 17 degenerate (SOURCE.txt lines 5033–5057,
+	// 5669, 5673 of triplets.tsv) are dropped.
+	if len(a.Comparisons) != 9090 || len(a.Dropped) != 17 {
+		t.Errorf("comparisons: got %d kept and %d dropped, want 9090 and 17", len(a.Comparisons), len(a.Dropped))
+	}
+	reasons := map[string]int{}
+	for _, d := range a.Dropped {
+		reasons[d.Reason[:5]]++
+	}
+	if reasons["i = j"] != 14 || reasons["i = k"] != 3 {
+		t.Errorf("dropped: %v, want 14 with i = j and 3 with i = k", reasons)
+	}
+	if d := a.Dropped[0]; d.Line != 5033 || d.Comparison != Triplet(221, 150, 221) {
+		t.Errorf("first dropped: %+v, want line 5033, the triplet 222 151 222 (1-based)", d)
+	}
+	if got := DroppedSummary("triplets.tsv", a.Dropped); !strings.HasPrefix(got, "triplets.tsv: dropped 17 degenerate comparisons (3 i = k: unsatisfiable, d(i,j) < d(i,i) = 0; 14 i = j: trivially satisfied, d(i,i) = 0; lines 5033, 5044,") {
+		t.Errorf("summary %q", got)
 	}
 	if err := ValidateComparisons(a.Comparisons, 412); err != nil {
 		t.Error(err)
@@ -45,8 +60,8 @@ func TestLoadAset400Counts(t *testing.T) {
 		occur[c.I], occur[c.J], occur[c.L] = true, true, true
 		heads[c.I] = true
 	}
-	if len(distinct) != 9107 {
-		t.Errorf("distinct triplets: got %d, want 9107", len(distinct))
+	if len(distinct) != 9090 {
+		t.Errorf("distinct triplets: got %d, want 9090", len(distinct))
 	}
 	if len(occur) != 400 || len(heads) != 374 {
 		t.Errorf("got %d distinct artists and %d distinct heads in triplets, want 400 and 374", len(occur), len(heads))

@@ -126,6 +126,9 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fmt.Fprintf(stdout, "data: %s, %d items (split: %d train / %d test %s), %d kernels, %d rows\n", c.Dataset.Type, data.Items, data.Train, data.Test, data.Unit, len(c.Kernels), len(c.Rows))
 	fmt.Fprintf(stdout, "plan: %d tasks (%d native, %d cv, %d refit), %d model fits (%d β values × %d folds × splits per learned row, plus refits)\n",
 		len(plan), counts[experiments.KindNative], counts[experiments.KindCV], counts[experiments.KindRefit], fits, len(c.BetaGrid), c.Protocol.InnerFolds)
+	for _, note := range data.Notes {
+		fmt.Fprintf(stdout, "note: %s\n", note)
+	}
 	fmt.Fprintf(stdout, "output: %s\n", c.Output)
 	return nil
 }
