@@ -113,6 +113,13 @@ type ProtocolConfig struct {
 	// taxonomy data sets derive their comparisons from the split items and
 	// need "items" (cv.HoldOut).
 	Holdout string `yaml:"holdout"`
+	// Outer is how the outer splits are drawn: "random" (default:
+	// independent seeded permutations, an item may be tested in several
+	// splits or none) or "partition" (the splits are the folds of one
+	// seeded partition, every item tested exactly once, stratified by class
+	// when the data set has classes: the "partitioned into five 80/20
+	// splits" of Sec. 5.1); test_fraction must then be 1/splits.
+	Outer string `yaml:"outer"`
 	// Splits is the number of outer train/test splits of the items (default
 	// 1: a single fixed split, aset400's 330/82; the taxonomy experiment uses 5).
 	Splits int `yaml:"splits"`
@@ -228,6 +235,9 @@ func (c *Config) applyDefaults() {
 	}
 	if c.Protocol.Holdout == "" {
 		c.Protocol.Holdout = holdoutItems
+	}
+	if c.Protocol.Outer == "" {
+		c.Protocol.Outer = outerRandom
 	}
 	if c.Protocol.Splits == 0 {
 		c.Protocol.Splits = 1
@@ -351,6 +361,12 @@ func (c *Config) Validate() error {
 	p := c.Protocol
 	if p.Holdout != holdoutItems && p.Holdout != holdoutComparisons {
 		bad("protocol.holdout", "must be items or comparisons", fmt.Sprintf("%q", p.Holdout))
+	}
+	if p.Outer != outerRandom && p.Outer != outerPartition {
+		bad("protocol.outer", "must be random or partition", fmt.Sprintf("%q", p.Outer))
+	}
+	if p.Outer == outerPartition && (p.Splits < 2 || math.Abs(p.TestFraction-1/float64(p.Splits)) > 1e-9) {
+		bad("protocol.test_fraction", fmt.Sprintf("must be 1/splits with outer: partition (splits %d: %g; at least 2 splits)", p.Splits, 1/float64(max(p.Splits, 1))), p.TestFraction)
 	}
 	if p.Holdout == holdoutItems {
 		for i, k := range c.Kernels {
@@ -577,13 +593,16 @@ func (c *Config) cvProtocol() cv.Protocol {
 	if c.Protocol.Holdout == holdoutComparisons {
 		h = cv.HoldOutComparisons
 	}
-	return cv.Protocol{HoldOut: h, Splits: c.Protocol.Splits, TestFraction: c.Protocol.TestFraction, InnerFolds: c.Protocol.InnerFolds, BetaGrid: c.BetaGrid, Seed: c.Seed}
+	return cv.Protocol{HoldOut: h, Partition: c.Protocol.Outer == outerPartition, Splits: c.Protocol.Splits, TestFraction: c.Protocol.TestFraction, InnerFolds: c.Protocol.InnerFolds, BetaGrid: c.BetaGrid, Seed: c.Seed}
 }
 
-// protocol.holdout values (cv.HoldOut).
+// protocol.holdout values (cv.HoldOut) and protocol.outer values
+// (cv.Protocol.Partition).
 const (
 	holdoutItems       = "items"
 	holdoutComparisons = "comparisons"
+	outerRandom        = "random"
+	outerPartition     = "partition"
 )
 
 // kernelUsed reports whether some row uses kernel i (alone or in its group).

@@ -60,6 +60,9 @@ func foldOf(c *Config, ds *dataset, id cv.FoldID) (train, test []int, source cv.
 		}
 		return train, nil, cv.ByIndex{All: ds.comps, Train: tr, Held: he}
 	}
+	if p.Partition {
+		p.Strata = ds.labels // stratified by class where the data set has classes
+	}
 	train, test = p.Fold(ds.n, id)
 	if ds.taxonomy != nil {
 		return train, test, cv.FromTaxonomy{Taxonomy: ds.taxonomy, Labels: ds.labels}

@@ -376,3 +376,44 @@ func TestForeignTaskFileIsRecomputed(t *testing.T) {
 		t.Error("the summary changed after recomputing the task")
 	}
 }
+
+// TestOuterPartition: with protocol.outer: partition every item is tested
+// in exactly one split, and each class (the synthetic taxonomy's leaves,
+// 5 items each) has one or two items held out per split of 4.
+func TestOuterPartition(t *testing.T) {
+	c := loadTiny(t, t.TempDir())
+	c.Protocol.Outer, c.Protocol.Splits, c.Protocol.TestFraction = outerPartition, 4, 0.25
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	ds, err := loadDataset(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tested := make([]int, ds.n)
+	for s := 0; s < 4; s++ {
+		_, test := splitItems(c, ds, s)
+		perClass := map[int]int{}
+		for _, i := range test {
+			tested[i]++
+			perClass[ds.labels[i]]++
+		}
+		for class, m := range perClass {
+			if m < 1 || m > 2 {
+				t.Errorf("split %d: class %d has %d of its 5 items held out, want 1 or 2", s, class, m)
+			}
+		}
+		if len(perClass) != 4 {
+			t.Errorf("split %d: %d classes held out, want all 4", s, len(perClass))
+		}
+	}
+	for i, k := range tested {
+		if k != 1 {
+			t.Errorf("item %d tested %d times, want once", i, k)
+		}
+	}
+	c.Protocol.TestFraction = 0.2
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "protocol.test_fraction: must be 1/splits with outer: partition") {
+		t.Errorf("test_fraction 0.2 with 4 partition splits: %v", err)
+	}
+}

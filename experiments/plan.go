@@ -87,6 +87,7 @@ type taskInputs struct {
 	// same files (loaderVersions), so that results computed before it are
 	// not reused. Empty for loaders unchanged since digests began.
 	Loader string `yaml:"loader,omitempty"`
+	Outer  string `yaml:"outer,omitempty"` // "partition" only, as Holdout
 	TestFraction        float64        `yaml:"test_fraction"`
 	InnerFolds          int            `yaml:"inner_folds"`
 	MaxTrainComparisons int            `yaml:"max_train_comparisons"`
@@ -124,6 +125,9 @@ func (c *Config) rowInputs(row RowConfig) string {
 		in.Holdout = holdoutComparisons
 	}
 	in.Loader = loaderVersions[c.Dataset.Type]
+	if c.Protocol.Outer == outerPartition {
+		in.Outer = outerPartition
+	}
 	if row.TrainSteps != nil {
 		in.TrainSteps = *row.TrainSteps
 	}

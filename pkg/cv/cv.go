@@ -17,7 +17,15 @@ import (
 type Protocol struct {
 	// HoldOut says what the splits and folds hold out: items (the paper's
 	// protocol, the zero value) or comparisons.
-	HoldOut      HoldOut
+	HoldOut HoldOut
+	// Partition makes the outer splits the Splits folds of one seeded
+	// partition of the units (every unit held out exactly once; the
+	// "partitioned into five 80/20 splits" of Sec. 5.1) instead of
+	// independent random draws; TestFraction must then be 1/Splits.
+	// Strata, if set (one label per unit, e.g. the class), stratify it:
+	// every class is dealt evenly over the folds (PartitionFold).
+	Partition    bool
+	Strata       []int
 	Splits       int
 	TestFraction float64
 	InnerFolds   int
@@ -59,7 +67,11 @@ func (h HoldOut) String() string {
 // id.Split (OuterSplit) for a refit (id.Fold = −1), or inner fold id.Fold
 // of its training units (InnerFold).
 func (p Protocol) Fold(n int, id FoldID) (train, held []int) {
-	train, held = OuterSplit(n, p.TestFraction, p.Seed, id.Split)
+	if p.Partition {
+		train, held = PartitionFold(n, p.Splits, p.Strata, p.Seed, id.Split)
+	} else {
+		train, held = OuterSplit(n, p.TestFraction, p.Seed, id.Split)
+	}
 	if id.Fold >= 0 {
 		train, held = InnerFold(train, p.InnerFolds, p.Seed, id.Split, id.Fold)
 	}
@@ -85,6 +97,14 @@ func (p Protocol) Validate(n int) error {
 		}
 		if i > 0 && !(b > p.BetaGrid[i-1]) {
 			return fmt.Errorf("cv: BetaGrid must increase, got %g after %g", b, p.BetaGrid[i-1])
+		}
+	}
+	if p.Partition {
+		if p.Splits < 2 || math.Abs(p.TestFraction-1/float64(p.Splits)) > 1e-9 {
+			return fmt.Errorf("cv: a partition into %d splits holds out 1/%d of the units: TestFraction must be %g, got %g", p.Splits, p.Splits, 1/float64(p.Splits), p.TestFraction)
+		}
+		if p.Strata != nil && len(p.Strata) != n {
+			return fmt.Errorf("cv: Strata must have one label per unit (%d), got %d", n, len(p.Strata))
 		}
 	}
 	if p.HoldOut != HoldOutItems && p.HoldOut != HoldOutComparisons {

@@ -359,3 +359,62 @@ func TestComparisonHoldoutErrors(t *testing.T) {
 		t.Errorf("taxonomy comparisons: %v", err)
 	}
 }
+
+// TestPartitionFold: over the k splits every unit is held out exactly once;
+// each class is spread evenly (its count per fold differs by at most one),
+// and so are the fold sizes; the same seed gives the same partition.
+func TestPartitionFold(t *testing.T) {
+	var labels []int
+	for c := 1; c <= 10; c++ { // 10 classes of 10 or 11 units (105 in all)
+		for j := 0; j < 10+c%2; j++ {
+			labels = append(labels, c)
+		}
+	}
+	n, k := len(labels), 5
+	for _, strata := range [][]int{labels, nil} {
+		held := make([]int, n)
+		for s := 0; s < k; s++ {
+			train, test := PartitionFold(n, k, strata, 3, s)
+			if len(train)+len(test) != n {
+				t.Fatalf("split %d: %d + %d units, want %d", s, len(train), len(test), n)
+			}
+			if lo, hi := n/k, (n+k-1)/k; len(test) < lo || len(test) > hi {
+				t.Errorf("split %d: %d held out, want %d..%d", s, len(test), lo, hi)
+			}
+			perClass := map[int]int{}
+			for _, i := range test {
+				held[i]++
+				if strata != nil {
+					perClass[strata[i]]++
+				}
+			}
+			for c, m := range perClass {
+				size := 0
+				for _, l := range labels {
+					if l == c {
+						size++
+					}
+				}
+				if m < size/k || m > (size+k-1)/k {
+					t.Errorf("split %d: class %d (%d units) has %d held out, want %d..%d", s, c, size, m, size/k, (size+k-1)/k)
+				}
+			}
+			if again, _ := PartitionFold(n, k, strata, 3, s); !slices.Equal(again, train) {
+				t.Errorf("split %d: the same seed gave another partition", s)
+			}
+		}
+		for i, h := range held {
+			if h != 1 {
+				t.Fatalf("unit %d held out %d times, want once", i, h)
+			}
+		}
+	}
+	p := Protocol{Partition: true, Splits: 5, TestFraction: 0.25, InnerFolds: 2, BetaGrid: []float64{1}}
+	if err := p.Validate(20); err == nil || !strings.Contains(err.Error(), "TestFraction must be 0.2") {
+		t.Errorf("partition with test fraction 1/4 of 5 splits: %v", err)
+	}
+	p.TestFraction, p.Strata = 0.2, []int{1, 2}
+	if err := p.Validate(20); err == nil || !strings.Contains(err.Error(), "one label per unit") {
+		t.Errorf("short strata: %v", err)
+	}
+}

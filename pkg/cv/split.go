@@ -42,3 +42,43 @@ func InnerFold(train []int, folds int, seed uint64, s, f int) (innerTrain, val [
 	slices.Sort(val)
 	return innerTrain, val
 }
+
+// PartitionFold returns outer split s of a partition of n units into k
+// folds: fold s is held out, the rest trains. The units of each stratum
+// (strata[i] is unit i's label; nil: one stratum) are permuted with
+// rand.NewPCG(seed, 3000), strata in increasing label order, and dealt
+// round robin over the folds, the count running on from one stratum to the
+// next: every unit is held out in exactly one split, each stratum's units
+// are spread over the folds as evenly as possible (sizes differ by at most
+// one), and fold sizes differ by at most one. Both lists are sorted.
+func PartitionFold(n, k int, strata []int, seed uint64, s int) (train, test []int) {
+	byLabel := map[int][]int{}
+	for i := 0; i < n; i++ {
+		l := 0
+		if strata != nil {
+			l = strata[i]
+		}
+		byLabel[l] = append(byLabel[l], i)
+	}
+	labels := make([]int, 0, len(byLabel))
+	for l := range byLabel {
+		labels = append(labels, l)
+	}
+	slices.Sort(labels)
+	rng := rand.New(rand.NewPCG(seed, 3000))
+	deal := 0
+	for _, l := range labels {
+		units := byLabel[l]
+		for _, p := range rng.Perm(len(units)) {
+			if deal%k == s {
+				test = append(test, units[p])
+			} else {
+				train = append(train, units[p])
+			}
+			deal++
+		}
+	}
+	slices.Sort(test)
+	slices.Sort(train)
+	return train, test
+}
