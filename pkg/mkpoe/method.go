@@ -78,6 +78,13 @@ func (acceleratedMethod) solve(ctx context.Context, fp fitProblem) (solution, er
 	rest := s
 	rest.MaxIter = s.MaxIter - sol.iters
 	done := sol.iters
+	if s.Recorder != nil {
+		// Iterations count on from the first run's.
+		rest.Recorder = func(it Iteration) {
+			it.Iter += done
+			s.Recorder(it)
+		}
+	}
 	sc.toSolver(p, sol.x)
 	sol, err = p.accelerated(ctx, sol.x, rest, nil)
 	sol.iters += done
