@@ -379,6 +379,13 @@ func (r *Run) println(line string, now time.Time) {
 	}
 }
 
+// Counts returns the fits and tasks done and in all.
+func (r *Run) Counts() (fitsDone, fits, tasksDone, tasks int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.fitsDone, r.fits, r.tasksDone, r.tasks
+}
+
 // ETA returns the estimated time left at now (ETA over fits, or over
 // tasks when no task fits anything), and false when there is no estimate
 // yet.
