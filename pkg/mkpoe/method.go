@@ -2,6 +2,7 @@ package mkpoe
 
 import (
 	"context"
+	"math"
 
 	"github.com/mkpoe/mkpoe/pkg/data"
 )
@@ -79,9 +80,12 @@ func (acceleratedMethod) solve(ctx context.Context, fp fitProblem) (solution, er
 	rest.MaxIter = s.MaxIter - sol.iters
 	done := sol.iters
 	if s.Recorder != nil {
-		// Iterations count on from the first run's.
+		// Iterations count on from the first run's, and its bound stays
+		// the best certified so far (the second run starts without one).
+		first := sol.bound
 		rest.Recorder = func(it Iteration) {
 			it.Iter += done
+			it.Bound = math.Max(it.Bound, first)
 			s.Recorder(it)
 		}
 	}
