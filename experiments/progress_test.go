@@ -82,14 +82,3 @@ func TestTaskProgressCountsFits(t *testing.T) {
 		})
 	}
 }
-
-// TestIsTerminal: a buffer or a file is not a terminal (progress then goes
-// as log lines).
-func TestIsTerminal(t *testing.T) {
-	if live, w := isTerminal(&strings.Builder{}); live || w != 0 {
-		t.Errorf("a buffer: terminal %v, width %d", live, w)
-	}
-	if live, _ := isTerminal(io.Discard); live {
-		t.Error("io.Discard is a terminal")
-	}
-}

@@ -18,7 +18,6 @@ import (
 	"github.com/mkpoe/mkpoe/pkg/results"
 
 	"go.yaml.in/yaml/v3"
-	"golang.org/x/term"
 
 	"github.com/mkpoe/mkpoe/internal/errkind"
 	"github.com/mkpoe/mkpoe/internal/linalg"
@@ -95,7 +94,7 @@ func Run(ctx context.Context, c *Config, opts RunOptions) (*results.Summary, err
 			fits += TaskFits(c, t)
 		}
 	}
-	live, width := isTerminal(opts.Log)
+	live, width := progress.Terminal(opts.Log)
 	disp := progress.NewRun(opts.Log, progress.RunOptions{Live: live, Width: width, Every: opts.ProgressEvery},
 		time.Now(), len(todo[0])+len(todo[1]), fits)
 	stopTicker := progress.Start(progress.Interval(live), disp.Update)
@@ -160,20 +159,6 @@ func joinLines(s []string) string {
 	return out
 }
 
-// isTerminal reports whether w is a terminal, and its width (0 if
-// unknown).
-func isTerminal(w io.Writer) (bool, int) {
-	f, ok := w.(*os.File)
-	if !ok || !term.IsTerminal(int(f.Fd())) {
-		return false, 0
-	}
-	width, _, err := term.GetSize(int(f.Fd()))
-	if err != nil || width <= 1 {
-		return true, 0
-	}
-	return true, width - 1 // the last column would wrap on some terminals
-}
-
 // runTasks runs tasks on a pool of workers, saving each result as it ends,
 // and shows their progress on disp: in a log, a line per finished task
 // ("[done/total] id status seconds", with its error or convergence note);
@@ -182,7 +167,7 @@ func runTasks(ctx context.Context, c *Config, ds *dataset, st *store, todo []res
 	if len(todo) == 0 {
 		return nil
 	}
-	live, _ := isTerminal(opts.Log)
+	live, _ := progress.Terminal(opts.Log)
 	if !live {
 		disp.Println(fmt.Sprintf("phase %d: %d tasks on %d workers", phase, len(todo), opts.Workers), time.Now())
 	}

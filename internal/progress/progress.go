@@ -13,12 +13,29 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"strings"
 	"sync"
 	"time"
 
+	"golang.org/x/term"
+
 	"github.com/mkpoe/mkpoe/pkg/mkpoe"
 )
+
+// Terminal reports whether w is a terminal (then progress is a live
+// line), and its width for the live line (0 if unknown).
+func Terminal(w io.Writer) (live bool, width int) {
+	f, ok := w.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return false, 0
+	}
+	width, _, err := term.GetSize(int(f.Fd()))
+	if err != nil || width <= 1 {
+		return true, 0
+	}
+	return true, width - 1 // writing the last column wraps on some terminals
+}
 
 // clearLine returns the cursor to the start of the line and erases it.
 const clearLine = "\r\x1b[K"

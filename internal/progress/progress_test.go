@@ -1,6 +1,7 @@
 package progress
 
 import (
+	"io"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -273,4 +274,14 @@ func TestStart(t *testing.T) {
 		t.Error("an update ran after stop returned")
 	}
 	stop() // a second stop is harmless
+}
+
+// TestTerminal: a buffer or io.Discard is not a terminal (progress then
+// goes as plain lines).
+func TestTerminal(t *testing.T) {
+	for _, w := range []io.Writer{&strings.Builder{}, io.Discard} {
+		if live, width := Terminal(w); live || width != 0 {
+			t.Errorf("%T: terminal %v, width %d", w, live, width)
+		}
+	}
 }

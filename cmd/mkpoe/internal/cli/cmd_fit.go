@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/mkpoe/mkpoe/internal/progress"
 	"github.com/mkpoe/mkpoe/pkg/data"
 	"github.com/mkpoe/mkpoe/pkg/mkpoe"
 	"github.com/mkpoe/mkpoe/pkg/results"
@@ -97,6 +99,17 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return badInput(err)
 	}
+	// Progress on stderr once the fit has run progress.FitDelay
+	// (docs/progress.md); the Recorder cannot change the model.
+	live, width := progress.Terminal(stderr)
+	disp := progress.NewFitDisplay(stderr, live, clock())
+	disp.Width = width
+	disp.Tol = *tol
+	if disp.Tol == 0 {
+		disp.Tol = 1e-3 // Settings' default
+	}
+	s.Recorder = disp.Fit.Record
+	stop := progress.Start(progress.Interval(live), func(time.Time) { disp.Update(clock()) })
 	var m *mkpoe.Model
 	switch {
 	case ks != nil:
@@ -106,6 +119,8 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	default:
 		m, err = mkpoe.FitIdentityContext(ctx, n, cf.Comparisons, s)
 	}
+	stop()
+	disp.Finish(clock())
 	if err != nil {
 		// Bad input: exit 2; Ctrl-C: interrupted, no model written;
 		// anything else: an internal error (exit 3).
@@ -121,6 +136,9 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	return nil
 }
+
+// clock is the time of the fit's progress display (tests replace it).
+var clock = time.Now
 
 // readComparisons reads a comparisons file that fit, eval and native need
 // to be non-empty: an empty one would "converge" to W = 0 or score 0.
