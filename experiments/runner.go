@@ -32,7 +32,7 @@ type RunOptions struct {
 	// finished task and a progress block every ProgressEvery.
 	Log io.Writer
 	// ProgressEvery is the interval of the progress blocks in a log
-	// (default progress.PlainEvery, 30 s).
+	// (0: progress.PlainEvery, 30 s; negative: none).
 	ProgressEvery time.Duration
 	// Only, if not nil, restricts the run to the tasks for which it returns
 	// true (Slurm shards); the summary is built only once every task is done.
@@ -97,7 +97,7 @@ func Run(ctx context.Context, c *Config, opts RunOptions) (*results.Summary, err
 	live, width := progress.Terminal(opts.Log)
 	disp := progress.NewRun(opts.Log, progress.RunOptions{Live: live, Width: width, Every: opts.ProgressEvery},
 		time.Now(), len(todo[0])+len(todo[1]), fits)
-	stopTicker := progress.Start(progress.Interval(live), disp.Update)
+	stopTicker := progress.Start(progress.Interval(live, opts.ProgressEvery), disp.Update)
 	defer disp.Finish()
 	defer stopTicker()
 	for phase := 0; phase <= 1; phase++ {

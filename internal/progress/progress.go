@@ -182,12 +182,15 @@ const (
 	LiveEvery = 250 * time.Millisecond
 )
 
-// Interval is the ticker interval for a display: LiveEvery on a
-// terminal, else a second (plain lines then come within a second of being
-// due).
-func Interval(live bool) time.Duration {
-	if live {
+// Interval is the ticker interval for a display whose plain lines come
+// every every: LiveEvery on a terminal, else a second or every if shorter
+// (plain lines then come within a second of being due).
+func Interval(live bool, every time.Duration) time.Duration {
+	switch {
+	case live:
 		return LiveEvery
+	case every > 0 && every < time.Second:
+		return every
 	}
 	return time.Second
 }
@@ -205,7 +208,7 @@ type FitDisplay struct {
 	Live  bool
 	Width int           // live line width (0: no limit)
 	Delay time.Duration // quiet before (default FitDelay)
-	Every time.Duration // interval of plain lines (default PlainEvery)
+	Every time.Duration // interval of plain lines (default PlainEvery; ≤ 0: no plain lines)
 	Tol   float64       // the fit's target relative gap, shown as the target (0: not shown)
 	Fit   Fit           // its Record is the fit's mkpoe.Recorder
 
@@ -237,6 +240,9 @@ func (d *FitDisplay) Update(now time.Time) {
 		d.drawn = true
 		return
 	}
+	if d.Every <= 0 {
+		return
+	}
 	if d.printed.IsZero() || now.Sub(d.printed) >= d.Every {
 		fmt.Fprintln(d.W, d.line(now))
 		d.printed = now
@@ -254,7 +260,7 @@ func (d *FitDisplay) Finish(now time.Time) {
 		}
 		return
 	}
-	if now.Sub(d.start) >= d.Delay {
+	if d.Every > 0 && now.Sub(d.start) >= d.Delay {
 		fmt.Fprintln(d.W, d.line(now))
 	}
 }
@@ -290,13 +296,13 @@ type Run struct {
 type RunOptions struct {
 	Live  bool          // a terminal: one live line
 	Width int           // live line width (0: no limit)
-	Every time.Duration // interval of plain lines (0: PlainEvery)
+	Every time.Duration // interval of plain blocks (0: PlainEvery; < 0: none)
 }
 
 // NewRun returns the display of a run of tasks tasks performing fits
 // fits, started at start.
 func NewRun(w io.Writer, opt RunOptions, start time.Time, tasks, fits int) *Run {
-	if opt.Every <= 0 {
+	if opt.Every == 0 {
 		opt.Every = PlainEvery
 	}
 	return &Run{w: w, live: opt.Live, width: opt.Width, every: opt.Every, start: start, printed: start, tasks: tasks, fits: fits}
@@ -435,7 +441,7 @@ func (r *Run) Update(now time.Time) {
 		r.draw(now)
 		return
 	}
-	if now.Sub(r.printed) < r.every {
+	if r.every < 0 || now.Sub(r.printed) < r.every {
 		return
 	}
 	r.printed = now

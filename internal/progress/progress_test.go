@@ -285,3 +285,45 @@ func TestTerminal(t *testing.T) {
 		}
 	}
 }
+
+func TestInterval(t *testing.T) {
+	for _, test := range []struct {
+		live  bool
+		every time.Duration
+		want  time.Duration
+	}{
+		{true, 30 * time.Second, LiveEvery},
+		{false, 30 * time.Second, time.Second},
+		{false, 10 * time.Millisecond, 10 * time.Millisecond},
+		{false, 0, time.Second},
+		{false, -1, time.Second},
+	} {
+		if got := Interval(test.live, test.every); got != test.want {
+			t.Errorf("Interval(%v, %v) = %v, want %v", test.live, test.every, got, test.want)
+		}
+	}
+}
+
+// TestPlainOff: with Every ≤ 0 (--progress-every 0) a log gets no progress
+// lines, only the task lines; a terminal still gets its live line.
+func TestPlainOff(t *testing.T) {
+	var b strings.Builder
+	d := NewFitDisplay(&b, false, t0)
+	d.Every = 0
+	d.Fit.Record(mkpoe.Iteration{Iter: 1, Best: 1, Stage: mkpoe.StageAccelerated})
+	d.Update(at(time.Hour))
+	d.Finish(at(2 * time.Hour))
+	r := NewRun(&b, RunOptions{Every: -1}, t0, 1, 1)
+	r.Update(at(time.Hour))
+	r.EndTask(r.StartTask("x", 1, t0), "[1/1] x ok 1.0s", at(time.Hour))
+	if got, want := b.String(), "[1/1] x ok 1.0s\n"; got != want {
+		t.Errorf("output %q, want %q", got, want)
+	}
+	var live strings.Builder
+	l := NewFitDisplay(&live, true, t0)
+	l.Every = 0
+	l.Update(at(time.Hour))
+	if !strings.HasPrefix(live.String(), "\r\x1b[Kfit: 1h00m, ") {
+		t.Errorf("terminal output %q, want the live line", live.String())
+	}
+}

@@ -32,6 +32,7 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	maxIter := fs.Int("max-iter", 0, "iteration limit (0: solver default)")
 	tol := fs.Float64("tol", 0, "relative accuracy (0: default 1e-3, certified by a duality gap)")
 	out := fs.String("out", "", "model file to write (JSON; required)")
+	every := addProgressFlag(fs)
 	if err := parseFlags(fs, args, 0); err != nil {
 		return err
 	}
@@ -103,13 +104,13 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	// (docs/progress.md); the Recorder cannot change the model.
 	live, width := progress.Terminal(stderr)
 	disp := progress.NewFitDisplay(stderr, live, clock())
-	disp.Width = width
+	disp.Width, disp.Every = width, *every
 	disp.Tol = *tol
 	if disp.Tol == 0 {
 		disp.Tol = 1e-3 // Settings' default
 	}
 	s.Recorder = disp.Fit.Record
-	stop := progress.Start(progress.Interval(live), func(time.Time) { disp.Update(clock()) })
+	stop := progress.Start(progress.Interval(live, disp.Every), func(time.Time) { disp.Update(clock()) })
 	var m *mkpoe.Model
 	switch {
 	case ks != nil:

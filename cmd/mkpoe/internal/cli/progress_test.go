@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -33,14 +34,16 @@ func TestFitProgress(t *testing.T) {
 		name  string
 		step  time.Duration
 		quiet bool
+		flags []string
 	}{
-		{"fast fit: quiet", 0, true},
-		{"slow fit: progress lines", time.Minute, false},
+		{"fast fit: quiet", 0, true, nil},
+		{"slow fit: progress lines", time.Minute, false, nil},
+		{"slow fit with --progress-every 0: quiet", time.Minute, true, []string{"--progress-every", "0"}},
 	} {
 		t.Run(test.name, func(t *testing.T) {
 			clock = fakeClock(test.step)
-			model := filepath.Join(dir, strings.Fields(test.name)[0]+".json")
-			code, _, stderr := run("fit", "--kernel", kernel, "--comparisons", comps, "--beta", "10", "--tol", "1e-3", "--out", model)
+			model := filepath.Join(dir, strings.ReplaceAll(test.name, " ", "_")+".json")
+			code, _, stderr := run(append([]string{"fit", "--kernel", kernel, "--comparisons", comps, "--beta", "10", "--tol", "1e-3", "--out", model}, test.flags...)...)
 			if code != ExitOK {
 				t.Fatalf("exit %d\n%s", code, stderr)
 			}
@@ -76,7 +79,60 @@ func TestFitProgress(t *testing.T) {
 			}
 		})
 	}
-	if a, b := models["fast fit: quiet"], models["slow fit: progress lines"]; string(a) != string(b) {
-		t.Errorf("the models differ with and without progress lines")
+	for name, m := range models {
+		if string(m) != string(models["fast fit: quiet"]) {
+			t.Errorf("%s: the model differs from the quiet fit's", name)
+		}
 	}
+}
+
+// TestRunProgressLines runs the tiny experiment with --progress-every 1ms
+// (a run lasts far longer, so blocks come) and checks every stderr line
+// against the documented forms (docs/progress.md): the phase and task
+// lines, and progress blocks whose fits count up to the plan's 30 fits
+// (2 β × 2 folds × 2 splits × 3 learned rows, and 6 refits) and whose ETA
+// is known once a fit is done.
+func TestRunProgressLines(t *testing.T) {
+	cfg := writeFile(t, t.TempDir(), "tiny.yaml", tinyConfig)
+	code, _, stderr := run("run", cfg, "--out", filepath.Join(t.TempDir(), "run"), "--no-report", "--workers", "2", "--progress-every", "1ms")
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	var (
+		phase   = regexp.MustCompile(`^phase [01]: \d+ tasks on 2 workers$`)
+		task    = regexp.MustCompile(`^\[\d+/\d+\] (native|cv|refit)-\S+ ok \d+\.\ds$`)
+		block   = regexp.MustCompile(`^progress: (\d+)/30 fits \(\d+%\), (\d+)/22 tasks, \S+ elapsed, (ETA \S+|ETA unknown \(nothing done yet\))$`)
+		running = regexp.MustCompile(`^  running (native|cv|refit)-\S+: \S+, (no fit \(native space\)|\d/\d fits done, preparing|fit \d/\d \(β=\d+\), (setting up \(no iteration yet\)|iteration \d+, accelerated, objective \S+, (certified gap \S+|no certificate yet)|iteration \d+, interior-point, .*))$`)
+	)
+	blocks, lastFits := 0, 0
+	for _, l := range strings.Split(strings.TrimSuffix(stderr, "\n"), "\n") {
+		switch {
+		case phase.MatchString(l), task.MatchString(l), running.MatchString(l):
+		case block.MatchString(l):
+			blocks++
+			m := block.FindStringSubmatch(l)
+			fits := atoi(t, m[1])
+			if fits < lastFits {
+				t.Errorf("fits done fell from %d to %d: %q", lastFits, fits, l)
+			}
+			lastFits = fits
+			if (fits > 0) != (m[3] != "ETA unknown (nothing done yet)") {
+				t.Errorf("%q: an ETA must be known exactly once a fit is done", l)
+			}
+		default:
+			t.Errorf("line %q has none of the documented forms", l)
+		}
+	}
+	if blocks == 0 {
+		t.Errorf("no progress block in\n%s", stderr)
+	}
+}
+
+func atoi(t *testing.T, s string) int {
+	t.Helper()
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
