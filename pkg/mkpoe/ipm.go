@@ -6,9 +6,10 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/mkpoe/mkpoe/internal/linalg"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/mkpoe/mkpoe/internal/linalg"
 )
 
 // A primal-dual interior-point method for the hinge-loss conic program

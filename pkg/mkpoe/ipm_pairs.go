@@ -7,9 +7,10 @@ import (
 	"runtime"
 	"sync"
 
-	"github.com/mkpoe/mkpoe/pkg/data"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/mkpoe/mkpoe/pkg/data"
 )
 
 // The interior-point method of ipm.go in comparison space, for full blocks
