@@ -17,18 +17,23 @@ import (
 
 	"github.com/mkpoe/mkpoe/pkg/results"
 
-	"github.com/schollz/progressbar/v3"
 	"go.yaml.in/yaml/v3"
-	"golang.org/x/term"
 
 	"github.com/mkpoe/mkpoe/internal/errkind"
 	"github.com/mkpoe/mkpoe/internal/linalg"
+	"github.com/mkpoe/mkpoe/internal/progress"
 )
 
 // RunOptions control a run.
 type RunOptions struct {
-	Workers int       // parallel tasks (default: all cores)
-	Log     io.Writer // progress: a bar if it is a terminal, else log lines
+	Workers int // parallel tasks (default: all cores)
+	// Log receives the progress (docs/progress.md): on a terminal one live
+	// line (fits and tasks done, ETA, the running fit); else a line per
+	// finished task and a progress block every ProgressEvery.
+	Log io.Writer
+	// ProgressEvery is the interval of the progress blocks in a log
+	// (0: progress.PlainEvery, 30 s; negative: none).
+	ProgressEvery time.Duration
 	// Only, if not nil, restricts the run to the tasks for which it returns
 	// true (Slurm shards); the summary is built only once every task is done.
 	Only func(index int, t results.Task) bool
@@ -86,14 +91,23 @@ func Run(ctx context.Context, c *Config, opts RunOptions) (*results.Summary, err
 		return nil, err
 	}
 	plan := Plan(c)
-	for phase := 0; phase <= 1; phase++ {
-		var todo []results.Task
-		for i, t := range plan {
-			if t.Phase == phase && (opts.Only == nil || opts.Only(i, t)) && !st.done(t.ID) {
-				todo = append(todo, t)
-			}
+	var todo [2][]results.Task
+	fits := 0
+	for i, t := range plan {
+		if (opts.Only == nil || opts.Only(i, t)) && !st.done(t.ID) {
+			todo[t.Phase] = append(todo[t.Phase], t)
+			fits += TaskFits(c, t)
 		}
-		if err := runTasks(ctx, c, ds, st, todo, opts, phase); err != nil {
+	}
+	live, width := progress.Terminal(opts.Log)
+	disp := progress.NewRun(opts.Log, progress.RunOptions{Live: live, Width: width, Every: opts.ProgressEvery},
+		time.Now(), len(todo[0])+len(todo[1]), fits)
+	stopTicker := progress.Start(progress.Interval(live, opts.ProgressEvery), disp.Update)
+	defer disp.Finish()
+	defer stopTicker()
+	for phase := 0; phase <= 1; phase++ {
+		disp.SetPhase(phase)
+		if err := runTasks(ctx, c, ds, st, todo[phase], opts, phase, disp); err != nil {
 			if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 				return nil, interrupted(c, st, plan, opts.Only, ctx.Err())
 			}
@@ -112,6 +126,8 @@ func Run(ctx context.Context, c *Config, opts RunOptions) (*results.Summary, err
 	if len(failed) > 0 {
 		return nil, fmt.Errorf("%d task(s) failed (rerun the same command to retry them):\n  %s", len(failed), joinLines(failed))
 	}
+	stopTicker()
+	disp.Finish()
 	if opts.NoMerge {
 		return nil, nil
 	}
@@ -148,33 +164,34 @@ func joinLines(s []string) string {
 	return out
 }
 
-// runTasks runs tasks on a pool of workers, saving each result as it ends.
-func runTasks(ctx context.Context, c *Config, ds *dataset, st *store, todo []results.Task, opts RunOptions, phase int) error {
+// runTasks runs tasks on a pool of workers, saving each result as it ends,
+// and shows their progress on disp: in a log, a line per finished task
+// ("[done/total] id status seconds", with its error or convergence note);
+// on a terminal the live line, with only errors and notes printed above it.
+func runTasks(ctx context.Context, c *Config, ds *dataset, st *store, todo []results.Task, opts RunOptions, phase int, disp *progress.Run) error {
 	if len(todo) == 0 {
 		return nil
 	}
-	var bar *progressbar.ProgressBar
-	if f, ok := opts.Log.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		bar = progressbar.NewOptions(len(todo), progressbar.OptionSetWriter(opts.Log), progressbar.OptionShowCount(),
-			progressbar.OptionSetPredictTime(true), progressbar.OptionSetDescription(fmt.Sprintf("phase %d", phase)),
-			progressbar.OptionClearOnFinish())
-	} else {
-		fmt.Fprintf(opts.Log, "phase %d: %d tasks on %d workers\n", phase, len(todo), opts.Workers)
+	live, _ := progress.Terminal(opts.Log)
+	if !live {
+		disp.Println(fmt.Sprintf("phase %d: %d tasks on %d workers", phase, len(todo), opts.Workers), time.Now())
 	}
 	jobs := make(chan results.Task)
 	var mu sync.Mutex
 	var saveErr error
 	done := 0
-	var unconverged []string // with a progress bar: printed when the phase ends
 	var wg sync.WaitGroup
 	for w := 0; w < opts.Workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for t := range jobs {
-				r, stopped := runTask(ctx, c, ds, st, t)
+				tp := disp.StartTask(t.ID, TaskFits(c, t), time.Now())
+				r, stopped := runTask(ctx, c, ds, st, t, tp)
 				if stopped {
-					continue // cancelled mid-task: nothing to keep, a rerun redoes it
+					// Cancelled mid-task: nothing to keep, a rerun redoes it.
+					disp.EndTask(tp, "", time.Now())
+					continue
 				}
 				err := st.save(r)
 				note := r.NotConvergedNote(c.Solver.Tol)
@@ -183,14 +200,14 @@ func runTasks(ctx context.Context, c *Config, ds *dataset, st *store, todo []res
 				if err != nil && saveErr == nil {
 					saveErr = err
 				}
-				if bar != nil {
-					bar.Add(1)
-					if note != "" {
-						unconverged = append(unconverged, t.ID+": "+note)
+				line := fmt.Sprintf("[%d/%d] %s %s %.1fs%s%s", done, len(todo), t.ID, r.Status, r.Seconds, errSuffix(r.Error), errSuffix(note))
+				if live {
+					line = ""
+					if r.Error != "" || note != "" {
+						line = t.ID + " " + r.Status + errSuffix(r.Error) + errSuffix(note)
 					}
-				} else {
-					fmt.Fprintf(opts.Log, "[%d/%d] %s %s %.1fs%s%s\n", done, len(todo), t.ID, r.Status, r.Seconds, errSuffix(r.Error), errSuffix(note))
 				}
+				disp.EndTask(tp, line, time.Now())
 				mu.Unlock()
 			}
 		}()
@@ -205,12 +222,6 @@ func runTasks(ctx context.Context, c *Config, ds *dataset, st *store, todo []res
 	}
 	close(jobs)
 	wg.Wait()
-	if bar != nil {
-		bar.Finish()
-		for _, l := range unconverged {
-			fmt.Fprintf(opts.Log, "%s\n", l)
-		}
-	}
 	if saveErr != nil {
 		return saveErr
 	}

@@ -9,6 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/mkpoe/mkpoe/internal/progress"
 	"github.com/mkpoe/mkpoe/pkg/cv"
 	"github.com/mkpoe/mkpoe/pkg/data"
 	"github.com/mkpoe/mkpoe/pkg/eval"
@@ -17,10 +18,12 @@ import (
 )
 
 // runTask executes one task. ds is shared and read-only; store gives access
-// to other tasks' results (refit) and the run directory. interrupted is true
-// when ctx was cancelled before the task finished: its result is then
-// incomplete and must not be saved (a rerun runs the task again).
-func runTask(ctx context.Context, c *Config, ds *dataset, st *store, t results.Task) (res results.TaskResult, interrupted bool) {
+// to other tasks' results (refit) and the run directory; tp, if not nil,
+// follows the task's fits (progress display; it never changes results).
+// interrupted is true when ctx was cancelled before the task finished: its
+// result is then incomplete and must not be saved (a rerun runs the task
+// again).
+func runTask(ctx context.Context, c *Config, ds *dataset, st *store, t results.Task, tp *progress.Task) (res results.TaskResult, interrupted bool) {
 	start := time.Now()
 	res = results.TaskResult{Task: t, ConfigHash: c.Hash(), Status: "ok"}
 	defer func() {
@@ -29,7 +32,7 @@ func runTask(ctx context.Context, c *Config, ds *dataset, st *store, t results.T
 		}
 		res.Seconds = time.Since(start).Seconds()
 	}()
-	if err := execTask(ctx, c, ds, st, t, &res); err != nil {
+	if err := execTask(ctx, c, ds, st, t, tp, &res); err != nil {
 		if ctx.Err() != nil {
 			// Cancelled: whatever failed did so because the fit was stopped.
 			res.Status, res.Error = "failed", "interrupted: "+err.Error()
@@ -40,7 +43,7 @@ func runTask(ctx context.Context, c *Config, ds *dataset, st *store, t results.T
 	return res, false
 }
 
-func execTask(ctx context.Context, c *Config, ds *dataset, st *store, t results.Task, res *results.TaskResult) error {
+func execTask(ctx context.Context, c *Config, ds *dataset, st *store, t results.Task, tp *progress.Task, res *results.TaskResult) error {
 	row := c.Rows[t.Row]
 	kidx := c.rowKernels(row)
 	id := cv.Outer(t.Split)
@@ -69,7 +72,7 @@ func execTask(ctx context.Context, c *Config, ds *dataset, st *store, t results.
 		res.TestAccuracy, res.TestOutcomes = eval.Count(os).Accuracy(), string(os)
 		return nil
 	case KindCV:
-		pts, err := cv.Sweep(ctx, &rowTrial{c: c, row: row, f: f, kidx: kidx}, c.BetaGrid)
+		pts, err := cv.Sweep(ctx, &rowTrial{c: c, row: row, f: f, kidx: kidx, tp: tp}, c.BetaGrid)
 		for _, p := range pts {
 			res.Betas = append(res.Betas, p.Beta)
 			res.ValAccuracy = append(res.ValAccuracy, p.Score)
@@ -85,7 +88,7 @@ func execTask(ctx context.Context, c *Config, ds *dataset, st *store, t results.
 		if err != nil {
 			return err
 		}
-		m, err := fitRow(ctx, c, row, f, kidx, beta, nil)
+		m, err := fitRow(ctx, c, row, f, kidx, beta, nil, tp)
 		if err != nil {
 			return fmt.Errorf("β=%g: %w", beta, err)
 		}
@@ -114,8 +117,9 @@ func execTask(ctx context.Context, c *Config, ds *dataset, st *store, t results.
 }
 
 // fitRow fits the model of a k1 or k4 row on a fold's training kernels; it
-// stops within about one solver iteration when ctx is cancelled.
-func fitRow(ctx context.Context, c *Config, row RowConfig, f *fold, kidx []int, beta float64, init *mkpoe.Model) (*mkpoe.Model, error) {
+// stops within about one solver iteration when ctx is cancelled. tp, if not
+// nil, follows the fit's progress.
+func fitRow(ctx context.Context, c *Config, row RowConfig, f *fold, kidx []int, beta float64, init *mkpoe.Model, tp *progress.Task) (*mkpoe.Model, error) {
 	mode, err := mkpoe.ParseMode(row.Mode)
 	if err != nil {
 		return nil, err
@@ -123,6 +127,10 @@ func fitRow(ctx context.Context, c *Config, row RowConfig, f *fold, kidx []int, 
 	s := &mkpoe.Settings{Beta: beta, Mode: mode, Solver: mkpoe.Solver(c.Solver.Method), Tol: c.Solver.Tol, MaxIter: c.Solver.MaxIter, Init: init}
 	if row.Method == "k1" {
 		s.Combine = mkpoe.Sum
+	}
+	if tp != nil {
+		s.Recorder = tp.StartFit(beta)
+		defer tp.EndFit()
 	}
 	return mkpoe.FitContext(ctx, f.gramsOf(kidx), f.trainCs, s)
 }
@@ -134,10 +142,11 @@ type rowTrial struct {
 	row  RowConfig
 	f    *fold
 	kidx []int
+	tp   *progress.Task // nil: no progress display
 }
 
 func (t *rowTrial) Fit(ctx context.Context, beta float64, warm *mkpoe.Model) (*mkpoe.Model, error) {
-	return fitRow(ctx, t.c, t.row, t.f, t.kidx, beta, warm)
+	return fitRow(ctx, t.c, t.row, t.f, t.kidx, beta, warm, t.tp)
 }
 
 func (t *rowTrial) Score(m *mkpoe.Model) (float64, error) {

@@ -68,6 +68,20 @@ func (p *problem) interiorAffordable() bool {
 	return math.Min(kCost, tCost) <= maxInteriorFlops
 }
 
+// newtonReporter returns the conicProblem.step of an interior-point run
+// that continues from best: it reports each Newton step to rec (nil if rec
+// is nil) with the iteration count so far and best's objective and bound,
+// which the run's end updates (its iterates are evaluated on the whole
+// problem only then).
+func newtonReporter(rec Recorder, best *solution) func(int) {
+	if rec == nil {
+		return nil
+	}
+	return func(it int) {
+		rec(Iteration{Iter: best.iters + it, Objective: best.objective, Best: best.objective, Bound: best.bound, Stage: StageInteriorPoint})
+	}
+}
+
 // crossoverMaxRounds bounds the price-and-resolve rounds.
 const crossoverMaxRounds = 12
 
@@ -112,6 +126,7 @@ func (p *problem) crossover(ctx context.Context, sol solution, s Settings) (solu
 	for round := 1; round <= crossoverMaxRounds; round++ {
 		cp, layout := p.restrict(&set)
 		cp.alpha0 = best.objective / float64(max(len(set.comps), 1))
+		cp.step = newtonReporter(s.Recorder, &best)
 		res, err := solveConic(ctx, cp, s.Tol*1e-3, 150)
 		if err != nil && !(errors.Is(err, errIPMStalled) && res.x != nil) {
 			if errors.Is(err, errIPMStalled) {
@@ -146,7 +161,7 @@ func (p *problem) crossover(ctx context.Context, sol solution, s Settings) (solu
 		}
 		best.trace = append(best.trace, best.objective)
 		if s.Recorder != nil {
-			s.Recorder(Iteration{Iter: best.iters, Objective: f, Best: best.objective, Bound: best.bound})
+			s.Recorder(Iteration{Iter: best.iters, Objective: f, Best: best.objective, Bound: best.bound, Stage: StageInteriorPoint})
 		}
 		if best.objective-best.bound <= s.Tol*best.objective {
 			best.converged = true

@@ -6,9 +6,10 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/mkpoe/mkpoe/internal/linalg"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/mkpoe/mkpoe/internal/linalg"
 )
 
 // A primal-dual interior-point method for the hinge-loss conic program
@@ -74,6 +75,10 @@ type conicProblem struct {
 	// grow with μ once the box stops binding, and starting at μ/2 puts the
 	// dual residual orders of magnitude above the solution's scale.
 	alpha0 float64
+	// step, if not nil, is called after every Newton step with the number
+	// of steps taken (progress reports: newtonReporter); it must not change
+	// anything.
+	step func(it int)
 }
 
 // svecLen is the length of svec of a k×k symmetric matrix.
@@ -278,6 +283,9 @@ func solveConic(ctx context.Context, cp *conicProblem, tol float64, maxIter int)
 			return res, fmt.Errorf("mkpoe: fit stopped in the interior-point stage: %w", err)
 		}
 		res.iterations = it
+		if cp.step != nil && it > 1 {
+			cp.step(it - 1) // the Newton steps taken so far
+		}
 		// Residuals and duality measure.
 		cp.mulB(x, bx)
 		for c := range rp {

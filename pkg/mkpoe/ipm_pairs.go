@@ -7,9 +7,10 @@ import (
 	"runtime"
 	"sync"
 
-	"github.com/mkpoe/mkpoe/pkg/data"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/mkpoe/mkpoe/pkg/data"
 )
 
 // The interior-point method of ipm.go in comparison space, for full blocks
@@ -277,6 +278,7 @@ func (p *problem) interiorFull(ctx context.Context, sol solution, s Settings) (s
 		// Σα equals the optimum at the solution: start every multiplier at
 		// the mean that the first-order objective suggests.
 		cp.alpha0 = best.objective / float64(len(comps))
+		cp.step = newtonReporter(s.Recorder, &best)
 		mu := p.beta / float64(nc)
 		// evaluate maps an interior-point result to the whole problem: its
 		// point, exact objective and certified bound (m, alpha, g hold the
@@ -347,7 +349,7 @@ func (p *problem) interiorFull(ctx context.Context, sol solution, s Settings) (s
 		}
 		best.trace = append(best.trace, best.objective)
 		if s.Recorder != nil {
-			s.Recorder(Iteration{Iter: best.iters, Objective: f, Best: best.objective, Bound: best.bound})
+			s.Recorder(Iteration{Iter: best.iters, Objective: f, Best: best.objective, Bound: best.bound, Stage: StageInteriorPoint})
 		}
 		if best.objective-best.bound <= s.Tol*best.objective {
 			best.converged = true

@@ -2,6 +2,7 @@ package mkpoe
 
 import (
 	"context"
+	"math"
 
 	"github.com/mkpoe/mkpoe/pkg/data"
 )
@@ -78,6 +79,16 @@ func (acceleratedMethod) solve(ctx context.Context, fp fitProblem) (solution, er
 	rest := s
 	rest.MaxIter = s.MaxIter - sol.iters
 	done := sol.iters
+	if s.Recorder != nil {
+		// Iterations count on from the first run's, and its bound stays
+		// the best certified so far (the second run starts without one).
+		first := sol.bound
+		rest.Recorder = func(it Iteration) {
+			it.Iter += done
+			it.Bound = math.Max(it.Bound, first)
+			s.Recorder(it)
+		}
+	}
 	sc.toSolver(p, sol.x)
 	sol, err = p.accelerated(ctx, sol.x, rest, nil)
 	sol.iters += done

@@ -98,17 +98,54 @@ func ParseSolver(s string) (Solver, error) {
 	return "", invalidf("mkpoe: solver must be accelerated or subgradient, got %q", s)
 }
 
+// Stage names the method that produced an [Iteration].
+type Stage string
+
+const (
+	// StageAccelerated is the accelerated first-order method of the default
+	// solver (docs/solver.md).
+	StageAccelerated Stage = "accelerated"
+	// StageInteriorPoint is the interior-point crossover that finishes the
+	// default solver's fits at large β (docs/solver.md).
+	StageInteriorPoint Stage = "interior-point"
+	// StageSubgradient is the paper's projected subgradient method.
+	StageSubgradient Stage = "subgradient"
+)
+
 // Iteration is what a [Recorder] sees after each iteration.
 type Iteration struct {
-	Iter      int     // 1-based iteration number
-	Objective float64 // the exact (unsmoothed) objective at the current iterate
+	// Iter is the 1-based iteration number, counted across stages (the
+	// model's Stats.Iterations at the end).
+	Iter int
+	// Objective is the exact (unsmoothed) objective at the current iterate.
+	// In the interior-point stage the Newton iterates are not evaluated on
+	// the whole problem until their run ends: between those evaluations it
+	// is the best objective so far.
+	Objective float64
 	Best      float64 // the best objective seen so far
 	Bound     float64 // the best certified lower bound so far (0 if none)
-	Smoothing float64 // the Huber smoothing width δ (0 for the subgradient solver)
+	Smoothing float64 // the Huber smoothing width δ (accelerated stage only, else 0)
+	Stage     Stage   // the method running
 }
 
-// Recorder receives progress reports. It must not modify anything it is
-// given and must not retain it.
+// Gap returns the certified relative gap (Best − Bound)/Best of the
+// iteration, defined as the model's Stats.RelativeGap: Best is within Gap
+// (relative) of the optimum. It is 1 while no certificate exists (Bound =
+// 0: the objective is ≥ 0), 0 when Best is 0, and may be a rounding error
+// below 0 once the bound meets the objective. The default solver's fit
+// converges once Gap ≤ Settings.Tol.
+func (it Iteration) Gap() float64 {
+	if !(it.Best > 0) {
+		return 0
+	}
+	return (it.Best - it.Bound) / it.Best
+}
+
+// Recorder receives progress reports: after every iteration of the
+// first-order methods, and after every Newton step of the interior-point
+// stage, on the goroutine running the fit. It must not modify anything it
+// is given and must not retain it; it should return quickly (it delays
+// the fit), and it cannot change the fit's result.
 type Recorder func(Iteration)
 
 // Settings are the hyperparameters of [Fit]. The zero value of every field
@@ -138,7 +175,8 @@ type Settings struct {
 	// Init, if not nil, warm-starts the solver from a model fitted on the
 	// same inputs (for example at a neighbouring β). It is read, not changed.
 	Init *Model
-	// Recorder, if not nil, is called after every iteration.
+	// Recorder, if not nil, is called after every iteration (see
+	// [Recorder]); progress displays use it. Nil costs nothing.
 	Recorder Recorder
 }
 

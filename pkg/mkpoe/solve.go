@@ -248,7 +248,7 @@ func (p *problem) accelerated(ctx context.Context, x0 []float64, s Settings, sto
 			}
 		}
 		if s.Recorder != nil {
-			s.Recorder(Iteration{Iter: it, Objective: f, Best: sol.objective, Bound: sol.bound, Smoothing: delta})
+			s.Recorder(Iteration{Iter: it, Objective: f, Best: sol.objective, Bound: sol.bound, Smoothing: delta, Stage: StageAccelerated})
 		}
 		if sol.converged {
 			break

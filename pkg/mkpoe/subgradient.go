@@ -81,7 +81,7 @@ func (p *problem) subgradient(ctx context.Context, x0 []float64, s Settings) (so
 			f = sol.objective
 		}
 		if s.Recorder != nil {
-			s.Recorder(Iteration{Iter: it, Objective: f, Best: sol.objective})
+			s.Recorder(Iteration{Iter: it, Objective: f, Best: sol.objective, Stage: StageSubgradient})
 		}
 		if delta < s.Tol/10*sol.objective {
 			sol.converged = true

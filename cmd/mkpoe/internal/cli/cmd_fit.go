@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/mkpoe/mkpoe/internal/progress"
 	"github.com/mkpoe/mkpoe/pkg/data"
 	"github.com/mkpoe/mkpoe/pkg/mkpoe"
 	"github.com/mkpoe/mkpoe/pkg/results"
@@ -30,6 +32,7 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	maxIter := fs.Int("max-iter", 0, "iteration limit (0: solver default)")
 	tol := fs.Float64("tol", 0, "relative accuracy (0: default 1e-3, certified by a duality gap)")
 	out := fs.String("out", "", "model file to write (JSON; required)")
+	every := addProgressFlag(fs)
 	if err := parseFlags(fs, args, 0); err != nil {
 		return err
 	}
@@ -97,6 +100,17 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return badInput(err)
 	}
+	// Progress on stderr once the fit has run progress.FitDelay
+	// (docs/progress.md); the Recorder cannot change the model.
+	live, width := progress.Terminal(stderr)
+	disp := progress.NewFitDisplay(stderr, live, clock())
+	disp.Width, disp.Every = width, *every
+	disp.Tol = *tol
+	if disp.Tol == 0 {
+		disp.Tol = 1e-3 // Settings' default
+	}
+	s.Recorder = disp.Fit.Record
+	stop := progress.Start(progress.Interval(live, disp.Every), func(time.Time) { disp.Update(clock()) })
 	var m *mkpoe.Model
 	switch {
 	case ks != nil:
@@ -106,6 +120,8 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	default:
 		m, err = mkpoe.FitIdentityContext(ctx, n, cf.Comparisons, s)
 	}
+	stop()
+	disp.Finish(clock())
 	if err != nil {
 		// Bad input: exit 2; Ctrl-C: interrupted, no model written;
 		// anything else: an internal error (exit 3).
@@ -121,6 +137,9 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	return nil
 }
+
+// clock is the time of the fit's progress display (tests replace it).
+var clock = time.Now
 
 // readComparisons reads a comparisons file that fit, eval and native need
 // to be non-empty: an empty one would "converge" to W = 0 or score 0.

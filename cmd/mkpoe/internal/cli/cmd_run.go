@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mkpoe/mkpoe/experiments"
+	"github.com/mkpoe/mkpoe/internal/progress"
 )
 
 // loadConfigArgs parses "CONFIG [flags]" and applies --out.
@@ -74,22 +75,28 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	var workers *int
 	var shard *shardFlags
 	var noReport, force *bool
+	var every *time.Duration
 	c, err := loadConfigArgs("run", args, stderr, func(fs *flagSet) {
 		workers = fs.Int("workers", 0, "tasks run in parallel (default: all cores)")
 		shard = addShardFlags(fs)
 		noReport = fs.Bool("no-report", false, "do not write the report (RUN_DIR/report) after the summary")
 		force = fs.Bool("force", false, "take over a run directory that belongs to another experiment (its summary is replaced)")
+		every = addProgressFlag(fs)
 	})
 	if err != nil {
 		return err
+	}
+	opts := experiments.RunOptions{Workers: *workers, Log: stderr, Force: *force, ProgressEvery: *every}
+	if *every == 0 {
+		opts.ProgressEvery = -1 // none
 	}
 	start := time.Now()
 	if sh, err := shard.resolve(len(experiments.Plan(c)), os.Getenv); err != nil {
 		return err
 	} else if sh.active() {
-		return runShard(ctx, c, sh, *workers, *force, stdout, stderr)
+		return runShard(ctx, c, sh, opts, stdout, stderr)
 	}
-	s, err := experiments.Run(ctx, c, experiments.RunOptions{Workers: *workers, Log: stderr, Force: *force})
+	s, err := experiments.Run(ctx, c, opts)
 	if err != nil {
 		return err
 	}
@@ -102,6 +109,12 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	fmt.Fprintf(stdout, "\nrun directory: %s (%.1fs)\n", c.Output, time.Since(start).Seconds())
 	return nil
+}
+
+// addProgressFlag adds --progress-every: the interval of the plain
+// progress lines written when stderr is not a terminal (docs/progress.md).
+func addProgressFlag(fs *flagSet) *time.Duration {
+	return fs.Duration("progress-every", progress.PlainEvery, "without a terminal: interval of the progress lines on stderr (0: none)")
 }
 
 // runCheck implements "mkpoe check CONFIG": validate the config and the data

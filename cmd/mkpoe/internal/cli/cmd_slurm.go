@@ -604,12 +604,13 @@ func readSlurmPlan(runDir string) (*slurmPlan, error) {
 
 // runShard runs one shard of c's plan without merging: a missing task of
 // another shard is not an error, a failed task of this one is.
-func runShard(ctx context.Context, c *experiments.Config, sh shardSpec, workers int, force bool, stdout, stderr io.Writer) error {
+func runShard(ctx context.Context, c *experiments.Config, sh shardSpec, opts experiments.RunOptions, stdout, stderr io.Writer) error {
 	start := time.Now()
 	plan := experiments.Plan(c)
 	idx := sh.indices(plan)
 	fmt.Fprintf(stderr, "%s: %d of %d tasks (%s)\n", sh, len(idx), len(plan), compressRanges(idx))
-	if _, err := experiments.Run(ctx, c, experiments.RunOptions{Workers: workers, Log: stderr, Only: sh.selects, NoMerge: true, Force: force}); err != nil {
+	opts.Only, opts.NoMerge = sh.selects, true
+	if _, err := experiments.Run(ctx, c, opts); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "%s done: %d task(s) in %s (%.1fs); when every shard is done: mkpoe merge %s\n",

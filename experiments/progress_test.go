@@ -1,0 +1,84 @@
+package experiments
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mkpoe/mkpoe/internal/progress"
+	"github.com/mkpoe/mkpoe/pkg/results"
+)
+
+// TestTaskProgressCountsFits runs a task of each kind with a progress
+// display and checks that the display counted each of its fits as it
+// ended (before the task ended: a cv task's β sweep shows inside the
+// task) and that following the fits changed nothing: the task's result
+// equals the one of a run without a display.
+func TestTaskProgressCountsFits(t *testing.T) {
+	c := loadTiny(t, filepath.Join(t.TempDir(), "run"))
+	var log strings.Builder
+	if _, err := Run(context.Background(), c, RunOptions{Workers: 2, Log: &log}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(log.String(), "phase 0: ") || !strings.Contains(log.String(), "phase 1: ") {
+		t.Errorf("log lacks the phase lines:\n%s", log.String())
+	}
+	ds, err := c.loadAndCheckData()
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := Plan(c)
+	st, err := openStore(c.Output, plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := func(kind string) results.Task {
+		for _, task := range plan {
+			if task.Kind == kind {
+				return task
+			}
+		}
+		t.Fatalf("no %s task", kind)
+		return results.Task{}
+	}
+	for _, test := range []struct {
+		kind string
+		fits int
+	}{
+		{KindNative, 0},
+		{KindCV, len(c.BetaGrid)},
+		{KindRefit, 1},
+	} {
+		t.Run(test.kind, func(t *testing.T) {
+			task := first(test.kind)
+			if got := TaskFits(c, task); got != test.fits {
+				t.Fatalf("TaskFits = %d, want %d", got, test.fits)
+			}
+			start := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+			disp := progress.NewRun(io.Discard, progress.RunOptions{}, start, 1, test.fits)
+			tp := disp.StartTask(task.ID, test.fits, start)
+			res, stopped := runTask(context.Background(), c, ds, st, task, tp)
+			if stopped || res.Status != "ok" {
+				t.Fatalf("task %s: %s %s", task.ID, res.Status, res.Error)
+			}
+			if done, all, _, _ := disp.Counts(); done != test.fits || all != test.fits {
+				t.Errorf("%d of %d fits counted after the task's fits, want %d", done, all, test.fits)
+			}
+			want, ok := st.load(task.ID)
+			if !ok {
+				t.Fatalf("no result of %s on disk", task.ID)
+			}
+			res.Seconds, want.Seconds = 0, 0
+			res.Format = want.Format // set when saved
+			a, _ := json.Marshal(res)
+			b, _ := json.Marshal(want)
+			if string(a) != string(b) {
+				t.Errorf("the result with a progress display differs from the run's:\n%s\n%s", a, b)
+			}
+		})
+	}
+}

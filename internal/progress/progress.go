@@ -1,0 +1,524 @@
+// Package progress shows how far a fit (mkpoe fit) or a run of tasks
+// (mkpoe run) has got: on a terminal as one live line redrawn in place, in
+// a log as plain lines every so often. docs/progress.md says what the lines
+// mean.
+//
+// Nothing here reads the clock: every method takes the time, and Start
+// drives an Update from a ticker, so that tests pass made-up times and
+// assert the exact lines. Progress output depends on time; results never
+// do (a fit's Recorder cannot change it: pkg/mkpoe).
+package progress
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/term"
+
+	"github.com/mkpoe/mkpoe/pkg/mkpoe"
+)
+
+// Terminal reports whether w is a terminal (then progress is a live
+// line), and its width for the live line (0 if unknown).
+func Terminal(w io.Writer) (live bool, width int) {
+	f, ok := w.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return false, 0
+	}
+	width, _, err := term.GetSize(int(f.Fd()))
+	if err != nil || width <= 1 {
+		return true, 0
+	}
+	return true, width - 1 // writing the last column wraps on some terminals
+}
+
+// clearLine returns the cursor to the start of the line and erases it.
+const clearLine = "\r\x1b[K"
+
+// Fit is the latest report of one running fit. Record is its
+// mkpoe.Recorder; Fit is safe for concurrent use (the fit reports on its
+// own goroutine, a display reads on another).
+type Fit struct {
+	mu   sync.Mutex
+	last mkpoe.Iteration
+	seen bool
+}
+
+// Record stores it as the fit's latest report (an mkpoe.Recorder: cheap,
+// called after every iteration).
+func (f *Fit) Record(it mkpoe.Iteration) {
+	f.mu.Lock()
+	f.last, f.seen = it, true
+	f.mu.Unlock()
+}
+
+// Last returns the latest report, and false if there is none yet.
+func (f *Fit) Last() (mkpoe.Iteration, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.last, f.seen
+}
+
+// Describe formats a fit's latest report, for example
+//
+//	iteration 430, interior-point, objective 12.3456, certified gap 2.1e-02
+//
+// or "setting up (no iteration yet)" before the first. The gap is the
+// certified relative gap (mkpoe.Iteration.Gap; "no certificate yet" while
+// there is no bound: the subgradient solver computes its only one at the
+// end).
+func Describe(it mkpoe.Iteration, ok bool) string {
+	if !ok {
+		return "setting up (no iteration yet)"
+	}
+	gap := "no certificate yet"
+	if it.Bound > 0 {
+		gap = "certified gap " + formatGap(it.Gap())
+	}
+	return fmt.Sprintf("iteration %d, %s, objective %.6g, %s", it.Iter, it.Stage, it.Best, gap)
+}
+
+// describeShort is Describe for the live line of a run.
+func describeShort(it mkpoe.Iteration, ok bool) string {
+	if !ok {
+		return "setting up"
+	}
+	s := fmt.Sprintf("it %d %s", it.Iter, it.Stage)
+	if it.Bound > 0 {
+		s += " gap " + formatGap(it.Gap())
+	}
+	return s
+}
+
+// formatGap prints a relative gap with two digits; round-off below zero
+// shows as 0.
+func formatGap(g float64) string {
+	return fmt.Sprintf("%.1e", math.Max(g, 0))
+}
+
+// FormatDuration prints d rounded to the second: "45s", "3m10s", "2h05m"
+// (hours drop the seconds).
+func FormatDuration(d time.Duration) string {
+	if d < 0 {
+		d = 0
+	}
+	s := int64(d.Round(time.Second) / time.Second)
+	switch {
+	case s < 60:
+		return fmt.Sprintf("%ds", s)
+	case s < 3600:
+		return fmt.Sprintf("%dm%02ds", s/60, s%60)
+	}
+	return fmt.Sprintf("%dh%02dm", s/3600, s/60%60)
+}
+
+// ETA estimates the time left from the work done so far: elapsed ×
+// (total − done)/done, the average rate so far applied to what is left. It
+// returns false when nothing is done yet (no rate to go by).
+func ETA(elapsed time.Duration, done, total int) (time.Duration, bool) {
+	if done <= 0 {
+		return 0, false
+	}
+	if done >= total {
+		return 0, true
+	}
+	return time.Duration(float64(elapsed) * float64(total-done) / float64(done)), true
+}
+
+// truncate shortens a live line to width runes (0: no limit), so that it
+// never wraps: a wrapped line cannot be redrawn in place.
+func truncate(s string, width int) string {
+	if width <= 0 {
+		return s
+	}
+	r := []rune(s)
+	if len(r) <= width {
+		return s
+	}
+	return string(r[:width])
+}
+
+// Start calls update with the current time every interval on its own
+// goroutine, until the returned stop is called; stop returns once the
+// last update has ended, so the caller may then write to the same output.
+func Start(interval time.Duration, update func(now time.Time)) (stop func()) {
+	t := time.NewTicker(interval)
+	quit := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case now := <-t.C:
+				update(now)
+			case <-quit:
+				return
+			}
+		}
+	}()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			t.Stop()
+			close(quit)
+			<-done
+		})
+	}
+}
+
+// Defaults of the displays.
+const (
+	// FitDelay is how long a fit runs before its progress shows: fast fits
+	// (and the scripts and tests that run them) stay quiet.
+	FitDelay = 2 * time.Second
+	// PlainEvery is the interval of plain progress lines (no terminal).
+	PlainEvery = 30 * time.Second
+	// LiveEvery is how often a live line is redrawn.
+	LiveEvery = 250 * time.Millisecond
+)
+
+// Interval is the ticker interval for a display whose plain lines come
+// every every: LiveEvery on a terminal, else a second or every if shorter
+// (plain lines then come within a second of being due).
+func Interval(live bool, every time.Duration) time.Duration {
+	switch {
+	case live:
+		return LiveEvery
+	case every > 0 && every < time.Second:
+		return every
+	}
+	return time.Second
+}
+
+// FitDisplay shows the progress of one fit (mkpoe fit) on W once it has
+// run Delay: on a terminal (Live) one line redrawn at every Update, else a
+// plain line at the first Update after Delay and then every Every. Lines
+// read
+//
+//	fit: 12s, iteration 430, interior-point, objective 12.3456, certified gap 2.1e-02 (target 1.0e-03)
+//
+// Update and Finish must not run concurrently (Start's stop orders them).
+type FitDisplay struct {
+	W     io.Writer
+	Live  bool
+	Width int           // live line width (0: no limit)
+	Delay time.Duration // quiet before (default FitDelay)
+	Every time.Duration // interval of plain lines (default PlainEvery; ≤ 0: no plain lines)
+	Tol   float64       // the fit's target relative gap, shown as the target (0: not shown)
+	Fit   Fit           // its Record is the fit's mkpoe.Recorder
+
+	start   time.Time
+	printed time.Time // last plain line
+	drawn   bool      // a live line is on the screen
+}
+
+// NewFitDisplay returns a display for a fit started at start.
+func NewFitDisplay(w io.Writer, live bool, start time.Time) *FitDisplay {
+	return &FitDisplay{W: w, Live: live, Delay: FitDelay, Every: PlainEvery, start: start}
+}
+
+func (d *FitDisplay) line(now time.Time) string {
+	s := "fit: " + FormatDuration(now.Sub(d.start)) + ", " + Describe(d.Fit.Last())
+	if it, ok := d.Fit.Last(); ok && it.Bound > 0 && d.Tol > 0 {
+		s += " (target " + formatGap(d.Tol) + ")"
+	}
+	return s
+}
+
+// Update shows the fit's progress at time now, if it is due.
+func (d *FitDisplay) Update(now time.Time) {
+	if now.Sub(d.start) < d.Delay {
+		return
+	}
+	if d.Live {
+		fmt.Fprint(d.W, clearLine+truncate(d.line(now), d.Width))
+		d.drawn = true
+		return
+	}
+	if d.Every <= 0 {
+		return
+	}
+	if d.printed.IsZero() || now.Sub(d.printed) >= d.Every {
+		fmt.Fprintln(d.W, d.line(now))
+		d.printed = now
+	}
+}
+
+// Finish ends the display at time now: a live line is erased (the
+// command's own output follows); in a log, a fit that ran Delay or longer
+// gets a last line with its final state.
+func (d *FitDisplay) Finish(now time.Time) {
+	if d.Live {
+		if d.drawn {
+			fmt.Fprint(d.W, clearLine)
+			d.drawn = false
+		}
+		return
+	}
+	if d.Every > 0 && now.Sub(d.start) >= d.Delay {
+		fmt.Fprintln(d.W, d.line(now))
+	}
+}
+
+// Run shows the progress of a run of tasks (mkpoe run): fits and tasks
+// done of the run's total, the time since it started, an ETA from the fits
+// done (ETA; from tasks when no task fits anything) and what the running
+// fits are at. On a terminal one line is redrawn at every Update; in a
+// log a block of lines comes every Every:
+//
+//	progress: 12/40 fits (30%), 3/10 tasks, 1m20s elapsed, ETA 3m07s
+//	  running cv-…: 45s, fit 3/4 (β=100), iteration 230, accelerated, objective 12.3, certified gap 3.2e-02
+//
+// Task lines (Println) go between. All methods are safe for concurrent
+// use.
+type Run struct {
+	mu    sync.Mutex
+	w     io.Writer
+	live  bool
+	width int
+	every time.Duration
+	start time.Time
+
+	tasks, tasksDone int
+	fits, fitsDone   int
+	phase            int
+	running          []*Task // in start order
+	printed          time.Time
+	drawn            bool
+}
+
+// RunOptions configure a Run display.
+type RunOptions struct {
+	Live  bool          // a terminal: one live line
+	Width int           // live line width (0: no limit)
+	Every time.Duration // interval of plain blocks (0: PlainEvery; < 0: none)
+}
+
+// NewRun returns the display of a run of tasks tasks performing fits
+// fits, started at start.
+func NewRun(w io.Writer, opt RunOptions, start time.Time, tasks, fits int) *Run {
+	if opt.Every == 0 {
+		opt.Every = PlainEvery
+	}
+	return &Run{w: w, live: opt.Live, width: opt.Width, every: opt.Every, start: start, printed: start, tasks: tasks, fits: fits}
+}
+
+// Task is one running task of a Run. Its methods are safe on a nil Task
+// (no display).
+type Task struct {
+	run   *Run
+	id    string
+	fits  int // fits the task performs
+	done  int // fits finished
+	start time.Time
+	beta  float64
+	fit   *Fit // the running fit (nil between fits)
+}
+
+// SetPhase sets the phase shown on the live line.
+func (r *Run) SetPhase(p int) {
+	r.mu.Lock()
+	r.phase = p
+	r.mu.Unlock()
+}
+
+// StartTask records that task id, which performs fits fits, started at now.
+func (r *Run) StartTask(id string, fits int, now time.Time) *Task {
+	t := &Task{run: r, id: id, fits: fits, start: now}
+	r.mu.Lock()
+	r.running = append(r.running, t)
+	r.mu.Unlock()
+	return t
+}
+
+// StartFit records that the task's next fit, at β = beta, started, and
+// returns its Recorder (nil on a nil Task).
+func (t *Task) StartFit(beta float64) mkpoe.Recorder {
+	if t == nil {
+		return nil
+	}
+	f := &Fit{}
+	t.run.mu.Lock()
+	t.fit, t.beta = f, beta
+	t.run.mu.Unlock()
+	return f.Record
+}
+
+// EndFit records that the task's running fit ended.
+func (t *Task) EndFit() {
+	if t == nil {
+		return
+	}
+	r := t.run
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	t.fit = nil
+	if t.done < t.fits {
+		t.done++
+		r.fitsDone++
+	}
+}
+
+// EndTask records that t ended at now and prints line (if not empty)
+// above the live line or as a log line. The fits t did not perform (it
+// failed) count as done: they are no longer to be done.
+func (r *Run) EndTask(t *Task, line string, now time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.fitsDone += t.fits - t.done
+	t.done = t.fits
+	r.tasksDone++
+	for i, u := range r.running {
+		if u == t {
+			r.running = append(r.running[:i], r.running[i+1:]...)
+			break
+		}
+	}
+	r.println(line, now)
+}
+
+// Println prints line above the live line, or as a log line.
+func (r *Run) Println(line string, now time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.println(line, now)
+}
+
+func (r *Run) println(line string, now time.Time) {
+	if line == "" {
+		return
+	}
+	if r.drawn {
+		fmt.Fprint(r.w, clearLine)
+	}
+	fmt.Fprintln(r.w, line)
+	if r.drawn {
+		r.draw(now)
+	}
+}
+
+// Counts returns the fits and tasks done and in all.
+func (r *Run) Counts() (fitsDone, fits, tasksDone, tasks int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.fitsDone, r.fits, r.tasksDone, r.tasks
+}
+
+// ETA returns the estimated time left at now (ETA over fits, or over
+// tasks when no task fits anything), and false when there is no estimate
+// yet.
+func (r *Run) ETA(now time.Time) (time.Duration, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.eta(now)
+}
+
+func (r *Run) eta(now time.Time) (time.Duration, bool) {
+	if r.fits > 0 {
+		return ETA(now.Sub(r.start), r.fitsDone, r.fits)
+	}
+	return ETA(now.Sub(r.start), r.tasksDone, r.tasks)
+}
+
+func (r *Run) etaText(now time.Time) string {
+	if eta, ok := r.eta(now); ok {
+		return "ETA " + FormatDuration(eta)
+	}
+	return "ETA unknown (nothing done yet)"
+}
+
+// Update shows the progress at now if it is due: the live line at every
+// call, the plain block every Every.
+func (r *Run) Update(now time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.live {
+		r.draw(now)
+		return
+	}
+	if r.every < 0 || now.Sub(r.printed) < r.every {
+		return
+	}
+	r.printed = now
+	fmt.Fprintf(r.w, "progress: %s, %d/%d tasks, %s elapsed, %s\n", r.fitsText(), r.tasksDone, r.tasks,
+		FormatDuration(now.Sub(r.start)), r.etaText(now))
+	for i, t := range r.running {
+		if i == maxRunningLines {
+			fmt.Fprintf(r.w, "  and %d more running\n", len(r.running)-i)
+			break
+		}
+		fmt.Fprintf(r.w, "  running %s: %s\n", t.id, r.taskText(t, now))
+	}
+}
+
+// maxRunningLines bounds the running tasks a plain block lists (the ones
+// that started first; a run on many cores would flood its log).
+const maxRunningLines = 8
+
+func (r *Run) fitsText() string {
+	pct := 100.0
+	if r.fits > 0 {
+		pct = 100 * float64(r.fitsDone) / float64(r.fits)
+	}
+	return fmt.Sprintf("%d/%d fits (%.0f%%)", r.fitsDone, r.fits, pct)
+}
+
+// taskText describes a running task: its time, and its running fit.
+func (r *Run) taskText(t *Task, now time.Time) string {
+	s := FormatDuration(now.Sub(t.start))
+	switch {
+	case t.fits == 0:
+		return s + ", no fit (native space)"
+	case t.fit == nil:
+		return s + fmt.Sprintf(", %d/%d fits done, preparing", t.done, t.fits)
+	}
+	return s + fmt.Sprintf(", fit %d/%d (β=%g), %s", t.done+1, t.fits, t.beta, Describe(t.fit.Last()))
+}
+
+// draw redraws the live line:
+//
+//	phase 0 [=====>    ] 12/40 fits (30%) · 3/10 tasks · 1m20s · ETA 3m07s · cv-…: fit 3/4 β=100 it 230 accelerated gap 3.2e-02
+//
+// showing the running task that started first.
+func (r *Run) draw(now time.Time) {
+	const barWidth = 20
+	filled := barWidth
+	if r.fits > 0 {
+		filled = barWidth * r.fitsDone / r.fits
+	}
+	bar := strings.Repeat("=", filled)
+	if filled < barWidth {
+		bar += ">" + strings.Repeat(" ", barWidth-filled-1)
+	}
+	s := fmt.Sprintf("phase %d [%s] %s · %d/%d tasks · %s · %s", r.phase, bar, r.fitsText(), r.tasksDone, r.tasks,
+		FormatDuration(now.Sub(r.start)), r.etaText(now))
+	if len(r.running) > 0 {
+		t := r.running[0]
+		s += " · " + t.id + ": "
+		switch {
+		case t.fits == 0:
+			s += "no fit"
+		case t.fit == nil:
+			s += "preparing"
+		default:
+			s += fmt.Sprintf("fit %d/%d β=%g %s", t.done+1, t.fits, t.beta, describeShort(t.fit.Last()))
+		}
+	}
+	fmt.Fprint(r.w, clearLine+truncate(s, r.width))
+	r.drawn = true
+}
+
+// Finish erases the live line (what follows is the run's own output).
+func (r *Run) Finish() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.drawn {
+		fmt.Fprint(r.w, clearLine)
+		r.drawn = false
+	}
+}

@@ -1,0 +1,329 @@
+package progress
+
+import (
+	"io"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mkpoe/mkpoe/pkg/mkpoe"
+)
+
+// t0 is the made-up start time of every display in these tests.
+var t0 = time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
+
+func at(d time.Duration) time.Time { return t0.Add(d) }
+
+func TestETA(t *testing.T) {
+	for _, test := range []struct {
+		elapsed     time.Duration
+		done, total int
+		want        time.Duration
+		ok          bool
+	}{
+		{20 * time.Second, 10, 40, 60 * time.Second, true}, // 2 s a fit, 30 fits left
+		{30 * time.Second, 1, 4, 90 * time.Second, true},
+		{time.Minute, 3, 3, 0, true}, // all done
+		{time.Minute, 0, 40, 0, false},
+		{0, 0, 0, 0, false},
+	} {
+		got, ok := ETA(test.elapsed, test.done, test.total)
+		if got != test.want || ok != test.ok {
+			t.Errorf("ETA(%v, %d, %d) = %v, %v; want %v, %v", test.elapsed, test.done, test.total, got, ok, test.want, test.ok)
+		}
+	}
+}
+
+func TestFormatDuration(t *testing.T) {
+	for _, test := range []struct {
+		d    time.Duration
+		want string
+	}{
+		{0, "0s"},
+		{-time.Second, "0s"},
+		{1400 * time.Millisecond, "1s"},
+		{59600 * time.Millisecond, "1m00s"},
+		{190 * time.Second, "3m10s"},
+		{2*time.Hour + 5*time.Minute + 59*time.Second, "2h05m"},
+	} {
+		if got := FormatDuration(test.d); got != test.want {
+			t.Errorf("FormatDuration(%v) = %q, want %q", test.d, got, test.want)
+		}
+	}
+}
+
+func TestDescribe(t *testing.T) {
+	for _, test := range []struct {
+		it   mkpoe.Iteration
+		ok   bool
+		want string
+	}{
+		{mkpoe.Iteration{}, false, "setting up (no iteration yet)"},
+		{mkpoe.Iteration{Iter: 430, Objective: 13, Best: 12.3456, Bound: 12.0864, Stage: mkpoe.StageInteriorPoint}, true,
+			"iteration 430, interior-point, objective 12.3456, certified gap 2.1e-02"},
+		{mkpoe.Iteration{Iter: 7, Objective: 3, Best: 2.5, Stage: mkpoe.StageSubgradient}, true,
+			"iteration 7, subgradient, objective 2.5, no certificate yet"},
+		{mkpoe.Iteration{Iter: 9, Best: 2, Bound: 2.0000000001, Stage: mkpoe.StageAccelerated}, true,
+			"iteration 9, accelerated, objective 2, certified gap 0.0e+00"}, // round-off below 0 shows as 0
+	} {
+		if got := Describe(test.it, test.ok); got != test.want {
+			t.Errorf("Describe(%+v) = %q, want %q", test.it, got, test.want)
+		}
+	}
+}
+
+// fitEvent is a step of a fit display test: a report (it set) or an
+// Update or Finish at a time.
+type fitEvent struct {
+	at     time.Duration
+	it     *mkpoe.Iteration
+	finish bool
+}
+
+func TestFitDisplay(t *testing.T) {
+	acc := &mkpoe.Iteration{Iter: 40, Objective: 12.5, Best: 12.3456, Bound: 11.1110, Stage: mkpoe.StageAccelerated}
+	ipm := &mkpoe.Iteration{Iter: 412, Objective: 12.3, Best: 12.3, Bound: 12.2877, Stage: mkpoe.StageInteriorPoint}
+	for _, test := range []struct {
+		name   string
+		live   bool
+		width  int
+		events []fitEvent
+		want   string
+	}{
+		{"fast fit, log: nothing", false, 0, []fitEvent{{at: 0, it: acc}, {at: time.Second}, {at: 1900 * time.Millisecond, finish: true}}, ""},
+		{"fast fit, terminal: nothing", true, 0, []fitEvent{{at: 0, it: acc}, {at: time.Second}, {at: 1900 * time.Millisecond, finish: true}}, ""},
+		{"slow fit, log: a line at 2 s, every 30 s, and at the end", false, 0, []fitEvent{
+			{at: time.Second},
+			{at: 2 * time.Second},
+			{at: 3 * time.Second, it: acc},
+			{at: 20 * time.Second},
+			{at: 32 * time.Second},
+			{at: 33 * time.Second, it: ipm},
+			{at: 61 * time.Second},
+			{at: 62 * time.Second},
+			{at: 70 * time.Second, finish: true},
+		}, "fit: 2s, setting up (no iteration yet)\n" +
+			"fit: 32s, iteration 40, accelerated, objective 12.3456, certified gap 1.0e-01 (target 1.0e-03)\n" +
+			"fit: 1m02s, iteration 412, interior-point, objective 12.3, certified gap 1.0e-03 (target 1.0e-03)\n" +
+			"fit: 1m10s, iteration 412, interior-point, objective 12.3, certified gap 1.0e-03 (target 1.0e-03)\n"},
+		{"slow fit, terminal: redrawn at every update, erased at the end", true, 0, []fitEvent{
+			{at: time.Second, it: acc},
+			{at: 2 * time.Second},
+			{at: 2250 * time.Millisecond, it: ipm},
+			{at: 2500 * time.Millisecond},
+			{at: 3 * time.Second, finish: true},
+		}, "\r\x1b[Kfit: 2s, iteration 40, accelerated, objective 12.3456, certified gap 1.0e-01 (target 1.0e-03)" +
+			"\r\x1b[Kfit: 3s, iteration 412, interior-point, objective 12.3, certified gap 1.0e-03 (target 1.0e-03)" +
+			"\r\x1b[K"},
+		{"terminal: cut to its width", true, 24, []fitEvent{{at: 0, it: acc}, {at: 5 * time.Second}, {at: 6 * time.Second, finish: true}},
+			"\r\x1b[Kfit: 5s, iteration 40, a\r\x1b[K"},
+	} {
+		t.Run(test.name, func(t *testing.T) {
+			var b strings.Builder
+			d := NewFitDisplay(&b, test.live, t0)
+			d.Tol, d.Width = 1e-3, test.width
+			for _, e := range test.events {
+				switch {
+				case e.it != nil:
+					d.Fit.Record(*e.it)
+				case e.finish:
+					d.Finish(at(e.at))
+				default:
+					d.Update(at(e.at))
+				}
+			}
+			if got := b.String(); got != test.want {
+				t.Errorf("output\n%q\nwant\n%q", got, test.want)
+			}
+		})
+	}
+}
+
+// TestRunPlain follows a run of three tasks (a cv task of 4 fits, a
+// native task, a refit) through a log: the ETA counts fits, a failed
+// task's missing fits count as done, and the progress block lists the
+// running tasks with their fits.
+func TestRunPlain(t *testing.T) {
+	var b strings.Builder
+	r := NewRun(&b, RunOptions{}, t0, 3, 5)
+	cv := r.StartTask("cv-a", 4, at(0))
+	native := r.StartTask("native-b", 0, at(0))
+	rec := cv.StartFit(1)
+	rec(mkpoe.Iteration{Iter: 12, Objective: 5, Best: 4.5, Bound: 4, Stage: mkpoe.StageAccelerated})
+	r.Update(at(29 * time.Second)) // not due
+	r.Update(at(30 * time.Second))
+	cv.EndFit()
+	r.EndTask(native, "[1/2] native-b ok 31.0s", at(31*time.Second))
+	cv.StartFit(10)
+	r.Update(at(45 * time.Second)) // not due: 15 s since the last block
+	r.Update(at(60 * time.Second))
+	cv.EndFit()
+	r.EndTask(cv, "[2/2] cv-a failed 70.0s: β=100: boom", at(70*time.Second)) // fits 3 and 4 will not run
+	refit := r.StartTask("refit-c", 1, at(70*time.Second))
+	r.Update(at(90 * time.Second))
+	refit.StartFit(100)
+	r.Update(at(95 * time.Second)) // not due
+	want := "" +
+		"progress: 0/5 fits (0%), 0/3 tasks, 30s elapsed, ETA unknown (nothing done yet)\n" +
+		"  running cv-a: 30s, fit 1/4 (β=1), iteration 12, accelerated, objective 4.5, certified gap 1.1e-01\n" +
+		"  running native-b: 30s, no fit (native space)\n" +
+		"[1/2] native-b ok 31.0s\n" +
+		"progress: 1/5 fits (20%), 1/3 tasks, 1m00s elapsed, ETA 4m00s\n" + // 60 s for 1 fit, 4 left
+		"  running cv-a: 1m00s, fit 2/4 (β=10), setting up (no iteration yet)\n" +
+		"[2/2] cv-a failed 70.0s: β=100: boom\n" +
+		"progress: 4/5 fits (80%), 2/3 tasks, 1m30s elapsed, ETA 23s\n" + // 90 s for 4 fits: 22.5 s for the last
+		"  running refit-c: 20s, 0/1 fits done, preparing\n"
+	if got := b.String(); got != want {
+		t.Errorf("output\n%s\nwant\n%s", got, want)
+	}
+	if eta, ok := r.ETA(at(90 * time.Second)); !ok || eta != 22500*time.Millisecond {
+		t.Errorf("ETA %v, %v; want 22.5s", eta, ok)
+	}
+}
+
+// TestRunETAFromFits is the hand-computed case: 10 fits done of 40 in 20 s
+// leave 30 fits at 2 s each: 60 s, however many tasks are done.
+func TestRunETAFromFits(t *testing.T) {
+	r := NewRun(&strings.Builder{}, RunOptions{}, t0, 5, 40)
+	task := r.StartTask("cv", 40, t0)
+	for i := 0; i < 10; i++ {
+		task.StartFit(1)
+		task.EndFit()
+	}
+	if eta, ok := r.ETA(at(20 * time.Second)); !ok || eta != 60*time.Second {
+		t.Errorf("ETA %v, %v; want 60s", eta, ok)
+	}
+	// Without fits (native tasks only) the ETA counts tasks.
+	n := NewRun(&strings.Builder{}, RunOptions{}, t0, 4, 0)
+	n.EndTask(n.StartTask("native", 0, t0), "", at(time.Second))
+	if eta, ok := n.ETA(at(10 * time.Second)); !ok || eta != 30*time.Second {
+		t.Errorf("native-only ETA %v, %v; want 30s", eta, ok)
+	}
+}
+
+// TestRunLive: the live line is redrawn in place, task lines print above
+// it, and Finish erases it.
+func TestRunLive(t *testing.T) {
+	var b strings.Builder
+	r := NewRun(&b, RunOptions{Live: true}, t0, 2, 4)
+	task := r.StartTask("cv-a", 4, t0)
+	r.Update(at(time.Second))
+	rec := task.StartFit(100)
+	rec(mkpoe.Iteration{Iter: 230, Best: 12, Bound: 11.616, Stage: mkpoe.StageAccelerated})
+	task.EndFit()
+	task.StartFit(1000)(mkpoe.Iteration{Iter: 3, Best: 12, Stage: mkpoe.StageAccelerated})
+	r.Update(at(2 * time.Second))
+	r.Println("cv-a: not converged", at(3*time.Second))
+	r.Finish()
+	line1 := "\r\x1b[Kphase 0 [>                   ] 0/4 fits (0%) · 0/2 tasks · 1s · ETA unknown (nothing done yet) · cv-a: preparing"
+	line2 := "\r\x1b[Kphase 0 [=====>              ] 1/4 fits (25%) · 0/2 tasks · 2s · ETA 6s · cv-a: fit 2/4 β=1000 it 3 accelerated"
+	line3 := "\r\x1b[Kphase 0 [=====>              ] 1/4 fits (25%) · 0/2 tasks · 3s · ETA 9s · cv-a: fit 2/4 β=1000 it 3 accelerated"
+	want := line1 + line2 + "\r\x1b[Kcv-a: not converged\n" + line3 + "\r\x1b[K"
+	if got := b.String(); got != want {
+		t.Errorf("output\n%q\nwant\n%q", got, want)
+	}
+	// Cut to the terminal's width.
+	var c strings.Builder
+	w := NewRun(&c, RunOptions{Live: true, Width: 12}, t0, 1, 1)
+	w.SetPhase(1)
+	w.Update(at(time.Second))
+	if got, want := c.String(), "\r\x1b[Kphase 1 [>  "; got != want {
+		t.Errorf("narrow terminal: %q, want %q", got, want)
+	}
+}
+
+// TestRunManyRunning: a log lists at most maxRunningLines running tasks.
+func TestRunManyRunning(t *testing.T) {
+	var b strings.Builder
+	r := NewRun(&b, RunOptions{Every: time.Second}, t0, 20, 0)
+	for i := 0; i < 10; i++ {
+		r.StartTask("native-"+string(rune('a'+i)), 0, t0)
+	}
+	r.Update(at(time.Second))
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	if len(lines) != 1+maxRunningLines+1 || lines[len(lines)-1] != "  and 2 more running" || lines[1] != "  running native-a: 1s, no fit (native space)" {
+		t.Errorf("block:\n%s", b.String())
+	}
+}
+
+// TestNilTask: a nil Task (no display) does nothing and gives no Recorder.
+func TestNilTask(t *testing.T) {
+	var task *Task
+	if task.StartFit(1) != nil {
+		t.Error("a nil Task gave a Recorder")
+	}
+	task.EndFit()
+}
+
+// TestStart: updates come from the ticker until stop, which waits for the
+// last one (no update after stop returns).
+func TestStart(t *testing.T) {
+	var calls atomic.Int64
+	first := make(chan struct{})
+	stop := Start(time.Millisecond, func(time.Time) {
+		if calls.Add(1) == 1 {
+			close(first)
+		}
+	})
+	<-first
+	stop()
+	n := calls.Load()
+	time.Sleep(5 * time.Millisecond)
+	if calls.Load() != n {
+		t.Error("an update ran after stop returned")
+	}
+	stop() // a second stop is harmless
+}
+
+// TestTerminal: a buffer or io.Discard is not a terminal (progress then
+// goes as plain lines).
+func TestTerminal(t *testing.T) {
+	for _, w := range []io.Writer{&strings.Builder{}, io.Discard} {
+		if live, width := Terminal(w); live || width != 0 {
+			t.Errorf("%T: terminal %v, width %d", w, live, width)
+		}
+	}
+}
+
+func TestInterval(t *testing.T) {
+	for _, test := range []struct {
+		live  bool
+		every time.Duration
+		want  time.Duration
+	}{
+		{true, 30 * time.Second, LiveEvery},
+		{false, 30 * time.Second, time.Second},
+		{false, 10 * time.Millisecond, 10 * time.Millisecond},
+		{false, 0, time.Second},
+		{false, -1, time.Second},
+	} {
+		if got := Interval(test.live, test.every); got != test.want {
+			t.Errorf("Interval(%v, %v) = %v, want %v", test.live, test.every, got, test.want)
+		}
+	}
+}
+
+// TestPlainOff: with Every ≤ 0 (--progress-every 0) a log gets no progress
+// lines, only the task lines; a terminal still gets its live line.
+func TestPlainOff(t *testing.T) {
+	var b strings.Builder
+	d := NewFitDisplay(&b, false, t0)
+	d.Every = 0
+	d.Fit.Record(mkpoe.Iteration{Iter: 1, Best: 1, Stage: mkpoe.StageAccelerated})
+	d.Update(at(time.Hour))
+	d.Finish(at(2 * time.Hour))
+	r := NewRun(&b, RunOptions{Every: -1}, t0, 1, 1)
+	r.Update(at(time.Hour))
+	r.EndTask(r.StartTask("x", 1, t0), "[1/1] x ok 1.0s", at(time.Hour))
+	if got, want := b.String(), "[1/1] x ok 1.0s\n"; got != want {
+		t.Errorf("output %q, want %q", got, want)
+	}
+	var live strings.Builder
+	l := NewFitDisplay(&live, true, t0)
+	l.Every = 0
+	l.Update(at(time.Hour))
+	if !strings.HasPrefix(live.String(), "\r\x1b[Kfit: 1h00m, ") {
+		t.Errorf("terminal output %q, want the live line", live.String())
+	}
+}
