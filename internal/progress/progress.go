@@ -20,6 +20,8 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/schollz/progressbar/v3"
+
 	"github.com/mkpoe/mkpoe/pkg/mkpoe"
 )
 
@@ -290,6 +292,9 @@ type Run struct {
 	running          []*Task // in start order
 	printed          time.Time
 	drawn            bool
+	// bar renders the live line's bar (github.com/schollz/progressbar,
+	// without its own clock: elapsed time and ETA are ours, from fits).
+	bar *progressbar.ProgressBar
 }
 
 // RunOptions configure a Run display.
@@ -305,7 +310,12 @@ func NewRun(w io.Writer, opt RunOptions, start time.Time, tasks, fits int) *Run 
 	if opt.Every == 0 {
 		opt.Every = PlainEvery
 	}
-	return &Run{w: w, live: opt.Live, width: opt.Width, every: opt.Every, start: start, printed: start, tasks: tasks, fits: fits}
+	r := &Run{w: w, live: opt.Live, width: opt.Width, every: opt.Every, start: start, printed: start, tasks: tasks, fits: fits}
+	if opt.Live {
+		r.bar = progressbar.NewOptions(max(fits, tasks, 1), progressbar.OptionSetWriter(io.Discard), progressbar.OptionSetWidth(20),
+			progressbar.OptionSetElapsedTime(false), progressbar.OptionSetPredictTime(false), progressbar.OptionSetRenderBlankState(true))
+	}
+	return r
 }
 
 // Task is one running task of a Run. Its methods are safe on a nil Task
@@ -482,20 +492,18 @@ func (r *Run) taskText(t *Task, now time.Time) string {
 
 // draw redraws the live line:
 //
-//	phase 0 [=====>    ] 12/40 fits (30%) · 3/10 tasks · 1m20s · ETA 3m07s · cv-…: fit 3/4 β=100 it 230 accelerated gap 3.2e-02
+//	phase 0 30% |██████              | 12/40 fits · 3/10 tasks · 1m20s · ETA 3m07s · cv-…: fit 3/4 β=100 it 230 accelerated gap 3.2e-02
 //
-// showing the running task that started first.
+// showing the running task that started first. The bar is progressbar's
+// rendering of the fits done (tasks when no task fits anything).
 func (r *Run) draw(now time.Time) {
-	const barWidth = 20
-	filled := barWidth
-	if r.fits > 0 {
-		filled = barWidth * r.fitsDone / r.fits
+	done := r.fitsDone
+	if r.fits == 0 {
+		done = r.tasksDone
 	}
-	bar := strings.Repeat("=", filled)
-	if filled < barWidth {
-		bar += ">" + strings.Repeat(" ", barWidth-filled-1)
-	}
-	s := fmt.Sprintf("phase %d [%s] %s · %d/%d tasks · %s · %s", r.phase, bar, r.fitsText(), r.tasksDone, r.tasks,
+	_ = r.bar.Set(done) // renders to io.Discard; String returns it
+	bar := strings.TrimSpace(strings.TrimPrefix(r.bar.String(), "\r"))
+	s := fmt.Sprintf("phase %d %s %d/%d fits · %d/%d tasks · %s · %s", r.phase, bar, r.fitsDone, r.fits, r.tasksDone, r.tasks,
 		FormatDuration(now.Sub(r.start)), r.etaText(now))
 	if len(r.running) > 0 {
 		t := r.running[0]

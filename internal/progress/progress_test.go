@@ -216,9 +216,9 @@ func TestRunLive(t *testing.T) {
 	r.Update(at(2 * time.Second))
 	r.Println("cv-a: not converged", at(3*time.Second))
 	r.Finish()
-	line1 := "\r\x1b[Kphase 0 [>                   ] 0/4 fits (0%) · 0/2 tasks · 1s · ETA unknown (nothing done yet) · cv-a: preparing"
-	line2 := "\r\x1b[Kphase 0 [=====>              ] 1/4 fits (25%) · 0/2 tasks · 2s · ETA 6s · cv-a: fit 2/4 β=1000 it 3 accelerated"
-	line3 := "\r\x1b[Kphase 0 [=====>              ] 1/4 fits (25%) · 0/2 tasks · 3s · ETA 9s · cv-a: fit 2/4 β=1000 it 3 accelerated"
+	line1 := "\r\x1b[Kphase 0 0% |                    | 0/4 fits · 0/2 tasks · 1s · ETA unknown (nothing done yet) · cv-a: preparing"
+	line2 := "\r\x1b[Kphase 0 25% |█████               | 1/4 fits · 0/2 tasks · 2s · ETA 6s · cv-a: fit 2/4 β=1000 it 3 accelerated"
+	line3 := "\r\x1b[Kphase 0 25% |█████               | 1/4 fits · 0/2 tasks · 3s · ETA 9s · cv-a: fit 2/4 β=1000 it 3 accelerated"
 	want := line1 + line2 + "\r\x1b[Kcv-a: not converged\n" + line3 + "\r\x1b[K"
 	if got := b.String(); got != want {
 		t.Errorf("output\n%q\nwant\n%q", got, want)
@@ -228,7 +228,7 @@ func TestRunLive(t *testing.T) {
 	w := NewRun(&c, RunOptions{Live: true, Width: 12}, t0, 1, 1)
 	w.SetPhase(1)
 	w.Update(at(time.Second))
-	if got, want := c.String(), "\r\x1b[Kphase 1 [>  "; got != want {
+	if got, want := c.String(), "\r\x1b[Kphase 1 0% |"; got != want {
 		t.Errorf("narrow terminal: %q, want %q", got, want)
 	}
 }
