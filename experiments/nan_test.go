@@ -116,15 +116,7 @@ func TestZeroModelsCounted(t *testing.T) {
 // ties counted as one half, tie rate 1. A feature kernel's tallies add up
 // to its accuracy.
 func TestTiesCounted(t *testing.T) {
-	dir := t.TempDir()
-	ex, err := filepath.Abs(filepath.Join("..", "examples", "triplets"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := writeFile(t, dir, "ties.yaml", fmt.Sprintf(`
-name: ties
-seed: 1
-dataset: {type: generic, items: %[1]s/items.tsv, comparisons: %[1]s/triplets.tsv, features: {clean: %[1]s/clean.tsv}}
+	s := runOnTriplets(t, "ties", `
 kernels:
   - {name: identity, type: identity}
   - {name: clean, source: clean, type: linear}
@@ -132,16 +124,7 @@ protocol: {holdout: comparisons, splits: 2, test_fraction: 0.1, inner_folds: 2}
 rows:
   - {method: native, kernel: identity}
   - {method: native, kernel: clean}
-`, ex))
-	c, err := LoadConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.Output = filepath.Join(dir, "run")
-	s, err := Run(context.Background(), c, RunOptions{Workers: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	id, clean := s.Rows[0], s.Rows[1]
 	for sp, tl := range id.TestTallies {
 		if tl.Right != 0 || tl.Wrong != 0 || tl.Ties != id.TestComparisons[sp] || tl.Ties != 300 {
@@ -166,15 +149,7 @@ rows:
 // beats the identity kernel's native space (which ties everywhere, accuracy
 // 0) by its whole accuracy, certainly; a blurry one does not beat it.
 func TestClaims(t *testing.T) {
-	dir := t.TempDir()
-	ex, err := filepath.Abs(filepath.Join("..", "examples", "triplets"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := writeFile(t, dir, "claims.yaml", fmt.Sprintf(`
-name: claims
-seed: 1
-dataset: {type: generic, items: %[1]s/items.tsv, comparisons: %[1]s/triplets.tsv, features: {clean: %[1]s/clean.tsv, blurry: %[1]s/blurry.tsv}}
+	s := runOnTriplets(t, "claims", `
 kernels:
   - {name: identity, type: identity}
   - {name: clean, source: clean, type: linear}
@@ -187,16 +162,7 @@ rows:
 claims:
   - {claim: clean beats ties, better: clean, worse: eye, paper: none}
   - {claim: blurry beats clean, better: blurry, worse: clean}
-`, ex))
-	c, err := LoadConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.Output = filepath.Join(dir, "run")
-	s, err := Run(context.Background(), c, RunOptions{Workers: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	if len(s.Claims) != 2 {
 		t.Fatalf("%d claims, want 2", len(s.Claims))
 	}
@@ -228,4 +194,28 @@ claims:
 	if md := SummaryMarkdown(s); !strings.Contains(md, "| clean beats ties | clean | eye | none | +0.8") || !strings.Contains(md, "| blurry beats clean | blurry | clean |  | -0.") {
 		t.Errorf("the summary lacks the claims table:\n%s", md)
 	}
+}
+
+// runOnTriplets runs a config on examples/triplets: body is the YAML after
+// the dataset line (kernels, protocol, rows, ...); the features clean and
+// blurry are available as sources.
+func runOnTriplets(t *testing.T, name, body string) *results.Summary {
+	t.Helper()
+	dir := t.TempDir()
+	ex, err := filepath.Abs(filepath.Join("..", "examples", "triplets"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := writeFile(t, dir, name+".yaml", fmt.Sprintf("name: %[2]s\nseed: 1\n"+
+		"dataset: {type: generic, items: %[1]s/items.tsv, comparisons: %[1]s/triplets.tsv, features: {clean: %[1]s/clean.tsv, blurry: %[1]s/blurry.tsv}}\n", ex, name)+body)
+	c, err := LoadConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Output = filepath.Join(dir, "run")
+	s, err := Run(context.Background(), c, RunOptions{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

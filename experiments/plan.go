@@ -80,14 +80,14 @@ func (c *Config) rowTaskID(kind string, row RowConfig, split, fold int) string {
 // description, paper values, table rows, the output directory, the number
 // of splits and other rows are left out: changing them reuses every result.
 type taskInputs struct {
-	Seed                uint64         `yaml:"seed"`
-	Dataset             DatasetConfig  `yaml:"dataset"`
-	Holdout             string         `yaml:"holdout,omitempty"` // "comparisons" only: digests of item-holdout rows predate the field
+	Seed    uint64        `yaml:"seed"`
+	Dataset DatasetConfig `yaml:"dataset"`
+	Holdout string        `yaml:"holdout,omitempty"` // "comparisons" only: digests of item-holdout rows predate the field
 	// Loader names a change in what a data set's loader returns from the
 	// same files (loaderVersions), so that results computed before it are
 	// not reused. Empty for loaders unchanged since digests began.
-	Loader string `yaml:"loader,omitempty"`
-	Outer  string `yaml:"outer,omitempty"` // "partition" only, as Holdout
+	Loader              string         `yaml:"loader,omitempty"`
+	Outer               string         `yaml:"outer,omitempty"` // "partition" only, as Holdout
 	TestFraction        float64        `yaml:"test_fraction"`
 	InnerFolds          int            `yaml:"inner_folds"`
 	MaxTrainComparisons int            `yaml:"max_train_comparisons"`

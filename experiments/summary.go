@@ -331,16 +331,7 @@ func ClaimsMarkdown(s *results.Summary) string {
 	b.WriteString("\nClaims: better − worse test accuracy (ties as errors, mean over splits) with a 95% paired bootstrap interval over the test comparisons of each split; reproduced when the interval lies above 0.\n\n")
 	b.WriteString("| Claim | Better | Worse | Paper | Difference | 95% interval | Reproduced |\n|---|---|---|---|---|---|---|\n")
 	for _, cl := range s.Claims {
-		diff, iv, rep := "—", cl.Note, "—"
-		if cl.Interval != nil {
-			diff = fmt.Sprintf("%+.4f", cl.Interval.Diff)
-			iv = fmt.Sprintf("[%+.4f, %+.4f]", cl.Interval.Lo, cl.Interval.Hi)
-			rep = "no"
-			if cl.Reproduced {
-				rep = "yes"
-			}
-		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", cl.Claim, cl.Better, cl.Worse, cl.Paper, diff, iv, rep)
+		b.WriteString("| " + strings.Join(cl.Cells(4), " | ") + " |\n")
 	}
 	return b.String()
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 
 	"github.com/mkpoe/mkpoe/pkg/mkpoe"
+	"github.com/mkpoe/mkpoe/pkg/stats"
 )
 
 // Protocol is the nested cross-validation of Sec. 5: Splits outer holdout
@@ -324,21 +325,5 @@ func Nested(ctx context.Context, l Learner, n int, p Protocol) (*Result, error) 
 }
 
 // MeanStd returns the mean and the sample standard deviation of x (0 for
-// one value; NaN, NaN for none).
-func MeanStd(x []float64) (mean, std float64) {
-	if len(x) == 0 {
-		return math.NaN(), math.NaN()
-	}
-	for _, v := range x {
-		mean += v
-	}
-	mean /= float64(len(x))
-	if len(x) == 1 {
-		return mean, 0
-	}
-	v := 0.0
-	for _, a := range x {
-		v += (a - mean) * (a - mean)
-	}
-	return mean, math.Sqrt(v / float64(len(x)-1))
-}
+// one value; NaN, NaN for none); see stats.MeanStd.
+func MeanStd(x []float64) (mean, std float64) { return stats.MeanStd(x) }

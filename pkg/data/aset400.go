@@ -26,7 +26,7 @@ type Aset400 struct {
 	// d(i,i) = 0) and 3 with i = k (unsatisfiable: d(i,j) < d(i,i) = 0).
 	Dropped     []DroppedComparison
 	GenreLabels *mat.Dense // 412×58, 0/1: artist × genre; 17 artists have no genre
-	GenreNames   []string   // 58 genre names, column order of GenreLabels
+	GenreNames  []string   // 58 genre names, column order of GenreLabels
 }
 
 // Aset400 file names inside the data directory (layout of ../shared/data/aset400).

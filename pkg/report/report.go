@@ -298,16 +298,7 @@ const claimsCaption = "Better − worse test accuracy (ties as errors, mean over
 func (rep *Report) claims() [][]string {
 	var out [][]string
 	for _, cl := range rep.Run.Summary.Claims {
-		diff, iv, reproduced := "—", cl.Note, "—"
-		if cl.Interval != nil {
-			diff = fmt.Sprintf("%+.3f", cl.Interval.Diff)
-			iv = fmt.Sprintf("[%+.3f, %+.3f]", cl.Interval.Lo, cl.Interval.Hi)
-			reproduced = "no"
-			if cl.Reproduced {
-				reproduced = "yes"
-			}
-		}
-		out = append(out, []string{cl.Claim, cl.Better, cl.Worse, cl.Paper, diff, iv, reproduced})
+		out = append(out, cl.Cells(3))
 	}
 	return out
 }

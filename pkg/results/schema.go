@@ -1,7 +1,8 @@
 package results
 
 import (
-	"math"
+	"fmt"
+	"strconv"
 
 	"github.com/mkpoe/mkpoe/pkg/constraint"
 	"github.com/mkpoe/mkpoe/pkg/eval"
@@ -172,7 +173,7 @@ func (r *Row) HalfTies() (perSplit []float64, mean, std float64) {
 	for _, t := range r.TestTallies {
 		perSplit = append(perSplit, t.HalfTies())
 	}
-	mean, std = meanStd(perSplit)
+	mean, std = stats.MeanStd(perSplit)
 	return perSplit, mean, std
 }
 
@@ -184,26 +185,6 @@ func (r *Row) TieRate() float64 {
 		all.Right, all.Ties, all.Wrong = all.Right+t.Right, all.Ties+t.Ties, all.Wrong+t.Wrong
 	}
 	return all.TieRate()
-}
-
-// meanStd is the mean and sample standard deviation (0 for one value,
-// NaN for none), as cv.MeanStd.
-func meanStd(x []float64) (mean, std float64) {
-	if len(x) == 0 {
-		return math.NaN(), math.NaN()
-	}
-	for _, v := range x {
-		mean += v
-	}
-	mean /= float64(len(x))
-	if len(x) == 1 {
-		return mean, 0
-	}
-	v := 0.0
-	for _, a := range x {
-		v += (a - mean) * (a - mean)
-	}
-	return mean, math.Sqrt(v / float64(len(x)-1))
 }
 
 // Learned reports whether the row fits a model (k1 or k4).
@@ -232,4 +213,22 @@ type Items struct {
 type Split struct {
 	Train []int `json:"train"`
 	Test  []int `json:"test"`
+}
+
+// Cells returns the claim as table cells: the claim, the better and worse
+// rows, the paper's place, the difference and the interval with the given
+// number of decimals (signed), and "yes"/"no" reproduced; without an
+// interval the note takes its place and the rest is "—".
+func (c Claim) Cells(decimals int) []string {
+	diff, iv, reproduced := "—", c.Note, "—"
+	if c.Interval != nil {
+		f := "%+." + strconv.Itoa(decimals) + "f"
+		diff = fmt.Sprintf(f, c.Interval.Diff)
+		iv = fmt.Sprintf("["+f+", "+f+"]", c.Interval.Lo, c.Interval.Hi)
+		reproduced = "no"
+		if c.Reproduced {
+			reproduced = "yes"
+		}
+	}
+	return []string{c.Claim, c.Better, c.Worse, c.Paper, diff, iv, reproduced}
 }

@@ -90,3 +90,23 @@ func quantile(x []float64, q float64) float64 {
 	}
 	return x[i] + (h-lo)*(x[i+1]-x[i])
 }
+
+// MeanStd returns the mean and the sample standard deviation of x (0 for
+// one value; NaN, NaN for none): "mean ± sd over splits" in every table.
+func MeanStd(x []float64) (mean, std float64) {
+	if len(x) == 0 {
+		return math.NaN(), math.NaN()
+	}
+	for _, v := range x {
+		mean += v
+	}
+	mean /= float64(len(x))
+	if len(x) == 1 {
+		return mean, 0
+	}
+	v := 0.0
+	for _, a := range x {
+		v += (a - mean) * (a - mean)
+	}
+	return mean, math.Sqrt(v / float64(len(x)-1))
+}
