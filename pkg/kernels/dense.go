@@ -126,6 +126,10 @@ type RBF struct {
 	// i < j of present training items (the mean of the two middle values
 	// for an even number of pairs). The default is 0 (median).
 	Bandwidth float64
+	// MedianScale multiplies the median of the heuristic (σ = scale ×
+	// median; 0 means 1), to study how results depend on the bandwidth.
+	// It applies only with Bandwidth 0.
+	MedianScale float64
 }
 
 // Fit implements [Kernel]. With the median heuristic it needs at least two
@@ -139,10 +143,17 @@ func (k RBF) Fit(train Input) (Fitted, error) {
 	if err != nil {
 		return nil, err
 	}
+	scale := k.MedianScale
+	if scale < 0 || math.IsNaN(scale) || math.IsInf(scale, 0) || (scale != 0 && sigma != 0) {
+		return nil, fmt.Errorf("kernels: rbf: median_scale must be > 0 (0 means 1) and only with the median heuristic (bandwidth 0), got %v with bandwidth %v", scale, sigma)
+	}
 	if sigma == 0 {
 		sigma, err = MedianDistance(f, train.Missing)
 		if err != nil {
 			return nil, err
+		}
+		if scale != 0 {
+			sigma *= scale
 		}
 	}
 	c := -1 / (2 * sigma * sigma)

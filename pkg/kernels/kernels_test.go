@@ -55,6 +55,17 @@ func TestFitHandComputed(t *testing.T) {
 			},
 		},
 		{
+			// The same points with median_scale 0.5: σ = 1, k = exp(−d²/2).
+			name:  "rbf half the median",
+			k:     kernels.RBF{MedianScale: 0.5},
+			train: kernels.Input{Features: mat.NewDense(3, 1, []float64{0, 1, 3})},
+			want: []float64{
+				1, math.Exp(-1.0 / 2), math.Exp(-9.0 / 2),
+				math.Exp(-1.0 / 2), 1, math.Exp(-4.0 / 2),
+				math.Exp(-9.0 / 2), math.Exp(-4.0 / 2), 1,
+			},
+		},
+		{
 			// q1 = (.5,.5,0), q2 = (1,0,0): (−.5)²/1.5 + .5²/.5 + 0/0 (= 0)
 			// = 1/6 + 1/2 = 2/3, σ = 1: exp(−2/3).
 			name:  "chi2 sigma 1",
@@ -635,6 +646,8 @@ func TestFitErrors(t *testing.T) {
 		want  string
 	}{
 		{"negative bandwidth", kernels.RBF{Bandwidth: -1}, feat, nil, "bandwidth must be > 0"},
+		{"negative median scale", kernels.RBF{MedianScale: -1}, feat, nil, "median_scale must be > 0"},
+		{"median scale with a bandwidth", kernels.RBF{Bandwidth: 1, MedianScale: 2}, feat, nil, "only with the median heuristic"},
 		{"median of equal rows", kernels.RBF{}, kernels.Input{Features: mat.NewDense(3, 1, []float64{1, 1, 1})}, nil, "median pairwise distance"},
 		{"chi2 negative", kernels.ChiSquare{}, kernels.Input{Features: mat.NewDense(2, 2, []float64{1, 0, 0.5, -0.25})}, nil, "got -0.25 at row 1, column 1 (0-based) of the training items"},
 		{"chi2 negative new", kernels.ChiSquare{}, feat, &kernels.Input{Features: mat.NewDense(1, 2, []float64{-3, 0})}, "got -3 at row 0, column 0 (0-based) of the new items"},
@@ -684,7 +697,7 @@ func TestNew(t *testing.T) {
 		want   string
 	}{
 		{"gauss", nil, `unknown kernel type "gauss" (valid: cf, chi2, identity, linear, noise, ppk, rbf, tfidf)`},
-		{"rbf", map[string]float64{"sigma": 1}, `unknown parameter "sigma" for kernel type "rbf" (valid: bandwidth)`},
+		{"rbf", map[string]float64{"sigma": 1}, `unknown parameter "sigma" for kernel type "rbf" (valid: bandwidth, median_scale)`},
 		{"linear", map[string]float64{"x": 1}, `(valid: none)`},
 		{"noise", map[string]float64{"seed": -1}, `"seed" of kernel type "noise" must be ≥ 0, got -1`},
 		{"noise", map[string]float64{"seed": 1 << 60}, `"seed" of kernel type "noise" must be an integer in [0, 2^53], got 1.152921504606847e+18`},

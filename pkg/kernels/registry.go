@@ -15,8 +15,10 @@ type spec struct {
 }
 
 var registry = map[string]spec{
-	"linear":   {"k(x,y) = xᵀy over feature rows (Sec. 5.1)", nil, func(params) (Kernel, error) { return Linear{}, nil }},
-	"rbf":      {"exp(−‖x−y‖²/(2σ²)); bandwidth σ, absent or 0: median heuristic (Sec. 5.1)", []string{"bandwidth"}, func(p params) (Kernel, error) { return RBF{Bandwidth: p.float("bandwidth")}, nil }},
+	"linear": {"k(x,y) = xᵀy over feature rows (Sec. 5.1)", nil, func(params) (Kernel, error) { return Linear{}, nil }},
+	"rbf": {"exp(−‖x−y‖²/(2σ²)); bandwidth σ, absent or 0: median heuristic (Sec. 5.1), times median_scale (default 1)", []string{"bandwidth", "median_scale"}, func(p params) (Kernel, error) {
+		return RBF{Bandwidth: p.float("bandwidth"), MedianScale: p.float("median_scale")}, nil
+	}},
 	"chi2":     {"exp(−σ Σ_t (q_i(t)−q_j(t))²/(q_i(t)+q_j(t))) over histograms; sigma default 256 (Sec. 5.2.1)", []string{"sigma"}, func(p params) (Kernel, error) { return ChiSquare{Sigma: p.float("sigma")}, nil }},
 	"tfidf":    {"cosine between TF-IDF vectors of counts (Sec. 5.2.1)", nil, func(params) (Kernel, error) { return TFIDF{}, nil }},
 	"cf":       {"cosine between binary user sets, counts > 0 (Sec. 5.2.1)", nil, func(params) (Kernel, error) { return Cosine{}, nil }},

@@ -144,7 +144,7 @@ func TestKernelCommandBadInput(t *testing.T) {
 		{"unknown type", []string{"--type", "gauss", "--features", feat, "--out", out}, `unknown kernel type "gauss"`},
 		{"no type", []string{"--features", feat, "--out", out}, "--type is required"},
 		{"no out", []string{"--type", "linear", "--features", feat}, "--out is required"},
-		{"unknown parameter", []string{"--type", "rbf", "--sigma", "2", "--features", feat, "--out", out}, `unknown parameter "sigma" for kernel type "rbf" (valid: bandwidth)`},
+		{"unknown parameter", []string{"--type", "rbf", "--sigma", "2", "--features", feat, "--out", out}, `unknown parameter "sigma" for kernel type "rbf" (valid: bandwidth, median_scale)`},
 		{"bad param syntax", []string{"--type", "ppk", "--param", "components", "--features", feat, "--out", out}, "--param must be name=value"},
 		{"median and bandwidth", []string{"--type", "rbf", "--median", "--bandwidth", "1", "--features", feat, "--out", out}, "either --bandwidth or --median"},
 		{"zero bandwidth", []string{"--type", "rbf", "--bandwidth", "0", "--features", feat, "--out", out}, "--bandwidth must be > 0"},
