@@ -22,6 +22,7 @@ func convergenceUnknown(r *results.Row) bool {
 type rowConvergence struct {
 	fits, unconverged int
 	maxGap            float64 // NaN until a gap is seen
+	maxIter           int
 	unknown           bool
 }
 
@@ -33,6 +34,9 @@ func (rc *rowConvergence) add(r *results.TaskResult) {
 	}
 	rc.fits += fits
 	rc.unconverged += len(bad)
+	for _, it := range r.Iterations {
+		rc.maxIter = max(rc.maxIter, it)
+	}
 	if !math.IsNaN(maxGap) && !(maxGap <= rc.maxGap) {
 		rc.maxGap = maxGap
 	}
@@ -44,8 +48,11 @@ func (rc *rowConvergence) set(rs *results.Row) {
 	if rc.unknown {
 		return
 	}
-	fits, bad := rc.fits, rc.unconverged
+	fits, bad, iters := rc.fits, rc.unconverged, rc.maxIter
 	rs.Fits, rs.UnconvergedFits = &fits, &bad
+	if fits > 0 {
+		rs.MaxIterations = &iters
+	}
 	if maxGap := rc.maxGap; rc.fits > 0 && !math.IsNaN(maxGap) && !math.IsInf(maxGap, 0) {
 		rs.MaxGap = &maxGap
 	}

@@ -23,7 +23,7 @@ func TestConvergenceMarks(t *testing.T) {
 	conv := row("K4 diag", "k4", "diag", 0.70)
 	conv.Fits, conv.UnconvergedFits, conv.MaxGap = ip(9), ip(0), fp(8e-4)
 	notConv := row("K4 full", "k4", "full", 0.75)
-	notConv.Fits, notConv.UnconvergedFits, notConv.MaxGap = ip(9), ip(3), fp(2.34e-2)
+	notConv.Fits, notConv.UnconvergedFits, notConv.MaxGap, notConv.MaxIterations = ip(9), ip(3), fp(2.34e-2), ip(400)
 	unknown := row("K1 full", "k1", "full", 0.72) // an older summary.json: no fields
 
 	for _, test := range []struct {
@@ -32,7 +32,7 @@ func TestConvergenceMarks(t *testing.T) {
 		marked  bool     // the table has a dagger and the footnote
 		details []string // convergence column of the details table, in row order
 	}{
-		{"not converged", []results.Row{native, conv, notConv}, true, []string{"—", "all converged (max gap 8.0e-04)", "† 3 of 9 fits not converged (max gap 2.3e-02)"}},
+		{"not converged", []results.Row{native, conv, notConv}, true, []string{"—", "all converged (max gap 8.0e-04)", "† 3 of 9 fits not converged (max gap 2.3e-02, ≤ 400 iterations)"}},
 		{"all converged", []results.Row{native, conv}, false, []string{"—", "all converged (max gap 8.0e-04)"}},
 		{"unknown is not converged, nor marked", []results.Row{native, unknown}, false, []string{"—", "not recorded"}},
 	} {

@@ -270,7 +270,11 @@ func (rep *Report) details() []detail {
 func convergence(r *results.Row) (string, bool) {
 	maxGap := ""
 	if r.MaxGap != nil {
-		maxGap = fmt.Sprintf(" (max gap %.1e)", *r.MaxGap)
+		maxGap = fmt.Sprintf(" (max gap %.1e", *r.MaxGap)
+		if r.MaxIterations != nil {
+			maxGap += fmt.Sprintf(", ≤ %d iterations", *r.MaxIterations)
+		}
+		maxGap += ")"
 	}
 	switch {
 	case !r.Learned():

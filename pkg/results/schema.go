@@ -164,6 +164,9 @@ type Row struct {
 	Fits            *int     `json:"fits,omitempty"`
 	UnconvergedFits *int     `json:"unconverged_fits,omitempty"`
 	MaxGap          *float64 `json:"max_gap,omitempty"`
+	// MaxIterations is the most solver iterations any fit of the row took
+	// (accelerated iterations plus interior-point steps); nil as Fits.
+	MaxIterations *int `json:"max_iterations,omitempty"`
 }
 
 // HalfTies returns the test accuracy per split with ties counted as one
