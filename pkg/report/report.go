@@ -106,7 +106,7 @@ func (rep *Report) Files(formats []string) ([]File, error) {
 		}
 	}
 	if want["tex"] {
-		if err := add("table.tex", rep.Table.LaTeX); err != nil {
+		if err := add("table.tex", rep.LaTeX); err != nil {
 			return nil, err
 		}
 	}
@@ -305,6 +305,36 @@ func (rep *Report) claims() [][]string {
 		out = append(out, cl.Cells(3))
 	}
 	return out
+}
+
+// LaTeX writes table.tex: the paper-style table (Table.LaTeX), then the
+// claims as a second table when the summary has any.
+func (rep *Report) LaTeX(w io.Writer) error {
+	if err := rep.Table.LaTeX(w); err != nil {
+		return err
+	}
+	rows := rep.claims()
+	if len(rows) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	b.WriteString("\n\\begin{table}\n\\centering\n\\begin{tabular}{lllllll}\n\\toprule\n")
+	for i, h := range claimHeader {
+		if i > 0 {
+			b.WriteString(" & ")
+		}
+		b.WriteString(texEscape(h))
+	}
+	b.WriteString(" \\\\\n\\midrule\n")
+	for _, r := range rows {
+		for i := range r {
+			r[i] = texEscape(r[i])
+		}
+		b.WriteString(strings.Join(r, " & ") + " \\\\\n")
+	}
+	fmt.Fprintf(&b, "\\bottomrule\n\\end{tabular}\n\\caption{%s}\n\\label{tab:%s-claims}\n\\end{table}\n", texEscape(claimsCaption), labelName(rep.Run.Summary.Name))
+	_, err := io.WriteString(w, b.String())
+	return err
 }
 
 // claimsMarkdown is the claims table under a heading, or "" without claims.

@@ -375,6 +375,20 @@ func texEscape(s string) string {
 			b.WriteString(`$'$`)
 		case '†':
 			b.WriteString(`$^\dagger$`)
+		case '−':
+			b.WriteString(`$-$`)
+		case '½':
+			b.WriteString(`$\frac12$`)
+		case '≤':
+			b.WriteString(`$\le$`)
+		case '≥':
+			b.WriteString(`$\ge$`)
+		case '×':
+			b.WriteString(`$\times$`)
+		case 'σ':
+			b.WriteString(`$\sigma$`)
+		case 'β':
+			b.WriteString(`$\beta$`)
 		default:
 			b.WriteRune(r)
 		}
