@@ -89,7 +89,7 @@ func Merge(c *Config) (*results.Summary, error) {
 		for _, p := range c.rowKernels(row) {
 			rs.Kernels = append(rs.Kernels, c.Kernels[p].Name)
 		}
-		tallies := true
+		tallies, anyMissing := true, false
 		for sp := 0; sp < c.Protocol.Splits; sp++ {
 			var res results.TaskResult
 			if row.Method == "native" {
@@ -134,10 +134,15 @@ func Merge(c *Config) (*results.Summary, error) {
 				tallies = false // a task file from before test_outcomes
 			}
 			rs.TestTallies = append(rs.TestTallies, eval.Count([]eval.Outcome(res.TestOutcomes)))
+			rs.TestMissing = append(rs.TestMissing, res.TestMissing)
+			anyMissing = anyMissing || res.TestMissing > 0
 			rs.TrainComparisons = append(rs.TrainComparisons, res.TrainComparisons)
 			rs.TestComparisons = append(rs.TestComparisons, res.TestComparisons)
 		}
 		rs.Mean, rs.Std = cv.MeanStd(rs.Accuracy)
+		if !anyMissing {
+			rs.TestMissing = nil
+		}
 		if !tallies {
 			rs.TestTallies = nil
 		}

@@ -257,6 +257,9 @@ func (rep *Report) details() []detail {
 		d.Beta = joinFloats(r.Beta, func(v float64) string { return fmt.Sprintf("%g", v) })
 		d.Train = joinInts(r.TrainComparisons)
 		d.Test = joinInts(r.TestComparisons)
+		if r.TestMissing != nil {
+			d.Test += " (with an item a kernel lacks: " + joinInts(r.TestMissing) + ")"
+		}
 		if r.Paper != nil {
 			d.Paper = format(*r.Paper)
 		}

@@ -199,6 +199,9 @@ func (s *Summary) Validate() error {
 				}
 			}
 		}
+		if r.TestMissing != nil && len(r.TestMissing) != len(r.Accuracy) {
+			bad("test_missing must have one count per split (%d), got %d", len(r.Accuracy), len(r.TestMissing))
+		}
 		if r.TestTallies != nil && len(r.TestTallies) != len(r.Accuracy) {
 			bad("test_tallies must have one tally per split (%d), got %d", len(r.Accuracy), len(r.TestTallies))
 		}

@@ -62,6 +62,9 @@ type TaskResult struct {
 	Iterations  []int     `json:"iterations,omitempty"`
 	Gaps        []float64 `json:"gaps,omitempty"`
 	Converged   []bool    `json:"converged,omitempty"`
+	// TestMissing counts the test comparisons with an item that one of the
+	// row's kernels lacks (identity row; mostly forced ties).
+	TestMissing int `json:"test_missing,omitempty"`
 	// TestOutcomes holds, for a native or refit task, the outcome of every
 	// test comparison in order, one character each: 'r' right, 't' tie
 	// (the paper counts it as an error), 'w' wrong (eval.Outcome). Absent
@@ -151,7 +154,10 @@ type Row struct {
 	// (ties are errors, the paper's rule); HalfTies and TieRate read the
 	// rest. Absent when a task file predates test_outcomes.
 	TestTallies []eval.Tally `json:"test_tallies,omitempty"`
-	Paper       *float64     `json:"paper,omitempty"` // the paper's value, if the config gives one
+	// TestMissing[s] counts split s's test comparisons with an item that
+	// one of the row's kernels lacks (absent when there are none).
+	TestMissing []int    `json:"test_missing,omitempty"`
+	Paper       *float64 `json:"paper,omitempty"` // the paper's value, if the config gives one
 	// KernelShare is the mean over splits of each kernel's share of
 	// Σ_p tr(W⁽ᵖ⁾K⁽ᵖ⁾) in the refit models (k4 rows only).
 	KernelShare []float64 `json:"kernel_share,omitempty"`
