@@ -14,6 +14,14 @@
 // [WeightSeries], [MapSeries]) that tests check directly, and [TSNE] is an
 // exact, seeded t-SNE.
 //
+// The notebook ([Report.Notebook]) is executable: its code cells, kept in
+// notebook.py, reload the run directory with pandas and redraw every table
+// and figure with matplotlib, and its stored outputs are the Go ones, so
+// it reads the same unexecuted. Its tables format exactly as the Go ones
+// (tests execute it with jupyter nbconvert and compare, internal/nbtest);
+// its map plots fig-map.tsv ([Report.MapTSV]), the coordinates of the Go
+// t-SNE.
+//
 // # Conventions
 //
 // Table and figure numbers cite the LaTeX source of the paper

@@ -30,6 +30,9 @@ type Figure struct {
 	Panels  [][]*plot.Plot
 	Width   vg.Length
 	Height  vg.Length
+	// row and split locate the model of a weights or map figure
+	// (Summary.Rows index, outer split) for the notebook's code cells.
+	row, split int
 }
 
 // Render draws the figure as "png" (at dpi) or "svg" to w.
@@ -469,6 +472,7 @@ func (logTicks) Ticks(lo, hi float64) []plot.Tick {
 // the held-out (out-of-sample) items if their embedding is known.
 type MapData struct {
 	X, Y   []float64
+	Items  []int    // global item indices (items.json), nil if unknown
 	Names  []string // item names (empty strings if unknown)
 	Labels []int    // class labels, nil if the data set has none
 	Held   []bool   // true for held-out items, embedded out of sample
@@ -510,6 +514,7 @@ func MapSeries(m *mkpoe.Model, held *mat.Dense, items *results.Items, split int,
 		if len(items.Labels) > 0 {
 			md.Labels = make([]int, n+t)
 		}
+		md.Items = ids
 	}
 	for i := 0; i < n+t; i++ {
 		md.X[i], md.Y[i] = res.Y.At(i, 0), res.Y.At(i, 1)
@@ -601,16 +606,7 @@ func MapFigure(row *results.Row, split int, md *MapData, th Theme) (*Figure, err
 		pl.Add(sc)
 		pl.Legend.Add("held-out (out of sample)", sc)
 	}
-	xmin, xmax := minMax(md.X)
-	ymin, ymax := minMax(md.Y)
-	// Room for names at the right and the legend at the top right.
-	dx, dy := (xmax-xmin)*0.04, (ymax-ymin)*0.04
-	right := dx * 4
-	if md.Labels != nil && len(keys) > 6 {
-		right = (xmax - xmin) * 0.45 // a tall, wide legend: keep it clear of the points
-	}
-	pl.X.Min, pl.X.Max = xmin-dx, xmax+right
-	pl.Y.Min, pl.Y.Max = ymin-dy, ymax+dy
+	pl.X.Min, pl.X.Max, pl.Y.Min, pl.Y.Max = mapRange(md, len(keys))
 	if md.Labels != nil || len(held) > 0 {
 		// The legend goes in the corner with the fewest points.
 		pl.Legend.Left, pl.Legend.Top = emptiestCorner(md, pl.X.Min, pl.X.Max, pl.Y.Min, pl.Y.Max)
@@ -643,6 +639,35 @@ func MapFigure(row *results.Row, split int, md *MapData, th Theme) (*Figure, err
 			"Held-out items, embedded out of sample from their kernel rows against the training items, are marked with a red +.", md.KL, row.Label, split, len(chosen), len(md.X)),
 		Panels: [][]*plot.Plot{{pl}}, Width: th.MapSize, Height: th.MapSize,
 	}, nil
+}
+
+// mapRange is the data range [xmin,xmax]×[ymin,ymax] of the map of md
+// with classes distinct labels: the points' range padded by 4%, with room
+// for names at the right and, for more than 6 classes, for the legend.
+func mapRange(md *MapData, classes int) (xmin, xmax, ymin, ymax float64) {
+	xmin, xmax = minMax(md.X)
+	ymin, ymax = minMax(md.Y)
+	dx, dy := (xmax-xmin)*0.04, (ymax-ymin)*0.04
+	right := dx * 4
+	if md.Labels != nil && classes > 6 {
+		right = (xmax - xmin) * 0.45 // a tall, wide legend: keep it clear of the points
+	}
+	return xmin - dx, xmax + right, ymin - dy, ymax + dy
+}
+
+// mapNamed returns the points of md that [MapFigure] names (see
+// [LabelSubset]), in increasing order.
+func mapNamed(md *MapData, th Theme) []int {
+	classes := map[int]bool{}
+	for i := range md.X {
+		c := 0
+		if md.Labels != nil {
+			c = md.Labels[i]
+		}
+		classes[c] = true
+	}
+	xmin, xmax, ymin, ymax := mapRange(md, len(classes))
+	return LabelSubset(md, th, th.MapSize, th.MapSize, xmin, xmax, ymin, ymax)
 }
 
 // emptiestCorner returns the corner of the data range [xmin,xmax]×[ymin,ymax]

@@ -2,12 +2,14 @@ package report
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"html"
 	"io"
 	"math"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/mkpoe/mkpoe/pkg/results"
@@ -28,6 +30,11 @@ type Options struct {
 	TSNE *TSNESettings
 	// Source names the run directory in the reports (provenance).
 	Source string
+	// NotebookRunDir is the run directory as report.ipynb finds it:
+	// relative to the directory the notebook is written to, or absolute
+	// ("": "..", right for the default RUN_DIR/report). It is the default of
+	// the notebook's RUN_DIR variable.
+	NotebookRunDir string
 	// Warnings are problems the caller found in the run directory (for
 	// example task files that were rejected); every format shows them at
 	// the top, before the summary's own [results.Summary.Warnings].
@@ -50,13 +57,20 @@ type Report struct {
 	Theme   Theme
 	// Warnings: Options.Warnings, then the summary's (NaN rows and columns).
 	Warnings []string
+	// Map is what the map figure (fig-map) shows, MapRow the index in
+	// Run.Summary.Rows of the row it maps (split 0); Map is nil without a map.
+	Map    *MapData
+	MapRow int
+	// NotebookRunDir: see [Options].
+	NotebookRunDir string
 }
 
 // Build makes every piece of a run's report: the table (Markdown, LaTeX),
 // the figures (PNG, SVG), one self-contained HTML file and a Jupyter
 // notebook, and returns them as files named table.md, table.tex,
-// fig-*.png, fig-*.svg, report.html and report.ipynb. It reads only run
-// (no refitting) and returns an error for an unknown format.
+// fig-*.png, fig-*.svg, report.html, report.ipynb and, with the notebook,
+// fig-map.tsv (the map's coordinates, which the notebook plots). It reads
+// only run (no refitting) and returns an error for an unknown format.
 func Build(run *Run, opts Options) ([]File, error) {
 	if err := checkFormats(opts.Formats); err != nil {
 		return nil, err
@@ -129,6 +143,11 @@ func (rep *Report) Files(formats []string) ([]File, error) {
 		if err := add("report.ipynb", rep.Notebook); err != nil {
 			return nil, err
 		}
+		if rep.Map != nil {
+			if err := add("fig-map.tsv", rep.MapTSV); err != nil {
+				return nil, err
+			}
+		}
 	}
 	return files, nil
 }
@@ -144,7 +163,10 @@ func NewReport(run *Run, opts Options) (*Report, error) {
 		th = *opts.Theme
 	}
 	rep := &Report{Run: run, Table: NewTable(run.Summary), PNG: map[string][]byte{}, Source: opts.Source, Theme: th,
-		Warnings: append(slices.Clip(opts.Warnings), run.Summary.Warnings()...)}
+		Warnings: append(slices.Clip(opts.Warnings), run.Summary.Warnings()...), MapRow: -1, NotebookRunDir: opts.NotebookRunDir}
+	if rep.NotebookRunDir == "" {
+		rep.NotebookRunDir = ".."
+	}
 	s := run.Summary
 	if f, err := ValidationFigure(s, th); err != nil {
 		return nil, err
@@ -170,6 +192,7 @@ func NewReport(run *Run, opts Options) (*Report, error) {
 			if err != nil {
 				return nil, err
 			}
+			f.row, f.split = i, sp
 			rep.Figures = append(rep.Figures, f)
 		}
 	}
@@ -188,7 +211,9 @@ func NewReport(run *Run, opts Options) (*Report, error) {
 			if err != nil {
 				return nil, err
 			}
+			f.row = r
 			rep.Figures = append(rep.Figures, f)
+			rep.Map, rep.MapRow = md, r
 		}
 	}
 	for _, f := range rep.Figures {
@@ -199,6 +224,47 @@ func NewReport(run *Run, opts Options) (*Report, error) {
 		rep.PNG[f.Name] = b.Bytes()
 	}
 	return rep, nil
+}
+
+// MapTSV writes the points of the map figure (fig-map.tsv), one line per
+// point under a header: item (global index in items.json, empty if
+// unknown), name, label (class label, empty if none), x, y (the t-SNE
+// coordinates drawn, shortest round-trip decimals), held (1: a held-out
+// item embedded out of sample, as the red + of the paper's Fig. 6) and
+// named (1: named in the figure). Tabs and line breaks in names become
+// spaces. The notebook's map cell plots this file.
+func (rep *Report) MapTSV(w io.Writer) error {
+	md := rep.Map
+	if md == nil {
+		return errors.New("report: no map")
+	}
+	named := map[int]bool{}
+	for _, i := range mapNamed(md, rep.Theme) {
+		named[i] = true
+	}
+	flag := func(b bool) string {
+		if b {
+			return "1"
+		}
+		return "0"
+	}
+	clean := strings.NewReplacer("\t", " ", "\n", " ", "\r", " ")
+	var b strings.Builder
+	b.WriteString("item\tname\tlabel\tx\ty\theld\tnamed\n")
+	for i := range md.X {
+		item, label := "", ""
+		if md.Items != nil {
+			item = strconv.Itoa(md.Items[i])
+		}
+		if md.Labels != nil {
+			label = strconv.Itoa(md.Labels[i])
+		}
+		fmt.Fprintf(&b, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", item, clean.Replace(md.Names[i]), label,
+			strconv.FormatFloat(md.X[i], 'g', -1, 64), strconv.FormatFloat(md.Y[i], 'g', -1, 64),
+			flag(md.Held != nil && md.Held[i]), flag(named[i]))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
 }
 
 // Markdown writes the table, the per-row details and the figure list as
@@ -391,6 +457,12 @@ func joinInts(x []int) string {
 // HTML writes the table as an HTML table (bold best entries, paper values
 // in a muted span) with the caption below.
 func (t *Table) HTML(w io.Writer) error {
+	_, err := io.WriteString(w, t.accuracyHTML()+t.sharesHTML())
+	return err
+}
+
+// accuracyHTML is the accuracy table and its caption as HTML.
+func (t *Table) accuracyHTML() string {
 	var b strings.Builder
 	b.WriteString("<table class=\"results\">\n<thead><tr><th>" + html.EscapeString(t.RowHeader) + "</th>")
 	for _, c := range t.Columns {
@@ -422,15 +494,43 @@ func (t *Table) HTML(w io.Writer) error {
 		b.WriteString("</tr>\n")
 	}
 	b.WriteString("</tbody>\n</table>\n<p class=\"caption\">" + html.EscapeString(t.Caption()) + "</p>\n")
-	if len(t.Shares) > 0 {
-		b.WriteString("<p>" + html.EscapeString(sharesTitle) + ":</p>\n<table class=\"shares\">\n<thead><tr><th>Row</th><th>Shares</th></tr></thead>\n<tbody>\n")
-		for _, r := range t.Shares {
-			b.WriteString("<tr><td>" + html.EscapeString(r.Label) + "</td><td>" + html.EscapeString(r.shareText()) + "</td></tr>\n")
-		}
-		b.WriteString("</tbody>\n</table>\n")
+	return b.String()
+}
+
+// sharesHTML is the kernel-shares table under its title as HTML, or ""
+// when no row has shares.
+func (t *Table) sharesHTML() string {
+	if len(t.Shares) == 0 {
+		return ""
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	var b strings.Builder
+	b.WriteString("<p>" + html.EscapeString(sharesTitle) + ":</p>\n<table class=\"shares\">\n<thead><tr><th>Row</th><th>Shares</th></tr></thead>\n<tbody>\n")
+	for _, r := range t.Shares {
+		b.WriteString("<tr><td>" + html.EscapeString(r.Label) + "</td><td>" + html.EscapeString(r.shareText()) + "</td></tr>\n")
+	}
+	b.WriteString("</tbody>\n</table>\n")
+	return b.String()
+}
+
+// timingsMarkdown is the total task time and a table of time by task kind.
+func (rep *Report) timingsMarkdown() string {
+	t := summariseTimings(rep.Run.Timings, 10)
+	var b strings.Builder
+	fmt.Fprintf(&b, "Total task time %s (sum over tasks).\n\n| Task kind | Tasks | Time |\n|---|---:|---:|\n", seconds(t.Total))
+	for _, k := range t.ByKind {
+		fmt.Fprintf(&b, "| %s | %d | %s |\n", k.Kind, k.Tasks, seconds(k.Seconds))
+	}
+	return b.String()
+}
+
+// versionsMarkdown is env.json as a two-column table.
+func (rep *Report) versionsMarkdown() string {
+	var b strings.Builder
+	b.WriteString("| | |\n|---|---|\n")
+	for _, k := range sortedKeys(rep.Run.Env) {
+		fmt.Fprintf(&b, "| %s | `%s` |\n", mdEscape(k), rep.Run.Env[k])
+	}
+	return b.String()
 }
 
 // timingSummary groups task timings by kind (the prefix of the task ID

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/mkpoe/mkpoe/internal/nbtest"
 	"github.com/mkpoe/mkpoe/pkg/results"
 	"github.com/mkpoe/mkpoe/pkg/stats"
 )
@@ -36,7 +37,7 @@ func TestBuildFiles(t *testing.T) {
 		"fig-validation.png fig-validation.svg fig-objective.png fig-objective.svg " +
 		"fig-weights-mkpoe-k4-diag-s00.png fig-weights-mkpoe-k4-diag-s00.svg " +
 		"fig-weights-mkpoe-k4-diag-s01.png fig-weights-mkpoe-k4-diag-s01.svg " +
-		"fig-map.png fig-map.svg report.html report.ipynb"
+		"fig-map.png fig-map.svg report.html report.ipynb fig-map.tsv"
 	if got := strings.Join(names, " "); got != want {
 		t.Errorf("files:\n got %s\nwant %s", got, want)
 	}
@@ -96,10 +97,13 @@ func TestLoadErrors(t *testing.T) {
 }
 
 // TestNotebookStructure checks the nbformat 4.5 shape without Python:
-// unique valid cell IDs, outputs only on code cells, the table as
-// text/markdown and text/html, and PNG outputs that decode.
+// unique valid cell IDs; code cells with "execution_count" (null: their
+// outputs were not made by running them) and "outputs", markdown cells
+// without; the stored outputs of the named code cells (the accuracy table
+// and kernel shares as Markdown and HTML, exactly the Go table's; every
+// figure as a PNG that decodes); the warnings at the top.
 func TestNotebookStructure(t *testing.T) {
-	rep, err := NewReport(loadFixture(t), Options{})
+	rep, err := NewReport(loadFixture(t), Options{Warnings: []string{"task x: result file missing"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,17 +115,9 @@ func TestNotebookStructure(t *testing.T) {
 		t.Error("HTML escaped in the notebook JSON (SetEscapeHTML(false) expected)")
 	}
 	var nb struct {
-		NBFormat      int `json:"nbformat"`
-		NBFormatMinor int `json:"nbformat_minor"`
-		Cells         []struct {
-			ID       string   `json:"id"`
-			CellType string   `json:"cell_type"`
-			Source   []string `json:"source"`
-			Outputs  []struct {
-				OutputType string         `json:"output_type"`
-				Data       map[string]any `json:"data"`
-			} `json:"outputs"`
-		} `json:"cells"`
+		NBFormat      int                          `json:"nbformat"`
+		NBFormatMinor int                          `json:"nbformat_minor"`
+		Cells         []map[string]json.RawMessage `json:"cells"`
 	}
 	if err := json.Unmarshal(b.Bytes(), &nb); err != nil {
 		t.Fatal(err)
@@ -131,33 +127,71 @@ func TestNotebookStructure(t *testing.T) {
 	}
 	idRE := regexp.MustCompile(`^[a-zA-Z0-9-_]{1,64}$`)
 	ids := map[string]bool{}
-	pngs, tables := 0, 0
+	var names []string
 	for _, c := range nb.Cells {
-		if !idRE.MatchString(c.ID) || ids[c.ID] {
-			t.Errorf("cell id %q invalid or repeated", c.ID)
+		var id, typ string
+		_ = json.Unmarshal(c["id"], &id)
+		_ = json.Unmarshal(c["cell_type"], &typ)
+		if !idRE.MatchString(id) || ids[id] {
+			t.Errorf("cell id %q invalid or repeated", id)
 		}
-		ids[c.ID] = true
-		if c.CellType == "markdown" && len(c.Outputs) > 0 {
-			t.Errorf("markdown cell %s has outputs", c.ID)
-		}
-		for _, o := range c.Outputs {
-			if s, ok := o.Data["image/png"].(string); ok {
-				raw, err := base64.StdEncoding.DecodeString(s)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if _, err := png.Decode(bytes.NewReader(raw)); err != nil {
-					t.Errorf("cell %s: %v", c.ID, err)
-				}
-				pngs++
+		ids[id] = true
+		_, hasCount := c["execution_count"]
+		_, hasOutputs := c["outputs"]
+		switch typ {
+		case "markdown":
+			if hasCount || hasOutputs {
+				t.Errorf("markdown cell %s has execution_count or outputs", id)
 			}
-			if _, ok := o.Data["text/html"]; ok && o.Data["text/markdown"] != nil {
-				tables++
+		case "code":
+			if string(c["execution_count"]) != "null" || !hasOutputs {
+				t.Errorf("code cell %s: execution_count %s, outputs %v; want null and a list", id, c["execution_count"], hasOutputs)
 			}
+			var meta struct{ Mkpoe string }
+			_ = json.Unmarshal(c["metadata"], &meta)
+			names = append(names, meta.Mkpoe)
+		default:
+			t.Errorf("cell %s has type %q", id, typ)
 		}
 	}
-	if pngs != len(rep.Figures) || tables != 1 {
-		t.Errorf("%d PNG outputs and %d tables, want %d and 1", pngs, tables, len(rep.Figures))
+	want := "run_dir setup table shares details tasks fig-validation fig-objective fig-weights-mkpoe-k4-diag-s00 fig-weights-mkpoe-k4-diag-s01 fig-map timings versions"
+	if got := strings.Join(names, " "); got != want {
+		t.Errorf("code cells\n got %s\nwant %s", got, want)
+	}
+	stored, err := nbtest.Read(writeTemp(t, "report.ipynb", b.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var second struct{ Source []string }
+	_ = json.Unmarshal(mustJSON(t, nb.Cells[1]), &second)
+	if w := strings.Join(second.Source, ""); !strings.HasPrefix(w, "**Warnings**") || !strings.Contains(w, "task x: result file missing") {
+		t.Errorf("second cell is not the warnings: %q", w)
+	}
+	table := stored.Cell("table").Outputs[0].Data
+	if table["text/markdown"] != rep.Table.accuracyMarkdown() || table["text/html"] != rep.Table.accuracyHTML() || table["text/plain"] != table["text/markdown"] {
+		t.Errorf("table output %q", table)
+	}
+	if !strings.Contains(table["text/markdown"], "| pair | 0.610 ± 0.014 (0.718) |  |  | 0.880 ± 0.028 (0.984) | 0.880 ± 0.000 |") {
+		t.Errorf("table lacks the pair row:\n%s", table["text/markdown"])
+	}
+	if shares := stored.Cell("shares").Outputs[0].Data["text/markdown"]; !strings.Contains(shares, "| MKPOE K4 diag | A 0.812, B\\_1 0.188 |") {
+		t.Errorf("shares output:\n%s", shares)
+	}
+	for _, f := range rep.Figures {
+		c := stored.Cell(f.Name)
+		if c == nil || len(c.Outputs) != 1 {
+			t.Fatalf("figure %s: cell %v", f.Name, c)
+		}
+		raw, err := base64.StdEncoding.DecodeString(c.Outputs[0].Data["image/png"])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(raw, rep.PNG[f.Name]) {
+			t.Errorf("figure %s: the stored PNG is not the report's", f.Name)
+		}
+		if _, err := png.Decode(bytes.NewReader(raw)); err != nil {
+			t.Errorf("figure %s: %v", f.Name, err)
+		}
 	}
 }
 
@@ -182,6 +216,26 @@ func TestHTMLSelfContained(t *testing.T) {
 	if strings.Contains(h, "http://") || strings.Contains(h, "https://") {
 		t.Error("HTML refers to external resources")
 	}
+}
+
+// writeTemp writes data to a file name in a new temporary directory and
+// returns its path.
+func writeTemp(t *testing.T, name string, data []byte) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 // The checks below run external tools when they are installed (see
@@ -304,11 +358,14 @@ func TestClaimsInReport(t *testing.T) {
 			Interval: &stats.Interval{Diff: 0.0412, Lo: 0.0101, Hi: 0.0733, Level: 0.95, Reps: 2000, N: 100, Strata: 2}},
 		{Claim: "full beats diag", Better: "MKPOE K4 full", Worse: "MKPOE K4 diag", Note: "row \"MKPOE K4 full\": its task files predate test_outcomes"},
 	}
-	files, err := Build(run, Options{Formats: []string{"md", "html", "tex"}})
+	files, err := Build(run, Options{Formats: []string{"md", "html", "tex", "ipynb"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, f := range files {
+		if f.Name == "fig-map.tsv" { // the notebook's map data comes with it
+			continue
+		}
 		text := string(f.Data)
 		if f.Name == "report.html" {
 			text = html.UnescapeString(text) // html/template writes + as &#43;
@@ -316,6 +373,9 @@ func TestClaimsInReport(t *testing.T) {
 		for _, want := range []string{"K4 beats the sum", "+0.041", "[+0.010, +0.073]", "yes", "predate test\\_outcomes"} {
 			if f.Name == "report.html" {
 				want = strings.ReplaceAll(want, `\_`, "_")
+			}
+			if f.Name == "report.ipynb" {
+				want = strings.ReplaceAll(want, `\_`, `\\_`) // JSON escapes the backslash
 			}
 			if f.Name == "table.tex" && strings.Contains(want, "test") {
 				want = `predate test\_outcomes`

@@ -257,8 +257,18 @@ func (t *Table) hasPaper() bool {
 }
 
 // Markdown writes the table as a GitHub-flavoured Markdown table, with
-// the caption as a paragraph below it.
+// the caption as a paragraph below it, then the kernel shares.
 func (t *Table) Markdown(w io.Writer) error {
+	text := t.accuracyMarkdown()
+	if s := t.sharesMarkdown(); s != "" {
+		text += "\n" + s
+	}
+	_, err := io.WriteString(w, text)
+	return err
+}
+
+// accuracyMarkdown is the accuracy table and its caption.
+func (t *Table) accuracyMarkdown() string {
 	var b strings.Builder
 	b.WriteString("| " + mdEscape(t.RowHeader))
 	for _, c := range t.Columns {
@@ -294,14 +304,21 @@ func (t *Table) Markdown(w io.Writer) error {
 		b.WriteString(" |\n")
 	}
 	b.WriteString("\n" + mdEscape(t.Caption()) + "\n")
-	if len(t.Shares) > 0 {
-		b.WriteString("\n" + mdEscape(sharesTitle) + ":\n\n| Row | Shares |\n|---|---|\n")
-		for _, r := range t.Shares {
-			b.WriteString("| " + mdEscape(r.Label) + " | " + mdEscape(r.shareText()) + " |\n")
-		}
+	return b.String()
+}
+
+// sharesMarkdown is the kernel-shares table under its title, or "" when
+// no row has shares.
+func (t *Table) sharesMarkdown() string {
+	if len(t.Shares) == 0 {
+		return ""
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	var b strings.Builder
+	b.WriteString(mdEscape(sharesTitle) + ":\n\n| Row | Shares |\n|---|---|\n")
+	for _, r := range t.Shares {
+		b.WriteString("| " + mdEscape(r.Label) + " | " + mdEscape(r.shareText()) + " |\n")
+	}
+	return b.String()
 }
 
 // LaTeX writes the table as a booktabs table float with a caption and a

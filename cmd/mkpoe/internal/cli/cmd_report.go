@@ -77,16 +77,16 @@ func WriteReport(dir, out string, formats []string) (paths, warnings []string, e
 		}
 		return nil, nil, badInput(err)
 	}
-	rep, err := report.NewReport(run, report.Options{Source: dir, Warnings: taskFileWarnings(dir)})
+	if out == "" {
+		out = filepath.Join(dir, "report")
+	}
+	rep, err := report.NewReport(run, report.Options{Source: dir, Warnings: taskFileWarnings(dir), NotebookRunDir: notebookRunDir(dir, out)})
 	if err != nil {
 		return nil, nil, err
 	}
 	files, err := rep.Files(formats)
 	if err != nil {
 		return nil, nil, err
-	}
-	if out == "" {
-		out = filepath.Join(dir, "report")
 	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return nil, nil, err
@@ -99,6 +99,21 @@ func WriteReport(dir, out string, formats []string) (paths, warnings []string, e
 		paths = append(paths, p)
 	}
 	return paths, rep.Warnings, nil
+}
+
+// notebookRunDir is the run directory dir as seen from the report
+// directory out, for report.ipynb's RUN_DIR: relative ("..", for the
+// default out) when both are on one tree, else absolute.
+func notebookRunDir(dir, out string) string {
+	absDir, err1 := filepath.Abs(dir)
+	absOut, err2 := filepath.Abs(out)
+	if err1 != nil || err2 != nil {
+		return dir
+	}
+	if rel, err := filepath.Rel(absOut, absDir); err == nil {
+		return filepath.ToSlash(rel)
+	}
+	return absDir
 }
 
 // taskFileWarnings checks the task files of run directory dir against its
