@@ -2,8 +2,6 @@ package experiments
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/mkpoe/mkpoe/pkg/cv"
@@ -41,20 +39,7 @@ rows:
 // the same data give the same validation curves, the same β and the same
 // test accuracies: the harness is pkg/cv's protocol run as tasks.
 func TestHarnessRunsPkgCVProtocol(t *testing.T) {
-	dir := t.TempDir()
-	p := filepath.Join(dir, "c.yaml")
-	if err := os.WriteFile(p, []byte(sameProtocolConfig), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	c, err := LoadConfig(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.Output = filepath.Join(dir, "run")
-	s, err := Run(context.Background(), c, RunOptions{Workers: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, s := runConfigFile(t, writeFile(t, t.TempDir(), "c.yaml", sameProtocolConfig))
 	ds, err := loadDataset(c)
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,6 @@
 package experiments
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -31,15 +30,7 @@ protocol: {splits: 1, test_fraction: 0.2, inner_folds: 2}
 rows:
   - {method: native, kernel: ST}
 `)
-	c, err := LoadConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.Output = filepath.Join(dir, "run")
-	s, err := Run(context.Background(), c, RunOptions{Workers: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, s := runConfigFile(t, cfg)
 	a, err := data.LoadAset400(aset)
 	if err != nil {
 		t.Fatal(err)

@@ -43,15 +43,7 @@ rows:
   - {method: native, kernel: x}
   - {method: k1, kernel: x, mode: diag}
 `)
-	c, err := LoadConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.Output = filepath.Join(dir, "run")
-	s, err := Run(context.Background(), c, RunOptions{Workers: 2})
-	if err != nil {
-		t.Fatalf("run: %v", err)
-	}
+	c, s := runConfigFile(t, cfg)
 	// Item 0, the only anchor, is a training item in every split: no test
 	// comparison anywhere, so every accuracy is NaN, written as null.
 	for _, r := range s.Rows {
@@ -208,14 +200,22 @@ func runOnTriplets(t *testing.T, name, body string) *results.Summary {
 	}
 	cfg := writeFile(t, dir, name+".yaml", fmt.Sprintf("name: %[2]s\nseed: 1\n"+
 		"dataset: {type: generic, items: %[1]s/items.tsv, comparisons: %[1]s/triplets.tsv, features: {clean: %[1]s/clean.tsv, blurry: %[1]s/blurry.tsv}}\n", ex, name)+body)
+	_, s := runConfigFile(t, cfg)
+	return s
+}
+
+// runConfigFile loads the config file cfg, runs it into a run directory
+// beside it on 2 workers and returns the config and the summary.
+func runConfigFile(t *testing.T, cfg string) (*Config, *results.Summary) {
+	t.Helper()
 	c, err := LoadConfig(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.Output = filepath.Join(dir, "run")
+	c.Output = filepath.Join(filepath.Dir(cfg), "run")
 	s, err := Run(context.Background(), c, RunOptions{Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s
+	return c, s
 }

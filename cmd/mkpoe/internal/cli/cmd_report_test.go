@@ -7,27 +7,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mkpoe/mkpoe/internal/nbtest"
 	"github.com/mkpoe/mkpoe/pkg/results"
 )
 
-// copyDir copies the files of src (one level of subdirectories) into dst.
+// copyDir copies the files of src (and its subdirectories) into dst.
 func copyDir(t *testing.T, src, dst string) {
 	t.Helper()
-	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
-	})
-	if err != nil {
+	if err := nbtest.CopyDir(src, dst); err != nil {
 		t.Fatal(err)
 	}
 }
