@@ -376,17 +376,33 @@ func (rep *Report) claims() [][]string {
 	return out
 }
 
-// LaTeX writes table.tex: the paper-style table (Table.LaTeX), then the
-// claims as a second table when the summary has any.
+// LaTeX writes table.tex: the paper-style table (Table.LaTeX), then, when
+// the summary records them, the rows' accuracies with ties counted as ½ and
+// their tie rates, and the claims.
 func (rep *Report) LaTeX(w io.Writer) error {
 	if err := rep.Table.LaTeX(w); err != nil {
 		return err
 	}
+	var b strings.Builder
+	var ties []detail
+	for _, d := range rep.details() {
+		if d.TieRate != "—" {
+			ties = append(ties, d)
+		}
+	}
+	if len(ties) > 0 {
+		b.WriteString("\n\\begin{table}\n\\centering\n\\begin{tabular}{lrrr}\n\\toprule\nRow & Accuracy per split & Ties $\\frac12$ (mean) & Tie rate \\\\\n\\midrule\n")
+		for _, d := range ties {
+			b.WriteString(texEscape(d.Label) + " & " + d.Accuracy + " & " + texEscape(d.HalfTies) + " & " + d.TieRate + " \\\\\n")
+		}
+		fmt.Fprintf(&b, "\\bottomrule\n\\end{tabular}\n\\caption{%s}\n\\label{tab:%s-ties}\n\\end{table}\n",
+			texEscape("Test accuracy with ties counted as errors (the paper's rule, per split), as one half (mean ± sd over splits), and the fraction of test comparisons that tie."), labelName(rep.Run.Summary.Name))
+	}
 	rows := rep.claims()
 	if len(rows) == 0 {
-		return nil
+		_, err := io.WriteString(w, b.String())
+		return err
 	}
-	var b strings.Builder
 	b.WriteString("\n\\begin{table}\n\\centering\n\\begin{tabular}{lllllll}\n\\toprule\n")
 	for i, h := range claimHeader {
 		if i > 0 {

@@ -16,6 +16,7 @@ import (
 	"testing/fstest"
 
 	"github.com/mkpoe/mkpoe/internal/nbtest"
+	"github.com/mkpoe/mkpoe/pkg/eval"
 	"github.com/mkpoe/mkpoe/pkg/results"
 	"github.com/mkpoe/mkpoe/pkg/stats"
 )
@@ -284,13 +285,24 @@ func TestLaTeXCompiles(t *testing.T) {
 		t.Skip("short")
 	}
 	// With claims, whose caption and cells hold − and ½ (utf8 inputenc
-	// does not know them: texEscape must).
+	// does not know them: texEscape must), and tallies (the ties table).
 	run := loadFixture(t)
+	for i := range run.Summary.Rows {
+		r := &run.Summary.Rows[i]
+		for _, n := range r.TestComparisons {
+			r.TestTallies = append(r.TestTallies, eval.Tally{Right: n - 2, Ties: 2})
+		}
+	}
 	run.Summary.Claims = []results.Claim{{Claim: "σ = ½ median beats σ = median (K4)", Better: "MKPOE K4 diag", Worse: "sum native", Paper: "Table 2",
 		Interval: &stats.Interval{Diff: -0.01, Lo: -0.02, Hi: 0.001, Level: 0.95, Reps: 2000, N: 10, Strata: 2}}}
 	files, err := Build(run, Options{Formats: []string{"tex"}})
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, want := range []string{`Ties $\frac12$ (mean)`, `\label{tab:fixture-50--claims}`} {
+		if !strings.Contains(string(files[0].Data), want) {
+			t.Errorf("table.tex lacks %q", want)
+		}
 	}
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "table.tex"), files[0].Data, 0o644); err != nil {
