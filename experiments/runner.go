@@ -172,7 +172,7 @@ func runTasks(ctx context.Context, c *Config, ds *dataset, st *store, todo []res
 	if len(todo) == 0 {
 		return nil
 	}
-	live, _ := progress.Terminal(opts.Log)
+	live := disp.Live()
 	if !live {
 		disp.Println(fmt.Sprintf("phase %d: %d tasks on %d workers", phase, len(todo), opts.Workers), time.Now())
 	}

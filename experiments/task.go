@@ -201,17 +201,16 @@ func learnedAccuracy(m *mkpoe.Model, f *fold, kidx []int) (float64, error) {
 // the fold in the learned space (cv.HeldOutOutcomes) and the held-out
 // items' embedding (nil if there are none).
 func learnedOutcomesEmbedding(m *mkpoe.Model, f *fold, kidx []int) ([]eval.Outcome, *mat.Dense, error) {
-	if len(f.test) == 0 { // comparison holdout: held-out comparisons among training items
-		os, err := cv.HeldOutOutcomes(m, f.rowsOf(kidx), f.testCs)
-		return os, nil, err
-	}
-	all, err := m.EmbedWithTraining(f.rowsOf(kidx))
+	all, err := cv.HeldOutEmbedding(m, f.rowsOf(kidx))
 	if err != nil {
 		return nil, nil, err
 	}
-	nt, d := m.Train.Dims()
-	t, _ := all.Dims()
-	emb := mat.DenseCopyOf(all.Slice(nt, t, 0, d))
+	var emb *mat.Dense
+	if len(f.test) > 0 { // none under comparison holdout
+		nt, d := m.Train.Dims()
+		t, _ := all.Dims()
+		emb = mat.DenseCopyOf(all.Slice(nt, t, 0, d))
+	}
 	return eval.Outcomes(f.testCs, eval.EmbeddingDistance(all)), emb, nil
 }
 

@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -186,7 +187,7 @@ func Compare(stored, executed *Notebook) []string {
 			}
 		}
 		switch {
-		case contains(TextCells, c.Name):
+		case slices.Contains(TextCells, c.Name):
 			for _, mime := range []string{"text/markdown", "text/html"} {
 				want, stored := s.output(mime)
 				got, ok := c.output(mime)
@@ -392,13 +393,4 @@ func CopyDir(src, dst string) error {
 		}
 		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
 	})
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }

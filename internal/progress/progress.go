@@ -330,6 +330,9 @@ type Task struct {
 	fit   *Fit // the running fit (nil between fits)
 }
 
+// Live reports whether the display is a live line on a terminal.
+func (r *Run) Live() bool { return r.live }
+
 // SetPhase sets the phase shown on the live line.
 func (r *Run) SetPhase(p int) {
 	r.mu.Lock()

@@ -262,17 +262,27 @@ func HeldOutOutcomes(m *mkpoe.Model, rows []*mat.Dense, heldCs []data.Comparison
 	if len(heldCs) == 0 {
 		return nil, nil
 	}
-	if allNil(rows) {
-		if err := data.ValidateComparisons(heldCs, m.N); err != nil {
-			return nil, err
-		}
-		return eval.Outcomes(heldCs, eval.EmbeddingDistance(m.Train)), nil
-	}
-	all, err := m.EmbedWithTraining(rows)
+	all, err := HeldOutEmbedding(m, rows)
 	if err != nil {
 		return nil, err
 	}
+	if n, _ := all.Dims(); allNil(rows) {
+		if err := data.ValidateComparisons(heldCs, n); err != nil {
+			return nil, err
+		}
+	}
 	return eval.Outcomes(heldCs, eval.EmbeddingDistance(all)), nil
+}
+
+// HeldOutEmbedding returns the embedding that held-out comparisons are
+// scored in: the training items' (m.Train), then the held-out items'
+// from their kernel rows (Sec. 3.2, 4.3); with no held-out items
+// (comparison holdout: rows all nil) the training embedding alone.
+func HeldOutEmbedding(m *mkpoe.Model, rows []*mat.Dense) (*mat.Dense, error) {
+	if allNil(rows) {
+		return m.Train, nil
+	}
+	return m.EmbedWithTraining(rows)
 }
 
 // allNil reports whether every matrix of rows is nil (no held-out items).

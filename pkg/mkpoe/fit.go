@@ -359,9 +359,7 @@ func fit(ctx context.Context, in input, cs []data.Comparison, s Settings) (*Mode
 		Trace:      sol.trace,
 		Seconds:    time.Since(start).Seconds(),
 	}
-	if sol.objective > 0 {
-		model.Stats.RelativeGap = (sol.objective - bound) / sol.objective
-	}
+	model.Stats.RelativeGap = relativeGap(sol.objective, bound)
 	for _, b := range blocks {
 		model.Stats.BlockDims = append(model.Stats.BlockDims, b.r)
 	}

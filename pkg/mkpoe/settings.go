@@ -134,11 +134,15 @@ type Iteration struct {
 // 0: the objective is ≥ 0), 0 when Best is 0, and may be a rounding error
 // below 0 once the bound meets the objective. The default solver's fit
 // converges once Gap ≤ Settings.Tol.
-func (it Iteration) Gap() float64 {
-	if !(it.Best > 0) {
+func (it Iteration) Gap() float64 { return relativeGap(it.Best, it.Bound) }
+
+// relativeGap is (objective − bound)/objective, the certified relative gap
+// of Stats.RelativeGap; 0 when the objective is not positive.
+func relativeGap(objective, bound float64) float64 {
+	if !(objective > 0) {
 		return 0
 	}
-	return (it.Best - it.Bound) / it.Best
+	return (objective - bound) / objective
 }
 
 // Recorder receives progress reports: after every iteration of the

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/mkpoe/mkpoe/experiments"
@@ -66,7 +67,7 @@ func WriteReport(dir, out string, formats []string) (paths, warnings []string, e
 		return nil, nil, usagef("run directory %s: not a directory", dir)
 	}
 	for _, f := range formats {
-		if !containsString(report.Formats, f) {
+		if !slices.Contains(report.Formats, f) {
 			return nil, nil, usagef("--formats: each must be one of %s, got %q", strings.Join(report.Formats, ","), f)
 		}
 	}
@@ -150,13 +151,4 @@ func taskFileWarnings(dir string) []string {
 		out = append(out, fmt.Sprintf("task %s: failed (%s); %s", t.ID, t.Error, rerun))
 	}
 	return out
-}
-
-func containsString(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
