@@ -246,10 +246,10 @@ func (p *problem) interiorFull(ctx context.Context, sol solution, s Settings) (s
 			comps = append(comps, c)
 		}
 	}
-	if 4*len(comps) > 3*nc {
-		// Dropping under a quarter saves little (the cost goes as |T|³)
-		// and risks a second run when a dropped comparison turns out
-		// violated: keep them all.
+	if p.newtonCost(len(comps)) > dropWorth*p.newtonCost(nc) {
+		// Dropping saves too little per Newton step (the blocks' scalings
+		// cost the same whatever the comparisons) to risk another run when
+		// a dropped comparison turns out violated: keep them all.
 		comps = comps[:0]
 		for c := range in {
 			in[c] = true
@@ -367,6 +367,47 @@ func (p *problem) interiorFull(ctx context.Context, sol solution, s Settings) (s
 		}
 	}
 	return best, nil
+}
+
+// dropWorth is the largest ratio of the estimated Newton-step costs
+// (newtonCost) of the kept comparisons and of all of them at which
+// interiorFull drops the others. Dropping pays when it saves the
+// factorisation (a single block, or many comparisons) and one run
+// suffices; a second or third run, which a warm start along the β grid
+// often needs, costs more than the saving when the blocks' scalings
+// dominate. Measured (docs/solver.md): on an aset400 K4 fold (blocks of
+// rank 297, 295 and 68; 2343 comparisons) keeping all at β = 1e4 and 1e5
+// took 4.7 and 7.2 s where dropping (ratios 0.66 and 0.62) took 10.1 and
+// 10.7 s in three runs each; on a K1 fold (one block, 3353 comparisons,
+// ratios 0.22–0.34) dropping is the faster.
+const dropWorth = 0.6
+
+// newtonCost estimates the work, in multiply-adds, of one Newton step of
+// the comparison-space method on nT comparisons: the |T|³/3
+// factorisation, the matrix's 16|T|² look-ups per block, and each block's
+// scalings, congruences and step-length eigenvalues (about 120 r³ at the
+// speed of a matrix product, measured with OpenBLAS at r ≈ 300).
+func (p *problem) newtonCost(nT int) float64 {
+	t := float64(nT)
+	cost := t * t * t / 3
+	for b := range p.blocks {
+		r := float64(p.blocks[b].r)
+		cost += 16*t*t + 120*r*r*r
+	}
+	return cost
+}
+
+// acceleratedCost estimates the work of one iteration of the accelerated
+// method on full blocks: each block's eigendecomposition (projection) and
+// its distances and gradient through the n×r coordinates, about 16·n·r²
+// in all (measured at 8–33 ms per iteration for Σ n·r² = 2.6e7–7.2e7).
+func (p *problem) acceleratedCost() float64 {
+	cost := 0.0
+	for b := range p.blocks {
+		r := float64(p.blocks[b].r)
+		cost += 16 * float64(p.n) * r * r
+	}
+	return cost
 }
 
 // interiorMaxRounds bounds the runs of interiorFull. A run is repeated when

@@ -61,9 +61,10 @@ func (acceleratedMethod) solve(ctx context.Context, fp fitProblem) (solution, er
 	}
 	plain := *p // before preconditioning, for the crossover
 	plain.blocks = append([]block(nil), p.blocks...)
+	rule := newHandOver(&plain)
 	sc := p.precondition()
 	sc.toSolver(p, x0)
-	sol, err := p.accelerated(ctx, x0, s, handOver)
+	sol, err := p.accelerated(ctx, x0, s, rule.stop)
 	if err != nil {
 		return sol, err
 	}

@@ -1,0 +1,55 @@
+package mkpoe
+
+import "testing"
+
+// TestHandOver checks the accelerated method's hand-over rule on hand
+// sequences of certified gaps (one call per certificate, every 10
+// iterations, as solve.go makes them).
+func TestHandOver(t *testing.T) {
+	type call struct {
+		it   int
+		gap  float64
+		want bool
+	}
+	cases := []struct {
+		name          string
+		interiorIters float64
+		calls         []call
+	}{
+		{"budget spent", 0, []call{{390, 2e-3, false}, {400, 2e-3, true}}},
+		{"slow from iteration 100", 0, []call{{90, 0.2, false}, {100, 0.2, true}}},
+		{"stalled from iteration 30", 0, []call{{20, 0.9, false}, {30, 0.9, true}, {30, 0.4, false}}},
+		// The gap halves from 100 to 150 (not stalled), then barely moves
+		// from 150 to 200: with the interior-point stage costing 300
+		// iterations and 200 left in the budget (2 × 200 ≥ 300), hand over.
+		{"stall, cheap interior stage", 300, []call{
+			{100, 0.04, false}, {110, 0.03, false}, {150, 0.013, false}, {160, 0.01, false}, {200, 0.008, true},
+		}},
+		// The same gaps, but the interior-point stage costs more than twice
+		// the iterations left: keep going.
+		{"stall, costly interior stage", 401, []call{
+			{100, 0.04, false}, {150, 0.013, false}, {200, 0.008, false}, {250, 0.0079, false},
+		}},
+		// A stall is judged over whole windows of 50 iterations: the gap
+		// hardly moves within 100–140, but has halved by 150.
+		{"whole windows", 100, []call{
+			{100, 0.04, false}, {110, 0.039, false}, {140, 0.038, false}, {150, 0.019, false}, {200, 0.015, true},
+		}},
+		{"halving is progress", 100, []call{
+			{100, 0.04, false}, {150, 0.02, false}, {200, 0.0099, false}, {250, 0.0049, false},
+		}},
+		// The window 50–100 counts once iteration 100 is reached.
+		{"first window ends at slowStart", 100, []call{{50, 0.04, false}, {100, 0.039, true}}},
+		{"never for diagonal or costly problems", 0, []call{{100, 0.04, false}, {150, 0.04, false}, {200, 0.04, false}}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			h := &handOver{interiorIters: tc.interiorIters}
+			for _, c := range tc.calls {
+				if got := h.stop(c.it, c.gap); got != c.want {
+					t.Errorf("iteration %d, gap %g: stop = %v, want %v", c.it, c.gap, got, c.want)
+				}
+			}
+		})
+	}
+}
