@@ -65,7 +65,10 @@ type DatasetConfig struct {
 	LastFMDir string `yaml:"lastfm_dir"`
 	// PerClass is the number of images per class drawn (seeded) for aloi10 (default 20, Sec. 5.1).
 	PerClass int `yaml:"per_class"`
-	// Taxonomy is a nested list of class labels (aloi10, synthetic): comparisons come from it (Sec. 5.1).
+	// Taxonomy is a nested list of class labels (aloi10, synthetic), a .yaml
+	// file holding one, or (aloi10) a mapping {cluster: unused_images,
+	// levels: [3, 5, 7]} that clusters it from images the experiment does
+	// not use (taxonomySpec): comparisons come from it (Sec. 5.1).
 	Taxonomy any `yaml:"taxonomy"`
 	// Synthetic configures the embedded synthetic data set.
 	Synthetic SyntheticConfig `yaml:"synthetic"`
@@ -292,7 +295,9 @@ func (c *Config) Validate() error {
 			bad("dataset.dir", "must name the aloi10 folder", `""`)
 		}
 		if c.Dataset.Taxonomy == nil {
-			bad("dataset.taxonomy", "must be a nested list of class labels (or a .yaml file holding one)", "nothing")
+			bad("dataset.taxonomy", "must be a nested list of class labels, a .yaml file holding one, or {cluster: unused_images, levels: [3, 5, 7]}", "nothing")
+		} else if _, _, err := parseTaxonomySpec(c.Dataset.Taxonomy); err != nil {
+			errs = append(errs, err)
 		}
 		if c.Dataset.PerClass < 1 {
 			bad("dataset.per_class", "must be >= 1", c.Dataset.PerClass)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -88,16 +89,21 @@ func loadDataset(c *Config) (*dataset, error) {
 		if err != nil {
 			return nil, err
 		}
-		tax, err := taxonomyOf(d.Taxonomy)
-		if err != nil {
-			return nil, fmt.Errorf("dataset.taxonomy: %w", err)
-		}
 		rng := rand.New(rand.NewPCG(c.Seed, 101))
 		idx, err := data.SamplePerClass(al.Labels, d.PerClass, rng)
 		if err != nil {
 			return nil, fmt.Errorf("dataset.per_class: %w", err)
 		}
-		ds := &dataset{n: len(idx), taxonomy: tax, sources: map[string]kernels.Input{}}
+		ds := &dataset{n: len(idx), sources: map[string]kernels.Input{}}
+		if spec, ok, err := parseTaxonomySpec(d.Taxonomy); err != nil {
+			return nil, err
+		} else if ok {
+			if ds.taxonomy, err = clusterTaxonomy(spec, al, idx, d.PerClass, &ds.notes); err != nil {
+				return nil, err
+			}
+		} else if ds.taxonomy, err = taxonomyOf(d.Taxonomy); err != nil {
+			return nil, fmt.Errorf("dataset.taxonomy: %w", err)
+		}
 		for _, i := range idx {
 			ds.labels = append(ds.labels, al.Labels[i])
 			ds.names = append(ds.names, fmt.Sprintf("obj%d-img%d", al.Labels[i], i))
@@ -136,6 +142,88 @@ func loadDataset(c *Config) (*dataset, error) {
 
 // taxonomyOf reads a taxonomy given inline (nested lists) or as a YAML file
 // holding a "taxonomy:" key or a bare nested list (data.ReadTaxonomyFile).
+// taxonomySpec is dataset.taxonomy given as a mapping: the taxonomy is
+// clustered from the images' features (data.ClassTaxonomy, docs/datasets.md
+// "ALOI taxonomy") rather than listed.
+type taxonomySpec struct {
+	// Cluster names the images clustered: unusedImages (those the
+	// per_class draw left out, so that no image of the experiment shapes
+	// the tree its comparisons come from) or allImages (every image, items
+	// included: the tree as first built).
+	Cluster string
+	// Levels are the cluster counts the dendrogram is cut into, increasing.
+	Levels []int
+}
+
+const (
+	unusedImages = "unused_images"
+	allImages    = "all_images"
+)
+
+// parseTaxonomySpec reads dataset.taxonomy as a taxonomySpec; ok is false
+// when it is not a mapping (a file or a nested list).
+func parseTaxonomySpec(v any) (spec taxonomySpec, ok bool, err error) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return spec, false, nil
+	}
+	for _, k := range sortedKeys(m) {
+		switch k {
+		case "cluster":
+			s, isString := m[k].(string)
+			if !isString || (s != unusedImages && s != allImages) {
+				return spec, true, fmt.Errorf("dataset.taxonomy.cluster: must be %s (the images the per_class draw left out) or %s, got %v", unusedImages, allImages, m[k])
+			}
+			spec.Cluster = s
+		case "levels":
+			list, isList := m[k].([]any)
+			if !isList || len(list) == 0 {
+				return spec, true, fmt.Errorf("dataset.taxonomy.levels: must be a list of increasing cluster counts such as [3, 5, 7], got %v", m[k])
+			}
+			for i, e := range list {
+				n, isInt := e.(int)
+				if !isInt || n < 2 || (i > 0 && n <= spec.Levels[i-1]) {
+					return spec, true, fmt.Errorf("dataset.taxonomy.levels[%d]: must be an integer ≥ 2 and above the level before, got %v", i, e)
+				}
+				spec.Levels = append(spec.Levels, n)
+			}
+		default:
+			return spec, true, fmt.Errorf("dataset.taxonomy.%s: unknown key (a clustered taxonomy has cluster and levels)", k)
+		}
+	}
+	if spec.Cluster == "" || spec.Levels == nil {
+		return spec, true, fmt.Errorf("dataset.taxonomy: a clustered taxonomy needs both cluster (%s or %s) and levels, got %v", unusedImages, allImages, v)
+	}
+	return spec, true, nil
+}
+
+// clusterTaxonomy builds the taxonomy of spec from the ALOI images (idx:
+// the items drawn) and adds a note saying which images made it and the
+// tree.
+func clusterTaxonomy(spec taxonomySpec, al *data.ALOI, idx []int, perClass int, notes *[]string) (*data.Taxonomy, error) {
+	used := make([]bool, len(al.Labels))
+	for _, i := range idx {
+		used[i] = true
+	}
+	var rows []int
+	for i := range al.Labels {
+		if spec.Cluster == allImages || !used[i] {
+			rows = append(rows, i)
+		}
+	}
+	tax, merges, classes, err := data.ClassTaxonomy(al.Views, al.Labels, rows, spec.Levels)
+	if err != nil {
+		return nil, fmt.Errorf("dataset.taxonomy: %w", err)
+	}
+	for _, i := range idx {
+		if !slices.Contains(classes, al.Labels[i]) {
+			return nil, fmt.Errorf("dataset.taxonomy.cluster: %s leaves no image of class %d to cluster (per_class %d takes them all)", spec.Cluster, al.Labels[i], perClass)
+		}
+	}
+	*notes = append(*notes, fmt.Sprintf("taxonomy %v clustered from %d images (%s), dendrogram %s", tax, len(rows), spec.Cluster, data.DendrogramString(merges, classes)))
+	return tax, nil
+}
+
 func taxonomyOf(v any) (*data.Taxonomy, error) {
 	if path, ok := v.(string); ok {
 		return data.ReadTaxonomyFile(path)
