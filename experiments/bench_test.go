@@ -1,0 +1,89 @@
+package experiments
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/mkpoe/mkpoe/pkg/cv"
+	"github.com/mkpoe/mkpoe/pkg/mkpoe"
+)
+
+// BenchmarkAset400FoldPath fits the warm-started β path of one inner fold
+// of a paper config's full-W row, as a cv task does (docs/solver.md, the
+// table of the interior-point stage's cost rule): K4 on ST+CF+genre (split
+// 0, fold 2 of configs/aset400_kernel_groups.yaml) and K1 on unprocessed ST
+// (split 0, fold 0 of configs/aset400_graph_processing.yaml). It reports
+// each β's seconds and the path's largest certified gap.
+func BenchmarkAset400FoldPath(b *testing.B) {
+	if _, err := os.Stat(filepath.Join("..", "data", "lastfm-hetrec2011")); err != nil {
+		b.Skip("no data/ (scripts/fetch_aset400.sh --mirror ../shared/data)")
+	}
+	for _, bc := range []struct {
+		name, config, row string
+		fold              int
+	}{
+		{"K4full_all", "aset400_kernel_groups.yaml", "all K4 full", 2},
+		{"K1full_unprocessed", "aset400_graph_processing.yaml", "Full full", 0},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			c, err := LoadConfig(filepath.Join("..", "configs", bc.config))
+			if err != nil {
+				b.Fatal(err)
+			}
+			ds, err := loadDataset(c)
+			if err != nil {
+				b.Fatal(err)
+			}
+			var row *RowConfig
+			for i := range c.Rows {
+				if c.Rows[i].Label == bc.row {
+					row = &c.Rows[i]
+				}
+			}
+			if row == nil {
+				b.Fatalf("%s has no row %q", bc.config, bc.row)
+			}
+			kidx := c.rowKernels(*row)
+			id := cv.Outer(0)
+			id.Fold = bc.fold
+			train, test, source := foldOf(c, ds, id)
+			steps := c.Constraints.Train
+			if row.TrainSteps != nil {
+				steps = *row.TrainSteps
+			}
+			f, err := buildFold(c, ds, train, test, source, kidx, steps, c.Seed*1_000_003+uint64(bc.fold+1))
+			if err != nil {
+				b.Fatal(err)
+			}
+			seconds := make([]float64, len(c.BetaGrid))
+			worst := 0.0
+			b.ResetTimer()
+			for n := 0; n < b.N; n++ {
+				var prev *mkpoe.Model
+				for i, beta := range c.BetaGrid {
+					start := time.Now()
+					m, err := fitRow(b.Context(), c, *row, f, kidx, beta, prev, nil)
+					if err != nil {
+						b.Fatal(err)
+					}
+					seconds[i] += time.Since(start).Seconds()
+					if !m.Stats.Converged {
+						b.Errorf("β = %g: not converged (gap %.3g)", beta, m.Stats.RelativeGap)
+					}
+					worst = max(worst, m.Stats.RelativeGap)
+					prev = m
+				}
+			}
+			for i, beta := range c.BetaGrid {
+				if beta >= 100 {
+					b.ReportMetric(seconds[i]/float64(b.N), fmt.Sprintf("s@β=%g", beta))
+				}
+			}
+			b.ReportMetric(worst, "max_gap")
+			b.ReportMetric(float64(len(f.trainCs)), "comparisons")
+		})
+	}
+}
