@@ -49,6 +49,19 @@ func dirHash(t *testing.T, dir string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
+// aloiConfig is a minimal ALOI-10 config with the given dataset.taxonomy;
+// its data folder does not exist, so only the config's own checks can pass.
+func aloiConfig(taxonomy string) string {
+	return `name: aloi
+dataset: {type: aloi10, dir: /nonexistent/aloi10, per_class: 20, taxonomy: ` + taxonomy + `}
+kernels:
+  - {name: rgb, source: view1, type: rbf}
+protocol: {splits: 2, test_fraction: 0.2, inner_folds: 2}
+rows:
+  - {method: native, kernel: rgb}
+`
+}
+
 // TestBadInputTable drives every command with bad files, flags and configs
 // (about 290 cases): each must exit 2 with a message that names where and
 // what, and none may change an existing run directory.
@@ -205,6 +218,8 @@ func TestBadInputTable(t *testing.T) {
 		{"claim of an unknown row", tinyConfig + "claims:\n  - {claim: x, better: nope, worse: good NATIVE}\n", "claims[0].better: must be the label of a row"},
 		{"unknown holdout", strings.Replace(tinyConfig, "protocol: {", "protocol: {holdout: triplets, ", 1), "protocol.holdout"},
 		{"comparison holdout on a taxonomy", strings.Replace(tinyConfig, "protocol: {", "protocol: {holdout: comparisons, ", 1), "protocol.holdout: comparisons needs a data set with a fixed list"},
+		{"clustered taxonomy, levels not increasing", aloiConfig("{cluster: unused_images, levels: [5, 3]}"), "dataset.taxonomy.levels[1]: must be an integer ≥ 2 and above the level before, got 3"},
+		{"clustered taxonomy, unknown image set", aloiConfig("{cluster: test_images, levels: [3]}"), "dataset.taxonomy.cluster: must be unused_images"},
 		{"identity kernel with item holdout", strings.Replace(strings.Replace(tinyConfig, "kernels:\n", "kernels:\n  - {name: eye, type: identity}\n", 1),
 			"rows:\n", "rows:\n  - {method: k1, kernel: eye, mode: full}\n", 1), "kernels[0].type: identity (GNMDS) has no out-of-sample extension"},
 	}
