@@ -2,7 +2,6 @@ package mkpoe
 
 import (
 	"context"
-	"math"
 
 	"github.com/mkpoe/mkpoe/pkg/data"
 )
@@ -61,40 +60,28 @@ func (acceleratedMethod) solve(ctx context.Context, fp fitProblem) (solution, er
 	}
 	plain := *p // before preconditioning, for the crossover
 	plain.blocks = append([]block(nil), p.blocks...)
-	rule := newHandOver(&plain)
+	// The accelerated method hands over to the interior-point crossover
+	// (handOver) only where its Newton systems are affordable; elsewhere it
+	// runs on to its certificate or MaxIter in one go, keeping its
+	// smoothing, step size and best bound. (It used to stop at the
+	// hand-over point and restart from there with δ = 1 and no bound: a
+	// GNMDS fit on 100 items and 20,000 triplets took 940 iterations.)
+	var stop func(it int, gap float64) bool
+	interior := plain.interiorAffordable()
+	if interior {
+		stop = newHandOver(&plain).stop
+	}
 	sc := p.precondition()
 	sc.toSolver(p, x0)
-	sol, err := p.accelerated(ctx, x0, s, rule.stop)
+	sol, err := p.accelerated(ctx, x0, s, stop)
 	if err != nil {
 		return sol, err
 	}
 	sc.toProblem(p, sol.x)
-	if sol.converged || s.MaxIter <= sol.iters {
+	if sol.converged || s.MaxIter <= sol.iters || !interior {
 		return sol, nil
 	}
-	if plain.interiorAffordable() {
-		return plain.crossover(ctx, sol, s)
-	}
-	// Too many comparisons for a dense Newton system: the accelerated
-	// method continues from where it stopped.
-	rest := s
-	rest.MaxIter = s.MaxIter - sol.iters
-	done := sol.iters
-	if s.Recorder != nil {
-		// Iterations count on from the first run's, and its bound stays
-		// the best certified so far (the second run starts without one).
-		first := sol.bound
-		rest.Recorder = func(it Iteration) {
-			it.Iter += done
-			it.Bound = math.Max(it.Bound, first)
-			s.Recorder(it)
-		}
-	}
-	sc.toSolver(p, sol.x)
-	sol, err = p.accelerated(ctx, sol.x, rest, nil)
-	sol.iters += done
-	sc.toProblem(p, sol.x)
-	return sol, err
+	return plain.crossover(ctx, sol, s)
 }
 
 // subgradientMethod is the paper's projected subgradient method (Alg. 4)

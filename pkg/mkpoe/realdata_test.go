@@ -32,7 +32,7 @@ func aset400(t *testing.T) *data.Aset400 {
 // out-of-sample extension).
 func TestGNMDSAset400HeldOut(t *testing.T) {
 	if testing.Short() {
-		t.Skip("long (about 40 s: a 412×412 SDP)")
+		t.Skip("long (a 412×412 SDP: about 40 s pure Go, 6 s with OpenBLAS)")
 	}
 	a := aset400(t)
 	rng := rand.New(rand.NewPCG(2026, 1))
@@ -49,7 +49,7 @@ func TestGNMDSAset400HeldOut(t *testing.T) {
 	t.Logf("GNMDS β=1000: %d train / %d held-out triplets, dimension %d, train accuracy %.4f, held-out accuracy %.4f, %d iterations, gap %.2g, %.1fs",
 		len(train), len(test), m.Dim(), trainAcc, testAcc, m.Stats.Iterations, m.Stats.RelativeGap, m.Stats.Seconds)
 	// Random guessing scores 0.5; a fitted GNMDS generalises to held-out
-	// comparisons among the same artists (measured: 0.853 held-out, 0.932 train).
+	// comparisons among the same artists (measured: 0.843 held-out, 0.937 train).
 	if testAcc < 0.75 || trainAcc < testAcc {
 		t.Errorf("held-out accuracy %.4f (train %.4f): want ≥ 0.75 and ≤ train", testAcc, trainAcc)
 	}
