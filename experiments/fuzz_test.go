@@ -15,6 +15,9 @@ func FuzzLoadConfig(f *testing.F) {
 	if b, err := os.ReadFile(filepath.Join("..", "configs", "quickstart.yaml")); err == nil {
 		f.Add(b)
 	}
+	if b, err := os.ReadFile(filepath.Join("..", "configs", "aloi10_sensitivity_taxonomy.yaml")); err == nil {
+		f.Add(b) // a taxonomy clustered at load time (dataset.taxonomy as a mapping)
+	}
 	f.Add([]byte("name: x\nrows: [{method: k4}]\n"))
 	f.Add([]byte("protocol: {splits: 1000000000}\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
