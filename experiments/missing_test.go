@@ -1,11 +1,15 @@
 package experiments
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/mkpoe/mkpoe/pkg/data"
+	"github.com/mkpoe/mkpoe/pkg/results"
 )
 
 // TestMissingArtistsCounted: on aset400 the social-tag kernel lacks the 33
@@ -57,5 +61,18 @@ rows:
 	}
 	if got := s.Rows[0].TestMissing; len(got) != 1 || got[0] != want {
 		t.Errorf("test_missing %v, want [%d] (of %d test comparisons)", got, want, len(held))
+	}
+	// The loader's note (17 degenerate triplets dropped) is kept in
+	// items.json for the reports.
+	b, err := os.ReadFile(filepath.Join(c.Output, "items.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var items results.Items
+	if err := json.Unmarshal(b, &items); err != nil {
+		t.Fatal(err)
+	}
+	if len(items.Notes) != 1 || !strings.Contains(items.Notes[0], "dropped 17 degenerate comparisons") || !slices.Equal(items.Notes, ds.notes) {
+		t.Errorf("items.json notes %q, want the loader's %q", items.Notes, ds.notes)
 	}
 }

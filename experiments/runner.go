@@ -297,7 +297,7 @@ func writeRunFiles(c *Config) error {
 }
 
 func writeItems(c *Config, ds *dataset) error {
-	it := &results.Items{Names: ds.names, Labels: ds.labels}
+	it := &results.Items{Names: ds.names, Labels: ds.labels, Notes: ds.notes}
 	for s := 0; s < c.Protocol.Splits; s++ {
 		train, test := splitItems(c, ds, s)
 		it.Splits = append(it.Splits, results.Split{Train: train, Test: test})

@@ -24,6 +24,7 @@ table.details th:nth-child(-n+3), table.details td:nth-child(-n+3) { text-align:
 .paper { color: #777; font-style: italic; }
 .unconverged { color: #b00000; }
 .warnings { border-left: 4px solid #b00000; background: #fff4f4; padding: 0.4em 1em; }
+.data { border-left: 4px solid #606060; background: #f6f6f6; padding: 0.4em 1em; }
 .caption { font-size: 0.9em; color: #444; max-width: 900px; }
 figure { margin: 1.2em 0; } figure img { max-width: 100%; border: 1px solid #eee; }
 pre { background: #f7f7f7; padding: 0.8em; overflow-x: auto; font-size: 0.85em; }
@@ -36,6 +37,10 @@ Reproduces the protocol of McFee &amp; Lanckriet, “Learning Multi-modal Simila
 {{if .Warnings}}
 <div class="warnings"><b>Warnings</b><ul>
 {{range .Warnings}}<li>{{.}}</li>
+{{end}}</ul></div>{{end}}
+{{if .DataNotes}}
+<div class="data"><b>Data</b><ul>
+{{range .DataNotes}}<li>{{.}}</li>
 {{end}}</ul></div>{{end}}
 
 <h2>Results</h2>
@@ -121,14 +126,16 @@ func (rep *Report) HTML(w io.Writer) error {
 		Env                []kv
 		Config             string
 		Warnings           []string
+		DataNotes          []string
 	}{
 		Name: rep.Run.Summary.Name, Source: rep.Source, Hash: rep.Run.Summary.ConfigHash,
 		Table:        template.HTML(tb.String()), // built with html.EscapeString
 		DetailHeader: detailHeader, Details: rep.details(),
 		ClaimHeader: claimHeader, Claims: rep.claims(), ClaimsCaption: claimsCaption,
-		Timings:  summariseTimings(rep.Run.Timings, 10),
-		Config:   rep.Run.Config,
-		Warnings: rep.Warnings,
+		Timings:   summariseTimings(rep.Run.Timings, 10),
+		Config:    rep.Run.Config,
+		Warnings:  rep.Warnings,
+		DataNotes: rep.dataNotes(),
 	}
 	for _, f := range rep.Figures {
 		data.Figures = append(data.Figures, htmlFigure{Name: f.Name, Title: f.Title, Caption: f.Caption,

@@ -160,6 +160,9 @@ func (rep *Report) Notebook(w io.Writer) error {
 	if w := rep.warningsMarkdown(); w != "" {
 		markdown(w)
 	}
+	if d := rep.dataNotesMarkdown(); d != "" {
+		markdown(d)
+	}
 	code("run_dir", pyCell("run_dir", values))
 	code("setup", pyCell("setup", values))
 

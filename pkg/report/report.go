@@ -273,6 +273,7 @@ func (rep *Report) Markdown(w io.Writer) error {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# %s\n\n", mdEscape(rep.Run.Summary.Name))
 	b.WriteString(rep.warningsMarkdown())
+	b.WriteString(rep.dataNotesMarkdown())
 	if err := rep.Table.Markdown(&b); err != nil {
 		return err
 	}
@@ -281,6 +282,31 @@ func (rep *Report) Markdown(w io.Writer) error {
 	b.WriteString(rep.detailsMarkdown())
 	_, err := w.Write(b.Bytes())
 	return err
+}
+
+// dataNotes are the run's data notes (items.json notes: what the loader
+// left out or built, such as a clustered taxonomy), nil if none.
+func (rep *Report) dataNotes() []string {
+	if rep.Run.Items == nil {
+		return nil
+	}
+	return rep.Run.Items.Notes
+}
+
+// dataNotesMarkdown is the data notes as a Markdown list under a bold
+// title, or "" when there are none.
+func (rep *Report) dataNotesMarkdown() string {
+	notes := rep.dataNotes()
+	if len(notes) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("**Data**\n\n")
+	for _, n := range notes {
+		fmt.Fprintf(&b, "- %s\n", mdEscape(n))
+	}
+	b.WriteString("\n")
+	return b.String()
 }
 
 // warningsMarkdown is the Warnings as a Markdown list under a bold title,

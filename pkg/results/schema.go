@@ -216,6 +216,11 @@ type Items struct {
 	Names  []string `json:"names"`
 	Labels []int    `json:"labels,omitempty"`
 	Splits []Split  `json:"splits"`
+	// Notes say what the data set's loader left out or built, one line
+	// each: e.g. aset400's dropped degenerate triplets, or the taxonomy an
+	// ALOI run clustered at load time and its dendrogram. Reports show
+	// them. Empty in runs made before they were recorded.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Split lists the training and test items of one outer split.
