@@ -47,14 +47,7 @@ func BenchmarkAset400FoldPath(b *testing.B) {
 				b.Fatalf("%s has no row %q", bc.config, bc.row)
 			}
 			kidx := c.rowKernels(*row)
-			id := cv.Outer(0)
-			id.Fold = bc.fold
-			train, test, source := foldOf(c, ds, id)
-			steps := c.Constraints.Train
-			if row.TrainSteps != nil {
-				steps = *row.TrainSteps
-			}
-			f, err := buildFold(c, ds, train, test, source, kidx, steps, c.Seed*1_000_003+uint64(bc.fold+1))
+			f, err := taskFold(c, ds, *row, kidx, cv.FoldID{Split: 0, Fold: bc.fold})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -50,20 +50,14 @@ func execTask(ctx context.Context, c *Config, ds *dataset, st *store, t results.
 	if t.Kind == KindCV {
 		id.Fold = t.Fold
 	}
-	train, test, source := foldOf(c, ds, id)
-	seed := c.Seed*1_000_003 + uint64(t.Split)*101 + uint64(t.Fold+1)
-	steps := c.Constraints.Train
-	if row.TrainSteps != nil {
-		steps = *row.TrainSteps
-	}
-	f, err := buildFold(c, ds, train, test, source, kidx, steps, seed)
+	f, err := taskFold(c, ds, row, kidx, id)
 	if err != nil {
 		return err
 	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	res.TrainItems, res.TestItems = len(train), len(test)
+	res.TrainItems, res.TestItems = len(f.train), len(f.test)
 	res.TrainComparisons, res.TestComparisons = len(f.trainCs), len(f.testCs)
 	res.TestMissing = testMissing(c, ds, f, kidx)
 	res.TrainSteps, res.TestSteps = f.trainSteps, f.testSteps
@@ -115,6 +109,20 @@ func execTask(ctx context.Context, c *Config, ds *dataset, st *store, t results.
 		return writeModel(filepath.Join(st.dir, res.Model), m)
 	}
 	return fmt.Errorf("unknown task kind %q", t.Kind)
+}
+
+// taskFold builds the fold a task of row fits and scores on (id: its
+// split, and its inner fold or −1): the items by the protocol, the
+// comparisons seeded by split and fold and processed by the row's training
+// steps, and the row's kernels kidx.
+func taskFold(c *Config, ds *dataset, row RowConfig, kidx []int, id cv.FoldID) (*fold, error) {
+	train, test, source := foldOf(c, ds, id)
+	seed := c.Seed*1_000_003 + uint64(id.Split)*101 + uint64(id.Fold+1)
+	steps := c.Constraints.Train
+	if row.TrainSteps != nil {
+		steps = *row.TrainSteps
+	}
+	return buildFold(c, ds, train, test, source, kidx, steps, seed)
 }
 
 // testMissing counts the fold's test comparisons with an item that one of

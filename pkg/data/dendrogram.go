@@ -2,10 +2,12 @@ package data
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -30,8 +32,8 @@ type Merge struct {
 // their members. It returns the n−1 merges in order; ties join the pair
 // with the smallest cluster indices first. Cost O(n³), for the few class
 // means a taxonomy is made of.
-func AverageLinkage(x mat.Matrix) []Merge {
-	n, cols := x.Dims()
+func AverageLinkage(x *mat.Dense) []Merge {
+	n, _ := x.Dims()
 	if n < 2 {
 		return nil
 	}
@@ -41,12 +43,7 @@ func AverageLinkage(x mat.Matrix) []Merge {
 	for a := range dist {
 		dist[a] = make([]float64, n)
 		for b := 0; b < a; b++ {
-			d := 0.0
-			for j := 0; j < cols; j++ {
-				v := x.At(a, j) - x.At(b, j)
-				d += v * v
-			}
-			dist[a][b] = math.Sqrt(d)
+			dist[a][b] = floats.Distance(x.RawRowView(a), x.RawRowView(b), 2)
 			if math.IsNaN(dist[a][b]) {
 				dist[a][b] = math.Inf(1) // non-finite features: merged last
 			}
@@ -206,22 +203,20 @@ func minLabel(members []int, labels []int) int {
 // dimension d; the classes' mean vectors over rows are clustered by
 // AverageLinkage and the dendrogram cut into levels clusters (CutTaxonomy).
 // It returns the taxonomy, the merges (over the classes in increasing label
-// order) and those labels. Every class must have an image in rows.
+// order) and those labels. Only the classes with an image in rows are
+// clustered: a caller that needs every class checks the labels returned.
 func ClassTaxonomy(views []*mat.Dense, labels []int, rows []int, levels []int) (*Taxonomy, []Merge, []int, error) {
 	if len(views) == 0 || len(rows) == 0 {
 		return nil, nil, nil, fmt.Errorf("data: ClassTaxonomy: needs at least one view and one image")
 	}
-	var classes []int
+	classOf := map[int]int{}
 	for _, i := range rows {
 		if i < 0 || i >= len(labels) {
 			return nil, nil, nil, fmt.Errorf("data: ClassTaxonomy: image %d out of range [0, %d)", i, len(labels))
 		}
-		if !slices.Contains(classes, labels[i]) {
-			classes = append(classes, labels[i])
-		}
+		classOf[labels[i]] = 0
 	}
-	slices.Sort(classes)
-	classOf := map[int]int{}
+	classes := slices.Sorted(maps.Keys(classOf))
 	for c, l := range classes {
 		classOf[l] = c
 	}
@@ -242,23 +237,14 @@ func ClassTaxonomy(views []*mat.Dense, labels []int, rows []int, levels []int) (
 	for _, x := range views {
 		_, d := x.Dims()
 		w := 1 / math.Sqrt(float64(d))
-		for j := 0; j < d; j++ {
-			mean, sq := 0.0, 0.0
-			for _, i := range rows {
-				mean += x.At(i, j)
-			}
-			mean /= float64(len(rows))
-			for _, i := range rows {
-				v := x.At(i, j) - mean
-				sq += v * v
-			}
-			sd := math.Sqrt(sq / float64(len(rows)))
+		colMeans, sds := ColumnMeanStd(x, rows)
+		for j, sd := range sds {
 			if !(sd > 0) || math.IsInf(sd, 0) {
 				continue // constant (or unusable) column: 0 for every class
 			}
 			for _, i := range rows {
 				c := classOf[labels[i]]
-				means.Set(c, off+j, means.At(c, off+j)+w*(x.At(i, j)-mean)/sd/count[c])
+				means.Set(c, off+j, means.At(c, off+j)+w*(x.At(i, j)-colMeans[j])/sd/count[c])
 			}
 		}
 		off += d

@@ -55,17 +55,27 @@ var maxInteriorFlops = 5e10 // a variable so that tests can force the fallback
 // diagonal problems (a working-set LP) always; full ones while the cheaper
 // of the two Newton systems (ipm_pairs.go) stays below maxInteriorFlops.
 func (p *problem) interiorAffordable() bool {
-	K := 0.0
 	for b := range p.blocks {
 		if p.blocks[b].diag {
 			return true
 		}
+	}
+	kCost, tCost := p.newtonSystemCosts(len(p.left))
+	return math.Min(kCost, tCost) <= maxInteriorFlops
+}
+
+// newtonSystemCosts estimates, in multiply-adds, forming and factoring the
+// two Newton systems of the full-block interior-point stage on nT
+// comparisons (ipm_pairs.go): K-space, explicit B (|T|·K²) and a K³/3
+// factorisation, K = Σ_p r_p(r_p+1)/2; comparison space, 16|T|² look-ups
+// per block and a |T|³/3 factorisation.
+func (p *problem) newtonSystemCosts(nT int) (kCost, tCost float64) {
+	K := 0.0
+	for b := range p.blocks {
 		K += float64(svecLen(p.blocks[b].r))
 	}
-	nc := float64(len(p.left))
-	kCost := nc*K*K + K*K*K/3
-	tCost := nc*nc*nc/3 + 16*nc*nc*float64(len(p.blocks))
-	return math.Min(kCost, tCost) <= maxInteriorFlops
+	t := float64(nT)
+	return t*K*K + K*K*K/3, t*t*t/3 + 16*t*t*float64(len(p.blocks))
 }
 
 // newtonReporter returns the conicProblem.step of an interior-point run

@@ -340,9 +340,10 @@ const (
 	newtonSteps = 15
 )
 
-// newHandOver returns the hand-over rule of the accelerated method on p.
-// For problems whose blocks are all full (the comparison-space crossover)
-// it also hands over on a stall when the interior-point stage costs at
+// newHandOver returns the hand-over rule of the accelerated method on p,
+// whose interior-point stage the caller found affordable
+// (interiorAffordable). For problems whose blocks are all full (the
+// comparison-space crossover) it also hands over on a stall when the interior-point stage costs at
 // most twice the accelerated iterations left in the budget, which a
 // stalled run would spend before handing over anyway: on an aset400 K4
 // fold at β = 100 that saves 200 iterations (4 s); where the Newton
@@ -354,9 +355,6 @@ func newHandOver(p *problem) *handOver {
 		if p.blocks[b].diag {
 			return h
 		}
-	}
-	if !p.interiorAffordable() {
-		return h
 	}
 	h.interiorIters = newtonSteps * p.newtonCost(len(p.left)) / p.acceleratedCost()
 	return h

@@ -260,16 +260,10 @@ func (p *problem) interiorFull(ctx context.Context, sol solution, s Settings) (s
 	alpha := make([]float64, nc)
 	g := make([]float64, p.dim)
 	for round := 0; round < interiorMaxRounds; round++ {
-		// The cheaper Newton system: K-space (explicit B, |T|·K²) for
-		// small blocks such as LPOE on a few features, comparison space
-		// (|T|² look-ups per block and a |T|³/3 factorisation) otherwise.
-		K := 0
-		for b := range p.blocks {
-			K += svecLen(p.blocks[b].r)
-		}
-		nT := float64(len(comps))
+		// The cheaper Newton system: K-space for small blocks such as
+		// LPOE on a few features, comparison space otherwise.
 		var cp *conicProblem
-		if kCost, tCost := nT*float64(K)*float64(K)+float64(K)*float64(K)*float64(K)/3, 16*nT*nT*float64(len(p.blocks))+nT*nT*nT/3; kCost <= tCost {
+		if kCost, tCost := p.newtonSystemCosts(len(comps)); kCost <= tCost {
 			set := p.wholeSet(comps)
 			cp, _ = p.restrict(set)
 		} else {
@@ -383,16 +377,15 @@ func (p *problem) interiorFull(ctx context.Context, sol solution, s Settings) (s
 const dropWorth = 0.6
 
 // newtonCost estimates the work, in multiply-adds, of one Newton step of
-// the comparison-space method on nT comparisons: the |T|³/3
-// factorisation, the matrix's 16|T|² look-ups per block, and each block's
-// scalings, congruences and step-length eigenvalues (about 120 r³ at the
-// speed of a matrix product, measured with OpenBLAS at r ≈ 300).
+// the comparison-space method on nT comparisons: its system
+// (newtonSystemCosts) and each block's scalings, congruences and
+// step-length eigenvalues (about 120 r³ at the speed of a matrix product,
+// measured with OpenBLAS at r ≈ 300).
 func (p *problem) newtonCost(nT int) float64 {
-	t := float64(nT)
-	cost := t * t * t / 3
+	_, cost := p.newtonSystemCosts(nT)
 	for b := range p.blocks {
 		r := float64(p.blocks[b].r)
-		cost += 16*t*t + 120*r*r*r
+		cost += 120 * r * r * r
 	}
 	return cost
 }

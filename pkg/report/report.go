@@ -295,30 +295,22 @@ func (rep *Report) dataNotes() []string {
 
 // dataNotesMarkdown is the data notes as a Markdown list under a bold
 // title, or "" when there are none.
-func (rep *Report) dataNotesMarkdown() string {
-	notes := rep.dataNotes()
-	if len(notes) == 0 {
-		return ""
-	}
-	var b strings.Builder
-	b.WriteString("**Data**\n\n")
-	for _, n := range notes {
-		fmt.Fprintf(&b, "- %s\n", mdEscape(n))
-	}
-	b.WriteString("\n")
-	return b.String()
-}
+func (rep *Report) dataNotesMarkdown() string { return markdownList("Data", rep.dataNotes()) }
 
 // warningsMarkdown is the Warnings as a Markdown list under a bold title,
 // or "" when there are none.
-func (rep *Report) warningsMarkdown() string {
-	if len(rep.Warnings) == 0 {
+func (rep *Report) warningsMarkdown() string { return markdownList("Warnings", rep.Warnings) }
+
+// markdownList writes items as a Markdown list under a bold title, or ""
+// when there are none.
+func markdownList(title string, items []string) string {
+	if len(items) == 0 {
 		return ""
 	}
 	var b strings.Builder
-	b.WriteString("**Warnings**\n\n")
-	for _, w := range rep.Warnings {
-		fmt.Fprintf(&b, "- %s\n", mdEscape(w))
+	fmt.Fprintf(&b, "**%s**\n\n", title)
+	for _, it := range items {
+		fmt.Fprintf(&b, "- %s\n", mdEscape(it))
 	}
 	b.WriteString("\n")
 	return b.String()
