@@ -247,3 +247,39 @@ func BenchmarkProjection330_Range_10pct(b *testing.B) { benchmarkProjection(b, 0
 func BenchmarkProjection330_Range_50pct(b *testing.B) { benchmarkProjection(b, 0.5, true) }
 func BenchmarkProjection330_Range_25pct(b *testing.B) { benchmarkProjection(b, 0.25, true) }
 func BenchmarkProjection330_Range_3pct(b *testing.B)  { benchmarkProjection(b, 0.03, true) }
+
+// TestGramUpper checks the upper triangle of aᵀa against sums computed
+// term by term, on a hand-computed case and on random shapes on either
+// side of the pure-Go panel width (64), including no rows (a zero upper
+// triangle over garbage).
+func TestGramUpper(t *testing.T) {
+	// a = [[1,2],[3,4]]: aᵀa = [[10,14],[14,20]].
+	c := []float64{-1, -1, -1, -1}
+	GramUpper(2, 2, []float64{1, 2, 3, 4}, c)
+	if c[0] != 10 || c[1] != 14 || c[3] != 20 {
+		t.Fatalf("2×2: upper triangle %v, want [10 14; · 20]", c)
+	}
+	rng := rand.New(rand.NewPCG(3, 9))
+	for _, shape := range []struct{ r, n int }{{0, 5}, {1, 1}, {7, 3}, {50, 64}, {130, 65}, {300, 150}} {
+		a := make([]float64, shape.r*shape.n)
+		for i := range a {
+			a[i] = rng.NormFloat64()
+		}
+		c := make([]float64, shape.n*shape.n)
+		for i := range c {
+			c[i] = math.NaN() // must be overwritten on the upper triangle
+		}
+		GramUpper(shape.r, shape.n, a, c)
+		for i := range shape.n {
+			for j := i; j < shape.n; j++ {
+				want := 0.0
+				for k := range shape.r {
+					want += a[k*shape.n+i] * a[k*shape.n+j]
+				}
+				if got := c[i*shape.n+j]; !(math.Abs(got-want) <= 1e-12*(1+math.Abs(want))) {
+					t.Fatalf("%d×%d: (aᵀa)[%d,%d] = %g, want %g", shape.r, shape.n, i, j, got, want)
+				}
+			}
+		}
+	}
+}

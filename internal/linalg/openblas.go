@@ -70,6 +70,12 @@ func choleskySolve(n int, a, b []float64) {
 	C.LAPACKE_dpotrs(C.LAPACK_COL_MAJOR, 'L', C.lapack_int(n), 1, (*C.double)(&a[0]), C.lapack_int(n), (*C.double)(&b[0]), C.lapack_int(n))
 }
 
+// gramUpper is OpenBLAS's dsyrk (through hybrid.Dsyrk).
+func gramUpper(r, n int, a, c []float64) {
+	blas64.Syrk(blas.Trans, 1, blas64.General{Rows: r, Cols: n, Stride: n, Data: a}, 0,
+		blas64.Symmetric{Uplo: blas.Upper, N: n, Stride: n, Data: c})
+}
+
 // hybrid is gonum's pure-Go BLAS except for large matrix-matrix products,
 // which go to OpenBLAS. Each cgo call costs about 0.1–0.2 µs, so sending
 // every call there (the level 1 and 2 routines that gonum's LAPACK calls in

@@ -69,7 +69,7 @@ type conicProblem struct {
 	askFrom float64
 	// scratch holds the K-space Newton matrix and its factors' inputs
 	// between iterations.
-	scratch struct{ bs, full, m []float64 }
+	scratch struct{ bs, m []float64 }
 	// alpha0, if in (0, μ/2), is the starting multiplier of every
 	// comparison (default μ/2). At large β the optimal multipliers do not
 	// grow with μ once the box stops binding, and starting at μ/2 puts the
@@ -515,26 +515,18 @@ func (cp *conicProblem) factorNormal(nts []ntBlock, x, sd, delta []float64) (*ch
 	// collector busy.
 	sc := &cp.scratch
 	sc.bs = growFloats(sc.bs, len(rows)*K)
-	sc.full = growFloats(sc.full, K*K)
 	sc.m = growFloats(sc.m, K*K)
 	fill := func(md []float64) {
-		for i := range md {
-			md[i] = 0
-		}
-		if len(rows) > 0 {
-			bs := mat.NewDense(len(rows), K, sc.bs)
-			for r, c := range rows {
-				w := 1 / math.Sqrt(delta[c])
-				src := cp.b.RawRowView(c)
-				dst := bs.RawRowView(r)
-				for k, v := range src {
-					dst[k] = w * v
-				}
+		// Only the upper triangle is formed and read (factorSPD).
+		for r, c := range rows {
+			w := 1 / math.Sqrt(delta[c])
+			src := cp.b.RawRowView(c)
+			dst := sc.bs[r*K : (r+1)*K]
+			for k, v := range src {
+				dst[k] = w * v
 			}
-			full := mat.NewDense(K, K, sc.full)
-			full.Mul(bs.T(), bs)
-			copy(md, sc.full)
 		}
+		linalg.GramUpper(len(rows), K, sc.bs, md)
 		m := mat.NewSymDense(K, md)
 		// 𝒲⁻¹: z/x on orthants; W⁻¹ ⊗ₛ W⁻¹ on PSD blocks, W⁻¹ = G⁻ᵀG⁻¹.
 		for b, bl := range cp.blocks {
