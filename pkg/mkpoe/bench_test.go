@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/mkpoe/mkpoe/pkg/data"
 	"gonum.org/v1/gonum/mat"
@@ -130,7 +131,8 @@ var pathGrid = []float64{1e-2, 1e-1, 1, 10, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7}
 
 // BenchmarkFitPath fits the whole 10-value grid in increasing β, each fit
 // warm-started from the previous one (Settings.Init), as the harness does;
-// it reports the largest certified gap along the path.
+// it reports the largest certified gap along the path, and with -v (or
+// -test.v) logs every fit's time, iterations and gap.
 func BenchmarkFitPath(b *testing.B) {
 	ks, cs := asetScale()
 	for _, mode := range []Mode{Diag, Full} {
@@ -139,7 +141,11 @@ func BenchmarkFitPath(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				var prev *Model
 				for _, beta := range pathGrid {
+					start := time.Now()
 					m, err := Fit(ks, cs, &Settings{Beta: beta, Mode: mode, Init: prev})
+					if testing.Verbose() && err == nil {
+						b.Logf("β = %g: %.2f s, %d iterations, gap %.2g", beta, time.Since(start).Seconds(), m.Stats.Iterations, m.Stats.RelativeGap)
+					}
 					if err != nil {
 						b.Fatal(err)
 					}

@@ -75,6 +75,17 @@ type conicProblem struct {
 	// grow with μ once the box stops binding, and starting at μ/2 puts the
 	// dual residual orders of magnitude above the solution's scale.
 	alpha0 float64
+	// balancedStart starts each hinge ξ_c so that its complementarity
+	// product ξ_c(μ−α_c) equals the slack's s_c·α_c, leaving the primal
+	// equation to the residual, instead of at ξ_c = max(1 + b_cᵀx, 0) + 1,
+	// which is primal feasible but puts ξ_c(μ−α_c) ≈ μ, orders of
+	// magnitude above every other product at large β: the method then
+	// spends its first steps on those products alone. Set by interiorFull
+	// (docs/solver.md: with the multipliers' start below, full fits at
+	// β = 1e5 … 1e7 on the fixture took 16–21 s instead of 23–33 s); the
+	// diagonal rounds keep the primal-feasible start, with which they were
+	// faster.
+	balancedStart bool
 	// step, if not nil, is called after every Newton step with the number
 	// of steps taken (progress reports: newtonReporter); it must not change
 	// anything.
@@ -250,12 +261,17 @@ func solveConic(ctx context.Context, cp *conicProblem, tol float64, maxIter int)
 	sl := make([]float64, nT)
 	alpha := make([]float64, nT)
 	for c := range xi {
-		xi[c] = math.Max(1+bx[c], 0) + 1
-		sl[c] = xi[c] - 1 - bx[c]
 		alpha[c] = mu / 2
 		if cp.alpha0 > 0 && cp.alpha0 < mu/2 {
 			alpha[c] = cp.alpha0
 		}
+		if cp.balancedStart {
+			sl[c] = math.Max(-(1+bx[c]), 0) + 1
+			xi[c] = math.Max(sl[c]*alpha[c]/(mu-alpha[c]), 1e-8)
+			continue
+		}
+		xi[c] = math.Max(1+bx[c], 0) + 1
+		sl[c] = xi[c] - 1 - bx[c]
 	}
 	nu0 := 0
 	for _, bl := range cp.blocks {

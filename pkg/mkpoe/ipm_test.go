@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"testing"
 
 	"github.com/mkpoe/mkpoe/pkg/mkpoe/internal/reference"
@@ -59,26 +60,38 @@ func TestConicMatchesBarrier(t *testing.T) {
 					for c := range all {
 						all[c] = c
 					}
-					pc := p.pairConic(all)
-					// The NT scaling of this variant squares the condition of
-					// its eigenproblem (ipm.go), so it stops at 1e-8.
-					res, err = solveConic(context.Background(), pc, 1e-8, 200)
-					if errors.Is(err, errIPMStalled) && res.x != nil && relDiff(res.primal, res.dual) < 1e-7 {
-						err = nil
+					// Both starting points of interiorFull: the primal-feasible
+					// one and the balanced one (balancedStart).
+					for _, balanced := range []bool{false, true} {
+						pc := p.pairConic(all)
+						pc.balancedStart = balanced
+						// The NT scaling of this variant squares the condition of
+						// its eigenproblem (ipm.go), so it stops at 1e-8.
+						res, err = solveConic(context.Background(), pc, 1e-8, 200)
+						if errors.Is(err, errIPMStalled) && res.x != nil && relDiff(res.primal, res.dual) < 1e-7 {
+							err = nil
+						}
+						if err != nil {
+							t.Fatalf("pair solveConic (balanced start %v): %v after %d iterations (primal %g dual %g)", balanced, err, res.iterations, res.primal, res.dual)
+						}
+						xp := make([]float64, p.dim)
+						for q, bl := range pc.blocks {
+							blk := &p.blocks[q]
+							smatOf(bl.k, res.x[bl.off:bl.off+bl.size], xp[blk.off:blk.off+blk.size])
+						}
+						fp := p.regularizer(xp) + p.lossAndWeights(marginsOf(p, xp), 0, nil)
+						// The objective is recomputed from x, where a primal
+						// residual at the method's tolerance is multiplied by
+						// μ = β/|𝒞| (1.7e5 at β = 1e7 here): 1e-5 for it, 1e-6
+						// for the dual, which is not.
+						if d := relDiff(fp, ref.Objective); d > 1e-5 || (!balanced && d > 1e-6) {
+							t.Errorf("pair variant (balanced start %v): objective %.10g, exact %.10g: relative difference %.2g", balanced, fp, ref.Objective, d)
+						}
+						if d := relDiff(res.dual, ref.Objective); d > 1e-6 {
+							t.Errorf("pair variant (balanced start %v): dual %.10g, exact %.10g: relative difference %.2g", balanced, res.dual, ref.Objective, d)
+						}
+						t.Logf("pair ipm (balanced start %v) %d iterations: f %.10g dual %.10g", balanced, res.iterations, fp, res.dual)
 					}
-					if err != nil {
-						t.Fatalf("pair solveConic: %v after %d iterations (primal %g dual %g)", err, res.iterations, res.primal, res.dual)
-					}
-					xp := make([]float64, p.dim)
-					for q, bl := range pc.blocks {
-						blk := &p.blocks[q]
-						smatOf(bl.k, res.x[bl.off:bl.off+bl.size], xp[blk.off:blk.off+blk.size])
-					}
-					fp := p.regularizer(xp) + p.lossAndWeights(marginsOf(p, xp), 0, nil)
-					if d := relDiff(fp, ref.Objective); d > 1e-6 {
-						t.Errorf("pair variant: objective %.10g, exact %.10g: relative difference %.2g", fp, ref.Objective, d)
-					}
-					t.Logf("pair ipm %d iterations: f %.10g dual %.10g", res.iterations, fp, res.dual)
 				})
 			}
 		}
@@ -111,5 +124,24 @@ func TestFitWithoutInteriorStage(t *testing.T) {
 			}
 			t.Logf("objective %.8g (exact %.8g), gap %.2g, %d iterations, converged %v", m.Objective, ref.Objective, m.Stats.RelativeGap, m.Stats.Iterations, m.Stats.Converged)
 		})
+	}
+}
+
+// TestOptimumEstimate checks the starting estimate of the optimum on
+// hand-computed cases: the geometric mean of a positive bound and the
+// objective, and the objective where the bound is no help.
+func TestOptimumEstimate(t *testing.T) {
+	for _, tc := range []struct {
+		objective, bound, want float64
+	}{
+		{objective: 400, bound: 4, want: 40},
+		{objective: 853, bound: 853, want: 853}, // closed bracket: the objective
+		{objective: 100, bound: 0, want: 100},   // no certificate yet
+		{objective: 100, bound: -5, want: 100},
+		{objective: 100, bound: math.Inf(-1), want: 100},
+	} {
+		if got := optimumEstimate(solution{objective: tc.objective, bound: tc.bound}); math.Abs(got-tc.want) > 1e-12*tc.want {
+			t.Errorf("objective %g, bound %g: estimate %g, want %g", tc.objective, tc.bound, got, tc.want)
+		}
 	}
 }
