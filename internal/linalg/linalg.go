@@ -62,14 +62,14 @@ func CholeskySolve(n int, a, b []float64) {
 
 // GramUpper sets the upper triangle (diagonal included) of the n×n
 // row-major c to aᵀa, for the r×n row-major a; what it leaves in the
-// strict lower triangle of c is unspecified. This is the K-space Newton matrix Bᵀ diag(1/Δ) B
-// of the interior-point stage of a diagonal fit (docs/solver.md), the one
-// product that dominates it. With -tags openblas it is OpenBLAS's dsyrk;
-// the pure-Go build computes the upper triangle as a row of matrix
-// products per panel of gramPanel columns, which does half the work of
-// the full product at the speed of gonum's blocked Dgemm (gonum's own
-// Dsyrk is not blocked: 0.34 s against 0.28 s for the panels and 0.45 s
-// for the full product at r = 3902, n = 553).
+// strict lower triangle of c is unspecified. This is the K-space Newton
+// matrix Bᵀ diag(1/Δ) B of the interior-point stage of a diagonal fit
+// (docs/solver.md), the product that dominates it. With -tags openblas it
+// is OpenBLAS's dsyrk; the pure-Go build computes one matrix product per
+// panel of gramPanel rows of the triangle, about half the work of the full
+// product at the speed of gonum's blocked Dgemm (gonum's own Dsyrk is not
+// blocked: 0.34 s against 0.28 s for the panels and 0.45 s for the full
+// product at r = 3902, n = 553).
 func GramUpper(r, n int, a, c []float64) {
 	if len(a) < r*n || len(c) < n*n {
 		panic("linalg: GramUpper: a needs r×n entries and c n×n")

@@ -143,11 +143,11 @@ func BenchmarkFitPath(b *testing.B) {
 				for _, beta := range pathGrid {
 					start := time.Now()
 					m, err := Fit(ks, cs, &Settings{Beta: beta, Mode: mode, Init: prev})
-					if testing.Verbose() && err == nil {
-						b.Logf("β = %g: %.2f s, %d iterations, gap %.2g", beta, time.Since(start).Seconds(), m.Stats.Iterations, m.Stats.RelativeGap)
-					}
 					if err != nil {
 						b.Fatal(err)
+					}
+					if testing.Verbose() {
+						b.Logf("β = %g: %.2f s, %d iterations, gap %.2g", beta, time.Since(start).Seconds(), m.Stats.Iterations, m.Stats.RelativeGap)
 					}
 					if !m.Stats.Converged {
 						b.Errorf("β = %g: not converged (gap %.3g)", beta, m.Stats.RelativeGap)

@@ -80,11 +80,12 @@ type conicProblem struct {
 	// equation to the residual, instead of at ξ_c = max(1 + b_cᵀx, 0) + 1,
 	// which is primal feasible but puts ξ_c(μ−α_c) ≈ μ, orders of
 	// magnitude above every other product at large β: the method then
-	// spends its first steps on those products alone. Set by interiorFull
-	// (docs/solver.md: with the multipliers' start below, full fits at
-	// β = 1e5 … 1e7 on the fixture took 16–21 s instead of 23–33 s); the
-	// diagonal rounds keep the primal-feasible start, with which they were
-	// faster.
+	// spends its first steps on those products alone. Set by interiorFull,
+	// together with alpha0 from optimumEstimate (docs/solver.md: the two
+	// together took a full fit at β = 1e7 on the fixture from 56 to 45
+	// iterations, either alone did not help); the diagonal rounds keep the
+	// primal-feasible start, with which they were faster. ξ_c is kept at
+	// least 1e-8 so that the start stays interior where α_c is tiny.
 	balancedStart bool
 	// step, if not nil, is called after every Newton step with the number
 	// of steps taken (progress reports: newtonReporter); it must not change
