@@ -185,11 +185,9 @@ func (po *pairOperator) addBlocks(md []float64, nT int, qms [][]float64) {
 //	(Δ + B𝒲Bᵀ) Δα = h + B(r_c − 𝒲 r_d),   h = r_p − r_ξ/(μ−α) + r_s/α,
 //	ΔS = BᵀΔα + r_d,   Δx = r_c − 𝒲 ΔS,
 //
-// then Δξ and Δs from the box complementarity (ipm.go).
-func (cp *conicProblem) solveDual(chol *cholFactor, nts []ntBlock, x, sd, xi, sl, alpha, delta, rp, rd, rc, rxi, rs, dx, dS, dxi, dsl, dal []float64) bool {
+// then Δξ and Δs from the box complementarity (ipm.go). wrd is 𝒲 r_d.
+func (cp *conicProblem) solveDual(chol *cholFactor, nts []ntBlock, x, sd, xi, sl, alpha, delta, rp, rd, wrd, rc, rxi, rs, dx, dS, dxi, dsl, dal []float64) bool {
 	nT, K, mu := cp.nT, cp.dim, cp.mu
-	wrd := make([]float64, K)
-	cp.applyScaling(nts, x, sd, rd, wrd, false)
 	y := make([]float64, K)
 	for k := range y {
 		y[k] = rc[k] - wrd[k]
