@@ -374,13 +374,24 @@ func TestFitWarmPathMatchesExactOptimum(t *testing.T) {
 					t.Fatalf("reference: %v", err)
 				}
 				start := time.Now()
-				m, err := c.fitWith(&Settings{Beta: c.beta, Init: prev})
+				firstOrder := 0
+				rec := func(it Iteration) {
+					if it.Stage == StageAccelerated {
+						firstOrder++
+					}
+				}
+				m, err := c.fitWith(&Settings{Beta: c.beta, Init: prev, Recorder: rec})
 				if err != nil {
 					t.Fatalf("Fit: %v", err)
 				}
 				checkExact(t, c, ref, m, time.Since(start))
 				if m.Stats.Iterations == 0 {
 					warm++
+				}
+				// A diagonal fit warm-started from one that needed the
+				// interior-point stage goes straight to it (acceleratedMethod).
+				if c.kind == hbDiag && prev != nil && prev.interior && firstOrder > 0 {
+					t.Errorf("warm-started from an interior-point fit, the fit ran %d first-order iterations", firstOrder)
 				}
 				prev = m
 			})

@@ -400,6 +400,7 @@ func fit(ctx context.Context, in input, cs []data.Comparison, s Settings) (*Mode
 	}
 	model.Objective = sol.objective
 	model.dual = sol.dual
+	model.interior = sol.interior
 	model.Stats = Stats{
 		Iterations: sol.iters,
 		Converged:  sol.converged,

@@ -3,6 +3,8 @@ package mkpoe
 import (
 	"context"
 
+	"gonum.org/v1/gonum/floats"
+
 	"github.com/mkpoe/mkpoe/pkg/data"
 )
 
@@ -68,6 +70,13 @@ func (acceleratedMethod) solve(ctx context.Context, fp fitProblem) (solution, er
 	// GNMDS fit on 100 items and 20,000 triplets took 940 iterations.)
 	var stop func(it int, gap float64) bool
 	interior := plain.interiorAffordable()
+	if interior && s.Init != nil && s.Init.interior && plain.hasDiagBlock() {
+		sol, err := plain.crossover(ctx, plain.startFrom(x0, s), s)
+		if err != nil || sol.converged {
+			return sol, err
+		}
+		// Not certified from there: the usual path below.
+	}
 	if interior {
 		stop = newHandOver(&plain).stop
 	}
@@ -107,4 +116,30 @@ func (subgradientMethod) solve(ctx context.Context, fp fitProblem) (solution, er
 	zp := newProblem(fp.in.n, zb, fp.cs, s.Beta)
 	sol.bound = certifyMargins(zp, marginsOf(p, sol.x))
 	return sol, nil
+}
+
+// hasDiagBlock reports whether any block of p is diagonal.
+func (p *problem) hasDiagBlock() bool {
+	for b := range p.blocks {
+		if p.blocks[b].diag {
+			return true
+		}
+	}
+	return false
+}
+
+// startFrom is the solution at the warm start x0 (problem coordinates),
+// replaced by its best multiple (bestMultiple), with no bound.
+func (p *problem) startFrom(x0 []float64, s Settings) solution {
+	ws := p.newWorkspace()
+	m := make([]float64, len(p.left))
+	x := append([]float64(nil), x0...)
+	p.margins(ws, x, make([]float64, len(p.pairs)), m)
+	if sc := bestMultiple(p.regularizer(x), p.beta/float64(max(len(p.left), 1)), m); sc != 1 {
+		floats.Scale(sc, x)
+		for c := range m {
+			m[c] = 1 + sc*(m[c]-1)
+		}
+	}
+	return solution{x: x, objective: p.regularizer(x) + p.lossAndWeights(m, 0, nil)}
 }
