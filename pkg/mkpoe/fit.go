@@ -502,17 +502,7 @@ func (p *problem) warmCertificate(x0 []float64, s Settings) (solution, bool) {
 		alpha[c] = math.Min(math.Max(a, 0), mu)
 	}
 	ws := p.newWorkspace()
-	m := make([]float64, nc)
-	x := append([]float64(nil), x0...)
-	p.margins(ws, x, make([]float64, len(p.pairs)), m)
-	// An interior-point solution leaves some margins a hair above zero,
-	// which a larger β multiplies: the best multiple of x removes them.
-	if sc := bestMultiple(p.regularizer(x), mu, m); sc != 1 {
-		floats.Scale(sc, x)
-		for c := range m {
-			m[c] = 1 + sc*(m[c]-1)
-		}
-	}
+	x, m := p.scaledStart(ws, x0)
 	f := p.regularizer(x) + p.lossAndWeights(m, 0, nil)
 	g := make([]float64, p.dim)
 	p.gradient(ws, alpha, make([]float64, len(p.pairs)), g)
@@ -521,6 +511,24 @@ func (p *problem) warmCertificate(x0 []float64, s Settings) (solution, bool) {
 		return solution{}, false
 	}
 	return solution{x: x, objective: f, bound: bound, converged: true, dual: scaledDual(alpha, bound)}, true
+}
+
+// scaledStart returns the best multiple of the warm start x0 (problem
+// coordinates) and its margins. An interior-point solution leaves some
+// margins a hair above zero, which a larger β multiplies: the best multiple
+// of x removes them.
+func (p *problem) scaledStart(ws *workspace, x0 []float64) (x, m []float64) {
+	m = make([]float64, len(p.left))
+	x = append([]float64(nil), x0...)
+	p.margins(ws, x, make([]float64, len(p.pairs)), m)
+	mu := p.beta / float64(max(len(p.left), 1))
+	if sc := bestMultiple(p.regularizer(x), mu, m); sc != 1 {
+		floats.Scale(sc, x)
+		for c := range m {
+			m[c] = 1 + sc*(m[c]-1)
+		}
+	}
+	return x, m
 }
 
 // bestMultiple returns the s ≥ 0 minimising f(s·x) = s·reg + μ Σ_c

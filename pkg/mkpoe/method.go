@@ -3,8 +3,6 @@ package mkpoe
 import (
 	"context"
 
-	"gonum.org/v1/gonum/floats"
-
 	"github.com/mkpoe/mkpoe/pkg/data"
 )
 
@@ -44,7 +42,9 @@ func methodFor(s Solver) method {
 
 // acceleratedMethod is the default solver (docs/solver.md, "Default
 // solver"): a certificate from the previous fit's dual point when it
-// suffices (warm starts along a β grid); else the accelerated projected
+// suffices (warm starts along a β grid); for a diagonal fit warm-started
+// from a fit that needed the interior-point stage, that stage from the
+// warm start (docs/solver.md, "Warm starts"); else the accelerated projected
 // gradient method on the preconditioned eigenbasis formulation, handed
 // over to the interior-point crossover (crossover.go) when its
 // certificate closes slowly, or continued when the Newton systems would be
@@ -71,7 +71,7 @@ func (acceleratedMethod) solve(ctx context.Context, fp fitProblem) (solution, er
 	var stop func(it int, gap float64) bool
 	interior := plain.interiorAffordable()
 	if interior && s.Init != nil && s.Init.interior && plain.hasDiagBlock() {
-		sol, err := plain.crossover(ctx, plain.startFrom(x0, s), s)
+		sol, err := plain.crossover(ctx, plain.startFrom(x0), s)
 		if err != nil || sol.converged {
 			return sol, err
 		}
@@ -129,17 +129,8 @@ func (p *problem) hasDiagBlock() bool {
 }
 
 // startFrom is the solution at the warm start x0 (problem coordinates),
-// replaced by its best multiple (bestMultiple), with no bound.
-func (p *problem) startFrom(x0 []float64, s Settings) solution {
-	ws := p.newWorkspace()
-	m := make([]float64, len(p.left))
-	x := append([]float64(nil), x0...)
-	p.margins(ws, x, make([]float64, len(p.pairs)), m)
-	if sc := bestMultiple(p.regularizer(x), p.beta/float64(max(len(p.left), 1)), m); sc != 1 {
-		floats.Scale(sc, x)
-		for c := range m {
-			m[c] = 1 + sc*(m[c]-1)
-		}
-	}
+// replaced by its best multiple (scaledStart), with no bound.
+func (p *problem) startFrom(x0 []float64) solution {
+	x, m := p.scaledStart(p.newWorkspace(), x0)
 	return solution{x: x, objective: p.regularizer(x) + p.lossAndWeights(m, 0, nil)}
 }
