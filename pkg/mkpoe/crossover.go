@@ -55,13 +55,22 @@ var maxInteriorFlops = 5e10 // a variable so that tests can force the fallback
 // diagonal problems (a working-set LP) always; full ones while the cheaper
 // of the two Newton systems (ipm_pairs.go) stays below maxInteriorFlops.
 func (p *problem) interiorAffordable() bool {
+	if p.hasDiagBlock() {
+		return true
+	}
+	kCost, tCost := p.newtonSystemCosts(len(p.left))
+	return math.Min(kCost, tCost) <= maxInteriorFlops
+}
+
+// hasDiagBlock reports whether any block of p is diagonal (all blocks of a
+// fit share a mode, so otherwise every block is full).
+func (p *problem) hasDiagBlock() bool {
 	for b := range p.blocks {
 		if p.blocks[b].diag {
 			return true
 		}
 	}
-	kCost, tCost := p.newtonSystemCosts(len(p.left))
-	return math.Min(kCost, tCost) <= maxInteriorFlops
+	return false
 }
 
 // newtonSystemCosts estimates, in multiply-adds, forming and factoring the
@@ -103,11 +112,7 @@ func (p *problem) crossover(ctx context.Context, sol solution, s Settings) (solu
 	if nc == 0 {
 		return sol, nil
 	}
-	allFull := true
-	for b := range p.blocks {
-		allFull = allFull && !p.blocks[b].diag
-	}
-	if allFull {
+	if !p.hasDiagBlock() {
 		return p.interiorFull(ctx, sol, s)
 	}
 	ws := p.newWorkspace()

@@ -490,25 +490,31 @@ func warmStart(p *problem, backs []*mat.Dense, init *Model, x0 []float64, in inp
 // certificate instead of an interior-point run. Any multipliers in the box
 // give a valid bound after dual scaling (docs/solver.md, "Default
 // solver"), so a mismatched Init can only fail to certify, never give a
-// wrong certificate.
+// wrong certificate. When it does not certify, it returns false and, if
+// there is an Init, the warm start's best multiple with its objective and
+// no bound (where acceleratedMethod may start the interior-point stage).
 func (p *problem) warmCertificate(x0 []float64, s Settings) (solution, bool) {
-	nc := len(p.left)
-	if s.Init == nil || len(s.Init.dual) != nc || nc == 0 {
+	if s.Init == nil {
 		return solution{}, false
+	}
+	ws := p.newWorkspace()
+	x, m := p.scaledStart(ws, x0)
+	f := p.regularizer(x) + p.lossAndWeights(m, 0, nil)
+	start := solution{x: x, objective: f}
+	nc := len(p.left)
+	if len(s.Init.dual) != nc || nc == 0 {
+		return start, false
 	}
 	mu := p.beta / float64(nc)
 	alpha := make([]float64, nc)
 	for c, a := range s.Init.dual {
 		alpha[c] = math.Min(math.Max(a, 0), mu)
 	}
-	ws := p.newWorkspace()
-	x, m := p.scaledStart(ws, x0)
-	f := p.regularizer(x) + p.lossAndWeights(m, 0, nil)
 	g := make([]float64, p.dim)
 	p.gradient(ws, alpha, make([]float64, len(p.pairs)), g)
 	bound := p.dualScale(ws, g) * floats.Sum(alpha)
 	if !(f-bound <= s.Tol*f) {
-		return solution{}, false
+		return start, false
 	}
 	return solution{x: x, objective: f, bound: bound, converged: true, dual: scaledDual(alpha, bound)}, true
 }

@@ -57,7 +57,8 @@ func (acceleratedMethod) solve(ctx context.Context, fp fitProblem) (solution, er
 	p, x0, s := fp.p, fp.x0, fp.s
 	// The previous fit's dual point may already certify its solution at
 	// this β: then there is nothing to solve.
-	if warm, ok := p.warmCertificate(x0, s); ok {
+	warm, ok := p.warmCertificate(x0, s)
+	if ok {
 		return warm, nil
 	}
 	plain := *p // before preconditioning, for the crossover
@@ -71,7 +72,7 @@ func (acceleratedMethod) solve(ctx context.Context, fp fitProblem) (solution, er
 	var stop func(it int, gap float64) bool
 	interior := plain.interiorAffordable()
 	if interior && s.Init != nil && s.Init.interior && plain.hasDiagBlock() {
-		sol, err := plain.crossover(ctx, plain.startFrom(x0), s)
+		sol, err := plain.crossover(ctx, warm, s)
 		if err != nil || sol.converged {
 			return sol, err
 		}
@@ -116,21 +117,4 @@ func (subgradientMethod) solve(ctx context.Context, fp fitProblem) (solution, er
 	zp := newProblem(fp.in.n, zb, fp.cs, s.Beta)
 	sol.bound = certifyMargins(zp, marginsOf(p, sol.x))
 	return sol, nil
-}
-
-// hasDiagBlock reports whether any block of p is diagonal.
-func (p *problem) hasDiagBlock() bool {
-	for b := range p.blocks {
-		if p.blocks[b].diag {
-			return true
-		}
-	}
-	return false
-}
-
-// startFrom is the solution at the warm start x0 (problem coordinates),
-// replaced by its best multiple (scaledStart), with no bound.
-func (p *problem) startFrom(x0 []float64) solution {
-	x, m := p.scaledStart(p.newWorkspace(), x0)
-	return solution{x: x, objective: p.regularizer(x) + p.lossAndWeights(m, 0, nil)}
 }
