@@ -3,6 +3,8 @@
 package linalg
 
 import (
+	"math"
+
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack/lapack64"
@@ -69,5 +71,51 @@ func gramUpper(r, n int, a, c []float64) {
 		right := blas64.General{Rows: r, Cols: n - i0, Stride: n, Data: a[i0:]}
 		out := blas64.General{Rows: i1 - i0, Cols: n - i0, Stride: n, Data: c[i0*n+i0:]}
 		blas64.Gemm(blas.Trans, blas.NoTrans, 1, left, right, 0, out)
+	}
+}
+
+const fastSingle = false
+
+// choleskySingle is a right-looking float32 Cholesky factorisation, row by
+// row of U (the layout of cholesky): a reference for tests, not tuned.
+func choleskySingle(n int, a []float32) bool {
+	for k := 0; k < n; k++ {
+		d := a[k*n+k]
+		if !(d > 0) || math.IsInf(float64(d), 0) {
+			return false
+		}
+		u := float32(math.Sqrt(float64(d)))
+		row := a[k*n : k*n+n]
+		row[k] = u
+		for j := k + 1; j < n; j++ {
+			row[j] /= u
+		}
+		for i := k + 1; i < n; i++ {
+			f := row[i]
+			ri := a[i*n : i*n+n]
+			for j := i; j < n; j++ {
+				ri[j] -= f * row[j]
+			}
+		}
+	}
+	return true
+}
+
+// choleskySolveSingle solves UᵀU x = b by the two triangular solves.
+func choleskySolveSingle(n int, a, b []float32) {
+	for k := 0; k < n; k++ { // Uᵀ y = b
+		b[k] /= a[k*n+k]
+		row := a[k*n : k*n+n]
+		for j := k + 1; j < n; j++ {
+			b[j] -= row[j] * b[k]
+		}
+	}
+	for i := n - 1; i >= 0; i-- { // U x = y
+		row := a[i*n : i*n+n]
+		s := b[i]
+		for j := i + 1; j < n; j++ {
+			s -= row[j] * b[j]
+		}
+		b[i] = s / row[i]
 	}
 }

@@ -152,6 +152,93 @@ func TestCholesky(t *testing.T) {
 	}
 }
 
+// TestCholeskySingle checks the single-precision factorisation like
+// TestCholesky (a hand-computed 2×2, random GGᵀ + I solved to float32
+// accuracy, an indefinite matrix refused), and SymMulVec against the plain
+// product, both reading only the upper triangle.
+func TestCholeskySingle(t *testing.T) {
+	a := []float32{4, 2, 99, 5}
+	if !CholeskySingle(2, a) {
+		t.Fatal("2×2 refused")
+	}
+	if a[0] != 2 || a[1] != 1 || a[3] != 2 {
+		t.Fatalf("2×2 factor %v, want upper [2 1; · 2]", a)
+	}
+	rng := rand.New(rand.NewPCG(7, 12))
+	for _, n := range []int{1, 4, 33, 300} {
+		orig := spdPlusIdentity(rng, n)
+		f := make([]float32, n*n)
+		upper := make([]float64, n*n)
+		for i := range n {
+			for j := range n {
+				if j < i {
+					f[i*n+j] = float32(math.NaN()) // lower triangle must not be read
+					upper[i*n+j] = math.NaN()
+					continue
+				}
+				f[i*n+j] = float32(orig[i*n+j])
+				upper[i*n+j] = orig[i*n+j]
+			}
+		}
+		if !CholeskySingle(n, f) {
+			t.Fatalf("n=%d: SPD matrix refused", n)
+		}
+		want := make([]float64, n)
+		for i := range want {
+			want[i] = rng.NormFloat64()
+		}
+		b := make([]float64, n)
+		for i := range n {
+			for j := range n {
+				b[i] += orig[i*n+j] * want[j]
+			}
+		}
+		y := make([]float64, n)
+		SymMulVec(n, upper, want, y)
+		for i := range n {
+			if math.Abs(y[i]-b[i]) > 1e-12*(1+math.Abs(b[i])) {
+				t.Fatalf("n=%d: SymMulVec[%d] = %g, want %g", n, i, y[i], b[i])
+			}
+		}
+		bs := make([]float32, n)
+		for i, v := range b {
+			bs[i] = float32(v)
+		}
+		CholeskySolveSingle(n, f, bs)
+		// κ(GGᵀ + I) is about 4n here: float32 keeps 3-4 digits at n = 300.
+		for i := range n {
+			if math.Abs(float64(bs[i])-want[i]) > 2e-3*(1+math.Abs(want[i])) {
+				t.Fatalf("n=%d: solution[%d] = %g, want %g", n, i, bs[i], want[i])
+			}
+		}
+	}
+	if CholeskySingle(2, []float32{1, 2, 2, 1}) {
+		t.Fatal("indefinite [[1,2],[2,1]] accepted")
+	}
+}
+
+// spdPlusIdentity is GGᵀ + I for an n×n standard normal G (row-major).
+func spdPlusIdentity(rng *rand.Rand, n int) []float64 {
+	g := make([]float64, n*n)
+	for i := range g {
+		g[i] = rng.NormFloat64()
+	}
+	a := make([]float64, n*n)
+	for i := range n {
+		for j := range n {
+			s := 0.0
+			for k := range n {
+				s += g[i*n+k] * g[j*n+k]
+			}
+			if i == j {
+				s++
+			}
+			a[i*n+j] = s
+		}
+	}
+	return a
+}
+
 // TestSymEigenRange checks that the eigenpairs of a range are exactly those
 // of the whole decomposition in that range, with A v = λ v.
 func TestSymEigenRange(t *testing.T) {

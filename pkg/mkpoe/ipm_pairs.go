@@ -39,6 +39,7 @@ type pairOperator struct {
 	buf         []float64    // the |T|×|T| Newton matrix, reused across iterations
 	items       []int32      // per kept comparison c: items i, j, k, l at 4c … 4c+3
 	rows        [][]float64  // per cone block: its pair rows (pairRows), reused across iterations
+	mixed       mixedState   // the Newton matrix's single-precision factorisation (chol.go)
 }
 
 // mulB computes out_c = Σ_b ⟨A_c, X_b⟩ = Σ_b d_b(i,j) − d_b(k,l).
@@ -107,7 +108,7 @@ func (po *pairOperator) factorDual(cp *conicProblem, nts []ntBlock, delta []floa
 		po.addBlocks(md, nT, qms)
 	}
 	fill(po.buf)
-	return factorSPD(nT, po.buf, fill)
+	return factorMixed(nT, po.buf, fill, &po.mixed)
 }
 
 // pairRows returns, for a block's item coordinates phi and NT factor g,

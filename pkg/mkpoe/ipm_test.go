@@ -7,6 +7,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/mkpoe/mkpoe/internal/linalg"
 	"github.com/mkpoe/mkpoe/pkg/mkpoe/internal/reference"
 )
 
@@ -72,18 +73,28 @@ func TestConicMatchesBarrier(t *testing.T) {
 						all[c] = c
 					}
 					// Both starting points of interiorFull: the primal-feasible
-					// one and the balanced one (balancedStart).
-					for _, balanced := range []bool{false, true} {
+					// one and the balanced one (balancedStart); the balanced
+					// one also with its Newton matrices factored in mixed
+					// precision (factorMixed) whatever their size.
+					for _, variant := range []struct{ balanced, mixed bool }{{false, false}, {true, false}, {true, true}} {
+						balanced := variant.balanced
 						pc := p.pairConic(all)
 						pc.balancedStart = balanced
+						mixedPrecision, mixedMinSize = variant.mixed, 0
 						// The NT scaling of this variant squares the condition of
 						// its eigenproblem (ipm.go), so it stops at 1e-8.
 						res, err = solveConic(context.Background(), pc, 1e-8, 200)
+						mixedPrecision, mixedMinSize = linalg.FastSingle, defaultMixedMinSize
+						if st := pc.pairs.mixed; variant.mixed && st.factored == 0 {
+							t.Errorf("mixed precision: no single-precision factorisation")
+						} else if variant.mixed {
+							t.Logf("mixed precision: %d single-precision factorisations, %d refinement steps, fell back: %v", st.factored, st.refined, st.failed)
+						}
 						if errors.Is(err, errIPMStalled) && res.x != nil && relDiff(res.primal, res.dual) < 1e-7 {
 							err = nil
 						}
 						if err != nil {
-							t.Fatalf("pair solveConic (balanced start %v): %v after %d iterations (primal %g dual %g)", balanced, err, res.iterations, res.primal, res.dual)
+							t.Fatalf("pair solveConic %+v: %v after %d iterations (primal %g dual %g)", variant, err, res.iterations, res.primal, res.dual)
 						}
 						xp := make([]float64, p.dim)
 						for q, bl := range pc.blocks {
@@ -96,12 +107,12 @@ func TestConicMatchesBarrier(t *testing.T) {
 						// μ = β/|𝒞| (1.7e5 at β = 1e7 here): 1e-5 for it, 1e-6
 						// for the dual, which is not.
 						if d := relDiff(fp, ref.Objective); d > 1e-5 || (!balanced && d > 1e-6) {
-							t.Errorf("pair variant (balanced start %v): objective %.10g, exact %.10g: relative difference %.2g", balanced, fp, ref.Objective, d)
+							t.Errorf("pair variant %+v: objective %.10g, exact %.10g: relative difference %.2g", variant, fp, ref.Objective, d)
 						}
 						if d := relDiff(res.dual, ref.Objective); d > 1e-6 {
-							t.Errorf("pair variant (balanced start %v): dual %.10g, exact %.10g: relative difference %.2g", balanced, res.dual, ref.Objective, d)
+							t.Errorf("pair variant %+v: dual %.10g, exact %.10g: relative difference %.2g", variant, res.dual, ref.Objective, d)
 						}
-						t.Logf("pair ipm (balanced start %v) %d iterations: f %.10g dual %.10g", balanced, res.iterations, fp, res.dual)
+						t.Logf("pair ipm %+v: %d iterations: f %.10g dual %.10g", variant, res.iterations, fp, res.dual)
 					}
 				})
 			}
