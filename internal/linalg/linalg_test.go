@@ -370,3 +370,78 @@ func TestGramUpper(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkCholesky4400 factors and solves a 4400×4400 SPD matrix (the size
+// of the full-W Newton matrix on the aset400-scale fixture) in double and
+// in single precision: the case for mixed precision (pkg/mkpoe chol.go,
+// docs/solver.md "Mixed precision"). Solve is one right-hand side; SymMulVec
+// is the residual of one refinement step.
+func BenchmarkCholesky4400(b *testing.B) {
+	const n, r = 4400, 300
+	rng := rand.New(rand.NewPCG(44, 0))
+	g := make([]float64, r*n)
+	for i := range g {
+		g[i] = rng.NormFloat64()
+	}
+	m := make([]float64, n*n) // GᵀG + I, upper triangle
+	GramUpper(r, n, g, m)
+	for i := range n {
+		m[i*n+i]++
+	}
+	x := make([]float64, n)
+	for i := range x {
+		x[i] = 1
+	}
+	b.Run("double/factor", func(b *testing.B) {
+		a := make([]float64, n*n)
+		for b.Loop() {
+			copy(a, m)
+			if !Cholesky(n, a) {
+				b.Fatal("refused")
+			}
+		}
+	})
+	if !FastSingle {
+		return // the pure-Go single-precision loop is a test reference
+	}
+	b.Run("single/factor", func(b *testing.B) {
+		a := make([]float32, n*n)
+		for b.Loop() {
+			for i, v := range m {
+				a[i] = float32(v)
+			}
+			if !CholeskySingle(n, a) {
+				b.Fatal("refused")
+			}
+		}
+	})
+	a := append([]float64(nil), m...)
+	Cholesky(n, a)
+	b.Run("double/solve", func(b *testing.B) {
+		y := make([]float64, n)
+		for b.Loop() {
+			copy(y, x)
+			CholeskySolve(n, a, y)
+		}
+	})
+	s := make([]float32, n*n)
+	for i, v := range m {
+		s[i] = float32(v)
+	}
+	CholeskySingle(n, s)
+	b.Run("single/solve", func(b *testing.B) {
+		y := make([]float32, n)
+		for b.Loop() {
+			for i := range y {
+				y[i] = 1
+			}
+			CholeskySolveSingle(n, s, y)
+		}
+	})
+	b.Run("SymMulVec", func(b *testing.B) {
+		y := make([]float64, n)
+		for b.Loop() {
+			SymMulVec(n, m, x, y)
+		}
+	})
+}
