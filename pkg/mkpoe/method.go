@@ -63,6 +63,30 @@ func (acceleratedMethod) solve(ctx context.Context, fp fitProblem) (solution, er
 	}
 	plain := *p // before preconditioning, for the crossover
 	plain.blocks = append([]block(nil), p.blocks...)
+	interior := plain.interiorAffordable()
+	spent := 0 // Newton steps of a direct start that did not certify
+	if interior && s.Init != nil && s.Init.interior && plain.hasDiagBlock() {
+		sol, err := plain.crossover(ctx, warm, s)
+		if err != nil || (sol.converged && !forceDirectFallback) {
+			return sol, err
+		}
+		// Not certified from there: the usual path, which reports these
+		// steps too.
+		spent = sol.iters - warm.iters
+	}
+	sol, err := firstOrderThenCrossover(ctx, p, &plain, x0, s, interior)
+	sol.iters += spent
+	return sol, err
+}
+
+// forceDirectFallback makes a direct start of a warm diagonal fit fall
+// back to the usual path even when it certifies: tests only.
+var forceDirectFallback = false
+
+// firstOrderThenCrossover is the usual path of acceleratedMethod: the
+// accelerated method on p (preconditioned here), from x0, handed over to
+// the crossover on plain (p before preconditioning) when interior.
+func firstOrderThenCrossover(ctx context.Context, p, plain *problem, x0 []float64, s Settings, interior bool) (solution, error) {
 	// The accelerated method hands over to the interior-point crossover
 	// (handOver) only where its Newton systems are affordable; elsewhere it
 	// runs on to its certificate or MaxIter in one go, keeping its
@@ -70,16 +94,8 @@ func (acceleratedMethod) solve(ctx context.Context, fp fitProblem) (solution, er
 	// hand-over point and restart from there with δ = 1 and no bound: a
 	// GNMDS fit on 100 items and 20,000 triplets took 940 iterations.)
 	var stop func(it int, gap float64) bool
-	interior := plain.interiorAffordable()
-	if interior && s.Init != nil && s.Init.interior && plain.hasDiagBlock() {
-		sol, err := plain.crossover(ctx, warm, s)
-		if err != nil || sol.converged {
-			return sol, err
-		}
-		// Not certified from there: the usual path below.
-	}
 	if interior {
-		stop = newHandOver(&plain).stop
+		stop = newHandOver(plain).stop
 	}
 	sc := p.precondition()
 	sc.toSolver(p, x0)

@@ -62,3 +62,62 @@ func TestBestMultiple(t *testing.T) {
 		}
 	}
 }
+
+// TestDirectStartFallbackCountsIterations forces the fall back of a warm
+// diagonal fit's direct start (acceleratedMethod) and checks that
+// Stats.Iterations counts both attempts: exactly the Newton steps of the
+// direct start (the same fit, not forced) plus the iterations of the usual
+// path (the same Init without its interior-point mark), and that the
+// result is the usual path's.
+func TestDirectStartFallbackCountsIterations(t *testing.T) {
+	defer func() { forceDirectFallback = false }()
+	tested := 0
+	for _, c := range highBetaCases() {
+		if c.kind != hbDiag || c.beta != 1e5 {
+			continue
+		}
+		t.Run(c.name, func(t *testing.T) {
+			lo := c
+			lo.beta = 1e4
+			init, err := lo.fitWith(&Settings{Beta: lo.beta})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !init.interior {
+				t.Skip("the β = 1e4 fit needed no interior-point stage: no direct start to test")
+			}
+			direct, err := c.fitWith(&Settings{Beta: c.beta, Init: init})
+			if err != nil {
+				t.Fatal(err)
+			}
+			plainInit := *init
+			plainInit.interior = false
+			usual, err := c.fitWith(&Settings{Beta: c.beta, Init: &plainInit})
+			if err != nil {
+				t.Fatal(err)
+			}
+			forceDirectFallback = true
+			both, err := c.fitWith(&Settings{Beta: c.beta, Init: init})
+			forceDirectFallback = false
+			if err != nil {
+				t.Fatal(err)
+			}
+			if direct.Stats.Iterations == 0 {
+				t.Skip("the warm start certified itself: no direct start to test")
+			}
+			if want := direct.Stats.Iterations + usual.Stats.Iterations; both.Stats.Iterations != want {
+				t.Errorf("after a fall back: %d iterations, want %d (direct start) + %d (usual path) = %d",
+					both.Stats.Iterations, direct.Stats.Iterations, usual.Stats.Iterations, want)
+			}
+			if both.Objective != usual.Objective || both.Stats.DualBound != usual.Stats.DualBound {
+				t.Errorf("after a fall back: objective %v bound %v, the usual path's %v and %v",
+					both.Objective, both.Stats.DualBound, usual.Objective, usual.Stats.DualBound)
+			}
+			t.Logf("direct start %d, usual path %d, after a fall back %d iterations", direct.Stats.Iterations, usual.Stats.Iterations, both.Stats.Iterations)
+			tested++
+		})
+	}
+	if tested == 0 {
+		t.Fatal("no case exercised a direct start")
+	}
+}
