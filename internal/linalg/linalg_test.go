@@ -104,23 +104,7 @@ func TestCholesky(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(7, 11))
 	for _, n := range []int{1, 4, 33, 200} {
-		g := make([]float64, n*n)
-		for i := range g {
-			g[i] = rng.NormFloat64()
-		}
-		orig := make([]float64, n*n) // GGᵀ + I
-		for i := range n {
-			for j := range n {
-				s := 0.0
-				for k := range n {
-					s += g[i*n+k] * g[j*n+k]
-				}
-				if i == j {
-					s++
-				}
-				orig[i*n+j] = s
-			}
-		}
+		orig := spdPlusIdentity(rng, n)
 		f := append([]float64(nil), orig...)
 		for i := range n {
 			for j := range i {
