@@ -105,12 +105,17 @@ func allFinite(v []float64) bool {
 // set it to exercise the method in the pure-Go build too.
 var mixedPrecision = linalg.FastSingle
 
-// mixedMinSize is the smallest matrix factored in mixed precision: below
-// it the factorisation is cheap next to the rest of a Newton step. A
-// variable for tests.
+// mixedMinSize is the smallest matrix factored in mixed precision. The
+// saving grows like n³ and the overhead (the rounding pass and the
+// refinement's dsymv and strsv, which are bound by memory bandwidth and
+// slow down when the harness runs two fits at once) like n²; they break
+// even near n = 2300. With the threshold at 1500 the aset400 paper configs'
+// full-W cv tasks (2343 comparisons and fewer per Newton system) ran
+// 5–10% slower than before, at 4400 the fixture's fits 22% faster
+// (docs/solver.md, "Mixed precision"). A variable for tests.
 var mixedMinSize = defaultMixedMinSize
 
-const defaultMixedMinSize = 1500
+const defaultMixedMinSize = 3000
 
 // maxRefine bounds the refinement steps of one solve. A step costs a
 // single-precision solve and a double-precision product (about 30 ms at
