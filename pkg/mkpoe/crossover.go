@@ -112,6 +112,7 @@ func (p *problem) crossover(ctx context.Context, sol solution, s Settings) (solu
 	if nc == 0 {
 		return sol, nil
 	}
+	sol.interior = true
 	if !p.hasDiagBlock() {
 		return p.interiorFull(ctx, sol, s)
 	}
@@ -138,7 +139,6 @@ func (p *problem) crossover(ctx context.Context, sol solution, s Settings) (solu
 	p.growWorkingSet(&set, x, g, m, 0.25, true)
 
 	best := sol
-	best.interior = true
 	for round := 1; round <= crossoverMaxRounds; round++ {
 		cp, layout := p.restrict(&set)
 		cp.alpha0 = best.objective / float64(max(len(set.comps), 1))

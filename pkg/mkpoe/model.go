@@ -41,9 +41,9 @@ type Model struct {
 	// comparison), kept in memory for warm starts (warmCertificate); not
 	// saved with the model.
 	dual []float64
-	// interior records that the fit needed the interior-point stage; a
-	// diagonal fit warm-started from it goes straight to that stage
-	// (acceleratedMethod).
+	// interior records that the fit needed the interior-point stage
+	// (crossover, full or diagonal); a diagonal fit warm-started from it
+	// goes straight to that stage (acceleratedMethod).
 	interior bool
 }
 
