@@ -121,3 +121,62 @@ func TestDirectStartFallbackCountsIterations(t *testing.T) {
 		t.Fatal("no case exercised a direct start")
 	}
 }
+
+// TestWarmStartedRounds runs interiorFull's later rounds warm started
+// (conicProblem.start: the previous round's iterate at gap warmBackup) on
+// the full-W and K1 high-β cases, each warm started (Init) from its fit at
+// β/1e5: on these small cases a fit at β/10 is too close for a dropped
+// comparison to be needed, so most fits would take a single round. Every
+// comparison not within the starting point's margin is dropped (dropWorth
+// = +Inf), so that rounds repeat as on the aset400 folds. Each fit must
+// match the exact optimum (checkExact).
+// The same fits with every warm-started run declared stalled
+// (forceWarmStall) rerun those rounds cold: they must match the optimum
+// too, and count the abandoned runs' Newton steps, so they take more
+// iterations exactly when a later round was warm started; at least one
+// case must have one.
+func TestWarmStartedRounds(t *testing.T) {
+	saved := dropWorth
+	dropWorth = math.Inf(1)
+	defer func() { dropWorth, forceWarmStall = saved, false }()
+	warmed := 0
+	for _, c := range highBetaCases() {
+		if (c.kind != hbFull && c.kind != hbSum) || (c.beta != 1e5 && c.beta != 1e7) {
+			continue
+		}
+		t.Run(c.name, func(t *testing.T) {
+			ref, err := c.exact()
+			if err != nil {
+				t.Fatalf("reference: %v", err)
+			}
+			lo := c
+			lo.beta = c.beta / 100000
+			init, err := lo.fitWith(&Settings{Beta: lo.beta})
+			if err != nil {
+				t.Fatal(err)
+			}
+			warm, err := c.fitWith(&Settings{Beta: c.beta, Init: init})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkExact(t, c, ref, warm, 0)
+			forceWarmStall = true
+			cold, err := c.fitWith(&Settings{Beta: c.beta, Init: init})
+			forceWarmStall = false
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkExact(t, c, ref, cold, 0)
+			switch {
+			case cold.Stats.Iterations > warm.Stats.Iterations:
+				warmed++
+			case cold.Stats.Iterations < warm.Stats.Iterations:
+				t.Errorf("rounds rerun cold took %d iterations, fewer than the warm-started fit's %d, which they include", cold.Stats.Iterations, warm.Stats.Iterations)
+			}
+			t.Logf("warm-started rounds: %d iterations; with the warm runs abandoned and rerun cold: %d", warm.Stats.Iterations, cold.Stats.Iterations)
+		})
+	}
+	if warmed == 0 {
+		t.Fatal("no case warm started a later round")
+	}
+}
