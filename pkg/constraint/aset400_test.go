@@ -9,9 +9,10 @@ import (
 	"github.com/mkpoe/mkpoe/pkg/data"
 )
 
-// aset400 is the shared copy of the aset400 triplets (McFee & Lanckriet 2011,
-// Sec. 5.2); see /work/shared/data/aset400/SOURCE.txt.
-var aset400 = filepath.Join("..", "..", "..", "shared", "data", "aset400", "triplets.tsv")
+// aset400 is the aset400 triplets file (McFee & Lanckriet 2011, Sec. 5.2)
+// where scripts/fetch_aset400.sh puts it (data/aset400/SOURCE.txt cites
+// the source).
+var aset400 = filepath.Join("..", "..", "data", "aset400", "triplets.tsv")
 
 // TestAset400 runs the paper's graph processing (Sec. 5.2.4, Table 5) on the
 // whole aset400 set and logs the per-step counts. The paper's figures are for
@@ -19,7 +20,7 @@ var aset400 = filepath.Join("..", "..", "..", "shared", "data", "aset400", "trip
 // processed), so they are not compared here.
 func TestAset400(t *testing.T) {
 	if _, err := os.Stat(aset400); err != nil {
-		t.Skipf("aset400 triplets not found at %s (shared data not mounted): %v", aset400, err)
+		t.Skipf("aset400 triplets not found at %s (run scripts/fetch_aset400.sh): %v", aset400, err)
 	}
 	f, err := data.ReadComparisonsFile(aset400, data.ComparisonOptions{OneBased: true})
 	if err != nil {

@@ -9,14 +9,15 @@ import (
 	"testing"
 )
 
-// sharedData returns ../shared/data/<sub> (relative to the repository root)
-// and skips the test when it is absent: the real data are never copied into
-// the repository (see ../shared/data/README.md).
+// sharedData returns data/<sub> at the repository root, where the fetch
+// scripts put the real data (scripts/fetch_aset400.sh, fetch_aloi.sh; CI
+// runs them with --mirror ../shared/data), and skips the test when it is
+// absent: the data are never committed (.gitignore).
 func sharedData(t *testing.T, sub string) string {
 	t.Helper()
-	dir := filepath.Join("..", "..", "..", "shared", "data", sub)
+	dir := filepath.Join("..", "..", "data", sub)
 	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("real data %s not available (%v); it lives outside the repository, next to it in ../shared/data", dir, err)
+		t.Skipf("real data %s not available (%v): run scripts/fetch_aset400.sh and scripts/fetch_aloi.sh (--mirror DIR for a local copy)", dir, err)
 	}
 	return dir
 }

@@ -13,12 +13,13 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// aset400 loads ../shared/data/aset400 or skips the test.
+// aset400 loads data/aset400 (scripts/fetch_aset400.sh; CI runs it with
+// --mirror ../shared/data) or skips the test.
 func aset400(t *testing.T) *data.Aset400 {
 	t.Helper()
-	dir := filepath.Join("..", "..", "..", "shared", "data", "aset400")
+	dir := filepath.Join("..", "..", "data", "aset400")
 	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("real data not found at %s (CI provides ../shared/data; users run scripts/fetch_aset400.sh): %v", dir, err)
+		t.Skipf("real data not found at %s (run scripts/fetch_aset400.sh): %v", dir, err)
 	}
 	a, err := data.LoadAset400(dir)
 	if err != nil {

@@ -66,7 +66,7 @@ rows:
 }
 
 // TestShippedConfigsCheck runs "mkpoe check" on every config in configs/.
-// Configs whose data are absent (../shared/data) are skipped.
+// Configs whose data are absent (data/, not fetched) are skipped.
 func TestShippedConfigsCheck(t *testing.T) {
 	paths, _ := filepath.Glob(filepath.Join(repoRoot, "configs", "*.yaml"))
 	if len(paths) == 0 {
