@@ -434,10 +434,11 @@ func optimumEstimate(sol solution) float64 {
 // rank 297, 295 and 68; 2343 comparisons) keeping all at β = 1e4 and 1e5
 // took 4.7 and 7.2 s where dropping (ratios 0.66 and 0.62) took 10.1 and
 // 10.7 s in three runs each; on a K1 fold (one block, 3353 comparisons,
-// ratios 0.22–0.34) dropping is the faster. Those K4 figures predate the
-// warm-started later runs (warmBackup), which make a second run cheaper.
-// A variable only so that TestWarmStartedRounds can make fits drop every
-// comparison it can.
+// ratios 0.22–0.34) dropping is the faster. With the later runs warm
+// started (warmBackup), always dropping still lost on that K4 fold: its
+// fits at β = 1e4 and 1e5 took 9.2–10.0 s against 6.1–6.5 s, the whole
+// path 37–38 s against 28–29.5 s (2026-11-26). A variable only so that
+// TestWarmStartedRounds can make fits drop every comparison it can.
 var dropWorth = 0.6
 
 // newtonCost estimates the work, in multiply-adds, of one Newton step of
