@@ -6,7 +6,7 @@ import (
 )
 
 func TestFetchALOIMirror(t *testing.T) {
-	shared := filepath.Dir(sharedData(t, "aloi10"))
+	shared := filepath.Dir(fetchedData(t, "aloi10"))
 	dest := t.TempDir()
 	out, code := runFetch(t, "fetch_aloi.sh", shared, dest)
 	if code != 0 {

@@ -14,7 +14,7 @@ import (
 )
 
 func TestLoadALOICounts(t *testing.T) {
-	d, err := LoadALOI(sharedData(t, "aloi10"))
+	d, err := LoadALOI(fetchedData(t, "aloi10"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +46,7 @@ func TestLoadALOICounts(t *testing.T) {
 }
 
 func TestReadIndicesFileALOISubset(t *testing.T) {
-	dir := sharedData(t, "aloi10")
+	dir := fetchedData(t, "aloi10")
 	idx, err := ReadIndicesFile(filepath.Join(dir, ALOISubsetFile), 1079)
 	if err != nil {
 		t.Fatal(err)

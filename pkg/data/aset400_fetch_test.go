@@ -72,8 +72,8 @@ func checkMirrored(t *testing.T, shared, dest string, subs ...string) {
 }
 
 func TestFetchAset400Mirror(t *testing.T) {
-	shared := filepath.Dir(sharedData(t, "aset400"))
-	sharedData(t, "lastfm-hetrec2011")
+	shared := filepath.Dir(fetchedData(t, "aset400"))
+	fetchedData(t, "lastfm-hetrec2011")
 	dest := t.TempDir()
 	out, code := runFetch(t, "fetch_aset400.sh", shared, dest)
 	if code != 0 {
@@ -94,8 +94,8 @@ func TestFetchAset400Mirror(t *testing.T) {
 }
 
 func TestFetchAset400MirrorChecksumMismatch(t *testing.T) {
-	shared := filepath.Dir(sharedData(t, "aset400"))
-	sharedData(t, "lastfm-hetrec2011")
+	shared := filepath.Dir(fetchedData(t, "aset400"))
+	fetchedData(t, "lastfm-hetrec2011")
 	// A mirror of symbolic links to the real files, with one file corrupted.
 	mirror := t.TempDir()
 	for _, sub := range []string{"aset400", "lastfm-hetrec2011"} {

@@ -9,11 +9,11 @@ import (
 	"testing"
 )
 
-// sharedData returns data/<sub> at the repository root, where the fetch
+// fetchedData returns data/<sub> at the repository root, where the fetch
 // scripts put the real data (scripts/fetch_aset400.sh, fetch_aloi.sh; CI
 // runs them with --mirror ../shared/data), and skips the test when it is
 // absent: the data are never committed (.gitignore).
-func sharedData(t *testing.T, sub string) string {
+func fetchedData(t *testing.T, sub string) string {
 	t.Helper()
 	dir := filepath.Join("..", "..", "data", sub)
 	if _, err := os.Stat(dir); err != nil {
@@ -23,7 +23,7 @@ func sharedData(t *testing.T, sub string) string {
 }
 
 func TestLoadAset400Counts(t *testing.T) {
-	a, err := LoadAset400(sharedData(t, "aset400"))
+	a, err := LoadAset400(fetchedData(t, "aset400"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +123,7 @@ func TestLoadAset400Counts(t *testing.T) {
 }
 
 func TestLoadAset400Errors(t *testing.T) {
-	src := sharedData(t, "aset400")
+	src := fetchedData(t, "aset400")
 	copyDir := func(t *testing.T) string {
 		dir := t.TempDir()
 		for _, f := range []string{Aset400ArtistsFile, Aset400TripletsFile, Aset400GenresFile, Aset400GenreNames} {

@@ -81,7 +81,7 @@ func TestCutTaxonomy(t *testing.T) {
 // describes it: the merge heights documented there and the tree of the
 // cut into 3, 5 and 7 clusters.
 func TestClassTaxonomyALOI(t *testing.T) {
-	d, err := LoadALOI(sharedData(t, "aloi10"))
+	d, err := LoadALOI(fetchedData(t, "aloi10"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 )
 
 func TestLoadLastFMCounts(t *testing.T) {
-	lf, err := LoadLastFM(sharedData(t, "lastfm-hetrec2011"))
+	lf, err := LoadLastFM(fetchedData(t, "lastfm-hetrec2011"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,11 +66,11 @@ func TestLoadLastFMCounts(t *testing.T) {
 }
 
 func TestLoadLastFMNamesMatchAset400(t *testing.T) {
-	a, err := LoadAset400(sharedData(t, "aset400"))
+	a, err := LoadAset400(fetchedData(t, "aset400"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	lf, err := LoadLastFM(sharedData(t, "lastfm-hetrec2011"))
+	lf, err := LoadLastFM(fetchedData(t, "lastfm-hetrec2011"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 )
 
 func TestReadMatFileAset400Triplets(t *testing.T) {
-	dir := sharedData(t, "aset400")
+	dir := fetchedData(t, "aset400")
 	vars, err := ReadMatFile(filepath.Join(dir, "original", "music_triplets.mat"))
 	if err != nil {
 		t.Fatal(err)
@@ -42,7 +42,7 @@ func TestReadMatFileAset400Triplets(t *testing.T) {
 }
 
 func TestReadMatFileALOI(t *testing.T) {
-	dir := sharedData(t, "aloi10")
+	dir := fetchedData(t, "aloi10")
 	vars, err := ReadMatFile(filepath.Join(dir, "original", "ALOI_UIMC.mat"))
 	if err != nil {
 		t.Fatal(err)
@@ -86,7 +86,7 @@ func TestReadMatFileALOI(t *testing.T) {
 }
 
 func TestReadMatFileV73(t *testing.T) {
-	dir := sharedData(t, "aset400")
+	dir := fetchedData(t, "aset400")
 	_, err := ReadMatFile(filepath.Join(dir, "original", "music_labels.mat"))
 	if !errors.Is(err, ErrMatV73) || !strings.Contains(err.Error(), "HDF5-based v7.3 .mat is not supported; use") || !strings.Contains(err.Error(), "genre_labels.tsv") {
 		t.Errorf("got %v, want ErrMatV73 with a hint to use genre_labels.tsv", err)

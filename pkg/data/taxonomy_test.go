@@ -271,7 +271,7 @@ func TestTaxonomyComparisonsErrors(t *testing.T) {
 }
 
 func TestTaxonomyComparisonsALOISubset(t *testing.T) {
-	dir := sharedData(t, "aloi10")
+	dir := fetchedData(t, "aloi10")
 	d, err := LoadALOI(dir)
 	if err != nil {
 		t.Fatal(err)

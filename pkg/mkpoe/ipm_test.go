@@ -77,18 +77,18 @@ func TestConicMatchesBarrier(t *testing.T) {
 					// one also with its Newton matrices factored in mixed
 					// precision (factorMixed) whatever their size, and warm
 					// started as interiorFull's later rounds are (start): from
-					// the iterate at gap warmBackup of a run on the first half
+					// the iterate at gap warmBackup of a run on the first 90%
 					// of the comparisons.
 					for _, variant := range []struct{ balanced, mixed, warm bool }{{false, false, false}, {true, false, false}, {true, true, false}, {true, false, true}} {
 						balanced := variant.balanced
 						pc := p.pairConic(all)
 						pc.balancedStart = balanced
 						if variant.warm {
-							half := p.pairConic(all[:len(all)*9/10])
-							half.balancedStart, half.snapshotGap = true, warmBackup
-							hr, err := solveConic(context.Background(), half, 1e-8, 200)
+							most := p.pairConic(all[:len(all)*9/10])
+							most.balancedStart, most.snapshotGap = true, warmBackup
+							hr, err := solveConic(context.Background(), most, 1e-8, 200)
 							if hr.snapshot == nil {
-								t.Fatalf("half the comparisons: no iterate kept at gap %g (%v after %d iterations)", warmBackup, err, hr.iterations)
+								t.Fatalf("90%% of the comparisons: no iterate kept at gap %g (%v after %d iterations)", warmBackup, err, hr.iterations)
 							}
 							pc.start = hr.snapshot
 						}
