@@ -44,6 +44,20 @@ type workingSet struct {
 	priced []map[int]bool
 }
 
+// empty reports whether set keeps no comparison or no coordinate and no
+// subspace of any block.
+func (set *workingSet) empty() bool {
+	if len(set.comps) == 0 {
+		return true
+	}
+	for b := range set.coords {
+		if len(set.coords[b]) > 0 || set.basis[b] != nil {
+			return false
+		}
+	}
+	return true
+}
+
 // maxInteriorFlops bounds the cost of one Newton system of the
 // interior-point stage for full blocks (about 5 s pure Go, 1 s with
 // OpenBLAS). Larger problems — e.g. GNMDS on 100 items and 20,000 triplets,
@@ -112,7 +126,6 @@ func (p *problem) crossover(ctx context.Context, sol solution, s Settings) (solu
 	if nc == 0 {
 		return sol, nil
 	}
-	sol.interior = true
 	if !p.hasDiagBlock() {
 		return p.interiorFull(ctx, sol, s)
 	}
@@ -140,6 +153,12 @@ func (p *problem) crossover(ctx context.Context, sol solution, s Settings) (solu
 
 	best := sol
 	for round := 1; round <= crossoverMaxRounds; round++ {
+		if set.empty() {
+			// Nothing to restrict to (e.g. from W = 0 at a β so small
+			// that no coordinate is negatively priced): the caller's
+			// path must certify the fit.
+			return best, nil
+		}
 		cp, layout := p.restrict(&set)
 		cp.alpha0 = best.objective / float64(max(len(set.comps), 1))
 		cp.step = newtonReporter(s.Recorder, &best)

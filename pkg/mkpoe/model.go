@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"sort"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -41,10 +42,6 @@ type Model struct {
 	// comparison), kept in memory for warm starts (warmCertificate); not
 	// saved with the model.
 	dual []float64
-	// interior records that the fit needed the interior-point stage
-	// (crossover, full or diagonal); a diagonal fit warm-started from it
-	// goes straight to that stage (acceleratedMethod).
-	interior bool
 }
 
 // Stats are the solver's diagnostics.
@@ -117,6 +114,9 @@ func newModel(in input, s Settings, ws []*mat.SymDense) (*Model, error) {
 // projectionTolerance·λ_max (at least one row, zero if w = 0).
 func projection(w *mat.SymDense) *mat.Dense {
 	d := w.SymmetricDim()
+	if isDiagonal(w) {
+		return diagonalProjection(w)
+	}
 	vals, v := positiveEigen(w, projectionTolerance, "W")
 	if len(vals) == 0 {
 		return mat.NewDense(1, d, nil)
@@ -129,6 +129,46 @@ func projection(w *mat.SymDense) *mat.Dense {
 		for i := 0; i < d; i++ {
 			out.Set(r, i, s*v.At(i, k))
 		}
+	}
+	return out
+}
+
+// isDiagonal reports whether every off-diagonal entry of w is zero (every
+// W of a Diag fit, Sec. 4.4).
+func isDiagonal(w *mat.SymDense) bool {
+	d := w.SymmetricDim()
+	for i := 0; i < d; i++ {
+		for j := i + 1; j < d; j++ {
+			if w.At(i, j) != 0 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// diagonalProjection is projection for a diagonal w, whose eigenvectors are
+// the unit vectors: one row √w_kk·e_kᵀ per entry above
+// projectionTolerance·max_k w_kk, by decreasing entry (ties by index).
+func diagonalProjection(w *mat.SymDense) *mat.Dense {
+	d := w.SymmetricDim()
+	lmax := 0.0
+	for k := 0; k < d; k++ {
+		lmax = math.Max(lmax, w.At(k, k))
+	}
+	var keep []int
+	for k := 0; k < d; k++ {
+		if v := w.At(k, k); v > projectionTolerance*lmax && v > 0 {
+			keep = append(keep, k)
+		}
+	}
+	if len(keep) == 0 {
+		return mat.NewDense(1, d, nil)
+	}
+	sort.SliceStable(keep, func(a, b int) bool { return w.At(keep[a], keep[a]) > w.At(keep[b], keep[b]) })
+	out := mat.NewDense(len(keep), d, nil)
+	for r, k := range keep {
+		out.Set(r, k, math.Sqrt(w.At(k, k)))
 	}
 	return out
 }

@@ -92,3 +92,72 @@ func TestIsZero(t *testing.T) {
 		t.Error("a model without an embedding reads as zero")
 	}
 }
+
+// TestDiagonalProjection checks projection's shortcut for diagonal W
+// against hand-computed rows and against the eigendecomposition it
+// replaces: the same rows up to sign (distinct entries), the same NᵀN = W
+// above the tolerance.
+func TestDiagonalProjection(t *testing.T) {
+	cases := []struct {
+		name string
+		diag []float64
+		want [][]float64 // rows of N
+	}{
+		{"distinct, by decreasing entry", []float64{1, 4, 0, 9},
+			[][]float64{{0, 0, 0, 3}, {0, 2, 0, 0}, {1, 0, 0, 0}}},
+		{"entry below the tolerance dropped", []float64{4, 1e-12, 1},
+			[][]float64{{2, 0, 0}, {0, 0, 1}}},
+		{"ties by index", []float64{1, 0, 1},
+			[][]float64{{1, 0, 0}, {0, 0, 1}}},
+		{"zero: one zero row", []float64{0, 0}, [][]float64{{0, 0}}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			d := len(tc.diag)
+			w := mat.NewSymDense(d, nil)
+			for k, v := range tc.diag {
+				w.SetSym(k, k, v)
+			}
+			got := projection(w)
+			if r, c := got.Dims(); r != len(tc.want) || c != d {
+				t.Fatalf("N is %d×%d, want %d×%d", r, c, len(tc.want), d)
+			}
+			for r, row := range tc.want {
+				for k, v := range row {
+					if got.At(r, k) != v {
+						t.Errorf("N[%d][%d] = %v, want %v", r, k, got.At(r, k), v)
+					}
+				}
+			}
+		})
+	}
+	// Against the eigendecomposition, on random diagonals with zeros.
+	rng := rand.New(rand.NewPCG(7, 11))
+	for trial := 0; trial < 20; trial++ {
+		d := 1 + rng.IntN(12)
+		w := mat.NewSymDense(d, nil)
+		for k := 0; k < d; k++ {
+			if rng.IntN(3) > 0 {
+				w.SetSym(k, k, rng.ExpFloat64())
+			}
+		}
+		got := diagonalProjection(w)
+		vals, vecs := positiveEigen(w, projectionTolerance, "W")
+		if r, _ := got.Dims(); r != max(len(vals), 1) {
+			t.Fatalf("trial %d: %d rows, the eigendecomposition keeps %d eigenvalues", trial, r, len(vals))
+		}
+		for r := range vals {
+			k := len(vals) - 1 - r
+			s := math.Sqrt(vals[k])
+			sign := 1.0
+			if row := mat.Row(nil, r, got); mat.Dot(mat.NewVecDense(d, row), vecs.ColView(k)) < 0 {
+				sign = -1
+			}
+			for i := 0; i < d; i++ {
+				if diff := math.Abs(got.At(r, i) - sign*s*vecs.At(i, k)); diff > 1e-12 {
+					t.Fatalf("trial %d: row %d differs from the eigendecomposition's by %g at %d", trial, r, diff, i)
+				}
+			}
+		}
+	}
+}

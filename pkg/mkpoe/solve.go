@@ -20,8 +20,6 @@ type solution struct {
 	// dual feasible) whose Σ is bound; nil if none. A fit warm-started
 	// along a β grid re-uses it (warmCertificate).
 	dual []float64
-	// interior: the interior-point stage ran (crossover).
-	interior bool
 }
 
 // scaledDual returns t·α for the multipliers α whose dual scaling t gave

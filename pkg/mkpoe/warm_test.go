@@ -1,9 +1,14 @@
 package mkpoe
 
 import (
+	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
+
+	"gonum.org/v1/gonum/floats"
 )
 
 // TestBestMultiple checks the exact minimiser of f(s) = s·reg + μ Σ
@@ -67,10 +72,10 @@ func TestBestMultiple(t *testing.T) {
 // diagonal fit's direct start (acceleratedMethod) and checks that
 // Stats.Iterations counts both attempts: exactly the Newton steps of the
 // direct start (the same fit, not forced) plus the iterations of the usual
-// path (the same Init without its interior-point mark), and that the
-// result is the usual path's.
+// path (the same fit with skipDirectStart), and that the result is the
+// usual path's.
 func TestDirectStartFallbackCountsIterations(t *testing.T) {
-	defer func() { forceDirectFallback = false }()
+	defer func() { forceDirectFallback, skipDirectStart = false, false }()
 	tested := 0
 	for _, c := range highBetaCases() {
 		if c.kind != hbDiag || c.beta != 1e5 {
@@ -83,16 +88,13 @@ func TestDirectStartFallbackCountsIterations(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !init.interior {
-				t.Skip("the β = 1e4 fit needed no interior-point stage: no direct start to test")
-			}
 			direct, err := c.fitWith(&Settings{Beta: c.beta, Init: init})
 			if err != nil {
 				t.Fatal(err)
 			}
-			plainInit := *init
-			plainInit.interior = false
-			usual, err := c.fitWith(&Settings{Beta: c.beta, Init: &plainInit})
+			skipDirectStart = true
+			usual, err := c.fitWith(&Settings{Beta: c.beta, Init: init})
+			skipDirectStart = false
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -178,5 +180,100 @@ func TestWarmStartedRounds(t *testing.T) {
 	}
 	if warmed == 0 {
 		t.Fatal("no case warm started a later round")
+	}
+}
+
+// TestDiagWarmPathFromZero runs the diagonal high-β cases' problems along
+// a low-β grid (β = 1e-2 … 1e2, each fit warm-started from the previous,
+// Settings.Init), whose first fits learn W = 0. Where W = 0 is still the
+// optimum, the previous fit's multipliers scaled by the ratio of the βs
+// must certify it without an iteration (warmCertificate). Otherwise a fit
+// warm-started from W = 0 has no support to start the crossover from and
+// must take the usual path; one warm-started from a nonzero W must go
+// straight to the interior-point stage (acceleratedMethod). Every fit must
+// match the exact optimum (checkExact), and the grid must show each kind
+// of start.
+func TestDiagWarmPathFromZero(t *testing.T) {
+	zeroKept, fromZero, direct := 0, 0, 0
+	for _, c := range highBetaCases() {
+		if c.kind != hbDiag || c.beta != 1e4 {
+			continue
+		}
+		var prev *Model
+		for _, beta := range []float64{1e-2, 1e-1, 1, 10, 100} {
+			cb := c
+			cb.beta = beta
+			t.Run(fmt.Sprintf("%s_beta%g", strings.Split(c.name, "_beta")[0], beta), func(t *testing.T) {
+				ref, err := cb.exact()
+				if err != nil {
+					t.Fatalf("reference: %v", err)
+				}
+				firstOrder := 0
+				rec := func(it Iteration) {
+					if it.Stage == StageAccelerated {
+						firstOrder++
+					}
+				}
+				m, err := cb.fitWith(&Settings{Beta: beta, Init: prev, Recorder: rec})
+				if err != nil {
+					t.Fatalf("Fit: %v", err)
+				}
+				checkExact(t, cb, ref, m, 0)
+				// f(0) = β: every comparison pays the unit hinge.
+				zeroOptimal := relDiff(ref.Objective, beta) < 1e-9
+				switch {
+				case prev == nil:
+				case zeroOptimal && !nonzeroW(prev):
+					zeroKept++
+					if m.Stats.Iterations != 0 {
+						t.Errorf("W = 0 stays optimal, but the warm start did not certify it: %d iterations", m.Stats.Iterations)
+					}
+				case m.Stats.Iterations == 0:
+					// Certified by the warm start.
+				case !nonzeroW(prev):
+					fromZero++
+					if firstOrder == 0 {
+						t.Errorf("warm-started from W = 0, the fit ran no first-order iteration (%d in all)", m.Stats.Iterations)
+					}
+				default:
+					direct++
+					if firstOrder > 0 {
+						t.Errorf("warm-started from a nonzero W, the fit ran %d first-order iterations", firstOrder)
+					}
+				}
+				prev = m
+			})
+		}
+	}
+	if zeroKept == 0 || fromZero == 0 || direct == 0 {
+		t.Errorf("%d fits kept W = 0, %d left it and %d were warm-started from a nonzero W without a warm certificate: want each kind", zeroKept, fromZero, direct)
+	}
+}
+
+// TestCrossoverWithoutWorkingSet starts the diagonal crossover from W = 0
+// at a β so small that no coordinate is negatively priced: its working set
+// is empty, and it must return the starting point unconverged (for the
+// caller's usual path to certify), not fail.
+func TestCrossoverWithoutWorkingSet(t *testing.T) {
+	tested := 0
+	for _, c := range highBetaCases() {
+		if c.kind != hbDiag || c.beta != 1e4 {
+			continue
+		}
+		in := input{kind: InputKernels, n: c.n, kernels: c.ks, numInputs: len(c.ks)}
+		blocks, _ := formulation(in, Diag, true, 1e-10)
+		p := newProblem(c.n, blocks, c.cs, 1e-6)
+		start := solution{x: make([]float64, p.dim), objective: 1e-6}
+		sol, err := p.crossover(context.Background(), start, Settings{Beta: 1e-6, Tol: 1e-3})
+		if err != nil {
+			t.Fatalf("%s: crossover: %v", c.name, err)
+		}
+		if sol.converged || sol.iters != 0 || floats.Max(sol.x) != 0 {
+			t.Errorf("%s: crossover from W = 0 at β = 1e-6: converged %v after %d iterations, max x %g; want the start back", c.name, sol.converged, sol.iters, floats.Max(sol.x))
+		}
+		tested++
+	}
+	if tested == 0 {
+		t.Fatal("no diagonal case")
 	}
 }
