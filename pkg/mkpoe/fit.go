@@ -313,7 +313,8 @@ func formulation(in input, mode Mode, eigen bool, eigTol float64) (blocks []bloc
 // firstOrderBudget iterations, or from slowStart iterations on while the
 // certified gap is still above slowGap (at large β the first-order
 // certificate closes slowly; measured in docs/solver.md), or from
-// stalledStart on while it is above stalledGap. Its stop method is the
+// stalledStart on while it is above stalledGap, or, when every block is
+// full, from earlyStart on while it is above earlyGap. Its stop method is the
 // accelerated method's stop test, called at each certificate.
 type handOver struct {
 	// interiorIters is the interior-point stage's estimated cost in
@@ -321,6 +322,9 @@ type handOver struct {
 	// over on a stall; see newHandOver).
 	interiorIters float64
 	lastGap       float64 // the gap at the last multiple of stallWindow
+	// early: the blocks are all full, and the rule also hands over from
+	// earlyStart on while the gap is above earlyGap.
+	early bool
 }
 
 const (
@@ -338,6 +342,14 @@ const (
 	// newtonSteps is the typical number of Newton steps of the
 	// interior-point stage (10–22 measured on aset400 folds).
 	newtonSteps = 15
+	// Full blocks only: a bound below 2% of the objective at iteration
+	// 10 means a large β (on the benchmark fixture: gap 0.925 at β = 100,
+	// 0.973 at 300, 0.99 at 1e3, 0.999 at 1e4, 1.0 at 1e7), where 20 more
+	// first-order iterations (a second each there) hardly improve the
+	// interior-point stage's start: its Newton steps stay at 13–14
+	// (docs/solver.md).
+	earlyStart = 10
+	earlyGap   = 0.98
 )
 
 // newHandOver returns the hand-over rule of the accelerated method on p,
@@ -349,6 +361,9 @@ const (
 // fold at β = 100 that saves 200 iterations (4 s); where the Newton
 // systems are large against a first-order step (one block and 3353
 // comparisons, the 4400-comparison benchmark fixture) it never fires.
+// Such problems also hand over early (earlyGap); diagonal ones do not,
+// because the crossover's first working set, the first-order iterate's
+// support, is wider at iteration 10 (fixture, β = 1e7: 2.5 s → 3.9 s).
 func newHandOver(p *problem) *handOver {
 	h := &handOver{}
 	for b := range p.blocks {
@@ -357,10 +372,14 @@ func newHandOver(p *problem) *handOver {
 		}
 	}
 	h.interiorIters = newtonSteps * p.newtonCost(len(p.left)) / p.acceleratedCost()
+	h.early = true
 	return h
 }
 
 func (h *handOver) stop(it int, gap float64) bool {
+	if h.early && it >= earlyStart && gap > earlyGap {
+		return true
+	}
 	if it >= firstOrderBudget || (it >= slowStart && gap > slowGap) || (it >= stalledStart && gap > stalledGap) {
 		return true
 	}
