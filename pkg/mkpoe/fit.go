@@ -508,8 +508,8 @@ func warmStart(p *problem, backs []*mat.Dense, init *Model, x0 []float64, in inp
 // certificate instead of an interior-point run. At small β, where W = 0 is
 // optimal, every multiplier is at the top of the previous box, and the
 // multipliers scaled by the ratio of the βs certify W = 0 at the new β
-// (the benchmark fixture's fits at β = 0.1 and 1 cost 0.09 s instead of
-// 0.2–0.3 s); they are tried second. Any multipliers in the box
+// (the benchmark fixture's fits at β = 0.1 and 1 cost 0.03–0.04 s
+// instead of 0.21–0.28 s); they are tried second. Any multipliers in the box
 // give a valid bound after dual scaling (docs/solver.md, "Default
 // solver"), so a mismatched Init can only fail to certify, never give a
 // wrong certificate. When it does not certify, it returns false and, if

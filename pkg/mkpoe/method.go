@@ -69,7 +69,7 @@ func (acceleratedMethod) solve(ctx context.Context, fp fitProblem) (solution, er
 	// A diagonal fit starts the crossover from its warm start's best
 	// multiple, whose support is close to the new optimum's, at any β: on
 	// the benchmark fixture a fit at β = 100 from β = 10 took 67 Newton
-	// steps (0.6 s) against 270 first-order iterations (2.0–2.2 s). From
+	// steps (0.45–0.5 s) against 270 first-order iterations (1.9–2.3 s). From
 	// W = 0 (every fit at β ≤ 2 there) there is no support to start from.
 	if interior && s.Init != nil && plain.hasDiagBlock() && floats.Max(warm.x) > 0 && !skipDirectStart {
 		sol, err := plain.crossover(ctx, warm, s)

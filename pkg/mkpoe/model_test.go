@@ -95,8 +95,8 @@ func TestIsZero(t *testing.T) {
 
 // TestDiagonalProjection checks projection's shortcut for diagonal W
 // against hand-computed rows and against the eigendecomposition it
-// replaces: the same rows up to sign (distinct entries), the same NᵀN = W
-// above the tolerance.
+// replaces, whose rows it must match up to sign on random diagonals
+// (distinct entries, some zero).
 func TestDiagonalProjection(t *testing.T) {
 	cases := []struct {
 		name string
