@@ -44,6 +44,13 @@ type workingSet struct {
 	priced []map[int]bool
 }
 
+// newtonBudget returns how many Newton steps the next interior-point run
+// may take: at most 150, and no more than Settings.MaxIter leaves after
+// the iters already spent (0: none).
+func newtonBudget(s Settings, iters int) int {
+	return max(min(150, s.MaxIter-iters), 0)
+}
+
 // empty reports whether set keeps no comparison or no coordinate and no
 // subspace of any block.
 func (set *workingSet) empty() bool {
@@ -159,10 +166,14 @@ func (p *problem) crossover(ctx context.Context, sol solution, s Settings) (solu
 			// path must certify the fit.
 			return best, nil
 		}
+		steps := newtonBudget(s, best.iters)
+		if steps == 0 {
+			return best, nil
+		}
 		cp, layout := p.restrict(&set)
 		cp.alpha0 = best.objective / float64(max(len(set.comps), 1))
 		cp.step = newtonReporter(s.Recorder, &best)
-		res, err := solveConic(ctx, cp, s.Tol*1e-3, 150)
+		res, err := solveConic(ctx, cp, s.Tol*1e-3, steps)
 		if err != nil && !(errors.Is(err, errIPMStalled) && res.x != nil) {
 			if errors.Is(err, errIPMStalled) {
 				return best, nil

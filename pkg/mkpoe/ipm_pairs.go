@@ -347,13 +347,17 @@ func (p *problem) interiorFull(ctx context.Context, sol solution, s Settings) (s
 			return false
 		}
 		cp.askFrom = s.Tol
-		res, err := solveConic(ctx, cp, s.Tol*0.05, 150)
-		if cp.start != nil && (errors.Is(err, errIPMStalled) || forceWarmStall) {
+		steps := newtonBudget(s, best.iters)
+		if steps == 0 {
+			return best, nil
+		}
+		res, err := solveConic(ctx, cp, s.Tol*0.05, steps)
+		if cp.start != nil && (errors.Is(err, errIPMStalled) || forceWarmStall) && newtonBudget(s, best.iters+res.iterations) > 0 {
 			// The method could not follow the warm start: this round
 			// again from the cold start.
 			best.iters += res.iterations
 			cp.start, lastX = nil, nil
-			res, err = solveConic(ctx, cp, s.Tol*0.05, 150)
+			res, err = solveConic(ctx, cp, s.Tol*0.05, newtonBudget(s, best.iters))
 		}
 		if err != nil && !(errors.Is(err, errIPMStalled) && res.x != nil) {
 			if errors.Is(err, errIPMStalled) {

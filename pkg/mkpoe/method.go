@@ -76,11 +76,16 @@ func (acceleratedMethod) solve(ctx context.Context, fp fitProblem) (solution, er
 		if err != nil || (sol.converged && !forceDirectFallback) {
 			return sol, err
 		}
-		// Not certified from there: the usual path, which reports these
-		// steps too.
+		// Not certified from there: the usual path, with what is left of
+		// MaxIter, which reports these steps too.
 		spent = sol.iters - warm.iters
+		if spent >= s.MaxIter {
+			return sol, nil
+		}
 	}
-	sol, err := firstOrderThenCrossover(ctx, p, &plain, x0, s, interior)
+	rest := s
+	rest.MaxIter -= spent
+	sol, err := firstOrderThenCrossover(ctx, p, &plain, x0, rest, interior)
 	sol.iters += spent
 	return sol, err
 }

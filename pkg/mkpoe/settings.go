@@ -164,8 +164,9 @@ type Settings struct {
 	Combine Combine
 	// Solver is Accelerated (default, "") or Subgradient.
 	Solver Solver
-	// MaxIter bounds the iterations. Default 100000 for Accelerated, 50000 for
-	// Subgradient.
+	// MaxIter bounds the iterations, as Stats.Iterations counts them: the
+	// first-order method's plus the interior-point stage's Newton steps.
+	// Default 100000 for Accelerated, 50000 for Subgradient.
 	MaxIter int
 	// Tol is the target relative accuracy. Accelerated stops when a
 	// duality-gap certificate shows (f − bound) ≤ Tol·f. Subgradient stops

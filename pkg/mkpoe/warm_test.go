@@ -277,3 +277,42 @@ func TestCrossoverWithoutWorkingSet(t *testing.T) {
 		t.Fatal("no diagonal case")
 	}
 }
+
+// TestMaxIterBoundsEveryStage holds Stats.Iterations to Settings.MaxIter
+// whatever the stages: the first-order method with the interior-point
+// stage after it (cold fits at β = 1e5, which hand over at iteration 10
+// or 30), and a diagonal fit's direct start from its warm start with the
+// usual path after it when the direct start runs out of steps.
+func TestMaxIterBoundsEveryStage(t *testing.T) {
+	tested := 0
+	for _, c := range highBetaCases() {
+		if c.beta != 1e5 || (c.kind != hbFull && c.kind != hbDiag && c.kind != hbSum) {
+			continue
+		}
+		var init *Model
+		if c.kind == hbDiag {
+			lo := c
+			lo.beta = 1e4
+			var err error
+			if init, err = lo.fitWith(&Settings{Beta: lo.beta}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, maxIter := range []int{3, 12, 35, 45} {
+			m, err := c.fitWith(&Settings{Beta: c.beta, MaxIter: maxIter, Init: init})
+			if err != nil {
+				t.Fatalf("%s, MaxIter %d: %v", c.name, maxIter, err)
+			}
+			if m.Stats.Iterations > maxIter {
+				t.Errorf("%s, MaxIter %d: %d iterations", c.name, maxIter, m.Stats.Iterations)
+			}
+			if m.Stats.DualBound > m.Objective*(1+1e-9) {
+				t.Errorf("%s, MaxIter %d: bound %g above the objective %g", c.name, maxIter, m.Stats.DualBound, m.Objective)
+			}
+			tested++
+		}
+	}
+	if tested == 0 {
+		t.Fatal("no case")
+	}
+}
