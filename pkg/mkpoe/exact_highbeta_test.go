@@ -390,7 +390,7 @@ func TestFitWarmPathMatchesExactOptimum(t *testing.T) {
 				}
 				// A diagonal fit warm-started from a nonzero W goes straight
 				// to the interior-point stage (acceleratedMethod).
-				if c.kind == hbDiag && prev != nil && nonzeroW(prev) && firstOrder > 0 {
+				if c.kind == hbDiag && prev != nil && !prev.IsZero() && firstOrder > 0 {
 					t.Errorf("warm-started from a nonzero W, the fit ran %d first-order iterations", firstOrder)
 				}
 				prev = m

@@ -537,11 +537,12 @@ func (p *problem) warmCertificate(x0 []float64, s Settings) (solution, bool) {
 	}
 	alpha := make([]float64, nc)
 	g := make([]float64, p.dim)
+	pw := make([]float64, len(p.pairs))
 	for _, sc := range scales {
 		for c, a := range s.Init.dual {
 			alpha[c] = math.Min(math.Max(sc*a, 0), mu)
 		}
-		p.gradient(ws, alpha, make([]float64, len(p.pairs)), g)
+		p.gradient(ws, alpha, pw, g)
 		bound := p.dualScale(ws, g) * floats.Sum(alpha)
 		if f-bound <= s.Tol*f {
 			return solution{x: x, objective: f, bound: bound, converged: true, dual: scaledDual(alpha, bound)}, true

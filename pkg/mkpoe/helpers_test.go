@@ -76,18 +76,3 @@ func randomComparisons(rng *rand.Rand, h *mat.Dense, count int, noise float64, t
 	}
 	return cs
 }
-
-// nonzeroW reports whether any learned W of m has a nonzero entry.
-func nonzeroW(m *Model) bool {
-	for _, w := range m.W {
-		n := w.SymmetricDim()
-		for i := 0; i < n; i++ {
-			for j := i; j < n; j++ {
-				if w.At(i, j) != 0 {
-					return true
-				}
-			}
-		}
-	}
-	return false
-}

@@ -352,12 +352,14 @@ func (p *problem) interiorFull(ctx context.Context, sol solution, s Settings) (s
 			return best, nil
 		}
 		res, err := solveConic(ctx, cp, s.Tol*0.05, steps)
-		if cp.start != nil && (errors.Is(err, errIPMStalled) || forceWarmStall) && newtonBudget(s, best.iters+res.iterations) > 0 {
+		if cp.start != nil && (errors.Is(err, errIPMStalled) || forceWarmStall) {
 			// The method could not follow the warm start: this round
-			// again from the cold start.
-			best.iters += res.iterations
-			cp.start, lastX = nil, nil
-			res, err = solveConic(ctx, cp, s.Tol*0.05, newtonBudget(s, best.iters))
+			// again from the cold start, if MaxIter leaves steps.
+			if rest := newtonBudget(s, best.iters+res.iterations); rest > 0 {
+				best.iters += res.iterations
+				cp.start, lastX = nil, nil
+				res, err = solveConic(ctx, cp, s.Tol*0.05, rest)
+			}
 		}
 		if err != nil && !(errors.Is(err, errIPMStalled) && res.x != nil) {
 			if errors.Is(err, errIPMStalled) {

@@ -223,14 +223,14 @@ func TestDiagWarmPathFromZero(t *testing.T) {
 				zeroOptimal := relDiff(ref.Objective, beta) < 1e-9
 				switch {
 				case prev == nil:
-				case zeroOptimal && !nonzeroW(prev):
+				case zeroOptimal && prev.IsZero():
 					zeroKept++
 					if m.Stats.Iterations != 0 {
 						t.Errorf("W = 0 stays optimal, but the warm start did not certify it: %d iterations", m.Stats.Iterations)
 					}
 				case m.Stats.Iterations == 0:
 					// Certified by the warm start.
-				case !nonzeroW(prev):
+				case prev.IsZero():
 					fromZero++
 					if firstOrder == 0 {
 						t.Errorf("warm-started from W = 0, the fit ran no first-order iteration (%d in all)", m.Stats.Iterations)
