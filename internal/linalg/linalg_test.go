@@ -4,7 +4,11 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"runtime"
 	"testing"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
 )
 
 // TestSymEigen checks A V = V Λ, VᵀV = I and ascending eigenvalues on random
@@ -103,7 +107,7 @@ func TestCholesky(t *testing.T) {
 		t.Fatalf("2×2 factor %v, want upper [2 1; · 2]", a)
 	}
 	rng := rand.New(rand.NewPCG(7, 11))
-	for _, n := range []int{1, 4, 33, 200} {
+	for _, n := range []int{1, 4, 33, 200, 700} { // 700: tiled
 		orig := spdPlusIdentity(rng, n)
 		f := append([]float64(nil), orig...)
 		for i := range n {
@@ -149,7 +153,7 @@ func TestCholeskySingle(t *testing.T) {
 		t.Fatalf("2×2 factor %v, want upper [2 1; · 2]", a)
 	}
 	rng := rand.New(rand.NewPCG(7, 12))
-	for _, n := range []int{1, 4, 33, 300} {
+	for _, n := range []int{1, 4, 33, 300, 700} { // 700: tiled
 		orig := spdPlusIdentity(rng, n)
 		f := make([]float32, n*n)
 		upper := make([]float64, n*n)
@@ -189,7 +193,7 @@ func TestCholeskySingle(t *testing.T) {
 			bs[i] = float32(v)
 		}
 		CholeskySolveSingle(n, f, bs)
-		// κ(GGᵀ + I) is about 4n here: float32 keeps 3-4 digits at n = 300.
+		// κ(GGᵀ + I) is about 4n here: float32 keeps 3-4 digits at n = 700.
 		for i := range n {
 			if math.Abs(float64(bs[i])-want[i]) > 2e-3*(1+math.Abs(want[i])) {
 				t.Fatalf("n=%d: solution[%d] = %g, want %g", n, i, bs[i], want[i])
@@ -198,6 +202,87 @@ func TestCholeskySingle(t *testing.T) {
 	}
 	if CholeskySingle(2, []float32{1, 2, 2, 1}) {
 		t.Fatal("indefinite [[1,2],[2,1]] accepted")
+	}
+}
+
+// TestCholeskyTiled checks choleskyTiled, in both precisions, against the
+// backend's own one-call factorisation of the whole matrix, at orders
+// around the tile width (one tile and one row, whole tiles and a
+// remainder); that it reads only the upper triangle; that the factor is
+// the same bit for bit with 1 and 3 workers; and that a matrix that turns
+// indefinite, or NaN, only in its last tile is refused.
+func TestCholeskyTiled(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 13))
+	for _, n := range []int{tileSize + 1, 2*tileSize + 88, 4*tileSize + 6} {
+		orig := spdPlusIdentity(rng, n)
+		want := append([]float64(nil), orig...)
+		if !(tiles64{}).potrf(n, want, n) {
+			t.Fatalf("n=%d: reference refused", n)
+		}
+		wantS := make([]float32, n*n)
+		for i, v := range orig {
+			wantS[i] = float32(v)
+		}
+		if !(tiles32{}).potrf(n, wantS, n) {
+			t.Fatalf("n=%d: single reference refused", n)
+		}
+		var first64 []float64
+		var first32 []float32
+		for _, workers := range []int{1, 3} {
+			prev := runtime.GOMAXPROCS(workers)
+			f := append([]float64(nil), orig...)
+			fs := make([]float32, n*n)
+			for i := range n {
+				for j := range n {
+					fs[i*n+j] = float32(orig[i*n+j])
+					if j < i {
+						f[i*n+j], fs[i*n+j] = math.NaN(), float32(math.NaN())
+					}
+				}
+			}
+			ok64, ok32 := choleskyTiled(n, f, tiles64{}), choleskyTiled(n, fs, tiles32{})
+			runtime.GOMAXPROCS(prev)
+			if !ok64 || !ok32 {
+				t.Fatalf("n=%d, %d workers: SPD matrix refused (double %v, single %v)", n, workers, ok64, ok32)
+			}
+			for i := range n {
+				for j := i; j < n; j++ {
+					k := i*n + j
+					scale := math.Sqrt(orig[i*n+i]) // |U_ij| ≤ √A_ii
+					if d := math.Abs(f[k] - want[k]); d > 1e-12*scale {
+						t.Fatalf("n=%d, %d workers: U[%d,%d] = %g, one-call factor %g", n, workers, i, j, f[k], want[k])
+					}
+					if d := math.Abs(float64(fs[k] - wantS[k])); d > 1e-4*scale {
+						t.Fatalf("n=%d, %d workers: single U[%d,%d] = %g, one-call factor %g", n, workers, i, j, fs[k], wantS[k])
+					}
+				}
+			}
+			if first64 == nil {
+				first64, first32 = f, fs
+				continue
+			}
+			for k := range f {
+				if (f[k] != first64[k] && !math.IsNaN(f[k])) || (fs[k] != first32[k] && fs[k] == fs[k]) {
+					t.Fatalf("n=%d: entry %d differs between 1 and %d workers", n, k, workers)
+				}
+			}
+		}
+	}
+
+	n := 2*tileSize + 88
+	for _, last := range []float64{-1, math.NaN()} {
+		a := make([]float64, n*n)
+		for i := range n {
+			a[i*n+i] = 1
+		}
+		a[(n-3)*n+n-3] = last
+		as := make([]float32, n*n)
+		for i, v := range a {
+			as[i] = float32(v)
+		}
+		if choleskyTiled(n, a, tiles64{}) || choleskyTiled(n, as, tiles32{}) {
+			t.Fatalf("identity with diagonal entry %d = %g accepted", n-3, last)
+		}
 	}
 }
 
@@ -321,8 +406,9 @@ func BenchmarkProjection330_Range_3pct(b *testing.B)  { benchmarkProjection(b, 0
 
 // TestGramUpper checks the upper triangle of aᵀa against sums computed
 // term by term, on a hand-computed case and on random shapes on either
-// side of the pure-Go panel width (64), including no rows (a zero upper
-// triangle over garbage).
+// side of the pure-Go panel width (64) and of the OpenBLAS build's tiling
+// (from 256 columns), including no rows (a zero upper triangle over
+// garbage).
 func TestGramUpper(t *testing.T) {
 	// a = [[1,2],[3,4]]: aᵀa = [[10,14],[14,20]].
 	c := []float64{-1, -1, -1, -1}
@@ -331,7 +417,7 @@ func TestGramUpper(t *testing.T) {
 		t.Fatalf("2×2: upper triangle %v, want [10 14; · 20]", c)
 	}
 	rng := rand.New(rand.NewPCG(3, 9))
-	for _, shape := range []struct{ r, n int }{{0, 5}, {1, 1}, {7, 3}, {50, 64}, {130, 65}, {300, 150}} {
+	for _, shape := range []struct{ r, n int }{{0, 5}, {1, 1}, {7, 3}, {50, 64}, {130, 65}, {300, 150}, {200, 2*128 + 30}} {
 		a := make([]float64, shape.r*shape.n)
 		for i := range a {
 			a[i] = rng.NormFloat64()
@@ -426,6 +512,32 @@ func BenchmarkCholesky4400(b *testing.B) {
 		y := make([]float64, n)
 		for b.Loop() {
 			SymMulVec(n, m, x, y)
+		}
+	})
+}
+
+// BenchmarkGramUpper forms the K-space Newton matrix of a diagonal fit's
+// first crossover round on the benchmark fixture (3900 comparisons, 470
+// coordinates; docs/solver.md) by GramUpper and, for comparison, by one
+// dsyrk call on the whole triangle (what GramUpper was with -tags openblas
+// before it split the triangle into panels that run in parallel).
+func BenchmarkGramUpper(b *testing.B) {
+	const r, n = 3900, 470
+	rng := rand.New(rand.NewPCG(39, 47))
+	a := make([]float64, r*n)
+	for i := range a {
+		a[i] = rng.NormFloat64()
+	}
+	c := make([]float64, n*n)
+	b.Run("GramUpper", func(b *testing.B) {
+		for b.Loop() {
+			GramUpper(r, n, a, c)
+		}
+	})
+	b.Run("one-dsyrk", func(b *testing.B) {
+		for b.Loop() {
+			blas64.Syrk(blas.Trans, 1, blas64.General{Rows: r, Cols: n, Stride: n, Data: a}, 0,
+				blas64.Symmetric{Uplo: blas.Upper, N: n, Stride: n, Data: c})
 		}
 	})
 }

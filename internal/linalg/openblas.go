@@ -13,6 +13,8 @@ void openblas_set_num_threads(int);
 import "C"
 
 import (
+	"runtime"
+
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/blas/gonum"
@@ -60,8 +62,58 @@ func symEigenRange(n int, a []float64, vl, vu float64, vals, vecs []float64) (in
 // triangle is the column-major lower one, so the factor L = Uᵀ is computed
 // in place without the transposed copy that LAPACKE makes for row-major
 // input (twice 155 MB at |T| = 4400).
+//
+// From tiledMinSize on, the factorisation is choleskyTiled on the same
+// kernels, which uses every core.
 func cholesky(n int, a []float64) bool {
+	if n >= tiledMinSize {
+		return choleskyTiled(n, a, tiles64{})
+	}
 	return C.LAPACKE_dpotrf(C.LAPACK_COL_MAJOR, 'L', C.lapack_int(n), (*C.double)(&a[0]), C.lapack_int(n)) == 0
+}
+
+// tiledMinSize is the order from which cholesky and choleskySingle split
+// the factorisation into tiles.
+const tiledMinSize = 2 * tileSize
+
+// tiles64 and tiles32 are the kernels of choleskyTiled: LAPACK's potrf
+// (LAPACKE's _work variant, which skips the NaN scan of the tile:
+// choleskyTiled checks the pivots) and OpenBLAS's trsm, syrk, gemm.
+type (
+	tiles64 struct{}
+	tiles32 struct{}
+)
+
+func (tiles64) potrf(m int, a []float64, ld int) bool {
+	return C.LAPACKE_dpotrf_work(C.LAPACK_COL_MAJOR, 'L', C.lapack_int(m), (*C.double)(&a[0]), C.lapack_int(ld)) == 0
+}
+
+func (tiles64) trsm(m, k int, u, b []float64, ld int) {
+	netlib.Implementation{}.Dtrsm(blas.Left, blas.Upper, blas.Trans, blas.NonUnit, m, k, 1, u, ld, b, ld)
+}
+
+func (tiles64) syrk(m, k int, x, c []float64, ld int) {
+	netlib.Implementation{}.Dsyrk(blas.Upper, blas.Trans, m, k, -1, x, ld, 1, c, ld)
+}
+
+func (tiles64) gemm(m, k, j int, x, y, c []float64, ld int) {
+	netlib.Implementation{}.Dgemm(blas.Trans, blas.NoTrans, m, k, j, -1, x, ld, y, ld, 1, c, ld)
+}
+
+func (tiles32) potrf(m int, a []float32, ld int) bool {
+	return C.LAPACKE_spotrf_work(C.LAPACK_COL_MAJOR, 'L', C.lapack_int(m), (*C.float)(&a[0]), C.lapack_int(ld)) == 0
+}
+
+func (tiles32) trsm(m, k int, u, b []float32, ld int) {
+	netlib.Implementation{}.Strsm(blas.Left, blas.Upper, blas.Trans, blas.NonUnit, m, k, 1, u, ld, b, ld)
+}
+
+func (tiles32) syrk(m, k int, x, c []float32, ld int) {
+	netlib.Implementation{}.Ssyrk(blas.Upper, blas.Trans, m, k, -1, x, ld, 1, c, ld)
+}
+
+func (tiles32) gemm(m, k, j int, x, y, c []float32, ld int) {
+	netlib.Implementation{}.Sgemm(blas.Trans, blas.NoTrans, m, k, j, -1, x, ld, y, ld, 1, c, ld)
 }
 
 // choleskySolve is two triangular solves by OpenBLAS's dtrsv (Uᵀy = b,
@@ -77,6 +129,9 @@ const fastSingle = true
 
 // choleskySingle is LAPACK's spotrf, in the layout of cholesky.
 func choleskySingle(n int, a []float32) bool {
+	if n >= tiledMinSize {
+		return choleskyTiled(n, a, tiles32{})
+	}
 	return C.LAPACKE_spotrf(C.LAPACK_COL_MAJOR, 'L', C.lapack_int(n), (*C.float)(&a[0]), C.lapack_int(n)) == 0
 }
 
@@ -87,11 +142,33 @@ func choleskySolveSingle(n int, a, b []float32) {
 	netlib.Implementation{}.Strsv(blas.Upper, blas.NoTrans, blas.NonUnit, n, a, n, b, 1)
 }
 
-// gramUpper is OpenBLAS's dsyrk (through hybrid.Dsyrk).
+// gramUpper is OpenBLAS's dsyrk (through hybrid.Dsyrk), or from
+// gramTiledMin columns on one dsyrk and one dgemm per panel of gramTile
+// rows of the triangle, which forTiles spreads over the cores (OpenBLAS
+// runs one thread per call). Each entry is computed by the same call
+// whatever the number of workers.
 func gramUpper(r, n int, a, c []float64) {
-	blas64.Syrk(blas.Trans, 1, blas64.General{Rows: r, Cols: n, Stride: n, Data: a}, 0,
-		blas64.Symmetric{Uplo: blas.Upper, N: n, Stride: n, Data: c})
+	if n < gramTiledMin {
+		blas64.Syrk(blas.Trans, 1, blas64.General{Rows: r, Cols: n, Stride: n, Data: a}, 0,
+			blas64.Symmetric{Uplo: blas.Upper, N: n, Stride: n, Data: c})
+		return
+	}
+	tiles := (n + gramTile - 1) / gramTile
+	forTiles(tiles, runtime.GOMAXPROCS(0), func(t int) {
+		i0 := t * gramTile
+		i1 := min(i0+gramTile, n)
+		netlib.Implementation{}.Dsyrk(blas.Upper, blas.Trans, i1-i0, r, 1, a[i0:], n, 0, c[i0*n+i0:], n)
+		if i1 < n {
+			netlib.Implementation{}.Dgemm(blas.Trans, blas.NoTrans, i1-i0, n-i1, r, 1, a[i0:], n, a[i1:], n, 0, c[i0*n+i1:], n)
+		}
+	})
 }
+
+// gramTile and gramTiledMin: panels of 128 rows from 256 columns on.
+const (
+	gramTile     = 128
+	gramTiledMin = 2 * gramTile
+)
 
 // hybrid is gonum's pure-Go BLAS except for large matrix-matrix products,
 // which go to OpenBLAS. Each cgo call costs about 0.1–0.2 µs, so sending

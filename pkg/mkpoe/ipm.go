@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync"
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
@@ -398,19 +399,19 @@ func solveConic(ctx context.Context, cp *conicProblem, tol float64, maxIter int)
 
 		// Scalings.
 		nts := make([]ntBlock, len(cp.blocks))
-		for b, bl := range cp.blocks {
-			if !bl.psd {
-				continue
-			}
+		scaled := make([]bool, len(cp.blocks))
+		cp.forPSDBlocks(func(b int) {
+			bl := cp.blocks[b]
 			xm := make([]float64, bl.k*bl.k)
 			sm := make([]float64, bl.k*bl.k)
 			smatOf(bl.k, x[bl.off:bl.off+bl.size], xm)
 			smatOf(bl.k, sd[bl.off:bl.off+bl.size], sm)
-			nt, ok := ntScaling(bl.k, xm, sm)
-			if !ok {
+			nts[b], scaled[b] = ntScaling(bl.k, xm, sm)
+		})
+		for b, bl := range cp.blocks {
+			if bl.psd && !scaled[b] {
 				return res, errIPMStalled
 			}
-			nts[b] = nt
 		}
 		delta := make([]float64, nT)
 		for c := range delta {
@@ -669,18 +670,21 @@ func addKronSym(m *mat.SymDense, off, k int, a *mat.Dense) {
 // applyScaling writes 𝒲(r) — x/z·r on orthants, W R W on PSD blocks — or,
 // with inverse, 𝒲⁻¹(r) — z/x·r and W⁻¹ R W⁻¹.
 func (cp *conicProblem) applyScaling(nts []ntBlock, x, sd, r, out []float64, inverse bool) {
-	for b, bl := range cp.blocks {
-		if !bl.psd {
-			for t := 0; t < bl.k; t++ {
-				i := bl.off + t
-				if inverse {
-					out[i] = sd[i] / x[i] * r[i]
-				} else {
-					out[i] = x[i] / sd[i] * r[i]
-				}
-			}
+	for _, bl := range cp.blocks {
+		if bl.psd {
 			continue
 		}
+		for t := 0; t < bl.k; t++ {
+			i := bl.off + t
+			if inverse {
+				out[i] = sd[i] / x[i] * r[i]
+			} else {
+				out[i] = x[i] / sd[i] * r[i]
+			}
+		}
+	}
+	cp.forPSDBlocks(func(b int) {
+		bl := cp.blocks[b]
 		k := bl.k
 		rm := make([]float64, k*k)
 		smatOf(k, r[bl.off:bl.off+bl.size], rm)
@@ -690,7 +694,7 @@ func (cp *conicProblem) applyScaling(nts []ntBlock, x, sd, r, out []float64, inv
 			a = nts[b].winv
 		}
 		svecOf(k, congruence(a, rm, k).RawMatrix().Data, out[bl.off:bl.off+bl.size])
-	}
+	})
 }
 
 // scaledDirs holds a PSD block's scaled directions G⁻¹ΔXG⁻ᵀ and GᵀΔSG.
@@ -716,21 +720,32 @@ func (cp *conicProblem) maxSteps(nts []ntBlock, x, sd, xi, sl, alpha, dx, dS, dx
 			*a = math.Min(*a, -v/d)
 		}
 	}
-	for b, bl := range cp.blocks {
-		if !bl.psd {
-			for t := 0; t < bl.k; t++ {
-				i := bl.off + t
-				ratio(x[i], dx[i], &ap)
-				ratio(sd[i], dS[i], &ad)
-			}
+	for _, bl := range cp.blocks {
+		if bl.psd {
 			continue
 		}
+		for t := 0; t < bl.k; t++ {
+			i := bl.off + t
+			ratio(x[i], dx[i], &ap)
+			ratio(sd[i], dS[i], &ad)
+		}
+	}
+	blockP := make([]float64, len(cp.blocks))
+	blockD := make([]float64, len(cp.blocks))
+	cp.forPSDBlocks(func(b int) {
+		bl := cp.blocks[b]
 		sx, ss := scaledPair(nts[b], bl.k, dx[bl.off:bl.off+bl.size], dS[bl.off:bl.off+bl.size])
 		if scaled != nil {
 			scaled[b] = scaledDirs{sx, ss}
 		}
-		ap = math.Min(ap, maxStepPSD(nts[b].lambda, sx))
-		ad = math.Min(ad, maxStepPSD(nts[b].lambda, ss))
+		blockP[b] = maxStepPSD(nts[b].lambda, sx)
+		blockD[b] = maxStepPSD(nts[b].lambda, ss)
+	})
+	for b, bl := range cp.blocks {
+		if bl.psd {
+			ap = math.Min(ap, blockP[b])
+			ad = math.Min(ad, blockD[b])
+		}
 	}
 	for c := range xi {
 		ratio(xi[c], dxi[c], &ap)
@@ -868,6 +883,33 @@ func (cp *conicProblem) centralityCorrect(nts []ntBlock, solve func(rc, rxi, rs,
 }
 
 // hasPSD reports whether any block of cp is a PSD cone.
+// forPSDBlocks calls f(b) for every PSD block b of cp, concurrently when
+// more than one is larger than 32×32 (small ones run inline, as in
+// problem.forFullBlocks). Each call writes only its own block's outputs,
+// so the results do not depend on scheduling. A full-W Newton step's
+// scalings, step lengths and products with B and Bᵀ are per block
+// (five blocks of order about 300 on the benchmark fixture), and OpenBLAS
+// runs one thread per call (internal/linalg), so this is how they use
+// every core (docs/solver.md, "Parallel factorisation").
+func (cp *conicProblem) forPSDBlocks(f func(b int)) {
+	var wg sync.WaitGroup
+	for b, bl := range cp.blocks {
+		if !bl.psd {
+			continue
+		}
+		if bl.k <= 32 {
+			f(b)
+			continue
+		}
+		wg.Add(1)
+		go func(b int) {
+			defer wg.Done()
+			f(b)
+		}(b)
+	}
+	wg.Wait()
+}
+
 func (cp *conicProblem) hasPSD() bool {
 	for _, bl := range cp.blocks {
 		if bl.psd {

@@ -47,18 +47,19 @@ func (po *pairOperator) mulB(cp *conicProblem, x, out []float64) {
 	for c := range out {
 		out[c] = 0
 	}
-	dist := make([]float64, len(po.pairs))
-	for q, bl := range cp.blocks {
+	dists := make([][]float64, len(cp.blocks))
+	cp.forPSDBlocks(func(q int) {
+		bl := cp.blocks[q]
 		k := bl.k
 		xm := make([]float64, k*k)
 		smatOf(k, x[bl.off:bl.off+bl.size], xm)
 		phi := po.phi[q]
 		var f mat.Dense
 		f.Mul(phi, mat.NewDense(k, k, xm))
-		for p := range dist {
-			dist[p] = 0
-		}
-		addPairForms(phi, &f, po.pairs, dist)
+		dists[q] = make([]float64, len(po.pairs))
+		addPairForms(phi, &f, po.pairs, dists[q])
+	})
+	for _, dist := range dists { // in block order, whatever the scheduling
 		for c := range out {
 			out[c] += dist[po.left[c]] - dist[po.right[c]]
 		}
@@ -73,7 +74,8 @@ func (po *pairOperator) mulBT(cp *conicProblem, a, out []float64) {
 		pw[po.left[c]] += v
 		pw[po.right[c]] -= v
 	}
-	for q, bl := range cp.blocks {
+	cp.forPSDBlocks(func(q int) {
+		bl := cp.blocks[q]
 		k := bl.k
 		phi := po.phi[q]
 		n, _ := phi.Dims()
@@ -82,7 +84,7 @@ func (po *pairOperator) mulBT(cp *conicProblem, a, out []float64) {
 		var g mat.Dense
 		g.Mul(phi.T(), tm)
 		svecOf(k, g.RawMatrix().Data, out[bl.off:bl.off+bl.size])
-	}
+	})
 }
 
 // factorDual forms and factors M_T = diag(Δ) + B 𝒲 Bᵀ (see above).
@@ -94,9 +96,9 @@ func (po *pairOperator) factorDual(cp *conicProblem, nts []ntBlock, delta []floa
 	if len(po.rows) != len(cp.blocks) {
 		po.rows = make([][]float64, len(cp.blocks))
 	}
-	for q := range cp.blocks {
+	cp.forPSDBlocks(func(q int) {
 		po.rows[q] = po.pairRows(po.rows[q], po.phi[q], nts[q].g)
-	}
+	})
 	qms := po.rows
 	fill := func(md []float64) {
 		for i := range md {

@@ -1,0 +1,116 @@
+package linalg
+
+import (
+	"math"
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+// tileOps are the four kernels of a tiled Cholesky factorisation A = UᵀU
+// on row-major storage (upper triangle), for one precision. Every matrix
+// argument is a sub-matrix of the n×n row-major a with leading dimension
+// ld.
+type tileOps[T float32 | float64] interface {
+	// potrf factors the m×m diagonal tile a in place (U in its upper
+	// triangle) and reports false if it is not positive definite.
+	potrf(m int, a []T, ld int) bool
+	// trsm overwrites the m×k tile b with U⁻ᵀb, U the m×m upper factor
+	// in u.
+	trsm(m, k int, u []T, b []T, ld int)
+	// syrk subtracts xᵀx from the upper triangle of the m×m tile c, for
+	// the k×m tile x.
+	syrk(m, k int, x, c []T, ld int)
+	// gemm subtracts xᵀy from the m×k tile c, for the j×m tile x and the
+	// j×k tile y.
+	gemm(m, k, j int, x, y, c []T, ld int)
+}
+
+// tileSize is the tile width of choleskyTiled. 256 keeps the serial
+// factorisation of each diagonal tile (256³/3 multiply-adds, under a
+// millisecond) small against the parallel updates.
+const tileSize = 256
+
+// choleskyTiled factors the symmetric positive definite n×n row-major a
+// (upper triangle read) as UᵀU in place, like a right-looking blocked
+// dpotrf, with the panel solves and trailing updates of each step split
+// into tiles that runtime.GOMAXPROCS(0) goroutines take in turn. OpenBLAS
+// runs one thread per call (openblas.go), so this is how one factorisation
+// uses both cores of the machine (docs/solver.md, "Parallel
+// factorisation").
+//
+// Determinism: the tiles are fixed by n alone, and every tile receives the
+// same calls in the same order whichever goroutine makes them (steps are
+// separated by barriers), so the factor does not depend on the number of
+// workers or on scheduling.
+func choleskyTiled[T float32 | float64](n int, a []T, ops tileOps[T]) bool {
+	workers := runtime.GOMAXPROCS(0)
+	for k0 := 0; k0 < n; k0 += tileSize {
+		kb := min(tileSize, n-k0)
+		if !ops.potrf(kb, a[k0*n+k0:], n) {
+			return false
+		}
+		r0 := k0 + kb // first row and column of the trailing matrix
+		if r0 == n {
+			break
+		}
+		tiles := (n - r0 + tileSize - 1) / tileSize
+		// Panel: U[k, j] = U[k,k]⁻ᵀ A[k, j] for every column tile j.
+		forTiles(tiles, workers, func(t int) {
+			j0 := r0 + t*tileSize
+			ops.trsm(kb, min(tileSize, n-j0), a[k0*n+k0:], a[k0*n+j0:], n)
+		})
+		// Trailing update, one row tile i at a time (the first ones are the
+		// widest, so they go first): A[i, i…] −= U[k, i]ᵀ U[k, i…].
+		forTiles(tiles, workers, func(t int) {
+			i0 := r0 + t*tileSize
+			ib := min(tileSize, n-i0)
+			ops.syrk(ib, kb, a[k0*n+i0:], a[i0*n+i0:], n)
+			if i1 := i0 + ib; i1 < n {
+				ops.gemm(ib, n-i1, kb, a[k0*n+i0:], a[k0*n+i1:], a[i0*n+i1:], n)
+			}
+		})
+	}
+	// OpenBLAS's potrf, unlike LAPACKE's wrapper (which scans for NaN
+	// first), accepts a NaN pivot; a NaN anywhere in the upper triangle
+	// reaches U's diagonal (every U_ij enters U_jj), so it is refused
+	// here, with non-finite pivots.
+	for i := 0; i < n; i++ {
+		if d := float64(a[i*n+i]); !(d > 0) || math.IsInf(d, 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// forTiles calls f(t) for t = 0 … tiles−1 from at most workers goroutines
+// (the caller's included), each taking the next tile in order, and waits.
+func forTiles(tiles, workers int, f func(t int)) {
+	workers = min(workers, tiles)
+	if workers <= 1 {
+		for t := range tiles {
+			f(t)
+		}
+		return
+	}
+	var next atomic.Int64
+	work := func() {
+		for {
+			t := int(next.Add(1) - 1)
+			if t >= tiles {
+				return
+			}
+			f(t)
+		}
+	}
+	var wg sync.WaitGroup
+	for range workers - 1 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			work()
+		}()
+	}
+	work()
+	wg.Wait()
+}
