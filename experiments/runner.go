@@ -187,7 +187,14 @@ func runTasks(ctx context.Context, c *Config, ds *dataset, st *store, todo []res
 			defer wg.Done()
 			for t := range jobs {
 				tp := disp.StartTask(t.ID, TaskFits(c, t), time.Now())
+				release := func() {}
+				if opts.Workers > 1 {
+					// A core per worker: the fits' own goroutines
+					// (linalg.Parallel) stay within the cores.
+					release = linalg.Occupy()
+				}
 				r, stopped := runTask(ctx, c, ds, st, t, tp)
+				release()
 				if stopped {
 					// Cancelled mid-task: nothing to keep, a rerun redoes it.
 					disp.EndTask(tp, "", time.Now())

@@ -5,7 +5,9 @@ import (
 	"math/rand/v2"
 	"os"
 	"runtime"
+	"sync"
 	"testing"
+	"time"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -540,4 +542,76 @@ func BenchmarkGramUpper(b *testing.B) {
 				blas64.Symmetric{Uplo: blas.Upper, N: n, Stride: n, Data: c})
 		}
 	})
+}
+
+// TestParallel checks that Parallel runs every task exactly once, that a
+// lone call with GOMAXPROCS = 2 runs two tasks at once, and that a call
+// made while another one keeps both of its goroutines busy, or while two
+// goroutines hold Occupy, gets no helper: its tasks run one at a time on
+// its own goroutine.
+func TestParallel(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	Parallel(0, func(int) { t.Error("task of an empty call ran") })
+
+	// overlap runs tasks that each stay busy for a while and returns how
+	// many ran at once at most.
+	overlap := func(tasks int, hold func()) (int, []int) {
+		var mu sync.Mutex
+		running, most := 0, 0
+		count := make([]int, tasks)
+		Parallel(tasks, func(k int) {
+			mu.Lock()
+			running++
+			most = max(most, running)
+			count[k]++
+			mu.Unlock()
+			hold()
+			mu.Lock()
+			running--
+			mu.Unlock()
+		})
+		return most, count
+	}
+	most, count := overlap(6, func() { time.Sleep(30 * time.Millisecond) })
+	if most != 2 {
+		t.Errorf("lone call: %d tasks at once, want 2", most)
+	}
+	for k, c := range count {
+		if c != 1 {
+			t.Errorf("lone call: task %d ran %d times", k, c)
+		}
+	}
+
+	started, release := make(chan bool), make(chan bool)
+	done := make(chan bool)
+	go func() {
+		Parallel(2, func(int) { started <- true; <-release })
+		done <- true
+	}()
+	<-started
+	<-started // both goroutines of the first call are busy
+	most, count = overlap(4, func() { time.Sleep(5 * time.Millisecond) })
+	close(release)
+	<-done
+	if most != 1 {
+		t.Errorf("call beside a busy one: %d tasks at once, want 1", most)
+	}
+	for k, c := range count {
+		if c != 1 {
+			t.Errorf("call beside a busy one: task %d ran %d times", k, c)
+		}
+	}
+
+	// Two harness workers hold a core each: no helpers.
+	r1, r2 := Occupy(), Occupy()
+	most, _ = overlap(4, func() { time.Sleep(5 * time.Millisecond) })
+	r1()
+	r2()
+	r2() // a second release is a no-op
+	if most != 1 {
+		t.Errorf("call beside two Occupy holders: %d tasks at once, want 1", most)
+	}
+	if b := busy.Load(); b != 0 {
+		t.Errorf("busy = %d after every call returned and every Occupy was released", b)
+	}
 }

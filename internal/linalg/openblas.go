@@ -13,8 +13,6 @@ void openblas_set_num_threads(int);
 import "C"
 
 import (
-	"runtime"
-
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/blas/gonum"
@@ -144,7 +142,7 @@ func choleskySolveSingle(n int, a, b []float32) {
 
 // gramUpper is OpenBLAS's dsyrk (through hybrid.Dsyrk), or from
 // gramTiledMin columns on one dsyrk and one dgemm per panel of gramTile
-// rows of the triangle, which forTiles spreads over the cores (OpenBLAS
+// rows of the triangle, which Parallel spreads over the cores (OpenBLAS
 // runs one thread per call). Each entry is computed by the same call
 // whatever the number of workers.
 func gramUpper(r, n int, a, c []float64) {
@@ -154,7 +152,7 @@ func gramUpper(r, n int, a, c []float64) {
 		return
 	}
 	tiles := (n + gramTile - 1) / gramTile
-	forTiles(tiles, runtime.GOMAXPROCS(0), func(t int) {
+	Parallel(tiles, func(t int) {
 		i0 := t * gramTile
 		i1 := min(i0+gramTile, n)
 		netlib.Implementation{}.Dsyrk(blas.Upper, blas.Trans, i1-i0, r, 1, a[i0:], n, 0, c[i0*n+i0:], n)

@@ -34,7 +34,7 @@ const tileSize = 256
 // choleskyTiled factors the symmetric positive definite n×n row-major a
 // (upper triangle read) as UᵀU in place, like a right-looking blocked
 // dpotrf, with the panel solves and trailing updates of each step split
-// into tiles that runtime.GOMAXPROCS(0) goroutines take in turn. OpenBLAS
+// into tiles that the goroutines of Parallel take in turn. OpenBLAS
 // runs one thread per call (openblas.go), so this is how one factorisation
 // uses both cores of the machine (docs/solver.md, "Parallel
 // factorisation").
@@ -44,7 +44,6 @@ const tileSize = 256
 // separated by barriers), so the factor does not depend on the number of
 // workers or on scheduling.
 func choleskyTiled[T float32 | float64](n int, a []T, ops tileOps[T]) bool {
-	workers := runtime.GOMAXPROCS(0)
 	for k0 := 0; k0 < n; k0 += tileSize {
 		kb := min(tileSize, n-k0)
 		if !ops.potrf(kb, a[k0*n+k0:], n) {
@@ -56,13 +55,13 @@ func choleskyTiled[T float32 | float64](n int, a []T, ops tileOps[T]) bool {
 		}
 		tiles := (n - r0 + tileSize - 1) / tileSize
 		// Panel: U[k, j] = U[k,k]⁻ᵀ A[k, j] for every column tile j.
-		forTiles(tiles, workers, func(t int) {
+		Parallel(tiles, func(t int) {
 			j0 := r0 + t*tileSize
 			ops.trsm(kb, min(tileSize, n-j0), a[k0*n+k0:], a[k0*n+j0:], n)
 		})
 		// Trailing update, one row tile i at a time (the first ones are the
 		// widest, so they go first): A[i, i…] −= U[k, i]ᵀ U[k, i…].
-		forTiles(tiles, workers, func(t int) {
+		Parallel(tiles, func(t int) {
 			i0 := r0 + t*tileSize
 			ib := min(tileSize, n-i0)
 			ops.syrk(ib, kb, a[k0*n+i0:], a[i0*n+i0:], n)
@@ -83,34 +82,69 @@ func choleskyTiled[T float32 | float64](n int, a []T, ops tileOps[T]) bool {
 	return true
 }
 
-// forTiles calls f(t) for t = 0 … tiles−1 from at most workers goroutines
-// (the caller's included), each taking the next tile in order, and waits.
-func forTiles(tiles, workers int, f func(t int)) {
-	workers = min(workers, tiles)
-	if workers <= 1 {
-		for t := range tiles {
-			f(t)
-		}
-		return
-	}
+// Parallel calls f(t) for t = 0 … tasks−1 and waits. The calling
+// goroutine works through the tasks in order, helped by at most
+// runtime.GOMAXPROCS(0)−1 other goroutines, and only while fewer than
+// GOMAXPROCS goroutines of the process are working inside Parallel or
+// hold Occupy: a fit running beside another one then gets no helpers,
+// instead of both splitting their OpenBLAS calls over more threads than
+// there are cores. f must write only task t's own outputs, so that the
+// results do not depend on who ran which task.
+func Parallel(tasks int, f func(t int)) {
+	busy.Add(1)
+	defer busy.Add(-1)
 	var next atomic.Int64
 	work := func() {
 		for {
 			t := int(next.Add(1) - 1)
-			if t >= tiles {
+			if t >= tasks {
 				return
 			}
 			f(t)
 		}
 	}
 	var wg sync.WaitGroup
-	for range workers - 1 {
+	limit := int64(runtime.GOMAXPROCS(0))
+	for range min(limit, int64(tasks)) - 1 {
+		if !reserve(limit) {
+			break
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer busy.Add(-1)
 			work()
 		}()
 	}
 	work()
 	wg.Wait()
+}
+
+// busy counts the goroutines working inside Parallel, callers included,
+// and those that called Occupy.
+var busy atomic.Int64
+
+// Occupy counts the calling goroutine as keeping a core busy until
+// release is called, so that Parallel adds no helpers beyond the cores.
+// The harness's workers hold it while they run a task: with two workers
+// on two cores, a fit's Parallel calls then run on their own goroutine,
+// as every call did before Parallel existed, instead of four goroutines
+// sharing two cores and each other's caches (experiments/runner.go).
+func Occupy() (release func()) {
+	busy.Add(1)
+	var once sync.Once
+	return func() { once.Do(func() { busy.Add(-1) }) }
+}
+
+// reserve counts one more goroutine in busy if that keeps it within limit.
+func reserve(limit int64) bool {
+	for {
+		b := busy.Load()
+		if b >= limit {
+			return false
+		}
+		if busy.CompareAndSwap(b, b+1) {
+			return true
+		}
+	}
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sync"
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
@@ -883,31 +882,27 @@ func (cp *conicProblem) centralityCorrect(nts []ntBlock, solve func(rc, rxi, rs,
 }
 
 // hasPSD reports whether any block of cp is a PSD cone.
-// forPSDBlocks calls f(b) for every PSD block b of cp, concurrently when
-// more than one is larger than 32×32 (small ones run inline, as in
-// problem.forFullBlocks). Each call writes only its own block's outputs,
-// so the results do not depend on scheduling. A full-W Newton step's
-// scalings, step lengths and products with B and Bᵀ are per block
-// (five blocks of order about 300 on the benchmark fixture), and OpenBLAS
-// runs one thread per call (internal/linalg), so this is how they use
-// every core (docs/solver.md, "Parallel factorisation").
+// forPSDBlocks calls f(b) for every PSD block b of cp: blocks larger than
+// 32×32 through linalg.Parallel, which runs them concurrently as far as
+// the process has idle cores, small ones inline (as problem.forFullBlocks
+// does). Each call writes only its own block's outputs, so the results
+// do not depend on scheduling. A full-W Newton step's scalings, step
+// lengths and products with B and Bᵀ are per block (five blocks of order
+// up to 330 on the benchmark fixture), and OpenBLAS runs one thread per
+// call (internal/linalg), so this is how they use both cores of a lone
+// fit (docs/solver.md, "Parallel factorisation").
 func (cp *conicProblem) forPSDBlocks(f func(b int)) {
-	var wg sync.WaitGroup
+	var large []int
 	for b, bl := range cp.blocks {
-		if !bl.psd {
-			continue
-		}
-		if bl.k <= 32 {
+		switch {
+		case !bl.psd:
+		case bl.k <= 32:
 			f(b)
-			continue
+		default:
+			large = append(large, b)
 		}
-		wg.Add(1)
-		go func(b int) {
-			defer wg.Done()
-			f(b)
-		}(b)
 	}
-	wg.Wait()
+	linalg.Parallel(len(large), func(t int) { f(large[t]) })
 }
 
 func (cp *conicProblem) hasPSD() bool {
