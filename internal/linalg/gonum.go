@@ -40,16 +40,8 @@ func cholesky(n int, a []float64) bool {
 	return ok
 }
 
-// tiledMinSize is the order from which cholesky and choleskySingle split
-// the factorisation into tiles.
-const tiledMinSize = 2 * tileSize
-
-// tiles64 and tiles32 are the kernels of choleskyTiled: gonum's dpotrf
+// In this build the kernels of choleskyTiled (tiles64, tiles32) are gonum's dpotrf
 // (potrfSingle in single precision), trsm, syrk and gemm.
-type (
-	tiles64 struct{}
-	tiles32 struct{}
-)
 
 func (tiles64) potrf(m int, a []float64, ld int) bool {
 	return lapackgo.Implementation{}.Dpotrf(blas.Upper, m, a, ld)

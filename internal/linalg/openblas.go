@@ -70,17 +70,9 @@ func cholesky(n int, a []float64) bool {
 	return C.LAPACKE_dpotrf(C.LAPACK_COL_MAJOR, 'L', C.lapack_int(n), (*C.double)(&a[0]), C.lapack_int(n)) == 0
 }
 
-// tiledMinSize is the order from which cholesky and choleskySingle split
-// the factorisation into tiles.
-const tiledMinSize = 2 * tileSize
-
-// tiles64 and tiles32 are the kernels of choleskyTiled: LAPACK's potrf
+// In this build the kernels of choleskyTiled (tiles64, tiles32) are LAPACK's potrf
 // (LAPACKE's _work variant, which skips the NaN scan of the tile:
 // choleskyTiled checks the pivots) and OpenBLAS's trsm, syrk, gemm.
-type (
-	tiles64 struct{}
-	tiles32 struct{}
-)
 
 func (tiles64) potrf(m int, a []float64, ld int) bool {
 	return C.LAPACKE_dpotrf_work(C.LAPACK_COL_MAJOR, 'L', C.lapack_int(m), (*C.double)(&a[0]), C.lapack_int(ld)) == 0

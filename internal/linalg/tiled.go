@@ -26,6 +26,17 @@ type tileOps[T float32 | float64] interface {
 	gemm(m, k, j int, x, y, c []T, ld int)
 }
 
+// tiles64 and tiles32 are the float64 and float32 kernels of
+// choleskyTiled; each build defines their methods (openblas.go, gonum.go).
+type (
+	tiles64 struct{}
+	tiles32 struct{}
+)
+
+// tiledMinSize is the order from which cholesky and choleskySingle split
+// the factorisation into tiles.
+const tiledMinSize = 2 * tileSize
+
 // tileSize is the tile width of choleskyTiled. 256 keeps the serial
 // factorisation of each diagonal tile (256³/3 multiply-adds, under a
 // millisecond) small against the parallel updates.
