@@ -881,7 +881,6 @@ func (cp *conicProblem) centralityCorrect(nts []ntBlock, solve func(rc, rxi, rs,
 	return ap, ad
 }
 
-// hasPSD reports whether any block of cp is a PSD cone.
 // forPSDBlocks calls f(b) for every PSD block b of cp: blocks larger than
 // 32×32 through linalg.Parallel, which runs them concurrently as far as
 // the process has idle cores, small ones inline (as problem.forFullBlocks
@@ -905,6 +904,7 @@ func (cp *conicProblem) forPSDBlocks(f func(b int)) {
 	linalg.Parallel(len(large), func(t int) { f(large[t]) })
 }
 
+// hasPSD reports whether any block of cp is a PSD cone.
 func (cp *conicProblem) hasPSD() bool {
 	for _, bl := range cp.blocks {
 		if bl.psd {
