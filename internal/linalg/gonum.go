@@ -40,23 +40,12 @@ func cholesky(n int, a []float64) bool {
 	return ok
 }
 
-// In this build the kernels of choleskyTiled (tiles64, tiles32) are gonum's dpotrf
+// In this build the kernels of choleskyTiled are gonum's: dpotrf
 // (potrfSingle in single precision), trsm, syrk and gemm.
+var tileBLAS level3 = gonum.Implementation{}
 
 func (tiles64) potrf(m int, a []float64, ld int) bool {
 	return lapackgo.Implementation{}.Dpotrf(blas.Upper, m, a, ld)
-}
-
-func (tiles64) trsm(m, k int, u, b []float64, ld int) {
-	gonum.Implementation{}.Dtrsm(blas.Left, blas.Upper, blas.Trans, blas.NonUnit, m, k, 1, u, ld, b, ld)
-}
-
-func (tiles64) syrk(m, k int, x, c []float64, ld int) {
-	gonum.Implementation{}.Dsyrk(blas.Upper, blas.Trans, m, k, -1, x, ld, 1, c, ld)
-}
-
-func (tiles64) gemm(m, k, j int, x, y, c []float64, ld int) {
-	gonum.Implementation{}.Dgemm(blas.Trans, blas.NoTrans, m, k, j, -1, x, ld, y, ld, 1, c, ld)
 }
 
 // choleskySolve is gonum's dpotrs.
@@ -138,18 +127,6 @@ func potrfSingle(m int, a []float32, ld int) bool {
 }
 
 func (tiles32) potrf(m int, a []float32, ld int) bool { return potrfSingle(m, a, ld) }
-
-func (tiles32) trsm(m, k int, u, b []float32, ld int) {
-	gonum.Implementation{}.Strsm(blas.Left, blas.Upper, blas.Trans, blas.NonUnit, m, k, 1, u, ld, b, ld)
-}
-
-func (tiles32) syrk(m, k int, x, c []float32, ld int) {
-	gonum.Implementation{}.Ssyrk(blas.Upper, blas.Trans, m, k, -1, x, ld, 1, c, ld)
-}
-
-func (tiles32) gemm(m, k, j int, x, y, c []float32, ld int) {
-	gonum.Implementation{}.Sgemm(blas.Trans, blas.NoTrans, m, k, j, -1, x, ld, y, ld, 1, c, ld)
-}
 
 // choleskySolveSingle solves UᵀU x = b by the two triangular solves.
 func choleskySolveSingle(n int, a, b []float32) {

@@ -1,6 +1,7 @@
 package linalg
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -613,5 +614,64 @@ func TestParallel(t *testing.T) {
 	}
 	if b := busy.Load(); b != 0 {
 		t.Errorf("busy = %d after every call returned and every Occupy was released", b)
+	}
+}
+
+// BenchmarkCholeskyTiledVsOneCall factors, in single precision (which most
+// Newton steps use, pkg/mkpoe chol.go), SPD matrices of the orders of the
+// full-W Newton systems of the aset400 cv tasks (2343 and 3353
+// comparisons) and of the benchmark fixture (4400) three ways: tiled on
+// one goroutine (Occupy held, as in the harness with two workers), tiled
+// with a helper (a lone fit), and by one LAPACK potrf call on the whole
+// matrix (what the tiled factorisation replaced). Measured in
+// docs/solver.md, "Parallel factorisation".
+func BenchmarkCholeskyTiledVsOneCall(b *testing.B) {
+	if !FastSingle {
+		b.Skip("the pure-Go single-precision loop is a test reference")
+	}
+	for _, n := range []int{2343, 3353, 4400} {
+		rng := rand.New(rand.NewPCG(uint64(n), 1))
+		const r = 300
+		g := make([]float64, r*n)
+		for i := range g {
+			g[i] = rng.NormFloat64()
+		}
+		m := make([]float64, n*n)
+		GramUpper(r, n, g, m)
+		for i := range n {
+			m[i*n+i]++
+		}
+		a := make([]float32, n*n)
+		load := func() {
+			for i, v := range m {
+				a[i] = float32(v)
+			}
+		}
+		b.Run(fmt.Sprintf("n%d/tiled", n), func(b *testing.B) {
+			release := Occupy()
+			defer release()
+			for b.Loop() {
+				load()
+				if !choleskyTiled(n, a, tiles32{}) {
+					b.Fatal("refused")
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("n%d/tiled_parallel", n), func(b *testing.B) {
+			for b.Loop() {
+				load()
+				if !choleskyTiled(n, a, tiles32{}) {
+					b.Fatal("refused")
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("n%d/one_call", n), func(b *testing.B) {
+			for b.Loop() {
+				load()
+				if !(tiles32{}).potrf(n, a, n) {
+					b.Fatal("refused")
+				}
+			}
+		})
 	}
 }

@@ -70,40 +70,17 @@ func cholesky(n int, a []float64) bool {
 	return C.LAPACKE_dpotrf(C.LAPACK_COL_MAJOR, 'L', C.lapack_int(n), (*C.double)(&a[0]), C.lapack_int(n)) == 0
 }
 
-// In this build the kernels of choleskyTiled (tiles64, tiles32) are LAPACK's potrf
+// In this build the kernels of choleskyTiled are LAPACK's potrf
 // (LAPACKE's _work variant, which skips the NaN scan of the tile:
 // choleskyTiled checks the pivots) and OpenBLAS's trsm, syrk, gemm.
+var tileBLAS level3 = netlib.Implementation{}
 
 func (tiles64) potrf(m int, a []float64, ld int) bool {
 	return C.LAPACKE_dpotrf_work(C.LAPACK_COL_MAJOR, 'L', C.lapack_int(m), (*C.double)(&a[0]), C.lapack_int(ld)) == 0
 }
 
-func (tiles64) trsm(m, k int, u, b []float64, ld int) {
-	netlib.Implementation{}.Dtrsm(blas.Left, blas.Upper, blas.Trans, blas.NonUnit, m, k, 1, u, ld, b, ld)
-}
-
-func (tiles64) syrk(m, k int, x, c []float64, ld int) {
-	netlib.Implementation{}.Dsyrk(blas.Upper, blas.Trans, m, k, -1, x, ld, 1, c, ld)
-}
-
-func (tiles64) gemm(m, k, j int, x, y, c []float64, ld int) {
-	netlib.Implementation{}.Dgemm(blas.Trans, blas.NoTrans, m, k, j, -1, x, ld, y, ld, 1, c, ld)
-}
-
 func (tiles32) potrf(m int, a []float32, ld int) bool {
 	return C.LAPACKE_spotrf_work(C.LAPACK_COL_MAJOR, 'L', C.lapack_int(m), (*C.float)(&a[0]), C.lapack_int(ld)) == 0
-}
-
-func (tiles32) trsm(m, k int, u, b []float32, ld int) {
-	netlib.Implementation{}.Strsm(blas.Left, blas.Upper, blas.Trans, blas.NonUnit, m, k, 1, u, ld, b, ld)
-}
-
-func (tiles32) syrk(m, k int, x, c []float32, ld int) {
-	netlib.Implementation{}.Ssyrk(blas.Upper, blas.Trans, m, k, -1, x, ld, 1, c, ld)
-}
-
-func (tiles32) gemm(m, k, j int, x, y, c []float32, ld int) {
-	netlib.Implementation{}.Sgemm(blas.Trans, blas.NoTrans, m, k, j, -1, x, ld, y, ld, 1, c, ld)
 }
 
 // choleskySolve is two triangular solves by OpenBLAS's dtrsv (Uᵀy = b,

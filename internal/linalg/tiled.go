@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+
+	"gonum.org/v1/gonum/blas"
 )
 
 // tileOps are the four kernels of a tiled Cholesky factorisation A = UᵀU
@@ -27,11 +29,44 @@ type tileOps[T float32 | float64] interface {
 }
 
 // tiles64 and tiles32 are the float64 and float32 kernels of
-// choleskyTiled; each build defines their methods (openblas.go, gonum.go).
+// choleskyTiled: trsm, syrk and gemm below on the build's BLAS (level3),
+// potrf defined by each build (openblas.go, gonum.go).
 type (
 	tiles64 struct{}
 	tiles32 struct{}
 )
+
+// level3 is the build's Level 3 BLAS in both precisions: OpenBLAS through
+// gonum's netlib wrapper (openblas.go) or gonum's Go implementation
+// (gonum.go).
+type level3 interface {
+	blas.Float64Level3
+	blas.Float32Level3
+}
+
+func (tiles64) trsm(m, k int, u, b []float64, ld int) {
+	tileBLAS.Dtrsm(blas.Left, blas.Upper, blas.Trans, blas.NonUnit, m, k, 1, u, ld, b, ld)
+}
+
+func (tiles64) syrk(m, k int, x, c []float64, ld int) {
+	tileBLAS.Dsyrk(blas.Upper, blas.Trans, m, k, -1, x, ld, 1, c, ld)
+}
+
+func (tiles64) gemm(m, k, j int, x, y, c []float64, ld int) {
+	tileBLAS.Dgemm(blas.Trans, blas.NoTrans, m, k, j, -1, x, ld, y, ld, 1, c, ld)
+}
+
+func (tiles32) trsm(m, k int, u, b []float32, ld int) {
+	tileBLAS.Strsm(blas.Left, blas.Upper, blas.Trans, blas.NonUnit, m, k, 1, u, ld, b, ld)
+}
+
+func (tiles32) syrk(m, k int, x, c []float32, ld int) {
+	tileBLAS.Ssyrk(blas.Upper, blas.Trans, m, k, -1, x, ld, 1, c, ld)
+}
+
+func (tiles32) gemm(m, k, j int, x, y, c []float32, ld int) {
+	tileBLAS.Sgemm(blas.Trans, blas.NoTrans, m, k, j, -1, x, ld, y, ld, 1, c, ld)
+}
 
 // tiledMinSize is the order from which cholesky and choleskySingle split
 // the factorisation into tiles.
