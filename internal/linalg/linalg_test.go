@@ -647,24 +647,23 @@ func BenchmarkCholeskyTiledVsOneCall(b *testing.B) {
 				a[i] = float32(v)
 			}
 		}
-		b.Run(fmt.Sprintf("n%d/tiled", n), func(b *testing.B) {
-			release := Occupy()
-			defer release()
-			for b.Loop() {
-				load()
-				if !choleskyTiled(n, a, tiles32{}) {
-					b.Fatal("refused")
+		for _, v := range []struct {
+			name    string
+			oneCore bool
+		}{{"tiled", true}, {"tiled_parallel", false}} {
+			b.Run(fmt.Sprintf("n%d/%s", n, v.name), func(b *testing.B) {
+				if v.oneCore {
+					release := Occupy()
+					defer release()
 				}
-			}
-		})
-		b.Run(fmt.Sprintf("n%d/tiled_parallel", n), func(b *testing.B) {
-			for b.Loop() {
-				load()
-				if !choleskyTiled(n, a, tiles32{}) {
-					b.Fatal("refused")
+				for b.Loop() {
+					load()
+					if !choleskyTiled(n, a, tiles32{}) {
+						b.Fatal("refused")
+					}
 				}
-			}
-		})
+			})
+		}
 		b.Run(fmt.Sprintf("n%d/one_call", n), func(b *testing.B) {
 			for b.Loop() {
 				load()
