@@ -372,9 +372,10 @@ const (
 // fold at β = 100 that saves 200 iterations (4 s); where the Newton
 // systems are large against a first-order step (one block and 3353
 // comparisons, the 4400-comparison benchmark fixture) it never fires.
-// Such problems also hand over early (earlyGap); diagonal ones do not,
-// because the crossover's first working set, the first-order iterate's
-// support, is wider at iteration 10 (fixture, β = 1e7: 2.5 s → 3.9 s).
+// Such problems also hand over early (earlyGap). Diagonal ones hand over
+// at diagStart (30) whatever the gap, not at 10: the crossover's first
+// working set, the first-order iterate's support, is wider at iteration
+// 10 (fixture, β = 1e7: 2.5 s → 3.9 s).
 func newHandOver(p *problem) *handOver {
 	h := &handOver{}
 	if p.hasDiagBlock() {
