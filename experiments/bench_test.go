@@ -12,11 +12,15 @@ import (
 )
 
 // BenchmarkAset400FoldPath fits the warm-started β path of one inner fold
-// of a paper config's full-W row, as a cv task does (docs/solver.md, the
-// table of the interior-point stage's cost rule): K4 on ST+CF+genre (split
+// of a paper config's row, as a cv task does (docs/solver.md, the table of
+// the interior-point stage's cost rule): full W, K4 on ST+CF+genre (split
 // 0, fold 2 of configs/aset400_kernel_groups.yaml) and K1 on unprocessed ST
-// (split 0, fold 0 of configs/aset400_graph_processing.yaml). It reports
-// each β's seconds and the path's largest certified gap.
+// (split 0, fold 0 of configs/aset400_graph_processing.yaml); diagonal W,
+// K4 on ST+CF+genre (fold 7 of kernel groups, the costliest diagonal cv
+// task of the 135109f rerun) and K1 on CF (fold 8 of
+// configs/aset400_single_kernels.yaml). It reports each β's seconds
+// (from β = 100) and the path's largest certified gap; with -v it logs
+// every fit's time, iterations and gap.
 func BenchmarkAset400FoldPath(b *testing.B) {
 	if _, err := os.Stat(filepath.Join("..", "data", "lastfm-hetrec2011")); err != nil {
 		b.Skip("no data/ (scripts/fetch_aset400.sh --mirror ../shared/data)")
@@ -27,6 +31,8 @@ func BenchmarkAset400FoldPath(b *testing.B) {
 	}{
 		{"K4full_all", "aset400_kernel_groups.yaml", "all K4 full", 2},
 		{"K1full_unprocessed", "aset400_graph_processing.yaml", "Full full", 0},
+		{"K4diag_all", "aset400_kernel_groups.yaml", "all K4 diag", 7},
+		{"K1diag_CF", "aset400_single_kernels.yaml", "CF K1 diag", 8},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			c, err := LoadConfig(filepath.Join("..", "configs", bc.config))
@@ -63,6 +69,9 @@ func BenchmarkAset400FoldPath(b *testing.B) {
 						b.Fatal(err)
 					}
 					seconds[i] += time.Since(start).Seconds()
+					if testing.Verbose() {
+						b.Logf("β = %g: %.2f s, %d iterations, gap %.2g", beta, time.Since(start).Seconds(), m.Stats.Iterations, m.Stats.RelativeGap)
+					}
 					if !m.Stats.Converged {
 						b.Errorf("β = %g: not converged (gap %.3g)", beta, m.Stats.RelativeGap)
 					}
