@@ -68,9 +68,10 @@ func BenchmarkAset400FoldPath(b *testing.B) {
 					if err != nil {
 						b.Fatal(err)
 					}
-					seconds[i] += time.Since(start).Seconds()
+					elapsed := time.Since(start).Seconds()
+					seconds[i] += elapsed
 					if testing.Verbose() {
-						b.Logf("β = %g: %.2f s, %d iterations, gap %.2g", beta, time.Since(start).Seconds(), m.Stats.Iterations, m.Stats.RelativeGap)
+						b.Logf("β = %g: %.2f s, %d iterations, gap %.2g", beta, elapsed, m.Stats.Iterations, m.Stats.RelativeGap)
 					}
 					if !m.Stats.Converged {
 						b.Errorf("β = %g: not converged (gap %.3g)", beta, m.Stats.RelativeGap)
