@@ -222,82 +222,19 @@ func (p *problem) crossover(ctx context.Context, sol solution, s Settings) (solu
 	return best, nil
 }
 
-// growWorkingSet updates set from the point x (margins m) and the dual
-// slack g = R + Φᵀ S(α) Φ: each full block's subspace becomes the range of
-// its X plus its most negative slack directions, each diagonal block's
-// coordinates the support of its x plus its most negatively priced
-// coordinates, and every comparison with margin above −slack joins the
+// growWorkingSet updates set from the point x (margins m) and the reduced
+// costs g = c + Aᵀα of the diagonal blocks: each block's coordinates
+// become the support of its x, every coordinate that entered by pricing
+// after the first round, and up to maxNewCoords new ones, the most
+// negatively priced first. After the first round, when anything outside
+// the set is negatively priced or a comparison joins, the new ones also
+// include coordinates priced non-negatively but close to zero
+// (nearPriceFraction). Every comparison with margin above −slack joins the
 // kept comparisons (which only grow). It reports whether anything outside
-// the previous set entered.
+// the previous set entered. (Problems whose blocks are all full go to
+// interiorFull instead, and all blocks of a fit share a mode.)
 func (p *problem) growWorkingSet(set *workingSet, x, g, m []float64, slack float64, first bool) bool {
 	grew := false
-	for b := range p.blocks {
-		blk := &p.blocks[b]
-		xb := x[blk.off : blk.off+blk.size]
-		gb := g[blk.off : blk.off+blk.size]
-		if blk.diag {
-			had := make(map[int]bool, len(set.coords[b]))
-			for _, t := range set.coords[b] {
-				had[t] = true
-			}
-			xmax := floats.Max(xb)
-			// The first-order iterate spreads small weights over many
-			// coordinates; only its clear support starts the working set.
-			supportTol := rangeTolerance
-			if first {
-				supportTol = firstSupportTolerance
-			}
-			if set.priced == nil {
-				set.priced = make([]map[int]bool, len(p.blocks))
-			}
-			if set.priced[b] == nil {
-				set.priced[b] = map[int]bool{}
-			}
-			// The set is the support of x, every coordinate that entered
-			// by pricing after the first round, and the most negatively
-			// priced new ones.
-			// Priced coordinates must stay even at x_t = 0: each one holds
-			// a constraint of the restricted dual, and dropping it lets the
-			// multipliers violate it again. (Dropped, they came back priced
-			// in the next round: a K4 fit on aset400 at β = 1e7 cycled
-			// between two sets until the round limit, uncertified.) A
-			// coordinate leaves at most once — it can only come back
-			// priced — so the rounds end.
-			var coords, priced []int
-			for t := 0; t < blk.r; t++ {
-				switch {
-				case xmax > 0 && xb[t] > supportTol*xmax, set.priced[b][t]:
-					coords = append(coords, t)
-				case gb[t] < 0:
-					priced = append(priced, t)
-				}
-			}
-			// The most negatively priced coordinates enter first.
-			sort.Slice(priced, func(i, j int) bool { return gb[priced[i]] < gb[priced[j]] })
-			if len(priced) > maxNewCoords {
-				priced = priced[:maxNewCoords]
-			}
-			if !first {
-				// The first round's prices come from the first-order
-				// point, not from a solved restricted dual: those
-				// coordinates may leave like the support.
-				for _, t := range priced {
-					set.priced[b][t] = true
-				}
-			}
-			coords = append(coords, priced...)
-			sort.Ints(coords)
-			for _, t := range coords {
-				if !had[t] {
-					grew = true
-				}
-			}
-			set.coords[b] = coords
-			continue
-		}
-		// Full blocks never reach here: problems whose blocks are all full go
-		// to interiorFull (ipm_pairs.go), and all blocks of a fit share a mode.
-	}
 	for c, mc := range m {
 		if !set.inComp[c] && mc > -slack {
 			set.inComp[c] = true
@@ -306,7 +243,94 @@ func (p *problem) growWorkingSet(set *workingSet, x, g, m []float64, slack float
 		}
 	}
 	sort.Ints(set.comps)
+	if set.priced == nil {
+		set.priced = make([]map[int]bool, len(p.blocks))
+	}
+	// Does pricing find anything? Only then may near-zero coordinates
+	// join: otherwise the restricted problem is the whole story.
+	near := false
+	if !first {
+		near = grew
+		for b := range p.blocks {
+			blk := &p.blocks[b]
+			for t := 0; blk.diag && t < blk.r && !near; t++ {
+				near = g[blk.off+t] < 0 && !set.has(b, t)
+			}
+		}
+	}
+	for b := range p.blocks {
+		blk := &p.blocks[b]
+		if !blk.diag {
+			continue
+		}
+		xb := x[blk.off : blk.off+blk.size]
+		gb := g[blk.off : blk.off+blk.size]
+		had := make(map[int]bool, len(set.coords[b]))
+		for _, t := range set.coords[b] {
+			had[t] = true
+		}
+		xmax := floats.Max(xb)
+		// The first-order iterate spreads small weights over many
+		// coordinates; only its clear support starts the working set.
+		supportTol := rangeTolerance
+		if first {
+			supportTol = firstSupportTolerance
+		}
+		if set.priced[b] == nil {
+			set.priced[b] = map[int]bool{}
+		}
+		priceBelow := 0.0
+		if near {
+			for _, v := range gb {
+				priceBelow += math.Abs(v)
+			}
+			priceBelow *= nearPriceFraction / float64(len(gb))
+		}
+		// Priced coordinates must stay even at x_t = 0: each one holds
+		// a constraint of the restricted dual, and dropping it lets the
+		// multipliers violate it again. (Dropped, they came back priced
+		// in the next round: a K4 fit on aset400 at β = 1e7 cycled
+		// between two sets until the round limit, uncertified.) A
+		// coordinate leaves at most once — it can only come back
+		// priced — so the rounds end.
+		var coords, priced []int
+		for t := 0; t < blk.r; t++ {
+			switch {
+			case xmax > 0 && xb[t] > supportTol*xmax, set.priced[b][t]:
+				coords = append(coords, t)
+			case gb[t] < priceBelow:
+				priced = append(priced, t)
+			}
+		}
+		// The most negatively priced coordinates enter first.
+		sort.Slice(priced, func(i, j int) bool { return gb[priced[i]] < gb[priced[j]] })
+		if len(priced) > maxNewCoords {
+			priced = priced[:maxNewCoords]
+		}
+		if !first {
+			// The first round's prices come from the first-order
+			// point, not from a solved restricted dual: those
+			// coordinates may leave like the support.
+			for _, t := range priced {
+				set.priced[b][t] = true
+			}
+		}
+		coords = append(coords, priced...)
+		sort.Ints(coords)
+		for _, t := range coords {
+			if !had[t] {
+				grew = true
+			}
+		}
+		set.coords[b] = coords
+	}
 	return grew
+}
+
+// has reports whether coordinate t of diagonal block b is in the set.
+func (set *workingSet) has(b, t int) bool {
+	i := sort.SearchInts(set.coords[b], t)
+	return i < len(set.coords[b]) && set.coords[b][i] == t
 }
 
 // wholeSet is the working set of every block whole (identity bases, all
@@ -330,9 +354,20 @@ func (p *problem) wholeSet(comps []int) *workingSet {
 	return set
 }
 
-// maxNewCoords bounds the negatively priced coordinates one round adds to
-// a diagonal block.
+// maxNewCoords bounds the priced coordinates one round adds to a diagonal
+// block.
 const maxNewCoords = 32
+
+// nearPriceFraction: after the first round, a coordinate whose reduced
+// cost is non-negative but below this fraction of its block's mean
+// |reduced cost| joins the working set with the negatively priced ones
+// (most negative first, maxNewCoords in all), when pricing finds anything.
+// The restricted dual moves when the negatively priced coordinates join,
+// and the ones it tips below zero in the next round are those near zero
+// now: without them a fit at β ≥ 1e4 on the benchmark fixture took 4–6
+// rounds of 13–16 Newton steps, each adding a handful of coordinates; with
+// them it takes 3 (docs/solver.md, "Pricing near zero").
+const nearPriceFraction = 0.1
 
 // firstSupportTolerance is the relative weight above which a coordinate of
 // the first-order iterate starts the working set. On the benchmark fixture
