@@ -314,8 +314,10 @@ func formulation(in input, mode Mode, eigen bool, eigTol float64) (blocks []bloc
 // certified gap is still above slowGap (at large β the first-order
 // certificate closes slowly; measured in docs/solver.md), or from
 // stalledStart on while it is above stalledGap, or, when every block is
-// full, from earlyStart on while it is above earlyGap, or, when the blocks
-// are diagonal, at diagStart whatever the gap. Its stop method is the
+// full, from earlyStart on while it is above earlyGap or from stalledStart
+// on while it is above quickGap and the interior-point stage is cheap
+// (quickStageIters), or, when the blocks are diagonal, at diagStart
+// whatever the gap. Its stop method is the
 // accelerated method's stop test, called at each certificate.
 type handOver struct {
 	// interiorIters is the interior-point stage's estimated cost in
@@ -354,6 +356,16 @@ const (
 	// (docs/solver.md).
 	earlyStart = 10
 	earlyGap   = 0.98
+	// Full blocks only: from stalledStart on, a gap above quickGap hands
+	// over when the interior-point stage costs at most quickStageIters
+	// first-order iterations (interiorIters). From such gaps at iteration
+	// 30 the first-order method took 100 more iterations on the benchmark
+	// fixture at β = 100 (stage estimated at 500), 280 on an aset400 K1
+	// fold (569) and stalled after 370 on a K4 fold (190), which now hands
+	// over at 30: 8.7 s → 4.2 s, with the same 13 Newton steps
+	// (docs/solver.md, "When it runs").
+	quickGap        = 0.1
+	quickStageIters = 250
 	// Diagonal blocks: the working-set crossover from the support of the
 	// 30th iterate certifies in one run of about 14 Newton steps at
 	// moderate β (fixture, β = 100: 44 iterations, 0.6–0.9 s, against 240
@@ -372,7 +384,10 @@ const (
 // fold at β = 100 that saves 200 iterations (4 s); where the Newton
 // systems are large against a first-order step (one block and 3353
 // comparisons, the 4400-comparison benchmark fixture) it never fires.
-// Such problems also hand over early (earlyGap). Diagonal ones hand over
+// Such problems also hand over early (earlyGap), and from iteration 30
+// while the gap is above quickGap where the stage costs at most
+// quickStageIters iterations (that K4 fold, estimated at 190, then hands
+// over at 30 instead of 200). Diagonal ones hand over
 // at diagStart (30) whatever the gap, not at 10: the crossover's first
 // working set, the first-order iterate's support, is wider at iteration
 // 10 (fixture, β = 1e7: 2.5 s → 3.9 s).
@@ -392,6 +407,9 @@ func (h *handOver) stop(it int, gap float64) bool {
 		return true
 	}
 	if h.early && it >= earlyStart && gap > earlyGap {
+		return true
+	}
+	if h.early && it >= stalledStart && gap > quickGap && h.interiorIters > 0 && h.interiorIters <= quickStageIters {
 		return true
 	}
 	if it >= firstOrderBudget || (it >= slowStart && gap > slowGap) || (it >= stalledStart && gap > stalledGap) {

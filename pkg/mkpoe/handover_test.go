@@ -52,6 +52,15 @@ func TestHandOver(t *testing.T) {
 		// first-order iterations).
 		{"diagonal blocks at iteration 30", 0, false, true, []call{{20, 0.1, false}, {30, 1.1e-3, true}}},
 		{"full blocks keep going at iteration 30", 0, false, false, []call{{30, 1.1e-3, false}, {90, 1.1e-3, false}}},
+		// Full blocks whose interior-point stage costs at most 250
+		// first-order iterations: from iteration 30 while the gap is above
+		// 0.1 (an aset400 K4 fold at β = 100: 0.2 at iteration 30, stage
+		// estimated at 190).
+		{"quick, cheap interior stage", 190, true, false, []call{{20, 0.48, false}, {30, 0.2, true}}},
+		{"quick: below the gap", 190, true, false, []call{{30, 0.09, false}, {40, 0.05, false}, {60, 0.11, true}}},
+		{"quick: the stage at the limit", 250, true, false, []call{{30, 0.2, true}}},
+		{"quick: a costly interior stage", 251, true, false, []call{{30, 0.2, false}, {40, 0.49, false}}},
+		{"quick: never for diagonal blocks", 0, false, true, []call{{20, 0.5, false}}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
