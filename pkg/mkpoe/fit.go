@@ -360,10 +360,11 @@ const (
 	// over when the interior-point stage costs at most quickStageIters
 	// first-order iterations (interiorIters). From such gaps at iteration
 	// 30 the first-order method took 100 more iterations on the benchmark
-	// fixture at β = 100 (stage estimated at 500), 280 on an aset400 K1
-	// fold (569) and stalled after 370 on a K4 fold (190), which now hands
-	// over at 30: 8.7 s → 4.2 s, with the same 13 Newton steps
-	// (docs/solver.md, "When it runs").
+	// fixture at β = 100 (stage estimated at 500) and 280 on an aset400 K1
+	// fold (569), and on a K4 fold (190) it stalled until the stall rule
+	// handed over at 200. That fold now hands over at 30: 7.7–8.7 s →
+	// 4.1–4.5 s, with the same 13 Newton steps (docs/solver.md, "When it
+	// runs").
 	quickGap        = 0.1
 	quickStageIters = 250
 	// Diagonal blocks: the working-set crossover from the support of the

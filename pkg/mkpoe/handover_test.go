@@ -60,7 +60,7 @@ func TestHandOver(t *testing.T) {
 		{"quick: below the gap", 190, true, false, []call{{30, 0.09, false}, {40, 0.05, false}, {60, 0.11, true}}},
 		{"quick: the stage at the limit", 250, true, false, []call{{30, 0.2, true}}},
 		{"quick: a costly interior stage", 251, true, false, []call{{30, 0.2, false}, {40, 0.49, false}}},
-		{"quick: never for diagonal blocks", 0, false, true, []call{{20, 0.5, false}}},
+		{"quick: never for diagonal blocks", 190, false, true, []call{{20, 0.5, false}}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
