@@ -363,10 +363,10 @@ const maxNewCoords = 32
 // |reduced cost| joins the working set with the negatively priced ones
 // (most negative first, maxNewCoords in all), when pricing finds anything.
 // The restricted dual moves when the negatively priced coordinates join,
-// and the ones it tips below zero in the next round are those near zero
-// now: without them a fit at β ≥ 1e4 on the benchmark fixture took 4–6
-// rounds of 13–16 Newton steps, each adding a handful of coordinates; with
-// them it takes 3 (docs/solver.md, "Pricing near zero").
+// and the ones it tips below zero in the next round are, we guess, mostly
+// those near zero now: without them a fit at β ≥ 1e4 on the benchmark
+// fixture took 4–6 rounds of 13–16 Newton steps, each adding a handful of
+// coordinates; with them it takes 3 (docs/solver.md, "Pricing near zero").
 const nearPriceFraction = 0.1
 
 // firstSupportTolerance is the relative weight above which a coordinate of
