@@ -265,10 +265,6 @@ func (p *problem) growWorkingSet(set *workingSet, x, g, m []float64, slack float
 		}
 		xb := x[blk.off : blk.off+blk.size]
 		gb := g[blk.off : blk.off+blk.size]
-		had := make(map[int]bool, len(set.coords[b]))
-		for _, t := range set.coords[b] {
-			had[t] = true
-		}
 		xmax := floats.Max(xb)
 		// The first-order iterate spreads small weights over many
 		// coordinates; only its clear support starts the working set.
@@ -318,7 +314,7 @@ func (p *problem) growWorkingSet(set *workingSet, x, g, m []float64, slack float
 		coords = append(coords, priced...)
 		sort.Ints(coords)
 		for _, t := range coords {
-			if !had[t] {
+			if !set.has(b, t) {
 				grew = true
 			}
 		}
@@ -327,7 +323,8 @@ func (p *problem) growWorkingSet(set *workingSet, x, g, m []float64, slack float
 	return grew
 }
 
-// has reports whether coordinate t of diagonal block b is in the set.
+// has reports whether coordinate t of diagonal block b is in the set
+// (whose coordinate lists are kept sorted).
 func (set *workingSet) has(b, t int) bool {
 	i := sort.SearchInts(set.coords[b], t)
 	return i < len(set.coords[b]) && set.coords[b][i] == t

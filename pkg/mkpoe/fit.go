@@ -325,11 +325,11 @@ type handOver struct {
 	// over on a stall; see newHandOver).
 	interiorIters float64
 	lastGap       float64 // the gap at the last multiple of stallWindow
-	// early: the blocks are all full, and the rule also hands over from
-	// earlyStart on while the gap is above earlyGap.
-	early bool
 	// diag: the blocks are diagonal (an LP, Sec. 4.4), and the rule hands
-	// over at diagStart whatever the gap.
+	// over at diagStart whatever the gap; otherwise they are all full, and
+	// the rule also hands over from earlyStart on while the gap is above
+	// earlyGap, and from stalledStart on while it is above quickGap if the
+	// stage is cheap.
 	diag bool
 }
 
@@ -371,7 +371,7 @@ const (
 	// 30th iterate certifies in one run of about 14 Newton steps at
 	// moderate β (fixture, β = 100: 44 iterations, 0.6–0.9 s, against 240
 	// first-order iterations, 1.8–2.2 s; β = 30: 0.75 s against 1.3 s),
-	// and at large β the rule above already hands over there. Earlier,
+	// and at large β the stalledGap rule already hands over there. Earlier,
 	// the support is wider (docs/solver.md).
 	diagStart = 30
 )
@@ -399,7 +399,6 @@ func newHandOver(p *problem) *handOver {
 		return h
 	}
 	h.interiorIters = newtonSteps * p.newtonCost(len(p.left)) / p.acceleratedCost()
-	h.early = true
 	return h
 }
 
@@ -407,10 +406,10 @@ func (h *handOver) stop(it int, gap float64) bool {
 	if h.diag && it >= diagStart {
 		return true
 	}
-	if h.early && it >= earlyStart && gap > earlyGap {
+	if !h.diag && it >= earlyStart && gap > earlyGap {
 		return true
 	}
-	if h.early && it >= stalledStart && gap > quickGap && h.interiorIters > 0 && h.interiorIters <= quickStageIters {
+	if !h.diag && it >= stalledStart && gap > quickGap && h.interiorIters > 0 && h.interiorIters <= quickStageIters {
 		return true
 	}
 	if it >= firstOrderBudget || (it >= slowStart && gap > slowGap) || (it >= stalledStart && gap > stalledGap) {
