@@ -316,7 +316,8 @@ func formulation(in input, mode Mode, eigen bool, eigTol float64) (blocks []bloc
 // stalledStart on while it is above stalledGap, or, when every block is
 // full, from earlyStart on while it is above earlyGap or from stalledStart
 // on while it is above quickGap and the interior-point stage is cheap
-// (quickStageIters), or, when the blocks are diagonal, at diagStart
+// (quickStageIters) and the gap at earlyStart was above quickEarlyGap, or,
+// when the blocks are diagonal, at diagStart
 // whatever the gap. Its stop method is the
 // accelerated method's stop test, called at each certificate.
 type handOver struct {
@@ -325,11 +326,12 @@ type handOver struct {
 	// over on a stall; see newHandOver).
 	interiorIters float64
 	lastGap       float64 // the gap at the last multiple of stallWindow
+	gapAtEarly    float64 // the gap at earlyStart (0 until then)
 	// diag: the blocks are diagonal (an LP, Sec. 4.4), and the rule hands
 	// over at diagStart whatever the gap; otherwise they are all full, and
 	// the rule also hands over from earlyStart on while the gap is above
 	// earlyGap, and from stalledStart on while it is above quickGap if the
-	// stage is cheap.
+	// stage is cheap and gapAtEarly above quickEarlyGap.
 	diag bool
 }
 
@@ -364,9 +366,15 @@ const (
 	// fold (569), and on a K4 fold (190) it stalled until the stall rule
 	// handed over at 200. That fold now hands over at 30: 7.7–8.7 s →
 	// 4.1–4.5 s, with the same 13 Newton steps (docs/solver.md, "When it
-	// runs").
+	// runs"). The rule also asks for a gap above quickEarlyGap at
+	// earlyStart: a warm-started aset400 K1 fit at β = 10 (stage estimated
+	// at 261) sat at 0.175 from iteration 10 to 40 and certified at 60
+	// (0.69 s; 2.9 s handed over), where cold fits at β = 100 were at
+	// 0.67–0.77 at iteration 10; the gap at iteration 30 does not tell
+	// them apart (0.17–0.27).
 	quickGap        = 0.1
-	quickStageIters = 250
+	quickStageIters = 300
+	quickEarlyGap   = 0.5
 	// Diagonal blocks: the working-set crossover from the support of the
 	// 30th iterate certifies in one run of about 14 Newton steps at
 	// moderate β (fixture, β = 100: 44 iterations, 0.6–0.9 s, against 240
@@ -409,7 +417,10 @@ func (h *handOver) stop(it int, gap float64) bool {
 	if !h.diag && it >= earlyStart && gap > earlyGap {
 		return true
 	}
-	if !h.diag && it >= stalledStart && gap > quickGap && h.interiorIters > 0 && h.interiorIters <= quickStageIters {
+	if it == earlyStart {
+		h.gapAtEarly = gap
+	}
+	if !h.diag && it >= stalledStart && gap > quickGap && h.gapAtEarly > quickEarlyGap && h.interiorIters > 0 && h.interiorIters <= quickStageIters {
 		return true
 	}
 	if it >= firstOrderBudget || (it >= slowStart && gap > slowGap) || (it >= stalledStart && gap > stalledGap) {

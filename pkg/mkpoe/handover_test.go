@@ -52,15 +52,21 @@ func TestHandOver(t *testing.T) {
 		// first-order iterations).
 		{"diagonal blocks at iteration 30", 0, true, []call{{20, 0.1, false}, {30, 1.1e-3, true}}},
 		{"full blocks keep going at iteration 30", 0, false, []call{{30, 1.1e-3, false}, {90, 1.1e-3, false}}},
-		// Full blocks whose interior-point stage costs at most 250
-		// first-order iterations: from iteration 30 while the gap is above
-		// 0.1 (an aset400 K4 fold at β = 100: 0.2 at iteration 30, stage
-		// estimated at 190).
-		{"quick, cheap interior stage", 190, false, []call{{20, 0.48, false}, {30, 0.2, true}}},
-		{"quick: below the gap", 190, false, []call{{30, 0.09, false}, {40, 0.05, false}, {60, 0.11, true}}},
-		{"quick: the stage at the limit", 250, false, []call{{30, 0.2, true}}},
-		{"quick: a costly interior stage", 251, false, []call{{30, 0.2, false}, {40, 0.49, false}}},
-		{"quick: never for diagonal blocks", 190, true, []call{{20, 0.5, false}}},
+		// Full blocks whose interior-point stage costs at most 300
+		// first-order iterations and whose gap at iteration 10 was above
+		// 0.5: from iteration 30 while the gap is above 0.1 (an aset400 K4
+		// fold at β = 100: 0.2 at iteration 30, stage estimated at 190).
+		{"quick, cheap interior stage", 190, false, []call{{10, 0.7, false}, {20, 0.48, false}, {30, 0.2, true}}},
+		{"quick: below the gap", 190, false, []call{{10, 0.7, false}, {30, 0.09, false}, {40, 0.05, false}, {60, 0.11, true}}},
+		{"quick: the stage at the limit", 300, false, []call{{10, 0.7, false}, {30, 0.2, true}}},
+		{"quick: a costly interior stage", 301, false, []call{{10, 0.7, false}, {30, 0.2, false}, {40, 0.49, false}}},
+		{"quick: never for diagonal blocks", 190, true, []call{{10, 0.7, false}, {20, 0.5, false}}},
+		// A warm-started aset400 K1 fit at β = 10 (stage estimated at 261)
+		// sat at gap 0.175 from iteration 10 to 40 and certified at 60.
+		{"quick: a small gap at iteration 10", 261, false, []call{{10, 0.175, false}, {30, 0.175, false}, {40, 0.175, false}}},
+		{"quick: the gap at iteration 10 at the limit", 190, false, []call{{10, 0.5, false}, {30, 0.2, false}}},
+		// Only the gap at iteration 10 counts, not a later one above 0.5.
+		{"quick: the gap at iteration 10, not 20", 190, false, []call{{10, 0.3, false}, {20, 0.6, false}, {30, 0.2, false}}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
