@@ -15,7 +15,10 @@ import (
 // of a paper config's row, as a cv task does (docs/solver.md, the table of
 // the interior-point stage's cost rule): full W, K4 on ST+CF+genre (split
 // 0, fold 2 of configs/aset400_kernel_groups.yaml) and K1 on unprocessed ST
-// (split 0, fold 0 of configs/aset400_graph_processing.yaml); diagonal W,
+// (split 0, fold 0 of configs/aset400_graph_processing.yaml), K4 on
+// ST+genre (fold 5 of kernel groups) and K1 on ST (fold 0 of single
+// kernels), whose cold fits hand over quickly (docs/solver.md, "When it
+// runs"); diagonal W,
 // K4 on ST+CF+genre (fold 7 of kernel groups, the costliest diagonal cv
 // task of the 135109f rerun) and K1 on CF (fold 8 of
 // configs/aset400_single_kernels.yaml). It reports each β's seconds
@@ -31,6 +34,10 @@ func BenchmarkAset400FoldPath(b *testing.B) {
 	}{
 		{"K4full_all", "aset400_kernel_groups.yaml", "all K4 full", 2},
 		{"K1full_unprocessed", "aset400_graph_processing.yaml", "Full full", 0},
+		// Full problems whose interior-point stage is estimated just
+		// below quickStageIters (pkg/mkpoe/fit.go: 277 and 261).
+		{"K4full_STgenre", "aset400_kernel_groups.yaml", "ST+genre K4 full", 5},
+		{"K1full_ST", "aset400_single_kernels.yaml", "ST K1 full", 0},
 		{"K4diag_all", "aset400_kernel_groups.yaml", "all K4 diag", 7},
 		{"K1diag_CF", "aset400_single_kernels.yaml", "CF K1 diag", 8},
 	} {
