@@ -283,6 +283,9 @@ func writeRunFiles(c *Config) error {
 	}
 	env := map[string]string{"go": runtime.Version(), "goos": runtime.GOOS, "goarch": runtime.GOARCH, "config_hash": c.Hash(),
 		"started": time.Now().UTC().Format(time.RFC3339), "linalg_backend": linalg.Backend()}
+	if core := linalg.BLASCore(); core != "" {
+		env["openblas_core"] = core
+	}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		env["module"] = bi.Main.Path + "@" + bi.Main.Version
 		for _, s := range bi.Settings {

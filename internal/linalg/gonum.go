@@ -15,6 +15,8 @@ import (
 
 const backend = "gonum"
 
+func blasCore() string { return "" }
+
 // symEigen is gonum's EigenSym (LAPACK dsyev translated to Go: tridiagonal
 // QR iteration).
 func symEigen(n int, a, vals []float64, vectors bool) bool {

@@ -14,6 +14,7 @@
 package linalg
 
 import (
+	"golang.org/x/sys/cpu"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 )
@@ -21,6 +22,33 @@ import (
 // Backend names the implementation compiled in: "gonum" (pure Go) or
 // "openblas". Experiments record it in env.json.
 func Backend() string { return backend }
+
+// BLASCore names the CPU kernels OpenBLAS chose when it started ("Haswell",
+// "SkylakeX", …, or OPENBLAS_CORETYPE's choice), and is "" in the pure-Go
+// build. "Prescott" on an x86-64 machine with AVX2 is OpenBLAS's generic
+// fallback for a CPU its version does not recognise (0.3.21, Debian 12's, on a
+// Sapphire Rapids Xeon): its kernels are slower, and set
+// OPENBLAS_CORETYPE=Haswell is the cure (BLASAdvice). Experiments record
+// it in env.json.
+func BLASCore() string { return blasCore() }
+
+// BLASAdvice is a warning for the user when OpenBLAS runs its generic
+// Prescott kernels on a CPU with AVX2, which it does when its version does
+// not recognise the CPU, and "" otherwise (always in the pure-Go build).
+func BLASAdvice() string { return blasAdvice(BLASCore(), cpu.X86.HasAVX2) }
+
+// blasAdvice is BLASAdvice for a given core name and AVX2 support. The
+// figures are BenchmarkFitBeta's (OpenBLAS 0.3.21 on a Sapphire Rapids
+// Xeon, 2026-11-26, two runs each): full W at β = 100 6.2 s with the
+// Prescott kernels against 4.1–5.5 s with OPENBLAS_CORETYPE=Haswell, at
+// β = 1e4 13.9–16.0 s against 7.9–10.2 s.
+func blasAdvice(core string, avx2 bool) string {
+	if core != "Prescott" || !avx2 {
+		return ""
+	}
+	return "OpenBLAS does not recognise this CPU and runs its generic Prescott kernels; " +
+		"full-W fits ran 1.2–1.9× faster with OPENBLAS_CORETYPE=Haswell in the environment (README, \"Optional OpenBLAS build\")"
+}
 
 // SymEigen computes the eigenvalues of the symmetric n×n matrix a (row-major,
 // full storage; only the upper triangle is read) in ascending order into

@@ -95,6 +95,11 @@ func TestBackend(t *testing.T) {
 	if Backend() != want {
 		t.Fatalf("backend %q, want %q", Backend(), want)
 	}
+	// OpenBLAS names the kernels it chose; the pure-Go build has none.
+	if core := BLASCore(); (core != "") != (want == "openblas") {
+		t.Fatalf("backend %q: BLASCore() = %q", want, core)
+	}
+	t.Logf("backend %q, BLAS core %q", Backend(), BLASCore())
 }
 
 // TestCholesky checks the factor of a hand-computed 2×2 case
@@ -672,5 +677,24 @@ func BenchmarkCholeskyTiledVsOneCall(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestBLASAdvice checks when the user is told to choose OpenBLAS's kernels.
+func TestBLASAdvice(t *testing.T) {
+	for _, tc := range []struct {
+		core string
+		avx2 bool
+		warn bool
+	}{
+		{"Prescott", true, true},   // an unrecognised CPU with AVX2
+		{"Prescott", false, false}, // a CPU that has no better kernels
+		{"Haswell", true, false},
+		{"SkylakeX", true, false},
+		{"", true, false}, // the pure-Go build
+	} {
+		if got := blasAdvice(tc.core, tc.avx2); (got != "") != tc.warn {
+			t.Errorf("blasAdvice(%q, %v) = %q, want a warning: %v", tc.core, tc.avx2, got, tc.warn)
+		}
 	}
 }

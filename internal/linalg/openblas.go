@@ -9,6 +9,7 @@ package linalg
 // Declared by OpenBLAS (cblas.h would pull in a second copy of the CBLAS
 // declarations that gonum's netlib package already compiles).
 void openblas_set_num_threads(int);
+char* openblas_get_corename(void);
 */
 import "C"
 
@@ -31,6 +32,10 @@ func init() {
 	// (docs/solver.md, "Backends").
 	C.openblas_set_num_threads(1)
 }
+
+// blasCore is the name OpenBLAS gives the CPU kernels it chose at start
+// (openblas_get_corename).
+func blasCore() string { return C.GoString(C.openblas_get_corename()) }
 
 // symEigen is LAPACK's dsyevd (divide and conquer) through LAPACKE.
 func symEigen(n int, a, vals []float64, vectors bool) bool {

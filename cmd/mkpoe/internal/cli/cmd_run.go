@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mkpoe/mkpoe/experiments"
+	"github.com/mkpoe/mkpoe/internal/linalg"
 	"github.com/mkpoe/mkpoe/internal/progress"
 )
 
@@ -85,6 +86,9 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	})
 	if err != nil {
 		return err
+	}
+	if advice := linalg.BLASAdvice(); advice != "" {
+		fmt.Fprintf(stderr, "mkpoe: warning: %s\n", advice)
 	}
 	opts := experiments.RunOptions{Workers: *workers, Log: stderr, Force: *force, ProgressEvery: *every}
 	if *every == 0 {

@@ -100,6 +100,7 @@ func TestRunProgressLines(t *testing.T) {
 	}
 	var (
 		phase   = regexp.MustCompile(`^phase [01]: \d+ tasks on 2 workers$`)
+		warning = regexp.MustCompile(`^mkpoe: warning: OpenBLAS .+$`) // linalg.BLASAdvice
 		task    = regexp.MustCompile(`^\[\d+/\d+\] (native|cv|refit)-\S+ ok \d+\.\ds$`)
 		block   = regexp.MustCompile(`^progress: (\d+)/30 fits \(\d+%\), (\d+)/22 tasks, \S+ elapsed, (ETA \S+|ETA unknown \(nothing done yet\))$`)
 		running = regexp.MustCompile(`^  running (native|cv|refit)-\S+: \S+, (no fit \(native space\)|\d/\d fits done, preparing|fit \d/\d \(β=\d+\), (setting up \(no iteration yet\)|iteration \d+, accelerated, objective \S+, (certified gap \S+|no certificate yet)|iteration \d+, interior-point, .*))$`)
@@ -107,7 +108,7 @@ func TestRunProgressLines(t *testing.T) {
 	blocks, lastFits := 0, 0
 	for _, l := range strings.Split(strings.TrimSuffix(stderr, "\n"), "\n") {
 		switch {
-		case phase.MatchString(l), task.MatchString(l), running.MatchString(l):
+		case phase.MatchString(l), task.MatchString(l), running.MatchString(l), warning.MatchString(l):
 		case block.MatchString(l):
 			blocks++
 			m := block.FindStringSubmatch(l)
