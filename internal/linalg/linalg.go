@@ -142,9 +142,11 @@ func SymEigenRange(n int, a []float64, vl, vu float64, vals, vecs []float64) (m 
 // FastSingle reports whether CholeskySingle is an optimised LAPACK
 // routine: OpenBLAS's spotrf under -tags openblas, 0.36 s against dpotrf's
 // 0.84 s at n = 4400 on one core here (docs/solver.md, "Mixed precision").
-// The pure-Go build's CholeskySingle is a plain loop, slower than gonum's
-// float64 factorisation, kept so that the mixed-precision solver can be
-// tested in both builds.
+// The pure-Go build's CholeskySingle (a plain loop below tiledMinSize,
+// choleskyTiled on gonum's float32 kernels from there) is no faster than
+// its float64 factorisation: 2.4–2.5 s against 2.6–2.9 s at n = 4400 on
+// two cores (2026-11-26), so mixed precision is off there; it is kept so
+// that the mixed-precision solver can be tested in both builds.
 const FastSingle = fastSingle
 
 // CholeskySingle factors the symmetric positive definite n×n float32
