@@ -20,9 +20,6 @@ func wholeWorkingSet(p *problem) *workingSet {
 	return p.wholeSet(all)
 }
 
-// TestConicMatchesBarrier solves whole small problems with the
-// interior-point method of ipm.go and compares its primal and dual values
-// with the independent barrier method, at small and large β.
 // stalledButAccurate is the relative primal-dual gap at which a stalled
 // interior-point run (errIPMStalled: round-off ends the last digits before
 // the test's tolerance of 1e-10 or 1e-8) still counts as solved; the
@@ -31,9 +28,12 @@ func wholeWorkingSet(p *problem) *workingSet {
 // (seed6, full) the run stalled at 7.9e-7 with OpenBLAS 0.3.21's generic
 // Prescott kernels, which it falls back to on a CPU it does not recognise
 // (a Sapphire Rapids Xeon, 2026-11-26), and below 1e-7 with its Haswell,
-// SkylakeX and Sapphire Rapids kernels (OPENBLAS_CORETYPE).
+// SkylakeX and Cooperlake kernels (OPENBLAS_CORETYPE).
 const stalledButAccurate = 1e-6
 
+// TestConicMatchesBarrier solves whole small problems with the
+// interior-point method of ipm.go and compares its primal and dual values
+// with the independent barrier method, at small and large β.
 func TestConicMatchesBarrier(t *testing.T) {
 	for _, pr := range smallProblems() {
 		for _, beta := range []float64{pr.beta, 1e4, 1e7} {
