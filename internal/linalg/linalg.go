@@ -27,7 +27,7 @@ func Backend() string { return backend }
 // "SkylakeX", …, or OPENBLAS_CORETYPE's choice), and is "" in the pure-Go
 // build. "Prescott" on an x86-64 machine with AVX2 is OpenBLAS's generic
 // fallback for a CPU its version does not recognise (0.3.21, Debian 12's, on a
-// Sapphire Rapids Xeon): its kernels are slower, and set
+// Sapphire Rapids Xeon): its kernels are slower, and setting
 // OPENBLAS_CORETYPE=Haswell is the cure (BLASAdvice). Experiments record
 // it in env.json.
 func BLASCore() string { return blasCore() }

@@ -327,11 +327,8 @@ type handOver struct {
 	interiorIters float64
 	lastGap       float64 // the gap at the last multiple of stallWindow
 	gapAtEarly    float64 // the gap at earlyStart (0 until then)
-	// diag: the blocks are diagonal (an LP, Sec. 4.4), and the rule hands
-	// over at diagStart whatever the gap; otherwise they are all full, and
-	// the rule also hands over from earlyStart on while the gap is above
-	// earlyGap, and from stalledStart on while it is above quickGap if the
-	// stage is cheap and gapAtEarly above quickEarlyGap.
+	// diag: the blocks are diagonal (an LP, Sec. 4.4); otherwise they are
+	// all full.
 	diag bool
 }
 
@@ -410,17 +407,21 @@ func newHandOver(p *problem) *handOver {
 	return h
 }
 
+// stop is the hand-over test at the certificate of iteration it. Diagonal
+// blocks hand over at diagStart, before any of the rules below can fire
+// (they start at stalledStart = diagStart or later); the rules for full
+// blocks follow.
 func (h *handOver) stop(it int, gap float64) bool {
-	if h.diag && it >= diagStart {
-		return true
-	}
-	if !h.diag && it >= earlyStart && gap > earlyGap {
-		return true
+	if h.diag {
+		return it >= diagStart
 	}
 	if it == earlyStart {
 		h.gapAtEarly = gap
 	}
-	if !h.diag && it >= stalledStart && gap > quickGap && h.gapAtEarly > quickEarlyGap && h.interiorIters > 0 && h.interiorIters <= quickStageIters {
+	if it >= earlyStart && gap > earlyGap {
+		return true
+	}
+	if it >= stalledStart && gap > quickGap && h.gapAtEarly > quickEarlyGap && h.interiorIters > 0 && h.interiorIters <= quickStageIters {
 		return true
 	}
 	if it >= firstOrderBudget || (it >= slowStart && gap > slowGap) || (it >= stalledStart && gap > stalledGap) {
