@@ -1,0 +1,269 @@
+package mkpoe
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/mkpoe/mkpoe/pkg/data"
+	"gonum.org/v1/gonum/mat"
+)
+
+// The pair kernels (addPairForms, addPairDifferences, diagDistances,
+// diagGradient) expand squared differences into products so that gonum's
+// assembly dot and axpy do the work. The element-by-element forms below are
+// the definitions they must match, and the baselines of the benchmarks.
+
+// pairFormsElementwise adds (f_a − f_b)·(φ_a − φ_b) = (φ_a − φ_b)ᵀX(φ_a − φ_b).
+func pairFormsElementwise(phi, f *mat.Dense, pairs []data.Pair, dist []float64) {
+	_, r := phi.Dims()
+	pr, fr := phi.RawMatrix(), f.RawMatrix()
+	for k, q := range pairs {
+		ra := pr.Data[q.A*pr.Stride : q.A*pr.Stride+r]
+		rb := pr.Data[q.B*pr.Stride : q.B*pr.Stride+r]
+		fa := fr.Data[q.A*fr.Stride : q.A*fr.Stride+r]
+		fb := fr.Data[q.B*fr.Stride : q.B*fr.Stride+r]
+		s := 0.0
+		for t := 0; t < r; t++ {
+			s += (fa[t] - fb[t]) * (ra[t] - rb[t])
+		}
+		dist[k] += s
+	}
+}
+
+// pairDifferencesElementwise adds pw_k (φ_a − φ_b) to row a of tm and
+// subtracts it from row b.
+func pairDifferencesElementwise(tm, phi *mat.Dense, pairs []data.Pair, pw []float64) {
+	_, r := phi.Dims()
+	pr, tr := phi.RawMatrix(), tm.RawMatrix()
+	for k, q := range pairs {
+		ra := pr.Data[q.A*pr.Stride : q.A*pr.Stride+r]
+		rb := pr.Data[q.B*pr.Stride : q.B*pr.Stride+r]
+		ta := tr.Data[q.A*tr.Stride : q.A*tr.Stride+r]
+		tb := tr.Data[q.B*tr.Stride : q.B*tr.Stride+r]
+		for t := 0; t < r; t++ {
+			v := pw[k] * (ra[t] - rb[t])
+			ta[t] += v
+			tb[t] -= v
+		}
+	}
+}
+
+// diagDistancesElementwise adds Σ_t w_t (φ_at − φ_bt)², the pairs split
+// over the cores.
+func diagDistancesElementwise(phi *mat.Dense, pairs []data.Pair, w, dist []float64) {
+	raw := phi.RawMatrix()
+	r := len(w)
+	parallelFor(len(pairs), 2048, func(lo, hi int) {
+		for k := lo; k < hi; k++ {
+			a := raw.Data[pairs[k].A*raw.Stride : pairs[k].A*raw.Stride+r]
+			b := raw.Data[pairs[k].B*raw.Stride : pairs[k].B*raw.Stride+r]
+			s := 0.0
+			for t, wt := range w {
+				v := a[t] - b[t]
+				s += wt * v * v
+			}
+			dist[k] += s
+		}
+	})
+}
+
+// diagGradientElementwise adds Σ_k π_k (φ_at − φ_bt)² to g_t, the
+// coordinates split over the cores.
+func diagGradientElementwise(phi *mat.Dense, pairs []data.Pair, act []int32, pw, g []float64) {
+	raw := phi.RawMatrix()
+	parallelFor(len(g), 64, func(lo, hi int) {
+		for _, k := range act {
+			a := raw.Data[pairs[k].A*raw.Stride+lo : pairs[k].A*raw.Stride+hi]
+			b := raw.Data[pairs[k].B*raw.Stride+lo : pairs[k].B*raw.Stride+hi]
+			for t := range a {
+				v := a[t] - b[t]
+				g[lo+t] += pw[k] * v * v
+			}
+		}
+	})
+}
+
+// kernelProblem is a problem of one block (diagonal or full) with n items, r
+// coordinates and count random triplets.
+func kernelProblem(rng *rand.Rand, n, r, count int, diag bool) (*problem, []data.Comparison) {
+	phi := randomFeatures(rng, n, r)
+	cs := randomComparisons(rng, randomFeatures(rng, n, 2), count, 0.1, true)
+	blk := block{diag: diag, phi: phi, r: r}
+	if diag {
+		blk.c = make([]float64, r)
+	}
+	return newProblem(n, []block{blk}, cs, 1), cs
+}
+
+// closeTo reports whether got is within tol of want relative to scale.
+func closeTo(got, want, scale, tol float64) bool {
+	return math.Abs(got-want) <= tol*math.Max(1, scale)
+}
+
+// TestPairKernelsMatchElementwise checks the expanded pair kernels against
+// their element-by-element definitions, on lengths that exercise the
+// assembly kernels' tails, with sparse and signed weights, and checks that
+// newProblem sorts the distinct pairs by first item without changing which
+// pairs the comparisons name.
+func TestPairKernelsMatchElementwise(t *testing.T) {
+	cases := []struct {
+		n, r, count int
+		density     float64 // share of non-zero weights
+	}{
+		{n: 4, r: 1, count: 6, density: 1},
+		{n: 7, r: 3, count: 20, density: 0.5},
+		{n: 12, r: 5, count: 60, density: 1},
+		{n: 30, r: 17, count: 200, density: 0.3},
+		{n: 40, r: 64, count: 300, density: 0.8},
+		{n: 50, r: 131, count: 400, density: 0.1},
+	}
+	for _, tc := range cases {
+		t.Run(fmt.Sprintf("n%d_r%d_density%g", tc.n, tc.r, tc.density), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(uint64(tc.n), uint64(tc.r)))
+			sparse := func(k int) []float64 {
+				w := make([]float64, k)
+				for i := range w {
+					if rng.Float64() < tc.density {
+						w[i] = rng.NormFloat64()
+					}
+				}
+				return w
+			}
+
+			// Full blocks.
+			p, cs := kernelProblem(rng, tc.n, tc.r, tc.count, false)
+			if !slices.IsSortedFunc(p.pairs, func(a, b data.Pair) int { return a.A*tc.n + a.B - (b.A*tc.n + b.B) }) {
+				t.Errorf("pairs not sorted: %v", p.pairs)
+			}
+			for c, cmp := range cs {
+				if p.pairs[p.left[c]] != cmp.Left() || p.pairs[p.right[c]] != cmp.Right() {
+					t.Fatalf("comparison %d: pairs %v, %v, want %v, %v", c, p.pairs[p.left[c]], p.pairs[p.right[c]], cmp.Left(), cmp.Right())
+				}
+			}
+			phi := p.blocks[0].phi
+			// Reversed pairs, so that the kernels do not rely on the order.
+			pairs := slices.Clone(p.pairs)
+			slices.Reverse(pairs)
+			x := randomSymmetric(rng, tc.r)
+			var f mat.Dense
+			f.Mul(phi, mat.NewDense(tc.r, tc.r, x))
+			got, want := make([]float64, len(pairs)), make([]float64, len(pairs))
+			for k := range got {
+				got[k] = float64(k) // the kernels add
+				want[k] = float64(k)
+			}
+			addPairForms(phi, &f, pairs, got)
+			pairFormsElementwise(phi, &f, pairs, want)
+			for k := range got {
+				if !closeTo(got[k], want[k], math.Abs(want[k]), 1e-12) {
+					t.Errorf("pair form %d %v: %v, want %v", k, pairs[k], got[k], want[k])
+				}
+			}
+			pw := sparse(len(pairs))
+			tmGot, tmWant := mat.NewDense(tc.n, tc.r, nil), mat.NewDense(tc.n, tc.r, nil)
+			tmGot.Apply(func(i, j int, _ float64) float64 { return float64(i - j) }, tmGot)
+			tmWant.Copy(tmGot)
+			addPairDifferences(tmGot, phi, pairs, pw)
+			pairDifferencesElementwise(tmWant, phi, pairs, pw)
+			if !mat.EqualApprox(tmGot, tmWant, 1e-12) {
+				t.Errorf("pair differences: %v, want %v", mat.Formatted(tmGot), mat.Formatted(tmWant))
+			}
+
+			// Diagonal blocks.
+			p, _ = kernelProblem(rng, tc.n, tc.r, tc.count, true)
+			phi = p.blocks[0].phi
+			w := sparse(tc.r)
+			for i := range w {
+				w[i] = math.Abs(w[i])
+			}
+			got, want = make([]float64, len(p.pairs)), make([]float64, len(p.pairs))
+			p.diagDistances(&p.blocks[0], w, got)
+			diagDistancesElementwise(phi, p.pairs, w, want)
+			for k := range got {
+				if !closeTo(got[k], want[k], math.Abs(want[k]), 1e-12) {
+					t.Errorf("diagonal distance %d %v: %v, want %v", k, p.pairs[k], got[k], want[k])
+				}
+			}
+			pw = sparse(len(p.pairs))
+			var act []int32
+			for k, v := range pw {
+				if v != 0 {
+					act = append(act, int32(k))
+				}
+			}
+			gGot, gWant := make([]float64, tc.r), make([]float64, tc.r)
+			for i := range gGot {
+				gGot[i], gWant[i] = 1, 1
+			}
+			p.diagGradient(&p.blocks[0], act, pw, gGot)
+			diagGradientElementwise(phi, p.pairs, act, pw, gWant)
+			scale := 0.0
+			for _, k := range act {
+				scale += math.Abs(pw[k])
+			}
+			for i := range gGot {
+				if !closeTo(gGot[i], gWant[i], scale, 1e-12) {
+					t.Errorf("diagonal gradient %d: %v, want %v", i, gGot[i], gWant[i])
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkPairKernels times each pair kernel against its element-by-element
+// form at the aset400 fixture's scale: n = 330, r = 330 (an RBF block) and
+// about 8700 distinct pairs; the diagonal kernels at r = 330 with every
+// coordinate of w non-zero (the first iterations) and about 70% of the
+// pairs weighted (docs/solver.md, "Pair kernels").
+func BenchmarkPairKernels(b *testing.B) {
+	rng := rand.New(rand.NewPCG(330, 4400))
+	p, _ := kernelProblem(rng, 330, 330, 4400, false)
+	phi := p.blocks[0].phi
+	var f mat.Dense
+	f.Mul(phi, mat.NewDense(330, 330, randomSymmetric(rng, 330)))
+	dist := make([]float64, len(p.pairs))
+	weights := func(count int) ([]float64, []int32) {
+		pw := make([]float64, count)
+		var act []int32
+		for k := range pw {
+			if rng.Float64() < 0.7 {
+				pw[k] = rng.NormFloat64()
+				act = append(act, int32(k))
+			}
+		}
+		return pw, act
+	}
+	pw, _ := weights(len(p.pairs))
+	tm := mat.NewDense(330, 330, nil)
+	pd, _ := kernelProblem(rng, 330, 330, 4400, true)
+	pwd, act := weights(len(pd.pairs))
+	distd := make([]float64, len(pd.pairs))
+	w := make([]float64, 330)
+	for i := range w {
+		w[i] = rng.Float64()
+	}
+	g := make([]float64, 330)
+	blk := &pd.blocks[0]
+	for _, bc := range []struct {
+		name string
+		run  func()
+	}{
+		{"forms/expanded", func() { addPairForms(phi, &f, p.pairs, dist) }},
+		{"forms/elementwise", func() { pairFormsElementwise(phi, &f, p.pairs, dist) }},
+		{"differences/expanded", func() { addPairDifferences(tm, phi, p.pairs, pw) }},
+		{"differences/elementwise", func() { pairDifferencesElementwise(tm, phi, p.pairs, pw) }},
+		{"diagDistances/expanded", func() { pd.diagDistances(blk, w, distd) }},
+		{"diagDistances/elementwise", func() { diagDistancesElementwise(blk.phi, pd.pairs, w, distd) }},
+		{"diagGradient/expanded", func() { pd.diagGradient(blk, act, pwd, g) }},
+		{"diagGradient/elementwise", func() { diagGradientElementwise(blk.phi, pd.pairs, act, pwd, g) }},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				bc.run()
+			}
+		})
+	}
+}
