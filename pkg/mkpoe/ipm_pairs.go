@@ -301,8 +301,7 @@ func (p *problem) interiorFull(ctx context.Context, sol solution, s Settings) (s
 				blk := &p.blocks[q]
 				smatOf(bl.k, res.x[bl.off:bl.off+bl.size], xn[blk.off:blk.off+blk.size])
 			}
-			p.project(ws, xn)
-			p.margins(ws, xn, dist, m)
+			p.projectMargins(ws, xn, dist, m)
 			f = p.regularizer(xn) + p.lossAndWeights(m, 0, nil)
 			for c := range alpha {
 				alpha[c] = 0

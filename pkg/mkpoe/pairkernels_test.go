@@ -267,3 +267,95 @@ func BenchmarkPairKernels(b *testing.B) {
 		})
 	}
 }
+
+// symmetricWithPositives returns a random symmetric r×r matrix with exactly
+// pos positive eigenvalues (the others negative).
+func symmetricWithPositives(rng *rand.Rand, r, pos int) []float64 {
+	var e mat.EigenSym
+	if !e.Factorize(mat.NewSymDense(r, randomSymmetric(rng, r)), true) {
+		panic("eigendecomposition failed")
+	}
+	var q mat.Dense
+	e.VectorsTo(&q)
+	lam := mat.NewDiagDense(r, nil)
+	for k := 0; k < r; k++ {
+		v := 0.5 + rng.Float64()
+		if k >= pos {
+			v = -v
+		}
+		lam.SetDiag(k, v)
+	}
+	var a mat.Dense
+	a.Product(&q, lam, q.T())
+	out := make([]float64, r*r)
+	for i := 0; i < r; i++ {
+		for j := 0; j < r; j++ {
+			out[i*r+j] = (a.At(i, j) + a.At(j, i)) / 2
+		}
+	}
+	return out
+}
+
+// TestProjectMarginsMatchesGeneric checks that projectMargins, which takes
+// full blocks' distances from the factor their projection formed, gives the
+// same point, distances and margins as project followed by margins, through
+// a sequence of points that makes projectPSD take each of its three ways
+// (part of the spectrum from above, the whole decomposition, part of the
+// spectrum from below) and the factor be used or not.
+func TestProjectMarginsMatchesGeneric(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 12))
+	const n = 15
+	cs := randomComparisons(rng, randomFeatures(rng, n, 2), 80, 0.1, true)
+	blocks := []block{
+		{phi: randomFeatures(rng, n, 12), r: 12},
+		{diag: true, phi: randomFeatures(rng, n, 5), r: 5, c: make([]float64, 5)},
+		{phi: randomFeatures(rng, n, 9), r: 9},
+	}
+	p := newProblem(n, blocks, cs, 1)
+	ws, wsGeneric := p.newWorkspace(), p.newWorkspace()
+	// Positive eigenvalues per step for the blocks of order 12 and 9, and
+	// the way projectPSD takes for the order-12 block given the previous step.
+	steps := []struct {
+		pos  [2]int
+		rank int // the factor's rank that projectMargins may use; −1: none
+	}{
+		{pos: [2]int{2, 2}, rank: 2},   // from above (no previous projection)
+		{pos: [2]int{6, 4}, rank: 6},   // from above, rank r/2: used
+		{pos: [2]int{3, 1}, rank: 3},   // whole decomposition (previous half)
+		{pos: [2]int{10, 8}, rank: 10}, // from above, too high to be used
+		{pos: [2]int{1, 0}, rank: -1},  // from below (previous 10 of 12)
+		{pos: [2]int{0, 0}, rank: 0},   // from above, X = 0
+	}
+	for s, st := range steps {
+		x := make([]float64, p.dim)
+		for q, b := range []int{0, 2} {
+			blk := p.blocks[b]
+			copy(x[blk.off:blk.off+blk.size], symmetricWithPositives(rng, blk.r, st.pos[q]))
+		}
+		for i := range 5 {
+			x[p.blocks[1].off+i] = rng.NormFloat64()
+		}
+		xg := slices.Clone(x)
+		dist, m := make([]float64, len(p.pairs)), make([]float64, len(cs))
+		distG, mG := make([]float64, len(p.pairs)), make([]float64, len(cs))
+		p.projectMargins(ws, x, dist, m)
+		p.project(wsGeneric, xg)
+		p.margins(wsGeneric, xg, distG, mG)
+		if got := ws.eigs[0].rank; got != st.rank {
+			t.Errorf("step %d: factor rank %d, want %d", s, got, st.rank)
+		}
+		if !slices.Equal(x, xg) {
+			t.Errorf("step %d: projected points differ", s)
+		}
+		for k := range dist {
+			if !closeTo(dist[k], distG[k], math.Abs(distG[k]), 1e-12) {
+				t.Errorf("step %d: distance %d: %v, want %v", s, k, dist[k], distG[k])
+			}
+		}
+		for c := range m {
+			if !closeTo(m[c], mG[c], math.Abs(mG[c]), 1e-12) {
+				t.Errorf("step %d: margin %d: %v, want %v", s, c, m[c], mG[c])
+			}
+		}
+	}
+}

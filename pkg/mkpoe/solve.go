@@ -147,8 +147,7 @@ func (p *problem) accelerated(ctx context.Context, x0 []float64, s Settings, sto
 			for k := range xn {
 				xn[k] = y[k] - g[k]/lip
 			}
-			p.project(ws, xn)
-			p.margins(ws, xn, dist, mxn)
+			p.projectMargins(ws, xn, dist, mxn)
 			regXn = p.regularizer(xn)
 			fxn = regXn + p.lossAndWeights(mxn, delta, nil)
 			lin, sq := 0.0, 0.0

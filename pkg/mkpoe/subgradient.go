@@ -63,8 +63,7 @@ func (p *problem) subgradient(ctx context.Context, x0 []float64, s Settings) (so
 		}
 		step := (f - sol.objective + delta) / gn2
 		floats.AddScaled(x, -step, g)
-		p.project(ws, x)
-		p.margins(ws, x, dist, m)
+		p.projectMargins(ws, x, dist, m)
 		f = p.regularizer(x) + p.lossAndWeights(m, 0, nil)
 		sol.trace = append(sol.trace, f)
 		sol.iters = it
