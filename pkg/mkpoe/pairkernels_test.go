@@ -16,15 +16,18 @@ import (
 // assembly dot and axpy do the work. The element-by-element forms below are
 // the definitions they must match, and the baselines of the benchmarks.
 
+// rowOf returns row i of m as a slice of its backing data.
+func rowOf(m *mat.Dense, i int) []float64 {
+	raw := m.RawMatrix()
+	return raw.Data[i*raw.Stride : i*raw.Stride+raw.Cols]
+}
+
 // pairFormsElementwise adds (f_a − f_b)·(φ_a − φ_b) = (φ_a − φ_b)ᵀX(φ_a − φ_b).
 func pairFormsElementwise(phi, f *mat.Dense, pairs []data.Pair, dist []float64) {
 	_, r := phi.Dims()
-	pr, fr := phi.RawMatrix(), f.RawMatrix()
 	for k, q := range pairs {
-		ra := pr.Data[q.A*pr.Stride : q.A*pr.Stride+r]
-		rb := pr.Data[q.B*pr.Stride : q.B*pr.Stride+r]
-		fa := fr.Data[q.A*fr.Stride : q.A*fr.Stride+r]
-		fb := fr.Data[q.B*fr.Stride : q.B*fr.Stride+r]
+		ra, rb := rowOf(phi, q.A), rowOf(phi, q.B)
+		fa, fb := rowOf(f, q.A), rowOf(f, q.B)
 		s := 0.0
 		for t := 0; t < r; t++ {
 			s += (fa[t] - fb[t]) * (ra[t] - rb[t])
@@ -37,12 +40,9 @@ func pairFormsElementwise(phi, f *mat.Dense, pairs []data.Pair, dist []float64) 
 // subtracts it from row b.
 func pairDifferencesElementwise(tm, phi *mat.Dense, pairs []data.Pair, pw []float64) {
 	_, r := phi.Dims()
-	pr, tr := phi.RawMatrix(), tm.RawMatrix()
 	for k, q := range pairs {
-		ra := pr.Data[q.A*pr.Stride : q.A*pr.Stride+r]
-		rb := pr.Data[q.B*pr.Stride : q.B*pr.Stride+r]
-		ta := tr.Data[q.A*tr.Stride : q.A*tr.Stride+r]
-		tb := tr.Data[q.B*tr.Stride : q.B*tr.Stride+r]
+		ra, rb := rowOf(phi, q.A), rowOf(phi, q.B)
+		ta, tb := rowOf(tm, q.A), rowOf(tm, q.B)
 		for t := 0; t < r; t++ {
 			v := pw[k] * (ra[t] - rb[t])
 			ta[t] += v

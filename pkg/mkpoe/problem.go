@@ -302,9 +302,10 @@ func addDiagonalPairDifferences(d []float64, pairs []data.Pair, pw, g []float64)
 //
 // one dot product per pair (gonum's assembly kernel) and n for the h_aa,
 // instead of the subtractions and products of (f_a − f_b)·(φ_a − φ_b):
-// 4–5× faster on the aset400-scale fixture (BenchmarkPairForms). The
-// expansion loses up to about ε(h_aa + h_bb) to cancellation, 1e-9 at
-// β = 1e7, against margins of order 1 (docs/solver.md, "Pair kernels").
+// 4–5× faster on the aset400-scale fixture (BenchmarkPairKernels/forms). The
+// expansion loses up to about ε(h_aa + h_bb) to cancellation: h_aa ≤
+// tr X·K_aa, so about 1e-9 at β = 1e7 for K_aa ≤ 1, against margins of
+// order 1 (docs/solver.md, "Pair kernels").
 func addPairForms(phi, f *mat.Dense, pairs []data.Pair, dist []float64) {
 	n, r := phi.Dims()
 	pr, fr := phi.RawMatrix(), f.RawMatrix()
@@ -323,8 +324,8 @@ func addPairForms(phi, f *mat.Dense, pairs []data.Pair, dist []float64) {
 // the pairs k = (a,b), E_ab = (e_a − e_b)(e_a − e_b)ᵀ: row a of S·phi is
 // deg_a φ_a − Σ_k pw_k φ_b over the pairs k that hold a (the other item
 // b), deg_a the sum of their weights. Two axpys per pair (gonum's assembly
-// kernel) and one per item: about 2× faster than forming pw_k(φ_a − φ_b)
-// element by element (BenchmarkPairDifferences).
+// kernel) and one per item: about 3× faster than forming pw_k(φ_a − φ_b)
+// element by element (BenchmarkPairKernels/differences).
 func addPairDifferences(tm, phi *mat.Dense, pairs []data.Pair, pw []float64) {
 	n, r := phi.Dims()
 	pr, tr := phi.RawMatrix(), tm.RawMatrix()
