@@ -133,6 +133,9 @@ type eigWS struct {
 	// (rank ≥ 0; −1: it did not). projectMargins reads it.
 	factor []float64
 	rank   int
+	// factorBuf holds F when the projection decomposed the whole matrix
+	// (otherwise factor is a view of vecs).
+	factorBuf []float64
 }
 
 // decompose computes the eigenvalues (and, if vectors, the eigenvectors) of
@@ -559,10 +562,10 @@ func projectPSD(ws *eigWS, r int, a []float64) {
 		}
 		// A⁺ = V₊ Λ₊ V₊ᵀ = FᵀF, the rows of F the vectors √λ_k v_k of the
 		// positive part.
-		if cap(ws.factor) < pos*r {
-			ws.factor = make([]float64, pos*r)
+		if cap(ws.factorBuf) < pos*r {
+			ws.factorBuf = make([]float64, pos*r)
 		}
-		ws.factor = ws.factor[:pos*r]
+		ws.factor = ws.factorBuf[:pos*r]
 		row := 0
 		for k, v := range ws.vals[:r] {
 			if v <= 0 {
