@@ -65,7 +65,7 @@ func choleskySolve(n int, a, b []float64) {
 // dstein does, then maps them back with Q. gonum has no partial
 // eigensolver: its dsyev (EigenSym) accumulates every rotation of the
 // tridiagonal QR iteration into all n vectors, 56% of a pure-Go full-W fit
-// (docs/solver.md, "Pair kernels"). When the range holds more than a
+// (docs/solver.md, "Backends"). When the range holds more than a
 // quarter of the spectrum, or an inverse iteration does not reach a small
 // residual, it falls back to that QR iteration (dsteqr on the same T and Q).
 func symEigenRange(n int, a []float64, vl, vu float64, vals, vecs []float64) (int, bool) {
@@ -77,11 +77,6 @@ func symEigenRange(n int, a []float64, vl, vu float64, vals, vecs []float64) (in
 	impl.Dsytrd(blas.Upper, n, a, n, d, e, tau, work, -1)
 	work = make([]float64, max(int(work[0]), 1))
 	impl.Dsytrd(blas.Upper, n, a, n, d, e, tau, work, len(work))
-	impl.Dorgtr(blas.Upper, n, a, n, tau, work, -1)
-	if need := int(work[0]); need > len(work) {
-		work = make([]float64, need)
-	}
-	impl.Dorgtr(blas.Upper, n, a, n, tau, work, len(work))
 	all := append([]float64(nil), d...)
 	off := append([]float64(nil), e...)
 	if !impl.Dsterf(n, all, off) {
@@ -97,6 +92,12 @@ func symEigenRange(n int, a []float64, vl, vu float64, vals, vecs []float64) (in
 	if m == 0 {
 		return 0, true
 	}
+	// Q, needed only for vectors.
+	impl.Dorgtr(blas.Upper, n, a, n, tau, work, -1)
+	if need := int(work[0]); need > len(work) {
+		work = make([]float64, need)
+	}
+	impl.Dorgtr(blas.Upper, n, a, n, tau, work, len(work))
 	z := make([]float64, m*n) // eigenvectors of T, one per row
 	if 4*m > n || !tridiagonalInverseIteration(d, e[:n-1], want, z) {
 		return symEigenRangeQR(n, a, d, e, vl, vu, vals, vecs)

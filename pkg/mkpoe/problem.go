@@ -189,9 +189,7 @@ func (p *problem) distances(ws *workspace, x []float64, dist []float64) {
 func (p *problem) projectMargins(ws *workspace, x []float64, dist, m []float64) {
 	p.project(ws, x)
 	p.distancesFactored(ws, x, dist, true)
-	for c := range m {
-		m[c] = 1 + dist[p.left[c]] - dist[p.right[c]]
-	}
+	p.marginsFrom(dist, m)
 }
 
 // distancesFactored is distances; with factored, full blocks use the
@@ -353,6 +351,11 @@ func addPairDifferences(tm, phi *mat.Dense, pairs []data.Pair, pw []float64) {
 // margins writes m_c = 1 + d(i,j) − d(k,l) for every comparison.
 func (p *problem) margins(ws *workspace, x []float64, dist, m []float64) {
 	p.distances(ws, x, dist)
+	p.marginsFrom(dist, m)
+}
+
+// marginsFrom writes m_c = 1 + d(i,j) − d(k,l) from the pair distances.
+func (p *problem) marginsFrom(dist, m []float64) {
 	for c := range m {
 		m[c] = 1 + dist[p.left[c]] - dist[p.right[c]]
 	}
