@@ -505,8 +505,7 @@ func solveConic(ctx context.Context, cp *conicProblem, tol float64, maxIter int)
 		if !solve(rc, rxi, rs, affX, affS, affXi, affSl, affAl) {
 			return res, errIPMStalled
 		}
-		affScaled := make([]scaledDirs, len(cp.blocks))
-		ap, ad := cp.maxSteps(nts, x, sd, xi, sl, alpha, affX, affS, affXi, affSl, affAl, affScaled)
+		ap, ad := cp.maxSteps(nts, x, sd, xi, sl, alpha, affX, affS, affXi, affSl, affAl)
 		// Complementarity after the affine step.
 		gapAff := cp.coneGapAfter(x, sd, affX, affS, ap, ad)
 		for c := range xi {
@@ -517,7 +516,7 @@ func solveConic(ctx context.Context, cp *conicProblem, tol float64, maxIter int)
 		sigma = math.Min(math.Max(sigma, 0), 1)
 
 		// Corrector: targets σν with Mehrotra's second-order term.
-		if !cp.correctorTargets(nts, x, sd, affX, affS, affScaled, sigma*nu, rc) {
+		if !cp.correctorTargets(nts, x, sd, affX, affS, sigma*nu, rc) {
 			return res, errIPMStalled
 		}
 		for c := range rxi {
@@ -527,7 +526,7 @@ func solveConic(ctx context.Context, cp *conicProblem, tol float64, maxIter int)
 		if !solve(rc, rxi, rs, dx, dS, dxi, dsl, dal) {
 			return res, errIPMStalled
 		}
-		ap, ad = cp.maxSteps(nts, x, sd, xi, sl, alpha, dx, dS, dxi, dsl, dal, nil)
+		ap, ad = cp.maxSteps(nts, x, sd, xi, sl, alpha, dx, dS, dxi, dsl, dal)
 		if maxCorrectors > 0 && !cp.hasPSD() {
 			ap, ad = cp.centralityCorrect(nts, solve, x, sd, xi, sl, alpha, rc, rxi, rs, dx, dS, dxi, dsl, dal, ap, ad, sigma*nu)
 		}
@@ -696,23 +695,10 @@ func (cp *conicProblem) applyScaling(nts []ntBlock, x, sd, r, out []float64, inv
 	})
 }
 
-// scaledDirs holds a PSD block's scaled directions G⁻¹ΔXG⁻ᵀ and GᵀΔSG.
-type scaledDirs struct{ x, s *mat.Dense }
-
-// scaledPair returns the scaled directions G⁻¹ΔXG⁻ᵀ and GᵀΔSG of a PSD block.
-func scaledPair(nt ntBlock, k int, dx, dS []float64) (*mat.Dense, *mat.Dense) {
-	xm := make([]float64, k*k)
-	sm := make([]float64, k*k)
-	smatOf(k, dx, xm)
-	smatOf(k, dS, sm)
-	return congruence(nt.ginvt, xm, k), congruence(nt.g, sm, k)
-}
-
 // maxSteps returns the largest primal and dual steps (≤ 1/0.98 is enough;
 // capped at a large value) that keep every cone and box variable positive.
-// If scaled is not nil, it receives each PSD block's scaled directions
-// (scaledPair), which the predictor's corrector targets reuse.
-func (cp *conicProblem) maxSteps(nts []ntBlock, x, sd, xi, sl, alpha, dx, dS, dxi, dsl, dal []float64, scaled []scaledDirs) (float64, float64) {
+// On PSD blocks they come from psdStep.
+func (cp *conicProblem) maxSteps(nts []ntBlock, x, sd, xi, sl, alpha, dx, dS, dxi, dsl, dal []float64) (float64, float64) {
 	ap, ad := 1.0, 1.0
 	ratio := func(v, d float64, a *float64) {
 		if d < 0 {
@@ -733,12 +719,9 @@ func (cp *conicProblem) maxSteps(nts []ntBlock, x, sd, xi, sl, alpha, dx, dS, dx
 	blockD := make([]float64, len(cp.blocks))
 	cp.forPSDBlocks(func(b int) {
 		bl := cp.blocks[b]
-		sx, ss := scaledPair(nts[b], bl.k, dx[bl.off:bl.off+bl.size], dS[bl.off:bl.off+bl.size])
-		if scaled != nil {
-			scaled[b] = scaledDirs{sx, ss}
-		}
-		blockP[b] = maxStepPSD(nts[b].lambda, sx)
-		blockD[b] = maxStepPSD(nts[b].lambda, ss)
+		r := bl.off
+		blockP[b] = psdStep(bl.k, x[r:r+bl.size], dx[r:r+bl.size], nts[b].ginvt, nts[b].lambda)
+		blockD[b] = psdStep(bl.k, sd[r:r+bl.size], dS[r:r+bl.size], nts[b].g, nts[b].lambda)
 	})
 	for b, bl := range cp.blocks {
 		if bl.psd {
@@ -767,8 +750,9 @@ func (cp *conicProblem) coneGapAfter(x, sd, dx, dS []float64, ap, ad float64) fl
 // correctorTargets writes into rc the cone part of the corrector's
 // right-hand side: on orthants σν/z − x − Δx_aff Δz_aff/z; on PSD blocks
 // G Y Gᵀ with Λ∘Y = σνI − Λ² − sym(ΔX̃_aff ΔS̃_aff) (∘ the Jordan product),
-// the scaled affine directions ΔX̃_aff, ΔS̃_aff taken from scaled.
-func (cp *conicProblem) correctorTargets(nts []ntBlock, x, sd, affX, affS []float64, scaled []scaledDirs, target float64, rc []float64) bool {
+// ΔX̃_aff = G⁻¹ΔX_aff G⁻ᵀ and ΔS̃_aff = GᵀΔS_aff G the scaled affine
+// directions.
+func (cp *conicProblem) correctorTargets(nts []ntBlock, x, sd, affX, affS []float64, target float64, rc []float64) bool {
 	for b, bl := range cp.blocks {
 		if !bl.psd {
 			for t := 0; t < bl.k; t++ {
@@ -779,8 +763,17 @@ func (cp *conicProblem) correctorTargets(nts []ntBlock, x, sd, affX, affS []floa
 		}
 		k := bl.k
 		nt := nts[b]
-		var prod mat.Dense
-		prod.Mul(scaled[b].x, scaled[b].s)
+		// The product of the scaled directions (G⁻¹ΔXG⁻ᵀ)(GᵀΔSG) is
+		// G⁻¹·ΔXΔS·G: three products instead of the scaled directions'
+		// four and their product.
+		xm := make([]float64, k*k)
+		sm := make([]float64, k*k)
+		smatOf(k, affX[bl.off:bl.off+bl.size], xm)
+		smatOf(k, affS[bl.off:bl.off+bl.size], sm)
+		var xs, gxs, prod mat.Dense
+		xs.Mul(mat.NewDense(k, k, xm), mat.NewDense(k, k, sm))
+		gxs.Mul(nt.ginvt.T(), &xs)
+		prod.Mul(&gxs, nt.g)
 		y := make([]float64, k*k)
 		for i := 0; i < k; i++ {
 			for j := 0; j < k; j++ {
@@ -867,7 +860,7 @@ func (cp *conicProblem) centralityCorrect(nts []ntBlock, solve func(rc, rxi, rs,
 		if !solve(rc, rxi, rs, cx, cS, cxi, csl, cal) {
 			break
 		}
-		np, nd := cp.maxSteps(nts, x, sd, xi, sl, alpha, cx, cS, cxi, csl, cal, nil)
+		np, nd := cp.maxSteps(nts, x, sd, xi, sl, alpha, cx, cS, cxi, csl, cal)
 		if np+nd < ap+ad+corrGain {
 			break
 		}
