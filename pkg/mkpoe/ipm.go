@@ -68,8 +68,10 @@ type conicProblem struct {
 	// and every interior-point iteration saved is a Newton system.
 	askFrom float64
 	// scratch holds the K-space Newton matrix and its factors' inputs
-	// between iterations.
-	scratch struct{ bs, m []float64 }
+	// between iterations, and gram the last Newton matrix's part
+	// Bᵀ diag(1/Δ) B (upper triangle), with which a solve recovers
+	// Bᵀ Δα (factorNormal).
+	scratch struct{ bs, m, gram []float64 }
 	// alpha0, if in (0, μ/2), is the starting multiplier of every
 	// comparison (default μ/2). At large β the optimal multipliers do not
 	// grow with μ once the box stops binding, and starting at μ/2 puts the
@@ -479,9 +481,13 @@ func solveConic(ctx context.Context, cp *conicProblem, tol float64, maxIter int)
 				dxi[c] = (rxi[c] + xi[c]*dal[c]) / (mu - alpha[c])
 				dsl[c] = (rs[c] - sl[c]*dal[c]) / alpha[c]
 			}
-			cp.mulBT(dal, dS)
+			// ΔS = Bᵀ Δα + r_d with Bᵀ Δα = Bᵀ diag(1/Δ) B Δx + Bᵀ h: the
+			// Newton matrix's Gram part times Δx (a K×K product) instead
+			// of a product with the |𝒞_w|×K matrix B, which is bound by
+			// memory bandwidth (docs/solver.md, "Where the time goes").
+			linalg.SymMulVec(K, cp.scratch.gram[:K*K], dx, dS)
 			for k := range dS {
-				dS[k] += rd[k]
+				dS[k] += bth[k] + rd[k]
 			}
 			for _, v := range dx {
 				if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -603,6 +609,7 @@ func (cp *conicProblem) factorNormal(nts []ntBlock, x, sd, delta []float64) (*ch
 	sc := &cp.scratch
 	sc.bs = growFloats(sc.bs, len(rows)*K)
 	sc.m = growFloats(sc.m, K*K)
+	sc.gram = growFloats(sc.gram, K*K)
 	fill := func(md []float64) {
 		// Only the upper triangle is formed and read (factorSPD).
 		for r, c := range rows {
@@ -614,6 +621,7 @@ func (cp *conicProblem) factorNormal(nts []ntBlock, x, sd, delta []float64) (*ch
 			}
 		}
 		linalg.GramUpper(len(rows), K, sc.bs, md)
+		copy(sc.gram, md)
 		m := mat.NewSymDense(K, md)
 		// 𝒲⁻¹: z/x on orthants; W⁻¹ ⊗ₛ W⁻¹ on PSD blocks, W⁻¹ = G⁻ᵀG⁻¹.
 		for b, bl := range cp.blocks {
