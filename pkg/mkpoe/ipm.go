@@ -246,7 +246,8 @@ func congruence(a mat.Matrix, y []float64, k int) *mat.Dense {
 }
 
 // maxStepPSD returns the largest a ≤ 1 with Λ + a·D ⪰ 0 for the scaled
-// direction D (k×k), i.e. 1/max(0, −λ_min(Λ^{-1/2} D Λ^{-1/2})).
+// direction D (k×k), i.e. 1/max(0, −λ_min(Λ^{-1/2} D Λ^{-1/2})), from the
+// whole eigenvalue problem: psdStep's exact fall back.
 func maxStepPSD(lambda []float64, d *mat.Dense) float64 {
 	k := len(lambda)
 	a := make([]float64, k*k)

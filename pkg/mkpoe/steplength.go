@@ -11,7 +11,8 @@ import (
 	"github.com/mkpoe/mkpoe/internal/linalg"
 )
 
-// Step lengths on the PSD blocks (docs/solver.md, "Step lengths").
+// Step lengths on the PSD blocks (docs/solver.md, "Step lengths on PSD
+// blocks").
 //
 // The interior-point method's largest primal step on a PSD block is the
 // largest a with X + a·ΔX ⪰ 0, that is 1/max(0, −λ_min(M)) for the scaled
@@ -45,7 +46,9 @@ const stepCheck = 0.99
 
 // lanczosMin returns the smallest Ritz value of the symmetric k×k operator
 // apply (out = A·v) after at most maxSteps steps of the Lanczos method with
-// full re-orthogonalisation from a fixed start vector (deterministic). It
+// full re-orthogonalisation (Golub & Van Loan, Matrix Computations, Ch. 10;
+// each step orthogonalised twice, Parlett's "twice is enough") from a fixed
+// start vector (deterministic). It
 // stops once the smallest Ritz pair's residual β_j|s_j| is at most
 // tol·max|θ| or the Krylov space is invariant. The result is never below
 // λ_min(A) in exact arithmetic; it is −Inf if the tridiagonal eigenvalue
@@ -73,8 +76,8 @@ func lanczosMin(k int, apply func(v, out []float64), maxSteps int, tol float64) 
 		qj := q[j*k : (j+1)*k]
 		apply(qj, w)
 		alpha[j] = floats.Dot(qj, w)
-		// Full re-orthogonalisation, twice ("twice is enough"), which
-		// also removes α_j q_j and β_{j−1} q_{j−1}.
+		// Full re-orthogonalisation, twice, which also removes α_j q_j
+		// and β_{j−1} q_{j−1}.
 		for pass := 0; pass < 2; pass++ {
 			for i := 0; i <= j; i++ {
 				qi := q[i*k : (i+1)*k]

@@ -7,8 +7,6 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
-
-	"github.com/mkpoe/mkpoe/internal/linalg"
 )
 
 // symWithSpectrum returns Q diag(vals) Qᵀ (k×k, row-major) for a random
@@ -121,6 +119,30 @@ func randomSPDSvec(rng *rand.Rand, k int, lo, hi float64) (v, full []float64) {
 	return v, full
 }
 
+// randomScaledPoint returns a random primal point X (svec, eigenvalues in
+// [1/cond, 1]), a dual point S (eigenvalues in [1, cond]) and their NT
+// scaling.
+func randomScaledPoint(tb testing.TB, rng *rand.Rand, k int, cond float64) (xv, sv []float64, nt ntBlock) {
+	tb.Helper()
+	xv, xm := randomSPDSvec(rng, k, 1/cond, 1)
+	sv, sm := randomSPDSvec(rng, k, 1, cond)
+	nt, ok := ntScaling(k, xm, sm)
+	if !ok {
+		tb.Fatal("ntScaling failed")
+	}
+	return xv, sv, nt
+}
+
+// randomDirection returns a direction (svec of length n) of independent
+// normal entries times scale.
+func randomDirection(rng *rand.Rand, n int, scale float64) []float64 {
+	dir := make([]float64, n)
+	for i := range dir {
+		dir[i] = scale * rng.NormFloat64()
+	}
+	return dir
+}
+
 // TestPSDStepMatchesExact compares psdStep with the step from the formed
 // scaled direction's exact smallest eigenvalue (maxStepPSD), primal and
 // dual, for steps below and at 1, on conditioned and ill-conditioned
@@ -131,26 +153,18 @@ func TestPSDStepMatchesExact(t *testing.T) {
 		for _, cond := range []float64{10, 1e8} {
 			for _, size := range []float64{0.01, 1, 100} {
 				t.Run(fmt.Sprintf("k%d_cond%g_dir%g", k, cond, size), func(t *testing.T) {
-					xv, xm := randomSPDSvec(rng, k, 1/cond, 1)
-					sv, sm := randomSPDSvec(rng, k, 1, cond)
-					nt, ok := ntScaling(k, xm, sm)
-					if !ok {
-						t.Fatal("ntScaling failed")
-					}
+					xv, sv, nt := randomScaledPoint(t, rng, k, cond)
 					for _, side := range []struct {
 						name string
 						base []float64
 						a    *mat.Dense
 					}{{"primal", xv, nt.ginvt}, {"dual", sv, nt.g}} {
 						// A direction of the base's own scale, times size.
-						dir := make([]float64, len(side.base))
 						scale := 0.0
 						for _, v := range side.base {
 							scale = math.Max(scale, math.Abs(v))
 						}
-						for i := range dir {
-							dir[i] = size * scale * rng.NormFloat64() / math.Sqrt(float64(k))
-						}
+						dir := randomDirection(rng, len(side.base), size*scale/math.Sqrt(float64(k)))
 						dm := make([]float64, k*k)
 						smatOf(k, dir, dm)
 						exact := maxStepPSD(nt.lambda, congruence(side.a, dm, k))
@@ -177,16 +191,8 @@ func TestPSDStepFallsBack(t *testing.T) {
 	defer func() { lanczosMaxSteps = saved }()
 	rng := rand.New(rand.NewPCG(2, 9))
 	k := 40
-	xv, xm := randomSPDSvec(rng, k, 0.01, 1)
-	_, sm := randomSPDSvec(rng, k, 1, 100)
-	nt, ok := ntScaling(k, xm, sm)
-	if !ok {
-		t.Fatal("ntScaling failed")
-	}
-	dir := make([]float64, len(xv))
-	for i := range dir {
-		dir[i] = rng.NormFloat64()
-	}
+	xv, _, nt := randomScaledPoint(t, rng, k, 100)
+	dir := randomDirection(rng, len(xv), 1)
 	dm := make([]float64, k*k)
 	smatOf(k, dir, dm)
 	exact := maxStepPSD(nt.lambda, congruence(nt.ginvt, dm, k))
@@ -208,16 +214,8 @@ func TestPSDStepFallsBack(t *testing.T) {
 func BenchmarkPSDStep(b *testing.B) {
 	rng := rand.New(rand.NewPCG(3, 3))
 	k := 330
-	xv, xm := randomSPDSvec(rng, k, 1e-4, 1)
-	_, sm := randomSPDSvec(rng, k, 1, 1e4)
-	nt, ok := ntScaling(k, xm, sm)
-	if !ok {
-		b.Fatal("ntScaling failed")
-	}
-	dir := make([]float64, len(xv))
-	for i := range dir {
-		dir[i] = rng.NormFloat64() / float64(k)
-	}
+	xv, _, nt := randomScaledPoint(b, rng, k, 1e4)
+	dir := randomDirection(rng, len(xv), 1/float64(k))
 	b.Run("lanczos", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			psdStep(k, xv, dir, nt.ginvt, nt.lambda)
@@ -230,5 +228,4 @@ func BenchmarkPSDStep(b *testing.B) {
 			maxStepPSD(nt.lambda, congruence(nt.ginvt, dm, k))
 		}
 	})
-	_ = linalg.Backend()
 }
