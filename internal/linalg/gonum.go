@@ -98,8 +98,11 @@ func symEigenRange(n int, a []float64, vl, vu float64, vals, vecs []float64) (in
 		work = make([]float64, need)
 	}
 	impl.Dorgtr(blas.Upper, n, a, n, tau, work, len(work))
+	if 4*m > n {
+		return symEigenRangeQR(n, a, d, e, vl, vu, vals, vecs)
+	}
 	z := make([]float64, m*n) // eigenvectors of T, one per row
-	if 4*m > n || !tridiagonalInverseIteration(d, e[:n-1], want, z) {
+	if !tridiagonalInverseIteration(d, e[:n-1], want, z) {
 		return symEigenRangeQR(n, a, d, e, vl, vu, vals, vecs)
 	}
 	copy(vals, want)
