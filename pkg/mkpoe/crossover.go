@@ -22,10 +22,9 @@ import (
 //     comparison space;
 //   - diagonal problems (LPs, Sec. 4.4) are restricted to a working set —
 //     the iterate's support plus the most negatively priced coordinates,
-//     and the comparisons not satisfied by a clear margin, those clearly
-//     violated with their hinges linearised (linearhinges.go) — solved
-//     exactly, and priced on the whole problem (reduced costs c + Aᵀα);
-//     the working set grows until pricing finds nothing.
+//     and the comparisons not satisfied by a clear margin — solved exactly,
+//     and priced on the whole problem (reduced costs c + Aᵀα); the working
+//     set grows until pricing finds nothing.
 //
 // The certificate is the first-order method's (docs/solver.md, "Default solver"), computed
 // on the full problem, so working sets and tolerances affect only the
@@ -38,15 +37,8 @@ import (
 type workingSet struct {
 	basis  []*mat.Dense // full blocks: r×k basis (nil: block left out)
 	coords [][]int      // diagonal blocks: kept coordinates
-	comps  []int        // comparisons kept as constraints
-	inComp []bool       // comparisons in comps or linear
-	// linear lists the comparisons whose hinges the restricted problem
-	// replaces by their linear parts, pinned those that may no longer be
-	// linearised, and keepHinges turns linearisation off for the rest of
-	// the fit (linearhinges.go).
-	linear     []int
-	pinned     []bool
-	keepHinges bool
+	comps  []int        // comparisons kept
+	inComp []bool
 	// priced marks, per diagonal block, the coordinates that entered by
 	// pricing: they stay for good (see growWorkingSet).
 	priced []map[int]bool
@@ -130,10 +122,8 @@ func newtonReporter(rec Recorder, best *solution) func(int) {
 	}
 }
 
-// crossoverMaxRounds bounds the price-and-resolve rounds: 3–6 on the
-// benchmark fixture, and linearised hinges may add up to maxLinearRedos + 1
-// (linearhinges.go).
-const crossoverMaxRounds = 15
+// crossoverMaxRounds bounds the price-and-resolve rounds.
+const crossoverMaxRounds = 12
 
 // crossover turns the first-order solution sol of p (unpreconditioned, in
 // problem coordinates) into a certified one. It returns sol unchanged (with
@@ -167,10 +157,8 @@ func (p *problem) crossover(ctx context.Context, sol solution, s Settings) (solu
 
 	set := workingSet{basis: make([]*mat.Dense, len(p.blocks)), coords: make([][]int, len(p.blocks)), inComp: make([]bool, nc)}
 	p.growWorkingSet(&set, x, g, m, 0.25, true)
-	set.linearize(m, firstLinearMargin)
 
 	best := sol
-	linearRedos := 0
 	for round := 1; round <= crossoverMaxRounds; round++ {
 		if set.empty() {
 			// Nothing to restrict to (e.g. from W = 0 at a β so small
@@ -182,34 +170,18 @@ func (p *problem) crossover(ctx context.Context, sol solution, s Settings) (solu
 		if steps == 0 {
 			return best, nil
 		}
-		linearized := len(set.linear) > 0
-		if linearized {
-			steps = min(steps, linearRoundSteps)
-		}
 		cp, layout := p.restrict(&set)
-		// Σ_c α_c is the optimum at the solution, and a linearised
-		// comparison's α_c is μ.
-		cp.alpha0 = best.objective / float64(len(set.comps)+len(set.linear))
-		if rest := best.objective - mu*float64(len(set.linear)); linearized && rest > 0 {
-			cp.alpha0 = rest / float64(len(set.comps))
-		}
-		if linearized {
-			cp.floor = best.bound
-		}
+		cp.alpha0 = best.objective / float64(max(len(set.comps), 1))
 		cp.step = newtonReporter(s.Recorder, &best)
 		res, err := solveConic(ctx, cp, s.Tol*1e-3, steps)
-		if crossoverRoundHook != nil {
-			crossoverRoundHook(&set, err)
-		}
-		// A run that stalled or stopped below its floor still returns its
-		// last interior point: the certificate below judges it.
-		gaveUp := errors.Is(err, errIPMStalled) || errors.Is(err, errBelowFloor)
-		if err != nil && !(gaveUp && res.x != nil) {
-			if gaveUp {
+		if err != nil && !(errors.Is(err, errIPMStalled) && res.x != nil) {
+			if errors.Is(err, errIPMStalled) {
 				return best, nil
 			}
 			return best, err
 		}
+		// A stalled method still returns its last interior point: the
+		// certificate below judges it.
 		best.iters += res.iterations
 		// Back to the full problem: primal point, exact objective, and
 		// the dual point α (zero off the working set).
@@ -221,9 +193,6 @@ func (p *problem) crossover(ctx context.Context, sol solution, s Settings) (solu
 		}
 		for r, c := range set.comps {
 			alpha[c] = math.Min(math.Max(res.alpha[r], 0), mu)
-		}
-		for _, c := range set.linear {
-			alpha[c] = mu
 		}
 		p.gradient(ws, alpha, pw, g)
 		t := p.dualScale(ws, g)
@@ -244,26 +213,7 @@ func (p *problem) crossover(ctx context.Context, sol solution, s Settings) (solu
 			best.converged = true
 			return best, nil
 		}
-		// A linearised comparison that ended below margin 0 makes the
-		// round's solution wrong for its own working set: the round is
-		// redone. A linearised round that gave up (its steps used up, or
-		// below its floor), or the maxLinearRedos-th redo, turns
-		// linearisation off (linearhinges.go).
-		redo := false
-		switch {
-		case linearized && gaveUp:
-			set.keepAllHinges()
-			redo = true
-		case linearized:
-			if redo = set.pinLinear(m, linearMargin/2); redo {
-				if linearRedos++; linearRedos >= maxLinearRedos {
-					set.keepAllHinges()
-				}
-			}
-		}
-		grew := p.growWorkingSet(&set, xn, g, m, 0.05, false)
-		set.linearize(m, linearMargin)
-		if !grew && !redo {
+		if !p.growWorkingSet(&set, xn, g, m, 0.05, false) {
 			// Pricing found nothing to add: the restricted problem is the
 			// whole story and only round-off separates the bounds.
 			return best, nil
@@ -507,9 +457,8 @@ func (p *problem) restrict(set *workingSet) (*conicProblem, restrictLayout) {
 	}
 	u := make([]float64, 0)
 	w := make([]float64, 0)
-	// row writes b_c, comparison c's margin coefficients on the working
-	// set, into dst (length K).
-	row := func(c int, dst []float64) {
+	for row, c := range set.comps {
+		dst := cp.b.RawRowView(row)
 		lp, rp := p.pairs[p.left[c]], p.pairs[p.right[c]]
 		for q, bl := range cp.blocks {
 			b := lay.block[q]
@@ -542,19 +491,6 @@ func (p *problem) restrict(set *workingSet) (*conicProblem, restrictLayout) {
 				}
 			}
 		}
-	}
-	for r, c := range set.comps {
-		row(c, cp.b.RawRowView(r))
-	}
-	// Linearised hinges (linearhinges.go): μ(1 + b_cᵀx) each, μ·b_c into
-	// the cost and μ into the constant.
-	if len(set.linear) > 0 {
-		bc := make([]float64, off)
-		for _, c := range set.linear {
-			row(c, bc)
-			floats.AddScaled(cp.c, cp.mu, bc)
-		}
-		cp.offset = cp.mu * float64(len(set.linear))
 	}
 	return cp, lay
 }

@@ -103,20 +103,6 @@ type conicProblem struct {
 	// earlier iterate and the dual residual is barely moved (interiorFull's
 	// later rounds, docs/solver.md "Warm-started rounds").
 	start *ipmPoint
-	// offset is a constant added to both objectives: μ|L| for the
-	// comparisons L whose hinges the crossover's restricted problem
-	// replaced by their linear parts (linearhinges.go), so that the
-	// relative gap is measured against the whole restricted objective.
-	offset float64
-	// floor, if positive, is a lower bound on the optimum of (P) when (P)
-	// is what it stands for: the method stops with errBelowFloor as soon
-	// as a primal-feasible iterate's objective, an upper bound on (P)'s
-	// optimum, falls below it. The crossover sets it to its certified
-	// bound on the whole problem's optimum for rounds with linearised
-	// hinges, whose restricted optimum can fall below that bound only
-	// where a linearised hinge has turned the wrong way, or be unbounded
-	// (linearhinges.go).
-	floor float64
 	// step, if not nil, is called after every Newton step with the number
 	// of steps taken (progress reports: newtonReporter); it must not change
 	// anything.
@@ -156,8 +142,8 @@ func smatOf(k int, v []float64, a []float64) {
 // ipmResult is the outcome of solveConic.
 type ipmResult struct {
 	x, alpha   []float64
-	primal     float64 // cᵀx + μΣξ + offset at the returned point
-	dual       float64 // Σα + offset
+	primal     float64 // cᵀx + μΣξ at the returned point
+	dual       float64 // Σα
 	iterations int
 	// snapshot: the iterate kept by conicProblem.snapshotGap, or nil.
 	snapshot *ipmPoint
@@ -184,10 +170,6 @@ const warmNewAlpha = 0.1
 // errIPMStalled reports that the interior-point method could not make
 // progress (numerical trouble); the caller falls back.
 var errIPMStalled = errors.New("mkpoe: interior-point method stalled")
-
-// errBelowFloor reports that the interior-point method stopped at a
-// primal-feasible point below conicProblem.floor.
-var errBelowFloor = errors.New("mkpoe: interior-point objective below the floor")
 
 // ntBlock holds the Nesterov–Todd scaling of one PSD block at the current
 // point: W = GGᵀ with GᵀSG = G⁻¹XG⁻ᵀ = Λ = diag(lambda), and Ginvt = G⁻ᵀ.
@@ -395,8 +377,8 @@ func solveConic(ctx context.Context, cp *conicProblem, tol float64, maxIter int)
 			gapBox += xi[c]*(mu-alpha[c]) + sl[c]*alpha[c]
 		}
 		nu := (gapCone + gapBox) / order
-		pobj := floats.Dot(cp.c, x) + mu*floats.Sum(xi) + cp.offset
-		dobj := floats.Sum(alpha) + cp.offset
+		pobj := floats.Dot(cp.c, x) + mu*floats.Sum(xi)
+		dobj := floats.Sum(alpha)
 		res.x, res.alpha, res.primal, res.dual = x, alpha, pobj, dobj
 		relGap := math.Abs(pobj-dobj) / math.Max(1, math.Abs(pobj))
 		pres := 0.0
@@ -409,9 +391,6 @@ func solveConic(ctx context.Context, cp *conicProblem, tol float64, maxIter int)
 			res.snapshot = &ipmPoint{x: append([]float64(nil), x...), sd: append([]float64(nil), sd...),
 				xi: append([]float64(nil), xi...), sl: append([]float64(nil), sl...),
 				alpha: append([]float64(nil), alpha...), nu: nu}
-		}
-		if cp.floor > 0 && pres <= tol && pobj < cp.floor*(1-1e-9) {
-			return res, errBelowFloor
 		}
 		if res.final && cp.accept == nil {
 			return res, nil
