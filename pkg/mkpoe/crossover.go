@@ -225,9 +225,10 @@ func (p *problem) crossover(ctx context.Context, sol solution, s Settings) (solu
 // growWorkingSet updates set from the point x (margins m) and the reduced
 // costs g = c + Aᵀα of the diagonal blocks: each block's coordinates
 // become the support of its x, every coordinate that entered by pricing
-// after the first round, and up to maxNewCoords new ones, the most
-// negatively priced first. After the first round, when anything outside
-// the set is negatively priced or a comparison joins, the new ones also
+// after the first round, and up to maxNewCoords new ones (maxFirstNewCoords
+// in the first round), the most negatively priced first. After the first
+// round, when anything outside the set is negatively priced or a
+// comparison joins, the new ones also
 // include coordinates priced non-negatively but close to zero
 // (nearPriceFraction). Every comparison with margin above −slack joins the
 // kept comparisons (which only grow). It reports whether anything outside
@@ -300,8 +301,12 @@ func (p *problem) growWorkingSet(set *workingSet, x, g, m []float64, slack float
 		}
 		// The most negatively priced coordinates enter first.
 		sort.Slice(priced, func(i, j int) bool { return gb[priced[i]] < gb[priced[j]] })
-		if len(priced) > maxNewCoords {
-			priced = priced[:maxNewCoords]
+		limit := maxNewCoords
+		if first {
+			limit = maxFirstNewCoords
+		}
+		if len(priced) > limit {
+			priced = priced[:limit]
 		}
 		if !first {
 			// The first round's prices come from the first-order
@@ -351,9 +356,25 @@ func (p *problem) wholeSet(comps []int) *workingSet {
 	return set
 }
 
-// maxNewCoords bounds the priced coordinates one round adds to a diagonal
-// block.
-const maxNewCoords = 32
+// maxFirstNewCoords bounds the priced coordinates that join a diagonal
+// block's first working set, and maxNewCoords those that a later round
+// adds. The first round's prices come from the first-order point (or a
+// warm start's), and more of them only widen the first round: with 64 or
+// 128 its sets on the benchmark fixture grew from 366–492 coordinates to
+// 474–640 or 666–810 and cold fits at β ≥ 1e3 took 2.4–3.3 s instead of
+// 1.8–2.6 s. Later rounds are priced by a solved restricted dual, and a
+// fit warm-started from a smaller β, whose support is narrower than the
+// new optimum's, needs its later rounds to add many: on two aset400 folds'
+// warm β paths (BenchmarkAset400FoldPath, K4diag_all and K1diag_CF) a
+// fit at β = 1e7 grew from 47 to 222 coordinates in 8 rounds at 32 per
+// block and round, in 5 at 128, and the paths took 312 and 257 Newton
+// steps instead of 376 and 348 (256 or no limit: the same as 128; the
+// cold fixture's later rounds add fewer than 32: unchanged); docs/solver.md,
+// "Pricing near zero".
+const (
+	maxFirstNewCoords = 32
+	maxNewCoords      = 128
+)
 
 // nearPriceFraction: after the first round, a coordinate whose reduced
 // cost is non-negative but below this fraction of its block's mean
