@@ -367,13 +367,15 @@ func (p *problem) wholeSet(comps []int) *workingSet {
 // new optimum's, needs its later rounds to add many: on two aset400 folds'
 // warm β paths (BenchmarkAset400FoldPath, K4diag_all and K1diag_CF) a
 // fit at β = 1e7 grew from 47 to 222 coordinates in 8 rounds at 32 per
-// block and round, in 5 at 128, and the paths took 312 and 257 Newton
-// steps instead of 376 and 348 (256 or no limit: the same as 128; the
-// cold fixture's later rounds add fewer than 32: unchanged); docs/solver.md,
-// "Pricing near zero".
+// block and round, and the paths took 376 and 348 Newton steps; at 64
+// 324 and 275, at 128 312 and 257. 64 was the faster on the fixture's warm
+// path (median 3.99 s against 4.51 s at 32 and 4.79 s at 128: its later
+// rounds are larger), and on the folds as fast as 128 (medians 2.86 and
+// 1.43 s against 3.13 and 1.59 s at 32); docs/solver.md, "Pricing near
+// zero".
 const (
 	maxFirstNewCoords = 32
-	maxNewCoords      = 128
+	maxNewCoords      = 64
 )
 
 // nearPriceFraction: after the first round, a coordinate whose reduced
