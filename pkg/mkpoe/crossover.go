@@ -369,7 +369,7 @@ func (p *problem) wholeSet(comps []int) *workingSet {
 // fit at β = 1e7 grew from 47 to 222 coordinates in 8 rounds at 32 per
 // block and round, and the paths took 376 and 348 Newton steps; at 64
 // 324 and 275, at 128 312 and 257. 64 was the faster on the fixture's warm
-// path (median 3.99 s against 4.51 s at 32 and 4.79 s at 128: its later
+// path (median 3.95 s against 4.35 s at 32 and 4.74 s at 128, whose later
 // rounds are larger), and on the folds as fast as 128 (medians 2.86 and
 // 1.43 s against 3.13 and 1.59 s at 32); docs/solver.md, "Pricing near
 // zero".
