@@ -228,12 +228,12 @@ func (p *problem) crossover(ctx context.Context, sol solution, s Settings) (solu
 // after the first round, and up to maxNewCoords new ones (maxFirstNewCoords
 // in the first round), the most negatively priced first. After the first
 // round, when anything outside the set is negatively priced or a
-// comparison joins, the new ones also
-// include coordinates priced non-negatively but close to zero
-// (nearPriceFraction). Every comparison with margin above −slack joins the
-// kept comparisons (which only grow). It reports whether anything outside
-// the previous set entered. (Problems whose blocks are all full go to
-// interiorFull instead, and all blocks of a fit share a mode.)
+// comparison joins, the new ones also include coordinates priced
+// non-negatively but close to zero (nearPriceFraction). Every comparison
+// with margin above −slack joins the kept comparisons (which only grow).
+// It reports whether anything outside the previous set entered. (Problems
+// whose blocks are all full go to interiorFull instead, and all blocks of
+// a fit share a mode.)
 func (p *problem) growWorkingSet(set *workingSet, x, g, m []float64, slack float64, first bool) bool {
 	grew := false
 	for c, mc := range m {

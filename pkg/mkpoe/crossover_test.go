@@ -53,3 +53,41 @@ func TestGrowWorkingSet(t *testing.T) {
 		})
 	}
 }
+
+// TestGrowWorkingSetLimits: with more negatively priced coordinates than
+// either limit, the first round takes the maxFirstNewCoords most negative
+// ones and a later round the maxNewCoords most negative ones (one diagonal
+// block of 200 coordinates, x = 0 off coordinate 0, reduced cost −1 − t/200
+// at coordinate t ≥ 1, so the most negative are the highest t).
+func TestGrowWorkingSetLimits(t *testing.T) {
+	const r = 200
+	p := &problem{blocks: []block{{diag: true, r: r, off: 0, size: r}}, left: make([]int32, 1)}
+	x := make([]float64, r)
+	x[0] = 1
+	g := make([]float64, r)
+	for k := 1; k < r; k++ {
+		g[k] = -1 - float64(k)/r
+	}
+	for _, tc := range []struct {
+		name  string
+		first bool
+		want  int
+	}{
+		{"first round", true, maxFirstNewCoords},
+		{"later round", false, maxNewCoords},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			set := workingSet{coords: [][]int{{0}}, inComp: make([]bool, 1)}
+			p.growWorkingSet(&set, x, g, []float64{-1}, 0.05, tc.first)
+			got := set.coords[0]
+			if len(got) != 1+tc.want {
+				t.Fatalf("%d coordinates, want the support and %d priced", len(got), tc.want)
+			}
+			// The support, then the tc.want most negatively priced: the
+			// highest coordinates.
+			if got[0] != 0 || got[1] != r-tc.want || got[len(got)-1] != r-1 {
+				t.Errorf("coordinates %v…%v, want 0 and %d…%d", got[:2], got[len(got)-1], r-tc.want, r-1)
+			}
+		})
+	}
+}
