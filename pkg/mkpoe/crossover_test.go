@@ -36,7 +36,7 @@ func TestGrowWorkingSet(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			set := workingSet{coords: [][]int{{0, 5}}, inComp: make([]bool, 3)}
-			grew := p.growWorkingSet(&set, x, tc.g, tc.m, 0.05, tc.first)
+			grew := p.growWorkingSet(&set, x, tc.g, tc.m, laterSlack, rangeTolerance, tc.first)
 			if !reflect.DeepEqual(set.coords[0], tc.wantCoords) || !reflect.DeepEqual(set.comps, tc.wantComps) || grew != tc.wantGrew {
 				t.Errorf("coords %v, comps %v, grew %v; want %v, %v, %v", set.coords[0], set.comps, grew, tc.wantCoords, tc.wantComps, tc.wantGrew)
 			}
@@ -78,7 +78,7 @@ func TestGrowWorkingSetLimits(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			set := workingSet{coords: [][]int{{0}}, inComp: make([]bool, 1)}
-			p.growWorkingSet(&set, x, g, []float64{-1}, 0.05, tc.first)
+			p.growWorkingSet(&set, x, g, []float64{-1}, laterSlack, rangeTolerance, tc.first)
 			got := set.coords[0]
 			if len(got) != 1+tc.want {
 				t.Fatalf("%d coordinates, want the support and %d priced", len(got), tc.want)
@@ -89,5 +89,90 @@ func TestGrowWorkingSetLimits(t *testing.T) {
 				t.Errorf("coordinates %v…%v, want 0 and %d…%d", got[:2], got[len(got)-1], r-tc.want, r-1)
 			}
 		})
+	}
+}
+
+// TestGrowWorkingSetSupportTolerance checks that a coordinate at 5e-5 of
+// its block's largest counts as support after a round solved to its own
+// tolerance (rangeTolerance) and not after a loose one
+// (looseSupportTolerance), where an interior point still carries weights
+// that size off the optimum's support.
+func TestGrowWorkingSetSupportTolerance(t *testing.T) {
+	p := &problem{blocks: []block{{diag: true, r: 4, off: 0, size: 4}}, left: make([]int32, 1)}
+	x := []float64{1, 5e-5, 2e-6, 0.3}
+	g := []float64{0, 0, 0, 0} // nothing priced
+	for _, tc := range []struct {
+		name       string
+		supportTol float64
+		want       []int
+	}{
+		{"solved round", rangeTolerance, []int{0, 1, 3}},
+		{"loose round", looseSupportTolerance, []int{0, 3}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			set := workingSet{coords: [][]int{{0, 1, 2, 3}}, inComp: []bool{true}, comps: []int{0}}
+			p.growWorkingSet(&set, x, g, []float64{-1}, laterSlack, tc.supportTol, false)
+			if !reflect.DeepEqual(set.coords[0], tc.want) {
+				t.Errorf("coords %v, want %v", set.coords[0], tc.want)
+			}
+		})
+	}
+}
+
+// TestPricingGrows checks the test that ends a loose round: a comparison
+// outside the set above margin −slack, or a negatively priced coordinate
+// outside the set, grows it; a negatively priced coordinate inside the
+// set (a restricted dual's residual) does not.
+func TestPricingGrows(t *testing.T) {
+	p := &problem{blocks: []block{{diag: true, r: 4, off: 0, size: 4}}, left: make([]int32, 2)}
+	for _, tc := range []struct {
+		name string
+		g, m []float64
+		want bool
+	}{
+		{"nothing outside", []float64{-1, 0.2, 0, 3}, []float64{0.5, -0.06}, false},
+		{"coordinate priced outside", []float64{0, 0.2, -1e-9, 3}, []float64{0.5, -0.06}, true},
+		{"comparison outside joins", []float64{0, 0.2, 0, 3}, []float64{0.5, -0.04}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			set := workingSet{coords: [][]int{{0, 1}}, inComp: []bool{true, false}, comps: []int{0}}
+			if got := p.pricingGrows(&set, tc.g, tc.m, laterSlack); got != tc.want {
+				t.Errorf("pricingGrows = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestLooseRoundsMatchExactOptimum runs the diagonal high-β cases (β = 1e4
+// … 1e7, realizable and noisy) and counts the crossover rounds that stop
+// loosely, at roundGapFraction·Tol with pricing already growing the set:
+// there must be such rounds, and every fit must still match the exact
+// optimum (checkExact).
+func TestLooseRoundsMatchExactOptimum(t *testing.T) {
+	loose := 0
+	crossoverRoundEnd = func(_ int, l bool) {
+		if l {
+			loose++
+		}
+	}
+	defer func() { crossoverRoundEnd = nil }()
+	for _, c := range highBetaCases() {
+		if c.kind != hbDiag {
+			continue
+		}
+		t.Run(c.name, func(t *testing.T) {
+			ref, err := c.exact()
+			if err != nil {
+				t.Fatalf("reference: %v", err)
+			}
+			m, err := c.fit(0)
+			if err != nil {
+				t.Fatalf("Fit: %v", err)
+			}
+			checkExact(t, c, ref, m, 0)
+		})
+	}
+	if loose == 0 {
+		t.Error("no crossover round stopped loosely")
 	}
 }
