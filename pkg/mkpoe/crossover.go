@@ -178,7 +178,7 @@ func (p *problem) crossover(ctx context.Context, sol solution, s Settings) (solu
 		// hold its margins, multipliers and reduced costs afterwards).
 		// The last evaluation is kept for the round's end.
 		var lastX, xn []float64
-		var f, bound float64
+		var f, reg, bound float64
 		evaluate := func(res ipmResult) {
 			if len(res.x) > 0 && len(lastX) > 0 && &res.x[0] == &lastX[0] {
 				return
@@ -186,7 +186,8 @@ func (p *problem) crossover(ctx context.Context, sol solution, s Settings) (solu
 			lastX = res.x
 			xn = p.expand(&set, layout, res.x)
 			p.margins(ws, xn, dist, m)
-			f = p.regularizer(xn) + p.lossAndWeights(m, 0, nil)
+			reg = p.regularizer(xn)
+			f = reg + p.lossAndWeights(m, 0, nil)
 			for c := range alpha {
 				alpha[c] = 0
 			}
@@ -201,14 +202,7 @@ func (p *problem) crossover(ctx context.Context, sol solution, s Settings) (solu
 		cp.accept = func(res ipmResult) bool {
 			evaluate(res)
 			fb, lb := math.Min(f, best.objective), math.Max(bound, best.bound)
-			// Certified on the whole problem: stop (Tol/4 as in
-			// interiorFull, so that the certificate survives a tenfold β
-			// more often along a warm path).
-			tight := fb-lb <= s.Tol*fb/4
-			if tight && f <= fb && refineForTenfold {
-				tight = !losesTenfold(f, p.regularizer(xn), lb, s.Tol)
-			}
-			if tight || res.final {
+			if res.final || certifiedAtQuarterTol(f, reg, fb, lb, s.Tol) {
 				return true
 			}
 			// Solved to roundGapFraction·Tol and pricing already grows

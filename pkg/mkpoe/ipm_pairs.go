@@ -328,25 +328,14 @@ func (p *problem) interiorFull(ctx context.Context, sol solution, s Settings) (s
 		cp.accept = func(res ipmResult) bool {
 			xn, f, bound := evaluateOnce(res)
 			fb, lb := math.Min(f, best.objective), math.Max(bound, best.bound)
-			// Tol/4 rather than Tol: about one more Newton step buys a
-			// certificate that survives a tenfold β. Along a warm β path
-			// the fits above β = 1e4 are then certified by the previous
-			// dual point alone (on the fixture a 1e4 fit left at gap 4e-4
-			// reached 9e-4 at 1e6 and cost a 9 s refit at 1e7; at 1e-4
-			// the whole tail took 0.7 s). Where this point separates the
-			// comparisons, losesTenfold checks that directly.
-			tight := fb-lb <= s.Tol*fb/4
-			if tight && f <= fb && refineForTenfold {
-				tight = !losesTenfold(f, p.regularizer(xn), lb, s.Tol)
-			}
-			if tight || (res.final && fb-lb <= s.Tol*fb) {
+			if certifiedAtQuarterTol(f, p.regularizer(xn), fb, lb, s.Tol) || (res.final && fb-lb <= s.Tol*fb) {
 				return true
 			}
 			if !res.final {
 				return false
 			}
 			for c, mc := range m {
-				if !in[c] && mc > -0.05 {
+				if !in[c] && mc > -laterSlack {
 					return true // a dropped comparison is needed: next round
 				}
 			}
@@ -392,7 +381,7 @@ func (p *problem) interiorFull(ctx context.Context, sol solution, s Settings) (s
 		}
 		grew := false
 		for c, mc := range m {
-			if !in[c] && mc > -0.05 {
+			if !in[c] && mc > -laterSlack {
 				in[c], grew = true, true
 				comps = append(comps, c)
 			}
@@ -441,6 +430,24 @@ func losesTenfold(f, reg, lb, tol float64) bool {
 	loss := f - reg
 	f10 := f + 9*loss
 	return loss <= tol*f && f10-lb > tol/2*f10
+}
+
+// certifiedAtQuarterTol is the interior-point stages' rule for stopping
+// on the whole problem's certificate (interiorFull, and the diagonal
+// rounds of crossover): the best objective fb and bound lb within Tol/4,
+// and, where the point (objective f, regulariser reg) is the best one,
+// a certificate that does not lose Tol/2 at ten times β (losesTenfold).
+// Tol/4 rather than Tol: about one more Newton step buys a certificate
+// that survives a tenfold β. Along a warm β path the fits above β = 1e4
+// are then certified by the previous dual point alone (on the fixture a
+// 1e4 fit left at gap 4e-4 reached 9e-4 at 1e6 and cost a 9 s refit at
+// 1e7; at 1e-4 the whole tail took 0.7 s).
+func certifiedAtQuarterTol(f, reg, fb, lb, tol float64) bool {
+	tight := fb-lb <= tol*fb/4
+	if tight && f <= fb && refineForTenfold {
+		tight = !losesTenfold(f, reg, lb, tol)
+	}
+	return tight
 }
 
 // refineForTenfold turns losesTenfold's extra Newton steps on: a variable
