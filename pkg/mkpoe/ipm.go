@@ -566,11 +566,17 @@ func (cp *conicProblem) mulB(x, out []float64) {
 		cp.pairs.mulB(cp, x, out)
 		return
 	}
-	nT, _ := cp.b.Dims()
+	nT, K := cp.b.Dims()
 	if nT == 0 {
 		return
 	}
-	mat.NewVecDense(nT, out).MulVec(cp.b, mat.NewVecDense(len(x), x))
+	raw := cp.b.RawMatrix()
+	if raw.Stride != K {
+		mat.NewVecDense(nT, out).MulVec(cp.b, mat.NewVecDense(len(x), x))
+		return
+	}
+	// Split over the cores by rows, bit for bit the product of one call.
+	linalg.MulVec(nT, K, raw.Data, x, out)
 }
 
 // mulBT computes out = Bᵀ a.
@@ -613,14 +619,17 @@ func (cp *conicProblem) factorNormal(nts []ntBlock, x, sd, delta []float64) (*ch
 	sc.gram = growFloats(sc.gram, K*K)
 	fill := func(md []float64) {
 		// Only the upper triangle is formed and read (factorSPD).
-		for r, c := range rows {
-			w := 1 / math.Sqrt(delta[c])
-			src := cp.b.RawRowView(c)
-			dst := sc.bs[r*K : (r+1)*K]
-			for k, v := range src {
-				dst[k] = w * v
+		linalg.Parallel((len(rows)+fillRows-1)/fillRows, func(t int) {
+			for r := t * fillRows; r < min((t+1)*fillRows, len(rows)); r++ {
+				c := rows[r]
+				w := 1 / math.Sqrt(delta[c])
+				src := cp.b.RawRowView(c)
+				dst := sc.bs[r*K : (r+1)*K]
+				for k, v := range src {
+					dst[k] = w * v
+				}
 			}
-		}
+		})
 		linalg.GramUpper(len(rows), K, sc.bs, md)
 		copy(sc.gram, md)
 		m := mat.NewSymDense(K, md)
@@ -639,6 +648,10 @@ func (cp *conicProblem) factorNormal(nts []ntBlock, x, sd, delta []float64) (*ch
 	fill(sc.m)
 	return factorSPD(K, sc.m, fill)
 }
+
+// fillRows is the rows of B diag(1/√Δ) that factorNormal scales per
+// task of linalg.Parallel (each row by itself: the split changes nothing).
+const fillRows = 256
 
 // growFloats returns s resized to n, reallocating only when it is too short.
 func growFloats(s []float64, n int) []float64 {
