@@ -579,7 +579,9 @@ func (cp *conicProblem) mulB(x, out []float64) {
 	linalg.MulVec(nT, K, raw.Data, x, out)
 }
 
-// mulBT computes out = Bᵀ a.
+// mulBT computes out = Bᵀ a: split over the cores by blocks of rows
+// (linalg.MulTransVec), whose sums round differently from one product
+// but never depend on the number of cores.
 func (cp *conicProblem) mulBT(a, out []float64) {
 	if cp.pairs != nil {
 		cp.pairs.mulBT(cp, a, out)
@@ -592,7 +594,12 @@ func (cp *conicProblem) mulBT(a, out []float64) {
 		}
 		return
 	}
-	mat.NewVecDense(K, out).MulVec(cp.b.T(), mat.NewVecDense(nT, a))
+	raw := cp.b.RawMatrix()
+	if raw.Stride != K {
+		mat.NewVecDense(K, out).MulVec(cp.b.T(), mat.NewVecDense(nT, a))
+		return
+	}
+	linalg.MulTransVec(nT, K, raw.Data, a, out)
 }
 
 // factorNormal forms and factors M = 𝒲⁻¹ + Bᵀ diag(1/Δ) B. Rows whose
