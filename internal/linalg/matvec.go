@@ -36,12 +36,11 @@ func MulVec(r, k int, a, x, y []float64) {
 	})
 }
 
-// matVecRows must be a multiple of four (see MulVec). parallelMatVecMin:
-// below about 2¹⁶ entries (0.5 MB, tens of µs) a product is not worth
-// splitting.
+// matVecRows must be a multiple of four (see MulVec); MulTransVec's
+// results depend on it. parallelMatVecMin: below 2¹⁶ entries (0.5 MB,
+// tens of µs) a product is not worth splitting.
 const (
 	matVecRows        = 256
-	matVecCols        = 456
 	parallelMatVecMin = 1 << 16
 )
 
