@@ -53,7 +53,7 @@ const (
 // (TestMulTransVecBlocks). On 3902×454, the diagonal crossover's first
 // Newton systems on the benchmark fixture, it took 0.40–0.42 ms against
 // 0.60–0.68 ms for one call, and MulVec 0.37–0.40 ms against 0.58–0.65 ms
-// (two cores, BenchmarkMulVec and BenchmarkMulTransVec).
+// (two cores, BenchmarkMatVec).
 func MulTransVec(r, k int, a, x, y []float64) {
 	if len(a) < r*k || len(x) != r || len(y) != k {
 		panic("linalg: MulTransVec: a needs r×k entries, x r and y k")

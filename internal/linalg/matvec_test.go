@@ -10,6 +10,15 @@ import (
 	"gonum.org/v1/gonum/blas/gonum"
 )
 
+// normals returns n standard normal draws.
+func normals(rng *rand.Rand, n int) []float64 {
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = rng.NormFloat64()
+	}
+	return v
+}
+
 // TestMatVecSplitIsExact checks that MulVec, split over the cores, gives
 // bit for bit what one gonum Dgemv call gives, on shapes
 // below and above the split threshold, with row counts that are and are
@@ -18,14 +27,7 @@ func TestMatVecSplitIsExact(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, sz := range [][2]int{{0, 5}, {5, 0}, {37, 29}, {101, 454}, {3902, 309}, {1027, 131}, {258, 257}, {4096, 17}} {
 		r, k := sz[0], sz[1]
-		a := make([]float64, r*k)
-		for i := range a {
-			a[i] = rng.NormFloat64()
-		}
-		x := make([]float64, k)
-		for i := range x {
-			x[i] = rng.NormFloat64()
-		}
+		a, x := normals(rng, r*k), normals(rng, k)
 		want := make([]float64, r)
 		got := make([]float64, r)
 		if r > 0 && k > 0 {
@@ -48,14 +50,7 @@ func TestMulTransVecBlocks(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	for _, sz := range [][2]int{{0, 5}, {5, 0}, {37, 29}, {101, 454}, {3902, 309}, {1027, 131}, {4096, 17}} {
 		r, k := sz[0], sz[1]
-		a := make([]float64, r*k)
-		for i := range a {
-			a[i] = rng.NormFloat64()
-		}
-		x := make([]float64, r)
-		for i := range x {
-			x[i] = rng.NormFloat64()
-		}
+		a, x := normals(rng, r*k), normals(rng, r)
 		serial := make([]float64, k)
 		if r > 0 && k > 0 {
 			gonum.Implementation{}.Dgemv(blas.Trans, r, k, 1, a, k, x, 1, 0, serial, 1)
@@ -95,40 +90,29 @@ func TestMulTransVecBlocks(t *testing.T) {
 	}
 }
 
-func BenchmarkMulVec(b *testing.B) {
+// BenchmarkMatVec times MulVec and MulTransVec against one Dgemv call on
+// the shape of the diagonal crossover's first Newton systems on the
+// solver's benchmark fixture.
+func BenchmarkMatVec(b *testing.B) {
 	const r, k = 3902, 454
 	a := make([]float64, r*k)
 	for i := range a {
 		a[i] = float64(i%97) * 0.01
 	}
-	x, y := make([]float64, k), make([]float64, r)
-	b.Run("serial", func(b *testing.B) {
-		for b.Loop() {
-			gonum.Implementation{}.Dgemv(blas.NoTrans, r, k, 1, a, k, x, 1, 0, y, 1)
-		}
-	})
-	b.Run("split", func(b *testing.B) {
-		for b.Loop() {
-			MulVec(r, k, a, x, y)
-		}
-	})
-}
-
-func BenchmarkMulTransVec(b *testing.B) {
-	const r, k = 3902, 454
-	a := make([]float64, r*k)
-	for i := range a {
-		a[i] = float64(i%97) * 0.01
+	short, long := make([]float64, k), make([]float64, r)
+	for _, bc := range []struct {
+		name string
+		f    func()
+	}{
+		{"MulVec/serial", func() { gonum.Implementation{}.Dgemv(blas.NoTrans, r, k, 1, a, k, short, 1, 0, long, 1) }},
+		{"MulVec/split", func() { MulVec(r, k, a, short, long) }},
+		{"MulTransVec/serial", func() { gonum.Implementation{}.Dgemv(blas.Trans, r, k, 1, a, k, long, 1, 0, short, 1) }},
+		{"MulTransVec/split", func() { MulTransVec(r, k, a, long, short) }},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				bc.f()
+			}
+		})
 	}
-	x, y := make([]float64, r), make([]float64, k)
-	b.Run("serial", func(b *testing.B) {
-		for b.Loop() {
-			gonum.Implementation{}.Dgemv(blas.Trans, r, k, 1, a, k, x, 1, 0, y, 1)
-		}
-	})
-	b.Run("split", func(b *testing.B) {
-		for b.Loop() {
-			MulTransVec(r, k, a, x, y)
-		}
-	})
 }
