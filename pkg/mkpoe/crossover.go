@@ -270,14 +270,8 @@ func (p *problem) growWorkingSet(set *workingSet, x, g, m []float64, slack, supp
 	// Does pricing find anything? Only then may near-zero coordinates
 	// join: otherwise the restricted problem is the whole story.
 	near := !first && p.pricingGrows(set, g, m, slack)
-	grew := false
-	for c, mc := range m {
-		if !set.inComp[c] && mc > -slack {
-			set.inComp[c] = true
-			set.comps = append(set.comps, c)
-			grew = true
-		}
-	}
+	var grew bool
+	set.comps, grew = joinComparisons(set.inComp, set.comps, m, slack)
 	sort.Ints(set.comps)
 	if set.priced == nil {
 		set.priced = make([]map[int]bool, len(p.blocks))
@@ -350,10 +344,8 @@ func (p *problem) growWorkingSet(set *workingSet, x, g, m []float64, slack, supp
 // outside set: a comparison with margin above −slack, or a negatively
 // priced coordinate of a diagonal block.
 func (p *problem) pricingGrows(set *workingSet, g, m []float64, slack float64) bool {
-	for c, mc := range m {
-		if !set.inComp[c] && mc > -slack {
-			return true
-		}
+	if comparisonJoins(set.inComp, m, slack) {
+		return true
 	}
 	for b := range p.blocks {
 		blk := &p.blocks[b]
@@ -364,6 +356,32 @@ func (p *problem) pricingGrows(set *workingSet, g, m []float64, slack float64) b
 		}
 	}
 	return false
+}
+
+// comparisonJoins reports whether a comparison outside in (in[c] false)
+// has margin above −slack: the rule by which left-out comparisons rejoin
+// a restricted problem, in the diagonal rounds (growWorkingSet) and the
+// full-W stage (interiorFull).
+func comparisonJoins(in []bool, m []float64, slack float64) bool {
+	for c, mc := range m {
+		if !in[c] && mc > -slack {
+			return true
+		}
+	}
+	return false
+}
+
+// joinComparisons adds to comps, and marks in, every comparison that
+// comparisonJoins would find, and reports whether there was one.
+func joinComparisons(in []bool, comps []int, m []float64, slack float64) ([]int, bool) {
+	grew := false
+	for c, mc := range m {
+		if !in[c] && mc > -slack {
+			in[c], grew = true, true
+			comps = append(comps, c)
+		}
+	}
+	return comps, grew
 }
 
 // has reports whether coordinate t of diagonal block b is in the set

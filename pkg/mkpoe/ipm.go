@@ -566,17 +566,11 @@ func (cp *conicProblem) mulB(x, out []float64) {
 		cp.pairs.mulB(cp, x, out)
 		return
 	}
+	// B is a whole mat.Dense (restrict), so its data are row-major with
+	// stride K. Split over the cores by rows, bit for bit the product of
+	// one call.
 	nT, K := cp.b.Dims()
-	if nT == 0 {
-		return
-	}
-	raw := cp.b.RawMatrix()
-	if raw.Stride != K {
-		mat.NewVecDense(nT, out).MulVec(cp.b, mat.NewVecDense(len(x), x))
-		return
-	}
-	// Split over the cores by rows, bit for bit the product of one call.
-	linalg.MulVec(nT, K, raw.Data, x, out)
+	linalg.MulVec(nT, K, cp.b.RawMatrix().Data, x, out)
 }
 
 // mulBT computes out = Bᵀ a: split over the cores by blocks of rows
@@ -588,18 +582,7 @@ func (cp *conicProblem) mulBT(a, out []float64) {
 		return
 	}
 	nT, K := cp.b.Dims()
-	if nT == 0 {
-		for k := range out {
-			out[k] = 0
-		}
-		return
-	}
-	raw := cp.b.RawMatrix()
-	if raw.Stride != K {
-		mat.NewVecDense(K, out).MulVec(cp.b.T(), mat.NewVecDense(nT, a))
-		return
-	}
-	linalg.MulTransVec(nT, K, raw.Data, a, out)
+	linalg.MulTransVec(nT, K, cp.b.RawMatrix().Data, a, out)
 }
 
 // factorNormal forms and factors M = 𝒲⁻¹ + Bᵀ diag(1/Δ) B. Rows whose

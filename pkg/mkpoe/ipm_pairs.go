@@ -331,15 +331,8 @@ func (p *problem) interiorFull(ctx context.Context, sol solution, s Settings) (s
 			if certifiedAtQuarterTol(f, p.regularizer(xn), fb, lb, s.Tol) || (res.final && fb-lb <= s.Tol*fb) {
 				return true
 			}
-			if !res.final {
-				return false
-			}
-			for c, mc := range m {
-				if !in[c] && mc > -laterSlack {
-					return true // a dropped comparison is needed: next round
-				}
-			}
-			return false
+			// Solved, but a dropped comparison is needed: next round.
+			return res.final && comparisonJoins(in, m, laterSlack)
 		}
 		cp.askFrom = s.Tol
 		steps := newtonBudget(s, best.iters)
@@ -379,13 +372,8 @@ func (p *problem) interiorFull(ctx context.Context, sol solution, s Settings) (s
 			best.converged = true
 			return best, nil
 		}
-		grew := false
-		for c, mc := range m {
-			if !in[c] && mc > -laterSlack {
-				in[c], grew = true, true
-				comps = append(comps, c)
-			}
-		}
+		var grew bool
+		comps, grew = joinComparisons(in, comps, m, laterSlack)
 		if !grew {
 			return best, nil
 		}
