@@ -28,26 +28,43 @@ func Backend() string { return backend }
 // build. "Prescott" on an x86-64 machine with AVX2 is OpenBLAS's generic
 // fallback for a CPU its version does not recognise (0.3.21, Debian 12's, on a
 // Sapphire Rapids Xeon): its kernels are slower, and setting
-// OPENBLAS_CORETYPE=Haswell is the cure (BLASAdvice). Experiments record
-// it in env.json.
+// OPENBLAS_CORETYPE is the cure (BLASAdvice). Experiments record it in
+// env.json.
 func BLASCore() string { return blasCore() }
 
 // BLASAdvice is a warning for the user when OpenBLAS runs its generic
 // Prescott kernels on a CPU with AVX2, which it does when its version does
-// not recognise the CPU, and "" otherwise (always in the pure-Go build).
-func BLASAdvice() string { return blasAdvice(BLASCore(), cpu.X86.HasAVX2) }
+// not recognise the CPU, and "" otherwise (always in the pure-Go build). It
+// names the kernels to choose instead: SkylakeX where the CPU has the
+// AVX-512 of a Skylake-SP Xeon (F, CD, BW, DQ and VL), else Haswell.
+func BLASAdvice() string {
+	return blasAdvice(BLASCore(), cpu.X86.HasAVX2, hasAVX512())
+}
 
-// blasAdvice is BLASAdvice for a given core name and AVX2 support. The
-// figures are BenchmarkFitBeta's (OpenBLAS 0.3.21 on a Sapphire Rapids
-// Xeon, 2026-11-26, two runs each): full W at β = 100 6.2 s with the
-// Prescott kernels against 4.1–5.5 s with OPENBLAS_CORETYPE=Haswell, at
-// β = 1e4 13.9–16.0 s against 7.9–10.2 s.
-func blasAdvice(core string, avx2 bool) string {
+// hasAVX512 reports whether the CPU has the AVX-512 subsets of a Skylake-SP
+// Xeon, for which OpenBLAS's SkylakeX kernels are written.
+func hasAVX512() bool {
+	x := cpu.X86
+	return x.HasAVX512F && x.HasAVX512DQ && x.HasAVX512CD && x.HasAVX512BW && x.HasAVX512VL
+}
+
+// blasAdvice is BLASAdvice for a given core name and CPU. The figures are
+// BenchmarkFitBeta's full fits at β = 100 and 1e4 on a 5th-generation Xeon
+// (Sapphire/Emerald Rapids), which OpenBLAS 0.3.21 does not recognise:
+// 1.2–1.9× faster with OPENBLAS_CORETYPE=Haswell than with the Prescott
+// fallback (2026-11-26), and 1.5–2.4× with SkylakeX (2026-11-27, alternated
+// with both; docs/solver.md, "Which kernels OpenBLAS runs").
+func blasAdvice(core string, avx2, avx512 bool) string {
 	if core != "Prescott" || !avx2 {
 		return ""
 	}
+	want, speedup := "Haswell", "1.2–1.9×"
+	if avx512 {
+		want, speedup = "SkylakeX", "1.5–2.4×"
+	}
 	return "OpenBLAS does not recognise this CPU and runs its generic Prescott kernels; " +
-		"full-W fits ran 1.2–1.9× faster with OPENBLAS_CORETYPE=Haswell in the environment (README, \"Optional OpenBLAS build\")"
+		"full-W fits ran " + speedup + " faster with OPENBLAS_CORETYPE=" + want +
+		" in the environment (README, \"Optional OpenBLAS build\")"
 }
 
 // SymEigen computes the eigenvalues of the symmetric n×n matrix a (row-major,

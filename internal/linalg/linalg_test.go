@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -680,21 +681,31 @@ func BenchmarkCholeskyTiledVsOneCall(b *testing.B) {
 	}
 }
 
-// TestBLASAdvice checks when the user is told to choose OpenBLAS's kernels.
+// TestBLASAdvice checks when the user is told to choose OpenBLAS's kernels,
+// and which ones.
 func TestBLASAdvice(t *testing.T) {
 	for _, tc := range []struct {
-		core string
-		avx2 bool
-		warn bool
+		core         string
+		avx2, avx512 bool
+		want         string // the kernels advised; "" for no warning
 	}{
-		{"Prescott", true, true},   // an unrecognised CPU with AVX2
-		{"Prescott", false, false}, // a CPU that has no better kernels
-		{"Haswell", true, false},
-		{"SkylakeX", true, false},
-		{"", true, false}, // the pure-Go build
+		{"Prescott", true, false, "Haswell"}, // an unrecognised CPU with AVX2
+		{"Prescott", true, true, "SkylakeX"}, // … and AVX-512 (Sapphire Rapids on 0.3.21)
+		{"Prescott", false, false, ""},       // a CPU that has no better kernels
+		{"Haswell", true, false, ""},         // recognised, or chosen by the user
+		{"Haswell", true, true, ""},          // the user's choice stands
+		{"SkylakeX", true, true, ""},
+		{"", true, true, ""}, // the pure-Go build
 	} {
-		if got := blasAdvice(tc.core, tc.avx2); (got != "") != tc.warn {
-			t.Errorf("blasAdvice(%q, %v) = %q, want a warning: %v", tc.core, tc.avx2, got, tc.warn)
+		got := blasAdvice(tc.core, tc.avx2, tc.avx512)
+		if tc.want == "" {
+			if got != "" {
+				t.Errorf("blasAdvice(%q, %v, %v) = %q, want no warning", tc.core, tc.avx2, tc.avx512, got)
+			}
+			continue
+		}
+		if !strings.Contains(got, "OPENBLAS_CORETYPE="+tc.want+" ") {
+			t.Errorf("blasAdvice(%q, %v, %v) = %q, want advice to set OPENBLAS_CORETYPE=%s", tc.core, tc.avx2, tc.avx512, got, tc.want)
 		}
 	}
 }
