@@ -29,9 +29,7 @@ func MulVec(r, k int, a, x, y []float64) {
 		gonum.Implementation{}.Dgemv(blas.NoTrans, r, k, 1, a, max(k, 1), x, 1, 0, y, 1)
 		return
 	}
-	Parallel((r+matVecRows-1)/matVecRows, func(t int) {
-		i0 := t * matVecRows
-		i1 := min(i0+matVecRows, r)
+	ParallelRows(r, matVecRows, func(_, i0, i1 int) {
 		gonum.Implementation{}.Dgemv(blas.NoTrans, i1-i0, k, 1, a[i0*k:], k, x, 1, 0, y[i0:i1], 1)
 	})
 }
@@ -71,9 +69,7 @@ func MulTransVec(r, k int, a, x, y []float64) {
 	}
 	blocks := (r + matVecRows - 1) / matVecRows
 	part := make([]float64, blocks*k)
-	Parallel(blocks, func(t int) {
-		i0 := t * matVecRows
-		i1 := min(i0+matVecRows, r)
+	ParallelRows(r, matVecRows, func(t, i0, i1 int) {
 		gonum.Implementation{}.Dgemv(blas.Trans, i1-i0, k, 1, a[i0*k:], k, x[i0:i1], 1, 0, part[t*k:(t+1)*k], 1)
 	})
 	copy(y, part[:k])

@@ -166,6 +166,16 @@ func Parallel(tasks int, f func(t int)) {
 	wg.Wait()
 }
 
+// ParallelRows cuts the rows 0 … n−1 into blocks of size rows (the last
+// one shorter) and calls f(t, lo, hi) for block t, rows lo … hi−1, as
+// tasks of Parallel.
+func ParallelRows(n, size int, f func(t, lo, hi int)) {
+	Parallel((n+size-1)/size, func(t int) {
+		lo := t * size
+		f(t, lo, min(lo+size, n))
+	})
+}
+
 // busy counts the goroutines working inside Parallel, callers included,
 // and those that called Occupy.
 var busy atomic.Int64

@@ -364,19 +364,22 @@ func (p *problem) pricingGrows(set *workingSet, g, m []float64, slack float64) b
 // full-W stage (interiorFull).
 func comparisonJoins(in []bool, m []float64, slack float64) bool {
 	for c, mc := range m {
-		if !in[c] && mc > -slack {
+		if joins(in[c], mc, slack) {
 			return true
 		}
 	}
 	return false
 }
 
+// joins is the rule itself for one comparison: not in, margin above −slack.
+func joins(in bool, margin, slack float64) bool { return !in && margin > -slack }
+
 // joinComparisons adds to comps, and marks in, every comparison that
 // comparisonJoins would find, and reports whether there was one.
 func joinComparisons(in []bool, comps []int, m []float64, slack float64) ([]int, bool) {
 	grew := false
 	for c, mc := range m {
-		if !in[c] && mc > -slack {
+		if joins(in[c], mc, slack) {
 			in[c], grew = true, true
 			comps = append(comps, c)
 		}

@@ -609,8 +609,8 @@ func (cp *conicProblem) factorNormal(nts []ntBlock, x, sd, delta []float64) (*ch
 	sc.gram = growFloats(sc.gram, K*K)
 	fill := func(md []float64) {
 		// Only the upper triangle is formed and read (factorSPD).
-		linalg.Parallel((len(rows)+fillRows-1)/fillRows, func(t int) {
-			for r := t * fillRows; r < min((t+1)*fillRows, len(rows)); r++ {
+		linalg.ParallelRows(len(rows), fillRows, func(_, lo, hi int) {
+			for r := lo; r < hi; r++ {
 				c := rows[r]
 				w := 1 / math.Sqrt(delta[c])
 				src := cp.b.RawRowView(c)
@@ -640,7 +640,7 @@ func (cp *conicProblem) factorNormal(nts []ntBlock, x, sd, delta []float64) (*ch
 }
 
 // fillRows is the rows of B diag(1/√Δ) that factorNormal scales per
-// task of linalg.Parallel (each row by itself: the split changes nothing).
+// task of linalg.ParallelRows (each row by itself: the split changes nothing).
 const fillRows = 256
 
 // growFloats returns s resized to n, reallocating only when it is too short.
