@@ -2,8 +2,8 @@ package mkpoe
 
 import (
 	"runtime"
-	"sync"
 
+	"github.com/mkpoe/mkpoe/internal/linalg"
 	"gonum.org/v1/gonum/floats"
 )
 
@@ -27,30 +27,18 @@ import (
 // by output index, never by summation index), so results do not depend on
 // scheduling or GOMAXPROCS.
 
-// parallelFor runs f(lo, hi) over [0, n) split into at most
-// runtime.GOMAXPROCS(0) contiguous chunks, and waits. Chunks smaller than
-// minChunk are not split further.
+// parallelFor runs f(lo, hi) over [0, n) cut into at most
+// runtime.GOMAXPROCS(0) contiguous chunks of at least minChunk, as tasks of
+// linalg.Parallel, and waits. A fit running beside another one (the
+// harness's workers hold linalg.Occupy) thus gets no helpers, as the rest
+// of its parallel work does.
 func parallelFor(n, minChunk int, f func(lo, hi int)) {
-	workers := runtime.GOMAXPROCS(0)
-	if max := n / minChunk; workers > max {
-		workers = max
-	}
-	if workers <= 1 {
+	chunks := min(runtime.GOMAXPROCS(0), n/minChunk)
+	if chunks <= 1 {
 		f(0, n)
 		return
 	}
-	var wg sync.WaitGroup
-	step := (n + workers - 1) / workers
-	for lo := step; lo < n; lo += step {
-		hi := min(lo+step, n)
-		wg.Add(1)
-		go func(lo, hi int) {
-			defer wg.Done()
-			f(lo, hi)
-		}(lo, hi)
-	}
-	f(0, min(step, n))
-	wg.Wait()
+	linalg.ParallelRows(n, (n+chunks-1)/chunks, func(_, lo, hi int) { f(lo, hi) })
 }
 
 // diagDistances adds Σ_t w_t (φ_at − φ_bt)² to dist[k] for every pair k of a
