@@ -292,17 +292,19 @@ const gramPanel = 64
 
 // gramUpper computes the upper triangle of aᵀa panel by panel: the rows
 // i0…i1−1 of the result, from its diagonal on, are one matrix product.
-func gramUpper(r, n int, a, c []float64) {
+func gramUpper(r, n int, a, c []float64, beta float64) {
 	for i0 := 0; i0 < n; i0 += gramPanel {
 		i1 := min(i0+gramPanel, n)
 		left := blas64.General{Rows: r, Cols: i1 - i0, Stride: n, Data: a[i0:]}
 		right := blas64.General{Rows: r, Cols: n - i0, Stride: n, Data: a[i0:]}
 		out := blas64.General{Rows: i1 - i0, Cols: n - i0, Stride: n, Data: c[i0*n+i0:]}
-		blas64.Gemm(blas.Trans, blas.NoTrans, 1, left, right, 0, out)
+		blas64.Gemm(blas.Trans, blas.NoTrans, 1, left, right, beta, out)
 	}
 }
 
 const fastSingle = false
+
+const fastProducts = false
 
 // choleskySingle is a right-looking float32 Cholesky factorisation, row by
 // row of U (the layout of cholesky), tiled from tiledMinSize on: a

@@ -133,7 +133,29 @@ func GramUpper(r, n int, a, c []float64) {
 		}
 		return
 	}
-	gramUpper(r, n, a, c)
+	gramUpper(r, n, a, c, 0)
+}
+
+// FastProducts reports whether GramUpper and GramUpperAdd run on an
+// optimised BLAS (OpenBLAS's dsyrk and dgemm under -tags openblas). At the
+// aset400-scale fixture's 4400 columns, 36 rows of a took 13 ms with
+// OpenBLAS and 137 ms in the pure-Go build (BenchmarkLowOrderTerms in
+// pkg/mkpoe), where gonum's Dgemm does the work in Go.
+const FastProducts = fastProducts
+
+// GramUpperAdd adds aᵀa to the upper triangle (diagonal included) of the
+// n×n row-major c, for the r×n row-major a, by the same kernels as
+// GramUpper; what it does to the strict lower triangle of c is
+// unspecified. The comparison-space Newton matrix of a full fit takes the
+// terms of its low-order blocks this way (pkg/mkpoe, ipm_pairs.go).
+func GramUpperAdd(r, n int, a, c []float64) {
+	if len(a) < r*n || len(c) < n*n {
+		panic("linalg: GramUpperAdd: a needs r×n entries and c n×n")
+	}
+	if n == 0 || r == 0 {
+		return
+	}
+	gramUpper(r, n, a, c, 1)
 }
 
 // SymEigenRange computes the eigenpairs of the symmetric n×n matrix a

@@ -413,11 +413,11 @@ func BenchmarkProjection330_Range_50pct(b *testing.B) { benchmarkProjection(b, 0
 func BenchmarkProjection330_Range_25pct(b *testing.B) { benchmarkProjection(b, 0.25, true) }
 func BenchmarkProjection330_Range_3pct(b *testing.B)  { benchmarkProjection(b, 0.03, true) }
 
-// TestGramUpper checks the upper triangle of aᵀa against sums computed
-// term by term, on a hand-computed case and on random shapes on either
-// side of the pure-Go panel width (64) and of the OpenBLAS build's tiling
-// (from 256 columns), including no rows (a zero upper triangle over
-// garbage).
+// TestGramUpper checks the upper triangle of aᵀa (GramUpper) and of
+// c + aᵀa (GramUpperAdd) against sums computed term by term, on
+// hand-computed cases and on random shapes on either side of the pure-Go
+// panel width (64) and of the OpenBLAS build's tiling (from 256 columns),
+// including no rows (a zero upper triangle over garbage, or c unchanged).
 func TestGramUpper(t *testing.T) {
 	// a = [[1,2],[3,4]]: aᵀa = [[10,14],[14,20]].
 	c := []float64{-1, -1, -1, -1}
@@ -425,25 +425,42 @@ func TestGramUpper(t *testing.T) {
 	if c[0] != 10 || c[1] != 14 || c[3] != 20 {
 		t.Fatalf("2×2: upper triangle %v, want [10 14; · 20]", c)
 	}
+	// GramUpperAdd adds: [[1,1],[·,1]] + aᵀa.
+	c = []float64{1, 1, 1, 1}
+	GramUpperAdd(2, 2, []float64{1, 2, 3, 4}, c)
+	if c[0] != 11 || c[1] != 15 || c[3] != 21 {
+		t.Fatalf("2×2 add: upper triangle %v, want [11 15; · 21]", c)
+	}
 	rng := rand.New(rand.NewPCG(3, 9))
 	for _, shape := range []struct{ r, n int }{{0, 5}, {1, 1}, {7, 3}, {50, 64}, {130, 65}, {300, 150}, {200, 2*128 + 30}} {
 		a := make([]float64, shape.r*shape.n)
 		for i := range a {
 			a[i] = rng.NormFloat64()
 		}
-		c := make([]float64, shape.n*shape.n)
-		for i := range c {
-			c[i] = math.NaN() // must be overwritten on the upper triangle
-		}
-		GramUpper(shape.r, shape.n, a, c)
-		for i := range shape.n {
-			for j := i; j < shape.n; j++ {
-				want := 0.0
-				for k := range shape.r {
-					want += a[k*shape.n+i] * a[k*shape.n+j]
+		for _, add := range []bool{false, true} {
+			c := make([]float64, shape.n*shape.n)
+			start := make([]float64, len(c))
+			for i := range c {
+				c[i] = math.NaN() // GramUpper must overwrite the upper triangle
+				if add {
+					start[i] = rng.NormFloat64()
+					c[i] = start[i]
 				}
-				if got := c[i*shape.n+j]; !(math.Abs(got-want) <= 1e-12*(1+math.Abs(want))) {
-					t.Fatalf("%d×%d: (aᵀa)[%d,%d] = %g, want %g", shape.r, shape.n, i, j, got, want)
+			}
+			if add {
+				GramUpperAdd(shape.r, shape.n, a, c)
+			} else {
+				GramUpper(shape.r, shape.n, a, c)
+			}
+			for i := range shape.n {
+				for j := i; j < shape.n; j++ {
+					want := start[i*shape.n+j]
+					for k := range shape.r {
+						want += a[k*shape.n+i] * a[k*shape.n+j]
+					}
+					if got := c[i*shape.n+j]; !(math.Abs(got-want) <= 1e-12*(1+math.Abs(want))) {
+						t.Fatalf("%d×%d (add %v): (c + aᵀa)[%d,%d] = %g, want %g", shape.r, shape.n, add, i, j, got, want)
+					}
 				}
 			}
 		}

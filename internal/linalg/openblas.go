@@ -99,6 +99,8 @@ func choleskySolve(n int, a, b []float64) {
 
 const fastSingle = true
 
+const fastProducts = true
+
 // choleskySingle is LAPACK's spotrf, in the layout of cholesky.
 func choleskySingle(n int, a []float32) bool {
 	if n >= tiledMinSize {
@@ -119,9 +121,9 @@ func choleskySolveSingle(n int, a, b []float32) {
 // rows of the triangle, which Parallel spreads over the cores (OpenBLAS
 // runs one thread per call). Each entry is computed by the same call
 // whatever the number of workers.
-func gramUpper(r, n int, a, c []float64) {
+func gramUpper(r, n int, a, c []float64, beta float64) {
 	if n < gramTiledMin {
-		blas64.Syrk(blas.Trans, 1, blas64.General{Rows: r, Cols: n, Stride: n, Data: a}, 0,
+		blas64.Syrk(blas.Trans, 1, blas64.General{Rows: r, Cols: n, Stride: n, Data: a}, beta,
 			blas64.Symmetric{Uplo: blas.Upper, N: n, Stride: n, Data: c})
 		return
 	}
@@ -129,9 +131,9 @@ func gramUpper(r, n int, a, c []float64) {
 	Parallel(tiles, func(t int) {
 		i0 := t * gramTile
 		i1 := min(i0+gramTile, n)
-		netlib.Implementation{}.Dsyrk(blas.Upper, blas.Trans, i1-i0, r, 1, a[i0:], n, 0, c[i0*n+i0:], n)
+		netlib.Implementation{}.Dsyrk(blas.Upper, blas.Trans, i1-i0, r, 1, a[i0:], n, beta, c[i0*n+i0:], n)
 		if i1 < n {
-			netlib.Implementation{}.Dgemm(blas.Trans, blas.NoTrans, i1-i0, n-i1, r, 1, a[i0:], n, a[i1:], n, 0, c[i0*n+i1:], n)
+			netlib.Implementation{}.Dgemm(blas.Trans, blas.NoTrans, i1-i0, n-i1, r, 1, a[i0:], n, a[i1:], n, beta, c[i0*n+i1:], n)
 		}
 	})
 }

@@ -289,25 +289,52 @@ func TestFitMatchesExactOptimumHighBeta(t *testing.T) {
 	maxIter := highBetaMaxIter(t)
 	start := time.Now()
 	for _, c := range highBetaCases() {
-		t.Run(c.name, func(t *testing.T) {
-			ref, err := c.exact()
-			if err != nil {
-				t.Fatalf("reference: %v", err)
-			}
-			out, done := runGuarded(60*time.Second, func() (*Model, error) { return c.fit(maxIter) })
-			if !done {
-				t.Fatalf("Fit did not return within 60 s")
-			}
-			if out.panicked != nil {
-				t.Fatalf("Fit panicked: %v\n%s", out.panicked, out.stack)
-			}
-			if out.err != nil {
-				t.Fatalf("Fit: %v", out.err)
-			}
-			checkExact(t, c, ref, out.m, out.elapsed)
-		})
+		t.Run(c.name, func(t *testing.T) { fitAndCheckExact(t, c, maxIter) })
 	}
 	t.Logf("total %.1fs", time.Since(start).Seconds())
+}
+
+// TestFitOtherNewtonTermsMatchExactOptimum runs the high-β cases whose
+// blocks are full, at β = 1e4 and 1e7, with the other way of forming the
+// small blocks' terms of the comparison-space Newton matrix than the
+// build's default (lowOrderMax: a matrix product with OpenBLAS, look-ups
+// in pure Go), so that both ways are held to the exact optimum in either
+// build. Every block of these cases has order at most 13.
+func TestFitOtherNewtonTermsMatchExactOptimum(t *testing.T) {
+	defer func(order int) { lowOrderMax = order }(lowOrderMax)
+	if lowOrderMax > 0 {
+		lowOrderMax = 0
+	} else {
+		lowOrderMax = 12
+	}
+	maxIter := highBetaMaxIter(t)
+	for _, c := range highBetaCases() {
+		if c.kind == hbDiag || (c.beta != 1e4 && c.beta != 1e7) {
+			continue
+		}
+		t.Run(c.name, func(t *testing.T) { fitAndCheckExact(t, c, maxIter) })
+	}
+}
+
+// fitAndCheckExact fits case c (within 60 s, without panicking) and holds
+// it to the exact optimum (checkExact).
+func fitAndCheckExact(t *testing.T, c highBetaCase, maxIter int) {
+	t.Helper()
+	ref, err := c.exact()
+	if err != nil {
+		t.Fatalf("reference: %v", err)
+	}
+	out, done := runGuarded(60*time.Second, func() (*Model, error) { return c.fit(maxIter) })
+	if !done {
+		t.Fatalf("Fit did not return within 60 s")
+	}
+	if out.panicked != nil {
+		t.Fatalf("Fit panicked: %v\n%s", out.panicked, out.stack)
+	}
+	if out.err != nil {
+		t.Fatalf("Fit: %v", out.err)
+	}
+	checkExact(t, c, ref, out.m, out.elapsed)
 }
 
 // checkExact holds a fit m of case c to the exact optimum ref: objective

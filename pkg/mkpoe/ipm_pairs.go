@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/mkpoe/mkpoe/internal/linalg"
 	"github.com/mkpoe/mkpoe/pkg/data"
 )
 
@@ -39,6 +40,7 @@ type pairOperator struct {
 	buf         []float64    // the |T|×|T| Newton matrix, reused across iterations
 	items       []int32      // per kept comparison c: items i, j, k, l at 4c … 4c+3
 	rows        [][]float64  // per cone block: its pair rows (pairRows), reused across iterations
+	lowOrder    []float64    // the low-order blocks' comparison vectors (lowOrderRows), reused
 	mixed       mixedState   // the Newton matrix's single-precision factorisation (chol.go)
 }
 
@@ -96,10 +98,26 @@ func (po *pairOperator) factorDual(cp *conicProblem, nts []ntBlock, delta []floa
 	if len(po.rows) != len(cp.blocks) {
 		po.rows = make([][]float64, len(cp.blocks))
 	}
+	// Blocks of small order go through one matrix product (lowOrderRows),
+	// the others through the look-ups of addBlocks.
+	var low []int
+	var qms [][]float64
 	cp.forPSDBlocks(func(q int) {
-		po.rows[q] = po.pairRows(po.rows[q], po.phi[q], nts[q].g)
+		if cp.blocks[q].k > lowOrderMax {
+			po.rows[q] = po.pairRows(po.rows[q], po.phi[q], nts[q].g)
+		}
 	})
-	qms := po.rows
+	for q, bl := range cp.blocks {
+		switch {
+		case !bl.psd:
+		case bl.k <= lowOrderMax:
+			low = append(low, q)
+		default:
+			qms = append(qms, po.rows[q])
+		}
+	}
+	var lowRows int
+	po.lowOrder, lowRows = po.lowOrderRows(po.lowOrder, cp, nts, low)
 	fill := func(md []float64) {
 		for i := range md {
 			md[i] = 0
@@ -107,7 +125,10 @@ func (po *pairOperator) factorDual(cp *conicProblem, nts []ntBlock, delta []floa
 		for c, d := range delta {
 			md[c*nT+c] = d
 		}
-		po.addBlocks(md, nT, qms)
+		if len(qms) > 0 {
+			po.addBlocks(md, nT, qms)
+		}
+		linalg.GramUpperAdd(lowRows, nT, po.lowOrder, md)
 	}
 	fill(po.buf)
 	return factorMixed(nT, po.buf, fill, &po.mixed)
@@ -134,6 +155,81 @@ func (po *pairOperator) pairRows(dst []float64, phi, g *mat.Dense) []float64 {
 		}
 	}
 	return qm
+}
+
+// lowOrderMax is the largest block order k whose Newton-matrix terms are
+// formed as a product (lowOrderRows, linalg.GramUpperAdd) instead of by
+// look-ups (addBlocks): 12 with OpenBLAS, none in the pure-Go build. The
+// look-ups cost the same whatever k, 38 ms per block at the fixture's
+// 4400 comparisons; the product costs k(k+1)/2 multiply-adds per entry,
+// with OpenBLAS 13 ms at k = 8, 24 ms at 12 and 38 ms at 16, and in pure
+// Go 35 ms at k = 3 and 137 ms at 8 (BenchmarkLowOrderTerms;
+// docs/solver.md, "Low-order blocks in the comparison-space matrix"). A
+// variable so that tests can run either way in either build.
+var lowOrderMax = defaultLowOrderMax()
+
+func defaultLowOrderMax() int {
+	if linalg.FastProducts {
+		return 12
+	}
+	return 0
+}
+
+// lowOrderRows writes into dst (grown if needed) the vectors y_c of the
+// Newton-matrix terms of the blocks low, one row of length |T| per
+// coordinate, and returns it with its number of rows. For a block with
+// F = ΦG (n×k, W = GGᵀ its NT scaling) and a pair p = (a,b), let
+// f_p = F_a − F_b and z_p = svec(f_p f_pᵀ) (off-diagonal entries times √2),
+// so that ⟨z_p, z_q⟩ = (f_p·f_q)² = (e_pᵀ H e_q)²; a comparison's
+// vector is y_c = z_ij − z_kl, and the block's term of the matrix is
+// ⟨y_c, y_c'⟩ = a² − b² − d² + e² of addBlocks: the Gram matrix of the
+// y_c, which linalg.GramUpperAdd forms at matrix-product speed.
+func (po *pairOperator) lowOrderRows(dst []float64, cp *conicProblem, nts []ntBlock, low []int) ([]float64, int) {
+	rows := 0
+	for _, q := range low {
+		_, k := nts[q].g.Dims()
+		rows += svecLen(k)
+	}
+	nT := len(po.left)
+	dst = growFloats(dst, rows*nT)
+	off := 0
+	for _, q := range low {
+		var f mat.Dense
+		f.Mul(po.phi[q], nts[q].g)
+		fr := f.RawMatrix()
+		k := fr.Cols
+		m := svecLen(k)
+		z := make([]float64, len(po.pairs)*m)
+		fp := make([]float64, k)
+		for p, pq := range po.pairs {
+			for i := range fp {
+				fp[i] = fr.Data[pq.A*fr.Stride+i] - fr.Data[pq.B*fr.Stride+i]
+			}
+			svecOuter(fp, z[p*m:(p+1)*m])
+		}
+		for s := 0; s < m; s++ {
+			row := dst[(off+s)*nT : (off+s+1)*nT]
+			for c := range row {
+				row[c] = z[int(po.left[c])*m+s] - z[int(po.right[c])*m+s]
+			}
+		}
+		off += m
+	}
+	return dst, rows
+}
+
+// svecOuter writes svec(f fᵀ) into out (length k(k+1)/2, the order of
+// svecOf: row by row of the upper triangle, off-diagonal entries times √2).
+func svecOuter(f, out []float64) {
+	pos := 0
+	for i, fi := range f {
+		out[pos] = fi * fi
+		pos++
+		for _, fj := range f[i+1:] {
+			out[pos] = math.Sqrt2 * fi * fj
+			pos++
+		}
+	}
 }
 
 // addBlocks adds Σ_b (B𝒲Bᵀ)_b (upper triangle) to the row-major nT×nT
