@@ -99,20 +99,19 @@ func (po *pairOperator) factorDual(cp *conicProblem, nts []ntBlock, delta []floa
 		po.rows = make([][]float64, len(cp.blocks))
 	}
 	// Blocks of small order go through one matrix product (lowOrderRows),
-	// the others through the look-ups of addBlocks.
-	var low []int
-	var qms [][]float64
+	// the others through the look-ups of addBlocks (every block of a
+	// pairConic is a PSD cone).
 	cp.forPSDBlocks(func(q int) {
-		if cp.blocks[q].k > lowOrderMax {
+		if !takesProduct(cp.blocks[q]) {
 			po.rows[q] = po.pairRows(po.rows[q], po.phi[q], nts[q].g)
 		}
 	})
+	var low []int
+	var qms [][]float64
 	for q, bl := range cp.blocks {
-		switch {
-		case !bl.psd:
-		case bl.k <= lowOrderMax:
+		if takesProduct(bl) {
 			low = append(low, q)
-		default:
+		} else {
 			qms = append(qms, po.rows[q])
 		}
 	}
@@ -174,6 +173,10 @@ func defaultLowOrderMax() int {
 	}
 	return 0
 }
+
+// takesProduct reports whether a block's Newton-matrix terms are formed by
+// lowOrderRows (its order is at most lowOrderMax).
+func takesProduct(bl coneBlock) bool { return bl.k <= lowOrderMax }
 
 // lowOrderRows writes into dst (grown if needed) the vectors y_c of the
 // Newton-matrix terms of the blocks low, one row of length |T| per

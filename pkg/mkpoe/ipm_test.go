@@ -12,12 +12,15 @@ import (
 )
 
 // wholeWorkingSet restricts nothing.
-func wholeWorkingSet(p *problem) *workingSet {
+func wholeWorkingSet(p *problem) *workingSet { return p.wholeSet(allComparisons(p)) }
+
+// allComparisons lists the indices of all of p's comparisons.
+func allComparisons(p *problem) []int {
 	all := make([]int, len(p.left))
 	for c := range all {
 		all[c] = c
 	}
-	return p.wholeSet(all)
+	return all
 }
 
 // stalledButAccurate is the relative primal-dual gap at which a stalled

@@ -387,11 +387,7 @@ func TestLowOrderRowsMatchAddBlocks(t *testing.T) {
 			}
 			cs := randomComparisons(rng, randomFeatures(rng, n, 2), 120, 0.1, false)
 			p := newProblem(n, blocks, cs, 1)
-			all := make([]int, len(p.left))
-			for c := range all {
-				all[c] = c
-			}
-			cp := p.pairConic(all)
+			cp := p.pairConic(allComparisons(p))
 			po := cp.pairs
 			nts := make([]ntBlock, len(cp.blocks))
 			var low []int
@@ -441,11 +437,7 @@ func BenchmarkLowOrderTerms(b *testing.B) {
 	for _, k := range []int{3, 8, 12, 16, 20, 24} {
 		rng := rand.New(rand.NewPCG(uint64(k), count))
 		p := newProblem(n, []block{{phi: randomFeatures(rng, n, k), r: k}}, randomComparisons(rng, randomFeatures(rng, n, 2), count, 0.1, true), 1)
-		all := make([]int, len(p.left))
-		for c := range all {
-			all[c] = c
-		}
-		cp := p.pairConic(all)
+		cp := p.pairConic(allComparisons(p))
 		po := cp.pairs
 		nts := []ntBlock{{g: randomFeatures(rng, k, k)}}
 		b.Run(fmt.Sprintf("k%d/lookups", k), func(b *testing.B) {
