@@ -8,6 +8,8 @@ import (
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/mkpoe/mkpoe/internal/linalg"
 )
 
 // Interior-point crossover (docs/solver.md): the first-order method finds
@@ -565,45 +567,72 @@ func (p *problem) restrict(set *workingSet) (*conicProblem, restrictLayout) {
 	if len(set.comps) == 0 || off == 0 {
 		return cp, lay
 	}
-	u := make([]float64, 0)
-	w := make([]float64, 0)
-	for row, c := range set.comps {
-		dst := cp.b.RawRowView(row)
-		lp, rp := p.pairs[p.left[c]], p.pairs[p.right[c]]
-		for q, bl := range cp.blocks {
-			b := lay.block[q]
-			blk := &p.blocks[b]
-			seg := dst[bl.off : bl.off+bl.size]
-			if !bl.psd {
-				phi := blk.phi.RawMatrix()
-				for j, t := range set.coords[b] {
-					a := phi.Data[lp.A*phi.Stride+t] - phi.Data[lp.B*phi.Stride+t]
-					d := phi.Data[rp.A*phi.Stride+t] - phi.Data[rp.B*phi.Stride+t]
-					seg[j] = a*a - d*d
+	// Each diagonal block's kept columns of Φ, gathered item by item
+	// (n×k, row-major), so that a row of B reads four contiguous rows
+	// instead of 4k scattered entries of the n×r matrix Φ.
+	gathered := make([][]float64, len(cp.blocks))
+	for q, bl := range cp.blocks {
+		if bl.psd {
+			continue
+		}
+		b := lay.block[q]
+		phi := p.blocks[b].phi.RawMatrix()
+		g := make([]float64, phi.Rows*bl.k)
+		for i := 0; i < phi.Rows; i++ {
+			src := phi.Data[i*phi.Stride:]
+			dst := g[i*bl.k : (i+1)*bl.k]
+			for j, t := range set.coords[b] {
+				dst[j] = src[t]
+			}
+		}
+		gathered[q] = g
+	}
+	linalg.ParallelRows(len(set.comps), restrictRows, func(_, lo, hi int) {
+		var u, w []float64
+		for row := lo; row < hi; row++ {
+			c := set.comps[row]
+			dst := cp.b.RawRowView(row)
+			lp, rp := p.pairs[p.left[c]], p.pairs[p.right[c]]
+			for q, bl := range cp.blocks {
+				seg := dst[bl.off : bl.off+bl.size]
+				if !bl.psd {
+					k := bl.k
+					g := gathered[q]
+					ga, gb := g[lp.A*k:lp.A*k+k], g[lp.B*k:lp.B*k+k]
+					gc, gd := g[rp.A*k:rp.A*k+k], g[rp.B*k:rp.B*k+k]
+					for j := range seg {
+						a := ga[j] - gb[j]
+						d := gc[j] - gd[j]
+						seg[j] = a*a - d*d
+					}
+					continue
 				}
-				continue
-			}
-			psi := psis[b].RawMatrix()
-			k := bl.k
-			u = u[:0]
-			w = w[:0]
-			for t := 0; t < k; t++ {
-				u = append(u, psi.Data[lp.A*psi.Stride+t]-psi.Data[lp.B*psi.Stride+t])
-				w = append(w, psi.Data[rp.A*psi.Stride+t]-psi.Data[rp.B*psi.Stride+t])
-			}
-			pos := 0
-			for i := 0; i < k; i++ {
-				seg[pos] = u[i]*u[i] - w[i]*w[i]
-				pos++
-				for j := i + 1; j < k; j++ {
-					seg[pos] = math.Sqrt2 * (u[i]*u[j] - w[i]*w[j])
+				psi := psis[lay.block[q]].RawMatrix()
+				k := bl.k
+				u = u[:0]
+				w = w[:0]
+				for t := 0; t < k; t++ {
+					u = append(u, psi.Data[lp.A*psi.Stride+t]-psi.Data[lp.B*psi.Stride+t])
+					w = append(w, psi.Data[rp.A*psi.Stride+t]-psi.Data[rp.B*psi.Stride+t])
+				}
+				pos := 0
+				for i := 0; i < k; i++ {
+					seg[pos] = u[i]*u[i] - w[i]*w[i]
 					pos++
+					for j := i + 1; j < k; j++ {
+						seg[pos] = math.Sqrt2 * (u[i]*u[j] - w[i]*w[j])
+						pos++
+					}
 				}
 			}
 		}
-	}
+	})
 	return cp, lay
 }
+
+// restrictRows is the rows of B that restrict fills per task of
+// linalg.ParallelRows (each row by itself: the split changes nothing).
+const restrictRows = 256
 
 // expand maps a restricted solution back to p's variable.
 func (p *problem) expand(set *workingSet, lay restrictLayout, xr []float64) []float64 {

@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
 
 	"github.com/mkpoe/mkpoe/internal/linalg"
 	"github.com/mkpoe/mkpoe/pkg/mkpoe/internal/reference"
@@ -204,5 +207,70 @@ func TestOptimumEstimate(t *testing.T) {
 		if got := optimumEstimate(solution{objective: tc.objective, bound: tc.bound}); math.Abs(got-tc.want) > 1e-12*tc.want {
 			t.Errorf("objective %g, bound %g: estimate %g, want %g", tc.objective, tc.bound, got, tc.want)
 		}
+	}
+}
+
+// TestRestrictRowsAreMargins checks the rows of restrict's B on partial
+// working sets against the margins they stand for: for x supported on the
+// kept coordinates of every diagonal block (and any point of the kept
+// full blocks' bases), B·x_r + 1 must be the whole problem's margin of
+// each kept comparison. The diagonal rows come from Φ's kept columns
+// gathered item by item; enough comparisons that several tasks of
+// linalg.ParallelRows fill them.
+func TestRestrictRowsAreMargins(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 11))
+	n := 40
+	hidden := randomFeatures(rng, n, 3)
+	ks := []mat.Symmetric{linearKernel(randomFeatures(rng, n, 7)), rbfKernel(randomFeatures(rng, n, 4))}
+	cs := randomComparisons(rng, hidden, 700, 0.1, true)
+	for _, mode := range []Mode{Diag, Full} {
+		t.Run(mode.String(), func(t *testing.T) {
+			in := input{kind: InputKernels, n: n, kernels: ks, numInputs: len(ks)}
+			blocks, _ := formulation(in, mode, true, 1e-10)
+			p := newProblem(n, blocks, cs, 1)
+			var comps []int
+			for c := range p.left {
+				if rng.IntN(4) != 0 {
+					comps = append(comps, c)
+				}
+			}
+			set := p.wholeSet(comps)
+			for b := range p.blocks {
+				if !p.blocks[b].diag {
+					continue
+				}
+				var coords []int
+				for t := 0; t < p.blocks[b].r; t++ {
+					if rng.IntN(3) == 0 {
+						coords = append(coords, t)
+					}
+				}
+				set.coords[b] = coords
+			}
+			cp, lay := p.restrict(set)
+			xr := make([]float64, cp.dim)
+			for _, bl := range cp.blocks {
+				if !bl.psd {
+					for j := 0; j < bl.k; j++ {
+						xr[bl.off+j] = rng.Float64()
+					}
+					continue
+				}
+				// A PSD point: svec of F Fᵀ.
+				f := randomFeatures(rng, bl.k, 3)
+				var y mat.Dense
+				y.Mul(f, f.T())
+				svecOf(bl.k, y.RawMatrix().Data, xr[bl.off:bl.off+bl.size])
+			}
+			x := p.expand(set, lay, xr)
+			m := marginsOf(p, x)
+			bx := make([]float64, len(comps))
+			cp.mulB(xr, bx)
+			for r, c := range comps {
+				if d := math.Abs(bx[r] + 1 - m[c]); d > 1e-9*math.Max(1, math.Abs(m[c])) {
+					t.Fatalf("comparison %d (row %d): B·x + 1 = %.15g, margin %.15g", c, r, bx[r]+1, m[c])
+				}
+			}
+		})
 	}
 }
