@@ -136,6 +136,63 @@ func GramUpper(r, n int, a, c []float64) {
 	gramUpper(r, n, a, c, 0)
 }
 
+// ScaledGram forms weighted Gram matrices (ScaledGram.Upper) and keeps
+// their scratch buffers between calls.
+type ScaledGram struct {
+	rows []float64    // the scaled rows (pure-Go build)
+	part [2][]float64 // the two halves' Gram matrices (OpenBLAS build)
+	pan  [2][]float64 // each half's panel of scaled rows (OpenBLAS build)
+}
+
+// Upper sets the upper triangle (diagonal included) of the n×n row-major c
+// to Σ_k w_k² a_{rows[k]} a_{rows[k]}ᵀ, for the rows a_i of the row-major
+// a (n columns) listed in rows and their weights w; what it leaves in the
+// strict lower triangle of c is unspecified. This is the K-space Newton
+// matrix Bᵀ diag(1/Δ) B of a diagonal fit's interior-point rounds
+// (w_k = Δ^{-1/2}, docs/solver.md).
+//
+// The pure-Go build scales the rows into one buffer and calls GramUpper.
+// The OpenBLAS build never writes the scaled matrix out: each half of the
+// rows is scaled a panel of gramTile rows at a time into a buffer that
+// stays in cache and added to that half's Gram matrix by dsyrk, and the
+// two halves are summed. The halves are fixed and summed in a fixed order,
+// so the result does not depend on the number of workers. (At 3902 rows of
+// 454 columns, 12.6 ms against 14.3 ms for scaling into one buffer and
+// GramUpper: the 14 MB scaled copy was written and read again.)
+func (g *ScaledGram) Upper(a []float64, n int, rows []int, w []float64, c []float64) {
+	if len(w) != len(rows) || len(c) < n*n {
+		panic("linalg: ScaledGram.Upper: w needs one weight per row and c n×n entries")
+	}
+	for _, i := range rows {
+		if i < 0 || (i+1)*n > len(a) {
+			panic("linalg: ScaledGram.Upper: row out of range")
+		}
+	}
+	if n == 0 {
+		return
+	}
+	scaledGramUpper(g, a, n, rows, w, c)
+}
+
+// scaleRows writes w_k·a_{rows[k]} for k = lo … hi−1 into dst, row by row.
+func scaleRows(dst, a []float64, n int, rows []int, w []float64, lo, hi int) {
+	for k := lo; k < hi; k++ {
+		src := a[rows[k]*n : rows[k]*n+n]
+		out := dst[(k-lo)*n : (k-lo)*n+n]
+		for j, v := range src {
+			out[j] = w[k] * v
+		}
+	}
+}
+
+// growTo returns s resized to n, reallocating only when it is too short.
+func growTo(s []float64, n int) []float64 {
+	if cap(s) < n {
+		return make([]float64, n)
+	}
+	return s[:n]
+}
+
 // FastProducts reports whether GramUpper and GramUpperAdd run on an
 // optimised BLAS (OpenBLAS's dsyrk and dgemm under -tags openblas). At the
 // aset400-scale fixture's 4400 columns, 36 rows of a took 13 ms with

@@ -138,6 +138,42 @@ func gramUpper(r, n int, a, c []float64, beta float64) {
 	})
 }
 
+// scaledGramUpper adds each half of the rows to its own Gram matrix, one
+// panel of gramTile scaled rows at a time (dsyrk), as two tasks of
+// Parallel, and sums the two.
+func scaledGramUpper(g *ScaledGram, a []float64, n int, rows []int, w []float64, c []float64) {
+	r := len(rows)
+	half := (r + 1) / 2
+	for t := range 2 {
+		g.part[t] = growTo(g.part[t], n*n)
+		g.pan[t] = growTo(g.pan[t], gramTile*n)
+	}
+	Parallel(2, func(t int) {
+		part, pan := g.part[t], g.pan[t]
+		lo, hi := t*half, min((t+1)*half, r)
+		if lo >= hi {
+			for i := 0; i < n; i++ {
+				clear(part[i*n+i : i*n+n])
+			}
+			return
+		}
+		beta := 0.0
+		for p0 := lo; p0 < hi; p0 += gramTile {
+			p1 := min(p0+gramTile, hi)
+			scaleRows(pan, a, n, rows, w, p0, p1)
+			netlib.Implementation{}.Dsyrk(blas.Upper, blas.Trans, n, p1-p0, 1, pan, n, beta, part, n)
+			beta = 1
+		}
+	})
+	for i := 0; i < n; i++ {
+		p0, p1 := g.part[0][i*n+i:i*n+n], g.part[1][i*n+i:i*n+n]
+		out := c[i*n+i : i*n+n]
+		for j := range out {
+			out[j] = p0[j] + p1[j]
+		}
+	}
+}
+
 // gramTile and gramTiledMin: panels of 128 rows from 256 columns on.
 const (
 	gramTile     = 128

@@ -71,7 +71,10 @@ type conicProblem struct {
 	// between iterations, and gram the last Newton matrix's part
 	// Bᵀ diag(1/Δ) B (upper triangle), with which a solve recovers
 	// Bᵀ Δα (factorNormal).
-	scratch struct{ bs, m, gram []float64 }
+	scratch struct {
+		w, m, gram []float64
+		scaled     linalg.ScaledGram
+	}
 	// alpha0, if in (0, μ/2), is the starting multiplier of every
 	// comparison (default μ/2). At large β the optimal multipliers do not
 	// grow with μ once the box stops binding, and starting at μ/2 puts the
@@ -604,23 +607,15 @@ func (cp *conicProblem) factorNormal(nts []ntBlock, x, sd, delta []float64) (*ch
 	// allocations of the method, and reallocating them kept the garbage
 	// collector busy.
 	sc := &cp.scratch
-	sc.bs = growFloats(sc.bs, len(rows)*K)
+	sc.w = growFloats(sc.w, len(rows))
+	for r, c := range rows {
+		sc.w[r] = 1 / math.Sqrt(delta[c])
+	}
 	sc.m = growFloats(sc.m, K*K)
 	sc.gram = growFloats(sc.gram, K*K)
 	fill := func(md []float64) {
 		// Only the upper triangle is formed and read (factorSPD).
-		linalg.ParallelRows(len(rows), fillRows, func(_, lo, hi int) {
-			for r := lo; r < hi; r++ {
-				c := rows[r]
-				w := 1 / math.Sqrt(delta[c])
-				src := cp.b.RawRowView(c)
-				dst := sc.bs[r*K : (r+1)*K]
-				for k, v := range src {
-					dst[k] = w * v
-				}
-			}
-		})
-		linalg.GramUpper(len(rows), K, sc.bs, md)
+		sc.scaled.Upper(cp.b.RawMatrix().Data, K, rows, sc.w, md)
 		copy(sc.gram, md)
 		m := mat.NewSymDense(K, md)
 		// 𝒲⁻¹: z/x on orthants; W⁻¹ ⊗ₛ W⁻¹ on PSD blocks, W⁻¹ = G⁻ᵀG⁻¹.
@@ -638,10 +633,6 @@ func (cp *conicProblem) factorNormal(nts []ntBlock, x, sd, delta []float64) (*ch
 	fill(sc.m)
 	return factorSPD(K, sc.m, fill)
 }
-
-// fillRows is the rows of B diag(1/√Δ) that factorNormal scales per
-// task of linalg.ParallelRows (each row by itself: the split changes nothing).
-const fillRows = 256
 
 // growFloats returns s resized to n, reallocating only when it is too short.
 func growFloats(s []float64, n int) []float64 {
