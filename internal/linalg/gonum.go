@@ -302,9 +302,12 @@ func gramUpper(r, n int, a, c []float64, beta float64) {
 	}
 }
 
+// scaledGramScratch is ScaledGram's buffer: the scaled rows.
+type scaledGramScratch struct{ rows []float64 }
+
 // scaledGramUpper scales the rows into one buffer (as tasks of
 // ParallelRows) and calls gramUpper on it.
-func scaledGramUpper(g *ScaledGram, a []float64, n int, rows []int, w []float64, c []float64) {
+func scaledGramUpper(g *scaledGramScratch, a []float64, n int, rows []int, w []float64, c []float64) {
 	r := len(rows)
 	g.rows = growTo(g.rows, r*n)
 	ParallelRows(r, scaleRowsTask, func(_, lo, hi int) {

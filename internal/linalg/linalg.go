@@ -138,11 +138,7 @@ func GramUpper(r, n int, a, c []float64) {
 
 // ScaledGram forms weighted Gram matrices (ScaledGram.Upper) and keeps
 // their scratch buffers between calls.
-type ScaledGram struct {
-	rows []float64    // the scaled rows (pure-Go build)
-	part [2][]float64 // the two halves' Gram matrices (OpenBLAS build)
-	pan  [2][]float64 // each half's panel of scaled rows (OpenBLAS build)
-}
+type ScaledGram struct{ scratch scaledGramScratch }
 
 // Upper sets the upper triangle (diagonal included) of the n×n row-major c
 // to Σ_k w_k² a_{rows[k]} a_{rows[k]}ᵀ, for the rows a_i of the row-major
@@ -171,7 +167,7 @@ func (g *ScaledGram) Upper(a []float64, n int, rows []int, w []float64, c []floa
 	if n == 0 {
 		return
 	}
-	scaledGramUpper(g, a, n, rows, w, c)
+	scaledGramUpper(&g.scratch, a, n, rows, w, c)
 }
 
 // scaleRows writes w_k·a_{rows[k]} for k = lo … hi−1 into dst, row by row.

@@ -618,6 +618,28 @@ func BenchmarkGramUpper(b *testing.B) {
 				blas64.Symmetric{Uplo: blas.Upper, N: n, Stride: n, Data: c})
 		}
 	})
+	// The diagonal rounds' weighted Gram matrix: every row scaled into one
+	// buffer and GramUpper (the pure-Go build's way, and both builds'
+	// before ScaledGram), against ScaledGram.Upper.
+	rows := make([]int, r)
+	w := make([]float64, r)
+	for i := range rows {
+		rows[i] = i
+		w[i] = math.Exp(3 * rng.NormFloat64())
+	}
+	scaled := make([]float64, r*n)
+	b.Run("scale-then-GramUpper", func(b *testing.B) {
+		for b.Loop() {
+			ParallelRows(r, 256, func(_, lo, hi int) { scaleRows(scaled[lo*n:hi*n], a, n, rows, w, lo, hi) })
+			GramUpper(r, n, scaled, c)
+		}
+	})
+	var g ScaledGram
+	b.Run("ScaledGram", func(b *testing.B) {
+		for b.Loop() {
+			g.Upper(a, n, rows, w, c)
+		}
+	})
 }
 
 // TestParallel checks that Parallel runs every task exactly once, that a

@@ -138,10 +138,14 @@ func gramUpper(r, n int, a, c []float64, beta float64) {
 	})
 }
 
+// scaledGramScratch is ScaledGram's buffers: each half's Gram matrix and
+// its panel of scaled rows.
+type scaledGramScratch struct{ part, pan [2][]float64 }
+
 // scaledGramUpper adds each half of the rows to its own Gram matrix, one
 // panel of gramTile scaled rows at a time (dsyrk), as two tasks of
 // Parallel, and sums the two.
-func scaledGramUpper(g *ScaledGram, a []float64, n int, rows []int, w []float64, c []float64) {
+func scaledGramUpper(g *scaledGramScratch, a []float64, n int, rows []int, w []float64, c []float64) {
 	r := len(rows)
 	half := (r + 1) / 2
 	for t := range 2 {
