@@ -181,7 +181,7 @@ func TestPairKernelsMatchElementwise(t *testing.T) {
 				w[i] = math.Abs(w[i])
 			}
 			got, want = make([]float64, len(p.pairs)), make([]float64, len(p.pairs))
-			p.diagDistances(&p.blocks[0], w, got)
+			p.diagDistances(&p.blocks[0], w, got, &diagScratch{})
 			diagDistancesElementwise(phi, p.pairs, w, want)
 			for k := range got {
 				if !closeTo(got[k], want[k], math.Abs(want[k]), 1e-12) {
@@ -248,6 +248,7 @@ func BenchmarkPairKernels(b *testing.B) {
 	}
 	g := make([]float64, 330)
 	blk := &pd.blocks[0]
+	var sc diagScratch
 	for _, bc := range []struct {
 		name string
 		run  func()
@@ -256,7 +257,7 @@ func BenchmarkPairKernels(b *testing.B) {
 		{"forms/elementwise", func() { pairFormsElementwise(phi, &f, p.pairs, dist) }},
 		{"differences/expanded", func() { addPairDifferences(tm, phi, p.pairs, pw) }},
 		{"differences/elementwise", func() { pairDifferencesElementwise(tm, phi, p.pairs, pw) }},
-		{"diagDistances/expanded", func() { pd.diagDistances(blk, w, distd) }},
+		{"diagDistances/expanded", func() { pd.diagDistances(blk, w, distd, &sc) }},
 		{"diagDistances/elementwise", func() { diagDistancesElementwise(blk.phi, pd.pairs, w, distd) }},
 		{"diagGradient/expanded", func() { pd.diagGradient(blk, act, pwd, g) }},
 		{"diagGradient/elementwise", func() { diagGradientElementwise(blk.phi, pd.pairs, act, pwd, g) }},

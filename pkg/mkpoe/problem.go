@@ -118,6 +118,7 @@ type workspace struct {
 	act  []int32      // pairs with non-zero weight in the last gradient
 	inc  incState     // gradientIncremental's state (diagonal problems)
 	eigs []eigWS      // per block: eigensolver scratch (blocks run concurrently)
+	diag diagScratch  // diagDistances' buffers (blocks run one after the other)
 }
 
 // eigWS is one block's eigendecomposition scratch: the matrix, overwritten
@@ -202,7 +203,7 @@ func (p *problem) distancesFactored(ws *workspace, x []float64, dist []float64, 
 		blk := &p.blocks[b]
 		r := blk.r
 		if blk.diag {
-			p.diagDistances(blk, x[blk.off:blk.off+r], dist)
+			p.diagDistances(blk, x[blk.off:blk.off+r], dist, &ws.diag)
 			continue
 		}
 		if d := blk.phiDiag; d != nil {
