@@ -306,20 +306,14 @@ func gramUpper(r, n int, a, c []float64, beta float64) {
 type scaledGramScratch struct{ rows []float64 }
 
 // scaledGramUpper scales the rows into one buffer (as tasks of
-// ParallelRows) and calls gramUpper on it.
+// ParallelRows) and calls GramUpper on it.
 func scaledGramUpper(g *scaledGramScratch, a []float64, n int, rows []int, w []float64, c []float64) {
 	r := len(rows)
 	g.rows = growTo(g.rows, r*n)
 	ParallelRows(r, scaleRowsTask, func(_, lo, hi int) {
 		scaleRows(g.rows[lo*n:hi*n], a, n, rows, w, lo, hi)
 	})
-	if r == 0 {
-		for i := 0; i < n; i++ {
-			clear(c[i*n+i : i*n+n])
-		}
-		return
-	}
-	gramUpper(r, n, g.rows, c, 0)
+	GramUpper(r, n, g.rows, c)
 }
 
 // scaleRowsTask is the rows scaledGramUpper scales per task.

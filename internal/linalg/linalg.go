@@ -128,12 +128,18 @@ func GramUpper(r, n int, a, c []float64) {
 		return
 	}
 	if r == 0 {
-		for i := 0; i < n; i++ {
-			clear(c[i*n+i : i*n+n])
-		}
+		clearUpper(n, c)
 		return
 	}
 	gramUpper(r, n, a, c, 0)
+}
+
+// clearUpper zeroes the upper triangle (diagonal included) of the n×n
+// row-major c.
+func clearUpper(n int, c []float64) {
+	for i := 0; i < n; i++ {
+		clear(c[i*n+i : i*n+n])
+	}
 }
 
 // ScaledGram forms weighted Gram matrices (ScaledGram.Upper) and keeps

@@ -156,9 +156,7 @@ func scaledGramUpper(g *scaledGramScratch, a []float64, n int, rows []int, w []f
 		part, pan := g.part[t], g.pan[t]
 		lo, hi := t*half, min((t+1)*half, r)
 		if lo >= hi {
-			for i := 0; i < n; i++ {
-				clear(part[i*n+i : i*n+n])
-			}
+			clearUpper(n, part)
 			return
 		}
 		beta := 0.0

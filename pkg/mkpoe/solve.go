@@ -99,10 +99,8 @@ func (p *problem) accelerated(ctx context.Context, x0 []float64, s Settings, sto
 	alpha := make([]float64, nc)
 	g := make([]float64, p.dim)
 	g2 := make([]float64, p.dim)
-	diagOnly := true
-	for b := range p.blocks {
-		diagOnly = diagOnly && p.blocks[b].diag
-	}
+	// All blocks of a fit share a mode.
+	diagOnly := p.hasDiagBlock()
 
 	x := append([]float64(nil), x0...)
 	mx := make([]float64, nc)
@@ -292,10 +290,8 @@ func (p *problem) lipschitzEstimate(ws *workspace, delta float64, dist, pw []flo
 	g := make([]float64, p.dim)
 	zero := make([]float64, p.dim)
 	p.gradient(ws, make([]float64, nc), pw, zero) // the regulariser's gradient
-	diagOnly := true
-	for b := range p.blocks {
-		diagOnly = diagOnly && p.blocks[b].diag
-	}
+	// All blocks of a fit share a mode.
+	diagOnly := p.hasDiagBlock()
 	norm := 0.0
 	for it := 0; it < 8; it++ {
 		nv := floats.Norm(v, 2)
