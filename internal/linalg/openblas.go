@@ -144,9 +144,21 @@ type scaledGramScratch struct{ part, pan [2][]float64 }
 
 // scaledGramUpper adds each half of the rows to its own Gram matrix, one
 // panel of gramTile scaled rows at a time (dsyrk), as two tasks of
-// Parallel, and sums the two.
+// Parallel, and sums the two. Up to two panels of rows (r ≤ 2·gramTile),
+// where the scaled copy takes no more memory than the halves' panels, it
+// scales them into one buffer and calls gramUpper, as the pure-Go build
+// does: the same bits as before the split on small problems, where an
+// interior-point run at β = 1e7 is sensitive to rounding (with the split,
+// one of TestConicMatchesBarrier's runs stalled at relative gap 5e-6
+// instead of below 1e-7, with OpenBLAS's SkylakeX and Prescott kernels).
 func scaledGramUpper(g *scaledGramScratch, a []float64, n int, rows []int, w []float64, c []float64) {
 	r := len(rows)
+	if r <= 2*gramTile {
+		g.pan[0] = growTo(g.pan[0], r*n)
+		scaleRows(g.pan[0], a, n, rows, w, 0, r)
+		gramUpper(r, n, g.pan[0], c, 0)
+		return
+	}
 	half := (r + 1) / 2
 	for t := range 2 {
 		g.part[t] = growTo(g.part[t], n*n)
