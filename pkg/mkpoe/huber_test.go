@@ -8,9 +8,9 @@ import (
 
 // TestHuberSumMatchesHuber checks that the branch-free sums of
 // lossAndWeights give the same bits as huber, element by element and summed
-// in order: at the cases' boundaries (±0, δ and its neighbours, ±Inf, NaN, only
-// non-positive margins)
-// and on margins spread over the three cases, for δ over twelve decades.
+// in order: at the cases' boundaries (±0, δ and its neighbours, ±Inf, NaN,
+// only non-positive margins, subnormal ones) and on margins spread over the
+// three cases, for δ over twelve decades.
 func TestHuberSumMatchesHuber(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 11))
 	for _, delta := range []float64{0, 1e-9, 1e-3, 0.1, 1, 1e3} {

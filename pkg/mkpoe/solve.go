@@ -63,6 +63,8 @@ func (p *problem) lossAndWeights(m []float64, delta float64, alpha []float64) fl
 	case alpha == nil:
 		return scale * hingeSum(m)
 	}
+	// The hinge's subgradient (δ = 0) with multipliers: only certifyMargins
+	// and the subgradient method ask for it.
 	s := 0.0
 	for c, mc := range m {
 		v, d := huber(mc, delta)
