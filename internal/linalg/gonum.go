@@ -309,7 +309,7 @@ type scaledGramScratch struct{ rows []float64 }
 // ParallelRows) and calls GramUpper on it.
 func scaledGramUpper(g *scaledGramScratch, a []float64, n int, rows []int, w []float64, c []float64) {
 	r := len(rows)
-	g.rows = growTo(g.rows, r*n)
+	g.rows = Grow(g.rows, r*n)
 	ParallelRows(r, scaleRowsTask, func(_, lo, hi int) {
 		scaleRows(g.rows[lo*n:hi*n], a, n, rows, w, lo, hi)
 	})

@@ -187,8 +187,10 @@ func scaleRows(dst, a []float64, n int, rows []int, w []float64, lo, hi int) {
 	}
 }
 
-// growTo returns s resized to n, reallocating only when it is too short.
-func growTo(s []float64, n int) []float64 {
+// Grow returns s resized to n, reallocating only when it is too short
+// (callers overwrite what they use: the contents are not cleared), for
+// scratch buffers kept between calls.
+func Grow(s []float64, n int) []float64 {
 	if cap(s) < n {
 		return make([]float64, n)
 	}

@@ -154,15 +154,15 @@ type scaledGramScratch struct{ part, pan [2][]float64 }
 func scaledGramUpper(g *scaledGramScratch, a []float64, n int, rows []int, w []float64, c []float64) {
 	r := len(rows)
 	if r <= 2*gramTile {
-		g.pan[0] = growTo(g.pan[0], r*n)
+		g.pan[0] = Grow(g.pan[0], r*n)
 		scaleRows(g.pan[0], a, n, rows, w, 0, r)
 		gramUpper(r, n, g.pan[0], c, 0)
 		return
 	}
 	half := (r + 1) / 2
 	for t := range 2 {
-		g.part[t] = growTo(g.part[t], n*n)
-		g.pan[t] = growTo(g.pan[t], gramTile*n)
+		g.part[t] = Grow(g.part[t], n*n)
+		g.pan[t] = Grow(g.pan[t], gramTile*n)
 	}
 	Parallel(2, func(t int) {
 		part, pan := g.part[t], g.pan[t]

@@ -6,10 +6,12 @@ import (
 	"math"
 	"sort"
 
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/mkpoe/mkpoe/internal/linalg"
+	"github.com/mkpoe/mkpoe/pkg/data"
 )
 
 // Interior-point crossover (docs/solver.md): the first-order method finds
@@ -595,39 +597,51 @@ func (p *problem) restrict(set *workingSet) (*conicProblem, restrictLayout) {
 			lp, rp := p.pairs[p.left[c]], p.pairs[p.right[c]]
 			for q, bl := range cp.blocks {
 				seg := dst[bl.off : bl.off+bl.size]
-				if !bl.psd {
-					k := bl.k
-					g := gathered[q]
-					ga, gb := g[lp.A*k:lp.A*k+k], g[lp.B*k:lp.B*k+k]
-					gc, gd := g[rp.A*k:rp.A*k+k], g[rp.B*k:rp.B*k+k]
-					for j := range seg {
-						a := ga[j] - gb[j]
-						d := gc[j] - gd[j]
-						seg[j] = a*a - d*d
-					}
-					continue
-				}
-				psi := psis[lay.block[q]].RawMatrix()
-				k := bl.k
-				u = u[:0]
-				w = w[:0]
-				for t := 0; t < k; t++ {
-					u = append(u, psi.Data[lp.A*psi.Stride+t]-psi.Data[lp.B*psi.Stride+t])
-					w = append(w, psi.Data[rp.A*psi.Stride+t]-psi.Data[rp.B*psi.Stride+t])
-				}
-				pos := 0
-				for i := 0; i < k; i++ {
-					seg[pos] = u[i]*u[i] - w[i]*w[i]
-					pos++
-					for j := i + 1; j < k; j++ {
-						seg[pos] = math.Sqrt2 * (u[i]*u[j] - w[i]*w[j])
-						pos++
-					}
+				if bl.psd {
+					u, w = psdRow(seg, psis[lay.block[q]].RawMatrix(), lp, rp, bl.k, u, w)
+				} else {
+					diagRow(seg, gathered[q], lp, rp)
 				}
 			}
 		}
 	})
 	return cp, lay
+}
+
+// diagRow writes into seg a comparison's row of a diagonal block of
+// restrict's B: (φ_it − φ_jt)² − (φ_kt − φ_lt)² for the kept coordinates,
+// read from g, the block's kept columns gathered item by item (n×len(seg)).
+func diagRow(seg, g []float64, lp, rp data.Pair) {
+	k := len(seg)
+	ga, gb := g[lp.A*k:lp.A*k+k], g[lp.B*k:lp.B*k+k]
+	gc, gd := g[rp.A*k:rp.A*k+k], g[rp.B*k:rp.B*k+k]
+	for j := range seg {
+		a := ga[j] - gb[j]
+		d := gc[j] - gd[j]
+		seg[j] = a*a - d*d
+	}
+}
+
+// psdRow writes into seg a comparison's row of a PSD block of restrict's B:
+// svec(uuᵀ − wwᵀ) (off-diagonal entries times √2), u and w the two pairs'
+// coordinate differences in the block's basis ψ (k columns). It returns
+// u and w, its scratch, for the next row.
+func psdRow(seg []float64, psi blas64.General, lp, rp data.Pair, k int, u, w []float64) ([]float64, []float64) {
+	u, w = u[:0], w[:0]
+	for t := 0; t < k; t++ {
+		u = append(u, psi.Data[lp.A*psi.Stride+t]-psi.Data[lp.B*psi.Stride+t])
+		w = append(w, psi.Data[rp.A*psi.Stride+t]-psi.Data[rp.B*psi.Stride+t])
+	}
+	pos := 0
+	for i := 0; i < k; i++ {
+		seg[pos] = u[i]*u[i] - w[i]*w[i]
+		pos++
+		for j := i + 1; j < k; j++ {
+			seg[pos] = math.Sqrt2 * (u[i]*u[j] - w[i]*w[j])
+			pos++
+		}
+	}
+	return u, w
 }
 
 // restrictRows is the rows of B that restrict fills per task of

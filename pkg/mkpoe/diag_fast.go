@@ -67,9 +67,9 @@ func (p *problem) diagDistances(blk *block, w []float64, dist []float64, sc *dia
 		return
 	}
 	n := p.n
-	sc.p = growFloats(sc.p, n*s)
-	sc.u = growFloats(sc.u, n*s)
-	sc.q = growFloats(sc.q, n)
+	sc.p = linalg.Grow(sc.p, n*s)
+	sc.u = linalg.Grow(sc.u, n*s)
+	sc.q = linalg.Grow(sc.q, n)
 	pm, um, q := sc.p, sc.u, sc.q
 	parallelFor(n, 64, func(lo, hi int) {
 		for a := lo; a < hi; a++ {

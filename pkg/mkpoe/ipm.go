@@ -607,12 +607,12 @@ func (cp *conicProblem) factorNormal(nts []ntBlock, x, sd, delta []float64) (*ch
 	// allocations of the method, and reallocating them kept the garbage
 	// collector busy.
 	sc := &cp.scratch
-	sc.w = growFloats(sc.w, len(rows))
+	sc.w = linalg.Grow(sc.w, len(rows))
 	for r, c := range rows {
 		sc.w[r] = 1 / math.Sqrt(delta[c])
 	}
-	sc.m = growFloats(sc.m, K*K)
-	sc.gram = growFloats(sc.gram, K*K)
+	sc.m = linalg.Grow(sc.m, K*K)
+	sc.gram = linalg.Grow(sc.gram, K*K)
 	fill := func(md []float64) {
 		// Only the upper triangle is formed and read (factorSPD).
 		sc.scaled.Upper(cp.b.RawMatrix().Data, K, rows, sc.w, md)
@@ -632,14 +632,6 @@ func (cp *conicProblem) factorNormal(nts []ntBlock, x, sd, delta []float64) (*ch
 	}
 	fill(sc.m)
 	return factorSPD(K, sc.m, fill)
-}
-
-// growFloats returns s resized to n, reallocating only when it is too short.
-func growFloats(s []float64, n int) []float64 {
-	if cap(s) < n {
-		return make([]float64, n)
-	}
-	return s[:n]
 }
 
 // addKronSym adds the svec matrix of Y ↦ A Y A (A symmetric k×k) to m at

@@ -144,7 +144,7 @@ func (po *pairOperator) pairRows(dst []float64, phi, g *mat.Dense) []float64 {
 	h.Mul(&f, f.T())
 	n, _ := h.Dims()
 	hr := h.RawMatrix()
-	qm := growFloats(dst, len(po.pairs)*n)
+	qm := linalg.Grow(dst, len(po.pairs)*n)
 	for p, pq := range po.pairs {
 		ra := hr.Data[pq.A*hr.Stride : pq.A*hr.Stride+n]
 		rb := hr.Data[pq.B*hr.Stride : pq.B*hr.Stride+n]
@@ -194,7 +194,7 @@ func (po *pairOperator) lowOrderRows(dst []float64, cp *conicProblem, nts []ntBl
 		rows += svecLen(k)
 	}
 	nT := len(po.left)
-	dst = growFloats(dst, rows*nT)
+	dst = linalg.Grow(dst, rows*nT)
 	off := 0
 	for _, q := range low {
 		var f mat.Dense
