@@ -441,6 +441,9 @@ func fit(ctx context.Context, in input, cs []data.Comparison, s Settings) (*Mode
 	m := methodFor(s.Solver)
 	blocks, backs := formulation(in, s.Mode, m.eigenbasis(), s.EigTol)
 	p := newProblem(in.n, blocks, cs, s.Beta)
+	if s.tuning != nil {
+		p.tune = s.tuning
+	}
 	x0 := make([]float64, p.dim)
 	if s.Init != nil {
 		if err := warmStart(p, backs, s.Init, x0, in); err != nil {

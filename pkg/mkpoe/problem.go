@@ -52,11 +52,12 @@ type problem struct {
 	right  []int32     // per comparison: index in pairs of {k,l}
 	beta   float64
 	dim    int
+	tune   *tuning // the solver's constants (fit sets Settings.tuning here)
 }
 
 // newProblem indexes the distinct pairs of cs and lays out the blocks.
 func newProblem(n int, blocks []block, cs []data.Comparison, beta float64) *problem {
-	p := &problem{n: n, blocks: blocks, beta: beta}
+	p := &problem{n: n, blocks: blocks, beta: beta, tune: defaultTuning()}
 	index := make(map[data.Pair]int32, 2*len(cs))
 	lookup := func(q data.Pair) int32 {
 		if k, ok := index[q]; ok {

@@ -183,6 +183,9 @@ type Settings struct {
 	// Recorder, if not nil, is called after every iteration (see
 	// [Recorder]); progress displays use it. Nil costs nothing.
 	Recorder Recorder
+
+	// tuning, if not nil, replaces the solver's defaultTuning (tests only).
+	tuning *tuning
 }
 
 // withDefaults returns a copy of s with defaults filled in, or an error
