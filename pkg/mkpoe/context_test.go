@@ -14,6 +14,7 @@ import (
 // to return within 1 s of the cancellation with an error wrapping
 // context.Canceled (and no model).
 func TestFitContextCancel(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(11, 3))
 	n := 120
 	hidden := randomFeatures(rng, n, 4)

@@ -49,10 +49,10 @@ type workingSet struct {
 }
 
 // newtonBudget returns how many Newton steps the next interior-point run
-// may take: at most 150, and no more than Settings.MaxIter leaves after
+// may take: at most tuning.maxNewtonSteps, and no more than Settings.MaxIter leaves after
 // the iters already spent (0: none).
-func newtonBudget(s Settings, iters int) int {
-	return max(min(150, s.MaxIter-iters), 0)
+func (p *problem) newtonBudget(s Settings, iters int) int {
+	return max(min(p.tune.maxNewtonSteps, s.MaxIter-iters), 0)
 }
 
 // empty reports whether set keeps no comparison or no coordinate and no
@@ -69,22 +69,16 @@ func (set *workingSet) empty() bool {
 	return true
 }
 
-// maxInteriorFlops bounds the cost of one Newton system of the
-// interior-point stage for full blocks (about 5 s pure Go, 1 s with
-// OpenBLAS). Larger problems — e.g. GNMDS on 100 items and 20,000 triplets,
-// where both systems cost ≥ 5e11 — stay with the accelerated method, which
-// certifies them at moderate β (docs/solver.md).
-var maxInteriorFlops = 5e10 // a variable so that tests can force the fallback
-
 // interiorAffordable reports whether the interior-point stage may run on p:
 // diagonal problems (a working-set LP) always; full ones while the cheaper
-// of the two Newton systems (ipm_pairs.go) stays below maxInteriorFlops.
+// of the two Newton systems (ipm_pairs.go) stays below
+// crossoverTuning.maxInteriorFlops.
 func (p *problem) interiorAffordable() bool {
 	if p.hasDiagBlock() {
 		return true
 	}
 	kCost, tCost := p.newtonSystemCosts(len(p.left))
-	return math.Min(kCost, tCost) <= maxInteriorFlops
+	return math.Min(kCost, tCost) <= p.tune.crossover.maxInteriorFlops
 }
 
 // hasDiagBlock reports whether any block of p is diagonal (all blocks of a
@@ -126,9 +120,6 @@ func newtonReporter(rec Recorder, best *solution) func(int) {
 	}
 }
 
-// crossoverMaxRounds bounds the price-and-resolve rounds.
-const crossoverMaxRounds = 12
-
 // crossover turns the first-order solution sol of p (unpreconditioned, in
 // problem coordinates) into a certified one. It returns sol unchanged (with
 // its own bound) if the interior-point stage fails numerically.
@@ -160,17 +151,18 @@ func (p *problem) crossover(ctx context.Context, sol solution, s Settings) (solu
 	p.gradient(ws, alpha, pw, g)
 
 	set := workingSet{basis: make([]*mat.Dense, len(p.blocks)), coords: make([][]int, len(p.blocks)), inComp: make([]bool, nc)}
-	p.growWorkingSet(&set, x, g, m, 0.25, firstSupportTolerance, true)
+	t := &p.tune.crossover
+	p.growWorkingSet(&set, x, g, m, p.tune.firstSlack, t.firstSupportTolerance, true)
 
 	best := sol
-	for round := 1; round <= crossoverMaxRounds; round++ {
+	for round := 1; round <= t.maxRounds; round++ {
 		if set.empty() {
 			// Nothing to restrict to (e.g. from W = 0 at a β so small
 			// that no coordinate is negatively priced): the caller's
 			// path must certify the fit.
 			return best, nil
 		}
-		steps := newtonBudget(s, best.iters)
+		steps := p.newtonBudget(s, best.iters)
 		if steps == 0 {
 			return best, nil
 		}
@@ -202,16 +194,16 @@ func (p *problem) crossover(ctx context.Context, sol solution, s Settings) (solu
 			bound = p.dualScale(ws, g) * floats.Sum(alpha)
 		}
 		loose := false
-		cp.askFrom = s.Tol * roundGapFraction
+		cp.askFrom = s.Tol * t.roundGapFraction
 		cp.accept = func(res ipmResult) bool {
 			evaluate(res)
 			fb, lb := math.Min(f, best.objective), math.Max(bound, best.bound)
-			if res.final || certifiedAtQuarterTol(f, reg, fb, lb, s.Tol) {
+			if res.final || p.certifiedAtQuarterTol(f, reg, fb, lb, s.Tol) {
 				return true
 			}
 			// Solved to roundGapFraction·Tol and pricing already grows
 			// the set: the next round needs no more accuracy than this.
-			loose = p.pricingGrows(&set, g, m, laterSlack)
+			loose = p.pricingGrows(&set, g, m, p.tune.laterSlack)
 			return loose
 		}
 		res, err := solveConic(ctx, cp, s.Tol*1e-3, steps)
@@ -223,32 +215,18 @@ func (p *problem) crossover(ctx context.Context, sol solution, s Settings) (solu
 		}
 		// A stalled method still returns its last interior point: the
 		// certificate below judges it.
-		best.iters += res.iterations
 		evaluate(res)
-		if f < best.objective {
-			best.objective = f
-			best.x = xn
-		}
-		if bound > best.bound {
-			best.bound = bound
-			best.dual = scaledDual(alpha, bound)
-		}
-		best.trace = append(best.trace, best.objective)
-		if s.Recorder != nil {
-			s.Recorder(Iteration{Iter: best.iters, Objective: f, Best: best.objective, Bound: best.bound, Stage: StageInteriorPoint})
-		}
-		if best.objective-best.bound <= s.Tol*best.objective {
-			best.converged = true
+		if best.endRun(s, res.iterations, xn, f, bound, alpha) {
 			return best, nil
 		}
-		if crossoverRoundEnd != nil {
-			crossoverRoundEnd(round, loose)
+		if hook := p.tune.hooks.crossoverRoundEnd; hook != nil {
+			hook(round, loose)
 		}
-		supportTol := rangeTolerance
+		supportTol := t.rangeTolerance
 		if loose {
-			supportTol = looseSupportTolerance
+			supportTol = t.looseSupportTolerance
 		}
-		if !p.growWorkingSet(&set, xn, g, m, laterSlack, supportTol, false) {
+		if !p.growWorkingSet(&set, xn, g, m, p.tune.laterSlack, supportTol, false) {
 			// Pricing found nothing to add: the restricted problem is the
 			// whole story and only round-off separates the bounds.
 			return best, nil
@@ -261,7 +239,7 @@ func (p *problem) crossover(ctx context.Context, sol solution, s Settings) (solu
 // costs g = c + Aᵀα of the diagonal blocks: each block's coordinates
 // become the support of its x (the coordinates above supportTol of the
 // block's largest), every coordinate that entered by pricing
-// after the first round, and up to maxNewCoords new ones (maxFirstNewCoords
+// after the first round, and up to crossoverTuning.maxNewCoords new ones (maxFirstNewCoords
 // in the first round), the most negatively priced first. After the first
 // round, when anything outside the set is negatively priced or a
 // comparison joins, the new ones also include coordinates priced
@@ -296,7 +274,7 @@ func (p *problem) growWorkingSet(set *workingSet, x, g, m []float64, slack, supp
 			for _, v := range gb {
 				priceBelow += math.Abs(v)
 			}
-			priceBelow *= nearPriceFraction / float64(len(gb))
+			priceBelow *= p.tune.crossover.nearPriceFraction / float64(len(gb))
 		}
 		// Priced coordinates must stay even at x_t = 0: each one holds
 		// a constraint of the restricted dual, and dropping it lets the
@@ -316,9 +294,9 @@ func (p *problem) growWorkingSet(set *workingSet, x, g, m []float64, slack, supp
 		}
 		// The most negatively priced coordinates enter first.
 		sort.Slice(priced, func(i, j int) bool { return gb[priced[i]] < gb[priced[j]] })
-		limit := maxNewCoords
+		limit := p.tune.crossover.maxNewCoords
 		if first {
-			limit = maxFirstNewCoords
+			limit = p.tune.crossover.maxFirstNewCoords
 		}
 		if len(priced) > limit {
 			priced = priced[:limit]
@@ -418,85 +396,6 @@ func (p *problem) wholeSet(comps []int) *workingSet {
 	}
 	return set
 }
-
-// maxFirstNewCoords bounds the priced coordinates that join a diagonal
-// block's first working set, and maxNewCoords those that a later round
-// adds. The first round's prices come from the first-order point (or a
-// warm start's), and more of them only widen the first round: with 64 or
-// 128 its sets on the benchmark fixture grew from 366–492 coordinates to
-// 474–640 or 666–810 and cold fits at β ≥ 1e3 took 2.4–3.3 s instead of
-// 1.8–2.6 s. Later rounds are priced by a solved restricted dual, and a
-// fit warm-started from a smaller β, whose support is narrower than the
-// new optimum's, needs its later rounds to add many: on two aset400 folds'
-// warm β paths (BenchmarkAset400FoldPath, K4diag_all and K1diag_CF) a
-// fit at β = 1e7 grew from 47 to 222 coordinates in 8 rounds at 32 per
-// block and round, and the paths took 376 and 348 Newton steps; at 64
-// 324 and 275, at 128 312 and 257. 64 was the faster on the fixture's warm
-// path (median 3.95 s against 4.35 s at 32 and 4.74 s at 128, whose later
-// rounds are larger), and on the folds as fast as 128 (medians 2.86 and
-// 1.43 s against 3.13 and 1.59 s at 32); docs/solver.md, "Pricing near
-// zero".
-const (
-	maxFirstNewCoords = 32
-	maxNewCoords      = 64
-)
-
-// nearPriceFraction: after the first round, a coordinate whose reduced
-// cost is non-negative but below this fraction of its block's mean
-// |reduced cost| joins the working set with the negatively priced ones
-// (most negative first, maxNewCoords in all), when pricing finds anything.
-// The restricted dual moves when the negatively priced coordinates join,
-// and the ones it tips below zero in the next round are, we guess, mostly
-// those near zero now: without them a fit at β ≥ 1e4 on the benchmark
-// fixture took 4–6 rounds of 13–16 Newton steps, each adding a handful of
-// coordinates; with them it takes 3 (docs/solver.md, "Pricing near zero").
-const nearPriceFraction = 0.1
-
-// firstSupportTolerance is the relative weight above which a coordinate of
-// the first-order iterate starts the working set. On the benchmark fixture
-// the iterate has about 570 positive coordinates and the optimum about 190;
-// 1e-2 started the first round with 550–610 coordinates, 3e-2 with 450–490,
-// and the first round's Newton matrices (about |𝒞|·k² each) were half of
-// the stage's work. The smaller start costs at most one more round and was
-// the faster at every β ≥ 1e4 (β = 1e7: 3.16 s → 2.66 s with OpenBLAS,
-// 16.8 s → 11.4 s pure Go; docs/solver.md).
-const firstSupportTolerance = 3e-2
-
-// rangeTolerance is the relative value above which a coordinate counts as
-// part of the support of an iterate. An interior-point solution is
-// positive everywhere on its working set, with the coordinates outside the
-// optimum's support at about the final duality measure (1e-6 relative and
-// below); 1e-5 separates the two. A coordinate cut wrongly is priced in
-// again.
-const rangeTolerance = 1e-5
-
-// Rounds solved loosely (docs/solver.md, "Loose rounds"). Every round of
-// the crossover but the last only prices: its solution's support and
-// multipliers make the next working set. So a round stops as soon as its
-// restricted relative gap and residuals are below roundGapFraction·Tol
-// (1e-4 at the default Tol) and pricing on the whole problem already
-// finds a comparison or a coordinate to add (pricingGrows); it runs to
-// its own tolerance (Tol·1e-3) only when pricing finds nothing there,
-// and it stops early, on any round, once the whole problem is certified
-// to Tol/4. The support of such a point is cut at looseSupportTolerance
-// instead of rangeTolerance: on the benchmark fixture at β = 1e4 and 1e7,
-// where the first round's optimum has 186 and 188 coordinates above
-// rangeTolerance, its iterate at gap 1e-4 had 326 and 408 above 1e-5 of
-// the largest, 209 and 239 above 1e-4, and none of the optimum's below
-// 1e-4 (17 and 4 below 1e-3).
-const (
-	roundGapFraction      = 0.1
-	looseSupportTolerance = 1e-4
-)
-
-// crossoverRoundEnd, if not nil, is told of every round that ends without
-// a certificate and whether it stopped loosely (tests).
-var crossoverRoundEnd func(round int, loose bool)
-
-// laterSlack: after the first round, a comparison left out of the working
-// set joins it once its margin exceeds −laterSlack (the first round keeps
-// those above −0.25).
-const laterSlack = 0.05
 
 // restrictLayout maps the restricted problem's blocks back to p's.
 type restrictLayout struct {

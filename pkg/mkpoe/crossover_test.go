@@ -2,6 +2,7 @@ package mkpoe
 
 import (
 	"reflect"
+	"sync"
 	"testing"
 )
 
@@ -12,7 +13,8 @@ import (
 // the first round the near-zero ones join too, but only when something
 // outside the set is negatively priced or a comparison joins.
 func TestGrowWorkingSet(t *testing.T) {
-	p := &problem{blocks: []block{{diag: true, r: 8, off: 0, size: 8}}, left: make([]int32, 3)}
+	t.Parallel()
+	p := &problem{blocks: []block{{diag: true, r: 8, off: 0, size: 8}}, left: make([]int32, 3), tune: defaultTuning()}
 	//                 0     1     2     3     4     5     6     7
 	x := []float64{1, 0, 0, 0, 0, 0.5, 0, 0}
 	// mean |g| = 8/8 = 1.
@@ -36,7 +38,7 @@ func TestGrowWorkingSet(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			set := workingSet{coords: [][]int{{0, 5}}, inComp: make([]bool, 3)}
-			grew := p.growWorkingSet(&set, x, tc.g, tc.m, laterSlack, rangeTolerance, tc.first)
+			grew := p.growWorkingSet(&set, x, tc.g, tc.m, p.tune.laterSlack, p.tune.crossover.rangeTolerance, tc.first)
 			if !reflect.DeepEqual(set.coords[0], tc.wantCoords) || !reflect.DeepEqual(set.comps, tc.wantComps) || grew != tc.wantGrew {
 				t.Errorf("coords %v, comps %v, grew %v; want %v, %v, %v", set.coords[0], set.comps, grew, tc.wantCoords, tc.wantComps, tc.wantGrew)
 			}
@@ -60,8 +62,9 @@ func TestGrowWorkingSet(t *testing.T) {
 // block of 200 coordinates, x = 0 off coordinate 0, reduced cost −1 − t/200
 // at coordinate t ≥ 1, so the most negative are the highest t).
 func TestGrowWorkingSetLimits(t *testing.T) {
+	t.Parallel()
 	const r = 200
-	p := &problem{blocks: []block{{diag: true, r: r, off: 0, size: r}}, left: make([]int32, 1)}
+	p := &problem{blocks: []block{{diag: true, r: r, off: 0, size: r}}, left: make([]int32, 1), tune: defaultTuning()}
 	x := make([]float64, r)
 	x[0] = 1
 	g := make([]float64, r)
@@ -73,12 +76,12 @@ func TestGrowWorkingSetLimits(t *testing.T) {
 		first bool
 		want  int
 	}{
-		{"first round", true, maxFirstNewCoords},
-		{"later round", false, maxNewCoords},
+		{"first round", true, defaultTuning().crossover.maxFirstNewCoords},
+		{"later round", false, defaultTuning().crossover.maxNewCoords},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			set := workingSet{coords: [][]int{{0}}, inComp: make([]bool, 1)}
-			p.growWorkingSet(&set, x, g, []float64{-1}, laterSlack, rangeTolerance, tc.first)
+			p.growWorkingSet(&set, x, g, []float64{-1}, p.tune.laterSlack, p.tune.crossover.rangeTolerance, tc.first)
 			got := set.coords[0]
 			if len(got) != 1+tc.want {
 				t.Fatalf("%d coordinates, want the support and %d priced", len(got), tc.want)
@@ -98,7 +101,8 @@ func TestGrowWorkingSetLimits(t *testing.T) {
 // (looseSupportTolerance), where an interior point still carries weights
 // that size off the optimum's support.
 func TestGrowWorkingSetSupportTolerance(t *testing.T) {
-	p := &problem{blocks: []block{{diag: true, r: 4, off: 0, size: 4}}, left: make([]int32, 1)}
+	t.Parallel()
+	p := &problem{blocks: []block{{diag: true, r: 4, off: 0, size: 4}}, left: make([]int32, 1), tune: defaultTuning()}
 	x := []float64{1, 5e-5, 2e-6, 0.3}
 	g := []float64{0, 0, 0, 0} // nothing priced
 	for _, tc := range []struct {
@@ -106,12 +110,12 @@ func TestGrowWorkingSetSupportTolerance(t *testing.T) {
 		supportTol float64
 		want       []int
 	}{
-		{"solved round", rangeTolerance, []int{0, 1, 3}},
-		{"loose round", looseSupportTolerance, []int{0, 3}},
+		{"solved round", defaultTuning().crossover.rangeTolerance, []int{0, 1, 3}},
+		{"loose round", defaultTuning().crossover.looseSupportTolerance, []int{0, 3}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			set := workingSet{coords: [][]int{{0, 1, 2, 3}}, inComp: []bool{true}, comps: []int{0}}
-			p.growWorkingSet(&set, x, g, []float64{-1}, laterSlack, tc.supportTol, false)
+			p.growWorkingSet(&set, x, g, []float64{-1}, p.tune.laterSlack, tc.supportTol, false)
 			if !reflect.DeepEqual(set.coords[0], tc.want) {
 				t.Errorf("coords %v, want %v", set.coords[0], tc.want)
 			}
@@ -124,7 +128,8 @@ func TestGrowWorkingSetSupportTolerance(t *testing.T) {
 // outside the set, grows it; a negatively priced coordinate inside the
 // set (a restricted dual's residual) does not.
 func TestPricingGrows(t *testing.T) {
-	p := &problem{blocks: []block{{diag: true, r: 4, off: 0, size: 4}}, left: make([]int32, 2)}
+	t.Parallel()
+	p := &problem{blocks: []block{{diag: true, r: 4, off: 0, size: 4}}, left: make([]int32, 2), tune: defaultTuning()}
 	for _, tc := range []struct {
 		name string
 		g, m []float64
@@ -136,7 +141,7 @@ func TestPricingGrows(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			set := workingSet{coords: [][]int{{0, 1}}, inComp: []bool{true, false}, comps: []int{0}}
-			if got := p.pricingGrows(&set, tc.g, tc.m, laterSlack); got != tc.want {
+			if got := p.pricingGrows(&set, tc.g, tc.m, p.tune.laterSlack); got != tc.want {
 				t.Errorf("pricingGrows = %v, want %v", got, tc.want)
 			}
 		})
@@ -149,13 +154,18 @@ func TestPricingGrows(t *testing.T) {
 // there must be such rounds, and every fit must still match the exact
 // optimum (checkExact).
 func TestLooseRoundsMatchExactOptimum(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
 	loose := 0
-	crossoverRoundEnd = func(_ int, l bool) {
-		if l {
-			loose++
+	count := tuned(func(t *tuning) {
+		t.hooks.crossoverRoundEnd = func(_ int, l bool) {
+			if l {
+				mu.Lock()
+				loose++
+				mu.Unlock()
+			}
 		}
-	}
-	defer func() { crossoverRoundEnd = nil }()
+	})
 	for _, c := range highBetaCases() {
 		if c.kind != hbDiag {
 			continue
@@ -165,7 +175,7 @@ func TestLooseRoundsMatchExactOptimum(t *testing.T) {
 			if err != nil {
 				t.Fatalf("reference: %v", err)
 			}
-			m, err := c.fit(0)
+			m, err := c.fitWith(&Settings{Beta: c.beta, tuning: count})
 			if err != nil {
 				t.Fatalf("Fit: %v", err)
 			}

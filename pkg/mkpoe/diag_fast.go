@@ -166,10 +166,6 @@ type incState struct {
 	act   []int32
 }
 
-// incRefresh bounds the number of incremental updates between full
-// gradient evaluations, so rounding cannot accumulate.
-const incRefresh = 16
-
 // gradientIncremental writes into g the same gradient as gradient, for
 // problems whose blocks are all diagonal, by updating the previous one:
 // the gradient is linear in the per-pair weights π, and between successive
@@ -177,7 +173,7 @@ const incRefresh = 16
 // or crosses it, change their multiplier. On the benchmark fixture that is
 // a few hundred of ~6000 weighted pairs once δ is small, so the update costs
 // a fraction of a full evaluation. It falls back to a full evaluation every
-// incRefresh calls or when many weights changed. Used only for the descent
+// acceleratedTuning.incRefresh calls or when many weights changed. Used only for the descent
 // steps; certificates always use a freshly computed gradient.
 func (p *problem) gradientIncremental(ws *workspace, alpha, pw, g []float64) {
 	st := &ws.inc
@@ -186,7 +182,7 @@ func (p *problem) gradientIncremental(ws *workspace, alpha, pw, g []float64) {
 		st.d = make([]float64, len(p.pairs))
 		st.g = make([]float64, p.dim)
 	}
-	if st.valid && st.calls < incRefresh {
+	if st.valid && st.calls < p.tune.accelerated.incRefresh {
 		for k := range pw {
 			pw[k] = 0
 		}

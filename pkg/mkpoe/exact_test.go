@@ -57,6 +57,7 @@ func smallProblems() []smallProblem {
 func relDiff(a, b float64) float64 { return math.Abs(a-b) / math.Max(math.Abs(b), 1e-12) }
 
 func TestFitMatchesBarrierOptimum(t *testing.T) {
+	t.Parallel()
 	for _, pr := range smallProblems() {
 		for _, mode := range []Mode{Full, Diag} {
 			t.Run(pr.name+"_"+mode.String(), func(t *testing.T) {
@@ -94,6 +95,7 @@ func TestFitMatchesBarrierOptimum(t *testing.T) {
 }
 
 func TestSubgradientMatchesOptimum(t *testing.T) {
+	t.Parallel()
 	for _, pr := range smallProblems() {
 		for _, mode := range []Mode{Full, Diag} {
 			t.Run(pr.name+"_"+mode.String(), func(t *testing.T) {

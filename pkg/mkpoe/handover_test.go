@@ -6,6 +6,7 @@ import "testing"
 // sequences of certified gaps (one call per certificate, every 10
 // iterations, as solve.go makes them).
 func TestHandOver(t *testing.T) {
+	t.Parallel()
 	type call struct {
 		it   int
 		gap  float64
@@ -70,7 +71,7 @@ func TestHandOver(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			h := &handOver{interiorIters: tc.interiorIters, diag: tc.diag}
+			h := &handOver{t: defaultTuning().handOver, interiorIters: tc.interiorIters, diag: tc.diag}
 			for _, c := range tc.calls {
 				if got := h.stop(c.it, c.gap); got != c.want {
 					t.Errorf("iteration %d, gap %g: stop = %v, want %v", c.it, c.gap, got, c.want)

@@ -12,6 +12,7 @@ import (
 // only non-positive margins, subnormal ones) and on margins spread over the
 // three cases, for δ over twelve decades.
 func TestHuberSumMatchesHuber(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(7, 11))
 	for _, delta := range []float64{0, 1e-9, 1e-3, 0.1, 1, 1e3} {
 		edges := []float64{0, math.Copysign(0, -1), delta, math.Nextafter(delta, 0), math.Nextafter(delta, 2),

@@ -341,12 +341,12 @@ func (p *problem) interiorFull(ctx context.Context, sol solution, s Settings) (s
 	in := make([]bool, nc)
 	var comps []int
 	for c, mc := range m {
-		if mc > -0.25 {
+		if mc > -p.tune.firstSlack {
 			in[c] = true
 			comps = append(comps, c)
 		}
 	}
-	if p.newtonCost(len(comps)) > dropWorth*p.newtonCost(nc) {
+	if p.newtonCost(len(comps)) > p.tune.interior.dropWorth*p.newtonCost(nc) {
 		// Dropping saves too little per Newton step (the blocks' scalings
 		// cost the same whatever the comparisons) to risk another run when
 		// a dropped comparison turns out violated: keep them all.
@@ -360,7 +360,7 @@ func (p *problem) interiorFull(ctx context.Context, sol solution, s Settings) (s
 	alpha := make([]float64, nc)
 	g := make([]float64, p.dim)
 	var start *ipmPoint
-	for round := 0; round < interiorMaxRounds; round++ {
+	for round := 0; round < p.tune.interior.maxRounds; round++ {
 		// The cheaper Newton system: K-space for small blocks such as
 		// LPOE on a few features, comparison space otherwise.
 		var cp *conicProblem
@@ -385,7 +385,7 @@ func (p *problem) interiorFull(ctx context.Context, sol solution, s Settings) (s
 			// A later round starts from the previous round's iterate at
 			// relative gap warmBackup (same cone: pairConic's blocks do
 			// not depend on comps, which only grow at the end).
-			cp.snapshotGap = warmBackup
+			cp.snapshotGap = p.tune.interior.warmBackup
 			if start != nil && len(start.x) == cp.dim && len(start.alpha) <= cp.nT {
 				cp.start = start
 			}
@@ -427,22 +427,22 @@ func (p *problem) interiorFull(ctx context.Context, sol solution, s Settings) (s
 		cp.accept = func(res ipmResult) bool {
 			xn, f, bound := evaluateOnce(res)
 			fb, lb := math.Min(f, best.objective), math.Max(bound, best.bound)
-			if certifiedAtQuarterTol(f, p.regularizer(xn), fb, lb, s.Tol) || (res.final && fb-lb <= s.Tol*fb) {
+			if p.certifiedAtQuarterTol(f, p.regularizer(xn), fb, lb, s.Tol) || (res.final && fb-lb <= s.Tol*fb) {
 				return true
 			}
 			// Solved, but a dropped comparison is needed: next round.
-			return res.final && comparisonJoins(in, m, laterSlack)
+			return res.final && comparisonJoins(in, m, p.tune.laterSlack)
 		}
 		cp.askFrom = s.Tol
-		steps := newtonBudget(s, best.iters)
+		steps := p.newtonBudget(s, best.iters)
 		if steps == 0 {
 			return best, nil
 		}
 		res, err := solveConic(ctx, cp, s.Tol*0.05, steps)
-		if cp.start != nil && (errors.Is(err, errIPMStalled) || forceWarmStall) {
+		if cp.start != nil && (errors.Is(err, errIPMStalled) || p.tune.hooks.forceWarmStall) {
 			// The method could not follow the warm start: this round
 			// again from the cold start, if MaxIter leaves steps.
-			if rest := newtonBudget(s, best.iters+res.iterations); rest > 0 {
+			if rest := p.newtonBudget(s, best.iters+res.iterations); rest > 0 {
 				best.iters += res.iterations
 				cp.start, lastX = nil, nil
 				res, err = solveConic(ctx, cp, s.Tol*0.05, rest)
@@ -454,25 +454,12 @@ func (p *problem) interiorFull(ctx context.Context, sol solution, s Settings) (s
 			}
 			return best, err
 		}
-		best.iters += res.iterations
 		xn, f, bound := evaluateOnce(res)
-		if f < best.objective {
-			best.objective, best.x = f, xn
-		}
-		if bound > best.bound {
-			best.bound = bound
-			best.dual = scaledDual(alpha, bound)
-		}
-		best.trace = append(best.trace, best.objective)
-		if s.Recorder != nil {
-			s.Recorder(Iteration{Iter: best.iters, Objective: f, Best: best.objective, Bound: best.bound, Stage: StageInteriorPoint})
-		}
-		if best.objective-best.bound <= s.Tol*best.objective {
-			best.converged = true
+		if best.endRun(s, res.iterations, xn, f, bound, alpha) {
 			return best, nil
 		}
 		var grew bool
-		comps, grew = joinComparisons(in, comps, m, laterSlack)
+		comps, grew = joinComparisons(in, comps, m, p.tune.laterSlack)
 		if !grew {
 			return best, nil
 		}
@@ -480,22 +467,6 @@ func (p *problem) interiorFull(ctx context.Context, sol solution, s Settings) (s
 	}
 	return best, nil
 }
-
-// warmBackup is the relative gap (and residuals) of the iterate that a
-// round of interiorFull keeps to start the next one: an optimal point is
-// on the boundary of the cone, where the comparisons the next round adds
-// block the steps, so the start is backed up to an earlier, still central
-// iterate (Gondzio 1998, "Warm start of the primal-dual method applied in
-// the cutting-plane scheme"). On an aset400 K1 fold's β path 0.3 and 0.1
-// took 52 and 53 Newton steps over the later rounds against 74 cold, 1e-2
-// took 72 (docs/solver.md, "Warm-started rounds"). 0.3 rather than 0.1:
-// the closer the start is to the optimum, the more the primal residual
-// lags the gap, so that the method's own stopping rule ends on a primal
-// point whose objective, recomputed from x, is further off (on the small
-// problems at β = 1e7, up to 2e-5 from 0.3 and 9e-4 from 0.1;
-// TestConicMatchesBarrier), which interiorFull's certificate then has to
-// absorb.
-const warmBackup = 0.3
 
 // losesTenfold reports whether a point of objective f = reg + loss (reg
 // the trace regulariser, loss the weighted hinge loss) certified by the
@@ -529,21 +500,13 @@ func losesTenfold(f, reg, lb, tol float64) bool {
 // are then certified by the previous dual point alone (on the fixture a
 // 1e4 fit left at gap 4e-4 reached 9e-4 at 1e6 and cost a 9 s refit at
 // 1e7; at 1e-4 the whole tail took 0.7 s).
-func certifiedAtQuarterTol(f, reg, fb, lb, tol float64) bool {
+func (p *problem) certifiedAtQuarterTol(f, reg, fb, lb, tol float64) bool {
 	tight := fb-lb <= tol*fb/4
-	if tight && f <= fb && refineForTenfold {
+	if tight && f <= fb && !p.tune.hooks.noTenfoldRefine {
 		tight = !losesTenfold(f, reg, lb, tol)
 	}
 	return tight
 }
-
-// refineForTenfold turns losesTenfold's extra Newton steps on: a variable
-// only so that TestTenfoldCertificate can show what they change.
-var refineForTenfold = true
-
-// forceWarmStall makes interiorFull treat every warm-started run as
-// stalled, so that it reruns the round cold: tests only.
-var forceWarmStall = false
 
 // optimumEstimate is a guess at the optimal objective from the best
 // objective f and certified lower bound l of sol: √(l·f) when l > 0 (the
@@ -555,23 +518,6 @@ func optimumEstimate(sol solution) float64 {
 	}
 	return sol.objective
 }
-
-// dropWorth is the largest ratio of the estimated Newton-step costs
-// (newtonCost) of the kept comparisons and of all of them at which
-// interiorFull drops the others. Dropping pays when it saves the
-// factorisation (a single block, or many comparisons) and one run
-// suffices; a second or third run, which a warm start along the β grid
-// often needs, costs more than the saving when the blocks' scalings
-// dominate. Measured (docs/solver.md): on an aset400 K4 fold (blocks of
-// rank 297, 295 and 68; 2343 comparisons) keeping all at β = 1e4 and 1e5
-// took 4.7 and 7.2 s where dropping (ratios 0.66 and 0.62) took 10.1 and
-// 10.7 s in three runs each; on a K1 fold (one block, 3353 comparisons,
-// ratios 0.22–0.34) dropping is the faster. With the later runs warm
-// started (warmBackup), always dropping still lost on that K4 fold: its
-// fits at β = 1e4 and 1e5 took 9.2–10.0 s against 6.1–6.5 s, the whole
-// path 37–38 s against 28–29.5 s (2026-11-26). A variable only so that
-// TestWarmStartedRounds can make fits drop every comparison it can.
-var dropWorth = 0.6
 
 // newtonCost estimates the work, in multiply-adds, of one Newton step of
 // the comparison-space method on nT comparisons: its system
@@ -599,13 +545,6 @@ func (p *problem) acceleratedCost() float64 {
 	}
 	return cost
 }
-
-// interiorMaxRounds bounds the runs of interiorFull. A run is repeated when
-// comparisons it left out turn out needed; warm-started fits along a β grid
-// drop many comparisons at first (the previous β's solution satisfies them)
-// and may need several runs as the solution moves: a K4 fit on aset400 at
-// β = 1e5 took five (each a few seconds, the kept set being small).
-const interiorMaxRounds = 10
 
 // pairConic builds the comparison-space conic program over the kept
 // comparisons comps, every block whole (cost: its regulariser weights).

@@ -110,10 +110,10 @@ func TestConicMatchesBarrier(t *testing.T) {
 						pc.balancedStart = balanced
 						if variant.warm {
 							most := p.pairConic(all[:len(all)*9/10])
-							most.balancedStart, most.snapshotGap = true, warmBackup
+							most.balancedStart, most.snapshotGap = true, defaultTuning().interior.warmBackup
 							hr, err := solveConic(context.Background(), most, 1e-8, 200)
 							if hr.snapshot == nil {
-								t.Fatalf("90%% of the comparisons: no iterate kept at gap %g (%v after %d iterations)", warmBackup, err, hr.iterations)
+								t.Fatalf("90%% of the comparisons: no iterate kept at gap %g (%v after %d iterations)", most.snapshotGap, err, hr.iterations)
 							}
 							pc.start = hr.snapshot
 						}
@@ -167,16 +167,15 @@ func TestConicMatchesBarrier(t *testing.T) {
 // continue past its hand-over point from where it stopped and return a
 // valid (certified-bound) result.
 func TestFitWithoutInteriorStage(t *testing.T) {
-	saved := maxInteriorFlops
-	maxInteriorFlops = 0
-	defer func() { maxInteriorFlops = saved }()
+	t.Parallel()
+	noInterior := tuned(func(t *tuning) { t.crossover.maxInteriorFlops = 0 })
 	for _, pr := range smallProblems()[:3] {
 		t.Run(pr.name, func(t *testing.T) {
 			ref, err := reference.Barrier(pr.ks, pr.cs, 1e4, false)
 			if err != nil {
 				t.Fatal(err)
 			}
-			m, err := Fit(pr.ks, pr.cs, &Settings{Beta: 1e4, MaxIter: 3000})
+			m, err := Fit(pr.ks, pr.cs, &Settings{Beta: 1e4, MaxIter: 3000, tuning: noInterior})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -14,6 +14,7 @@ import (
 // returns never exceeds ‖A‖², and with the safety factor 1.1 it covers
 // it, so the first step's size is not too long.
 func TestDiagLipschitzCoversNorm(t *testing.T) {
+	t.Parallel()
 	for seed := uint64(1); seed <= 4; seed++ {
 		rng := rand.New(rand.NewPCG(seed, 17))
 		n := 30 + 10*int(seed)

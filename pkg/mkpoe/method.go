@@ -71,9 +71,9 @@ func (acceleratedMethod) solve(ctx context.Context, fp fitProblem) (solution, er
 	// the benchmark fixture a fit at β = 100 from β = 10 took 67 Newton
 	// steps (0.45–0.5 s) against 270 first-order iterations (1.9–2.3 s). From
 	// W = 0 (every fit at β ≤ 2 there) there is no support to start from.
-	if interior && s.Init != nil && plain.hasDiagBlock() && floats.Max(warm.x) > 0 && !skipDirectStart {
+	if interior && s.Init != nil && plain.hasDiagBlock() && floats.Max(warm.x) > 0 && !p.tune.hooks.skipDirectStart {
 		sol, err := plain.crossover(ctx, warm, s)
-		if err != nil || (sol.converged && !forceDirectFallback) {
+		if err != nil || (sol.converged && !p.tune.hooks.forceDirectFallback) {
 			return sol, err
 		}
 		// Not certified from there: the usual path, with what is left of
@@ -89,11 +89,6 @@ func (acceleratedMethod) solve(ctx context.Context, fp fitProblem) (solution, er
 	sol.iters += spent
 	return sol, err
 }
-
-// forceDirectFallback makes a direct start of a warm diagonal fit fall
-// back to the usual path even when it certifies, and skipDirectStart
-// skips it: tests only.
-var forceDirectFallback, skipDirectStart = false, false
 
 // firstOrderThenCrossover is the usual path of acceleratedMethod: the
 // accelerated method on p (preconditioned here), from x0, handed over to

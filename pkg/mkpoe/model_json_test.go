@@ -28,6 +28,7 @@ func smallModelJSON(t testing.TB) []byte {
 // TestReadJSONShapes: a model file whose matrices do not fit together is an
 // error naming the file and the matrix, not a model that embeds garbage.
 func TestReadJSONShapes(t *testing.T) {
+	t.Parallel()
 	good := smallModelJSON(t)
 	if _, err := ReadJSON(bytes.NewReader(good), "m.json"); err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 )
 
 func TestKernelShares(t *testing.T) {
+	t.Parallel()
 	eye := mat.NewSymDense(2, []float64{1, 0, 0, 1})
 	cases := []struct {
 		name  string
@@ -48,6 +49,7 @@ func TestKernelShares(t *testing.T) {
 }
 
 func TestEmbedWithTraining(t *testing.T) {
+	t.Parallel()
 	// One kernel, N = 2, projection [[1, 0], [0, 2]]: g(x) = (x₀, 2x₁).
 	m := &Model{Input: InputKernels, N: 2, NumInputs: 1,
 		W:     []*mat.SymDense{mat.NewSymDense(2, []float64{1, 0, 0, 4})},
@@ -69,6 +71,7 @@ func TestEmbedWithTraining(t *testing.T) {
 // distance ties); at a large β it does not. A hand-made model with one
 // non-zero coordinate is not zero.
 func TestIsZero(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(3, 3))
 	x := randomFeatures(rng, 12, 3)
 	cs := randomComparisons(rng, x, 60, 0, true)
@@ -98,6 +101,7 @@ func TestIsZero(t *testing.T) {
 // replaces, whose rows it must match up to sign on random diagonals
 // (distinct entries, some zero).
 func TestDiagonalProjection(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		diag []float64

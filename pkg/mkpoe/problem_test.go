@@ -14,6 +14,7 @@ import (
 // O(r) kernels, and that diagonalOf recognises exactly the square
 // diagonal matrices.
 func TestDiagonalPhiMatchesGeneric(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(9, 9))
 	const n = 7
 	var pairs []data.Pair

@@ -26,21 +26,16 @@ type recorderCase struct {
 	problem int
 	s       Settings
 	stages  []Stage // stages the Recorder must see
-	setup   func() (restore func())
 }
 
 func recorderCases() []recorderCase {
-	noInterior := func() func() {
-		saved := maxInteriorFlops
-		maxInteriorFlops = 0
-		return func() { maxInteriorFlops = saved }
-	}
+	noInterior := tuned(func(t *tuning) { t.crossover.maxInteriorFlops = 0 })
 	return []recorderCase{
 		{name: "accelerated full", problem: 1, s: Settings{Beta: 1}, stages: []Stage{StageAccelerated}},
 		{name: "accelerated diag", problem: 1, s: Settings{Beta: 1, Mode: Diag}, stages: []Stage{StageAccelerated}},
 		{name: "crossover full (interiorFull)", problem: 0, s: Settings{Beta: 1e4}, stages: []Stage{StageAccelerated, StageInteriorPoint}},
 		{name: "crossover diag (working set)", problem: 0, s: Settings{Beta: 1e4, Mode: Diag}, stages: []Stage{StageAccelerated, StageInteriorPoint}},
-		{name: "no interior stage: accelerated continues", problem: 0, s: Settings{Beta: 1e4, MaxIter: 1000}, stages: []Stage{StageAccelerated}, setup: noInterior},
+		{name: "no interior stage: accelerated continues", problem: 0, s: Settings{Beta: 1e4, MaxIter: 1000, tuning: noInterior}, stages: []Stage{StageAccelerated}},
 		{name: "subgradient", problem: 2, s: Settings{Beta: 10, Solver: Subgradient, MaxIter: 2000}, stages: []Stage{StageSubgradient}},
 	}
 }
@@ -52,12 +47,10 @@ func recorderCases() []recorderCase {
 // objective is the model's (and, for the default solver, whose certified
 // gap is the model's).
 func TestRecorderDoesNotChangeFit(t *testing.T) {
+	t.Parallel()
 	probs := smallProblems()
 	for _, c := range recorderCases() {
 		t.Run(c.name, func(t *testing.T) {
-			if c.setup != nil {
-				defer c.setup()()
-			}
 			pr := probs[c.problem]
 			plain := c.s
 			want, err := Fit(pr.ks, pr.cs, &plain)
@@ -102,7 +95,7 @@ func TestRecorderDoesNotChangeFit(t *testing.T) {
 			}
 			switch {
 			case c.s.Solver == Subgradient: // certified after the last iteration
-			case c.setup != nil:
+			case c.s.tuning != nil:
 				// The continued accelerated run certifies on its own; the
 				// reports keep the first run's bound if it was better.
 				if last.Bound < got.Stats.DualBound {
@@ -128,13 +121,11 @@ func TestRecorderDoesNotChangeFit(t *testing.T) {
 // wrapping context.Canceled and no model. Counting reports, not seconds,
 // keeps the test independent of the machine's speed.
 func TestRecorderCancelStopsAtOnce(t *testing.T) {
+	t.Parallel()
 	probs := smallProblems()
 	for _, c := range recorderCases() {
 		for _, stage := range c.stages {
 			t.Run(c.name+"/"+string(stage), func(t *testing.T) {
-				if c.setup != nil {
-					defer c.setup()()
-				}
 				pr := probs[c.problem]
 				ctx, cancel := context.WithCancel(context.Background())
 				defer cancel()
@@ -165,6 +156,7 @@ func TestRecorderCancelStopsAtOnce(t *testing.T) {
 
 // TestIterationGap checks Iteration.Gap on hand-computed values.
 func TestIterationGap(t *testing.T) {
+	t.Parallel()
 	for _, test := range []struct {
 		best, bound, want float64
 	}{

@@ -47,6 +47,7 @@ func frob(a, b []float64) float64 {
 // symmetric PSD, idempotent, leaves PSD matrices alone, and is the nearest
 // PSD matrix in Frobenius norm (no random PSD matrix is closer).
 func TestProjectPSD(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 1))
 	ws := &eigWS{}
 	for trial := 0; trial < 50; trial++ {
@@ -92,6 +93,7 @@ func TestProjectPSD(t *testing.T) {
 // independent whole eigendecomposition, on matrices
 // with mostly positive, mostly negative and mixed spectra.
 func TestProjectPSDBothSides(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(4, 4))
 	for trial := 0; trial < 30; trial++ {
 		r := 1 + rng.IntN(60)
@@ -142,6 +144,7 @@ func countAbove(vals []float64, x float64) int {
 }
 
 func TestFitNoComparisonsGivesZero(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(2, 2))
 	k := rbfKernel(randomFeatures(rng, 6, 2))
 	for _, mode := range []Mode{Full, Diag} {
@@ -158,6 +161,7 @@ func TestFitNoComparisonsGivesZero(t *testing.T) {
 // TestFitDeterministicAndInputsUnchanged fits twice and checks identical
 // models, and that neither the kernels nor the comparisons were modified.
 func TestFitDeterministicAndInputsUnchanged(t *testing.T) {
+	t.Parallel()
 	pr := smallProblems()[0]
 	ksCopy := make([]*mat.SymDense, len(pr.ks))
 	for p, k := range pr.ks {
@@ -190,6 +194,7 @@ func TestFitDeterministicAndInputsUnchanged(t *testing.T) {
 // TestEmbedTrainingRowsEqualsTrain: embedding the training items from their
 // own kernel rows gives the stored training embedding (Sec. 3.2: g(x) = N K_x).
 func TestEmbedTrainingRowsEqualsTrain(t *testing.T) {
+	t.Parallel()
 	pr := smallProblems()[1]
 	for _, comb := range []Combine{Separate, Sum} {
 		m, err := Fit(pr.ks, pr.cs, &Settings{Beta: 100, Combine: comb})
@@ -242,6 +247,7 @@ func TestEmbedTrainingRowsEqualsTrain(t *testing.T) {
 // TestPermutingItemsPermutesEmbedding relabels the items and checks that the
 // objective is unchanged and the distances follow the permutation.
 func TestPermutingItemsPermutesEmbedding(t *testing.T) {
+	t.Parallel()
 	pr := smallProblems()[2]
 	n := pr.ks[0].SymmetricDim()
 	perm := rand.New(rand.NewPCG(5, 5)).Perm(n)
@@ -293,6 +299,7 @@ func TestPermutingItemsPermutesEmbedding(t *testing.T) {
 // (W_LPOE = Xᵀ W_KPOE X when X has full column rank), checked against the
 // exact barrier solution of the kernel problem.
 func TestLPOEMatchesKPOEOnLinearKernel(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(9, 9))
 	n, d := 14, 3
 	x := randomFeatures(rng, n, d)
@@ -334,6 +341,7 @@ func TestLPOEMatchesKPOEOnLinearKernel(t *testing.T) {
 // TestDualBoundNeverAboveOptimum: every certificate the solver reports is a
 // lower bound on the exact optimum, also when it stops early.
 func TestDualBoundNeverAboveOptimum(t *testing.T) {
+	t.Parallel()
 	probs := smallProblems()
 	for _, pr := range []smallProblem{probs[0], probs[2]} {
 		for _, mode := range []Mode{Full, Diag} {

@@ -32,6 +32,7 @@ func aset400(t *testing.T) *data.Aset400 {
 // triplets and scores the other 20% (same artists: GNMDS has no
 // out-of-sample extension).
 func TestGNMDSAset400HeldOut(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("long (a 412×412 SDP: about 40 s pure Go, 6 s with OpenBLAS)")
 	}
@@ -62,6 +63,7 @@ func TestGNMDSAset400HeldOut(t *testing.T) {
 // space orders the test comparisons (i in test, j and k in train; Sec. 5.2.2)
 // better than the kernel's native space.
 func TestGenreKernelBeatsNative(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("-short: a full fit on aset400 (about 60 s)")
 	}

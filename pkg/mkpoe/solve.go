@@ -33,6 +33,61 @@ func scaledDual(alpha []float64, bound float64) []float64 {
 	return out
 }
 
+// keepIterate records iteration it of a first-order method, at x of exact
+// objective f: the trace, the count and, if f is the best so far, a copy of
+// x. It reports whether x is the new best point.
+func (sol *solution) keepIterate(it int, x []float64, f float64) bool {
+	sol.trace = append(sol.trace, f)
+	sol.iters = it
+	if f < sol.objective {
+		sol.objective = f
+		copy(sol.x, x)
+		return true
+	}
+	return false
+}
+
+// keepBound keeps bound, certified by the multipliers alpha after dual
+// scaling (bound = t·Σα), if it beats the best bound so far.
+func (sol *solution) keepBound(bound float64, alpha []float64) {
+	if bound > sol.bound {
+		sol.bound = bound
+		sol.dual = scaledDual(alpha, bound)
+	}
+}
+
+// certified reports whether the best objective is within tol (relative) of
+// the best bound: the certificate every method stops on.
+func (sol *solution) certified(tol float64) bool {
+	return sol.objective-sol.bound <= tol*sol.objective
+}
+
+// endRun records the end of an interior-point run that took steps Newton
+// steps: its point x on the whole problem (objective f, kept if the best),
+// its bound (from the multipliers alpha), the trace and a progress report.
+// It reports whether the fit is now certified (then sol is converged).
+func (sol *solution) endRun(s Settings, steps int, x []float64, f, bound float64, alpha []float64) bool {
+	sol.iters += steps
+	if f < sol.objective {
+		sol.objective, sol.x = f, x
+	}
+	sol.keepBound(bound, alpha)
+	sol.trace = append(sol.trace, sol.objective)
+	s.report(Iteration{Iter: sol.iters, Objective: f, Best: sol.objective, Bound: sol.bound, Stage: StageInteriorPoint})
+	if sol.certified(s.Tol) {
+		sol.converged = true
+		return true
+	}
+	return false
+}
+
+// report sends it to the fit's Recorder, if there is one.
+func (s Settings) report(it Iteration) {
+	if s.Recorder != nil {
+		s.Recorder(it)
+	}
+}
+
 // huber returns the Huber-smoothed hinge h_δ(m) and its derivative:
 //
 //	h_δ(m) = 0 (m ≤ 0),  m²/(2δ) (0 < m < δ),  m − δ/2 (m ≥ δ),
@@ -141,162 +196,31 @@ func choose(c bool, a, b float64) float64 {
 // and the certified relative gap; returning true ends the method early
 // (unconverged) so that the caller can switch methods.
 func (p *problem) accelerated(ctx context.Context, x0 []float64, s Settings, stop func(it int, gap float64) bool) (solution, error) {
-	ws := p.newWorkspace()
-	nc := len(p.left)
-	np := len(p.pairs)
-	dist := make([]float64, np)
-	pw := make([]float64, np)
-	alpha := make([]float64, nc)
-	g := make([]float64, p.dim)
-	g2 := make([]float64, p.dim)
-	// All blocks of a fit share a mode.
-	diagOnly := p.hasDiagBlock()
-
-	x := append([]float64(nil), x0...)
-	mx := make([]float64, nc)
-	p.margins(ws, x, dist, mx)
-	regX := p.regularizer(x)
-
-	sol := solution{x: append([]float64(nil), x...), objective: regX + p.lossAndWeights(mx, 0, nil)}
-	if nc == 0 {
+	a := p.newAcceleratedState(x0)
+	sol := solution{x: append([]float64(nil), a.x...), objective: a.regX + p.lossAndWeights(a.mx, 0, nil)}
+	if len(p.left) == 0 {
 		return zeroSolution(p.dim), nil
 	}
 	if err := finiteObjective(sol.objective); err != nil {
 		return sol, err
 	}
-
-	y := append([]float64(nil), x...)
-	my := append([]float64(nil), mx...)
-	regY := regX
-	xn := make([]float64, p.dim)
-	mxn := make([]float64, nc)
-	tk := 1.0
-
-	delta := 1.0
-	lip := p.lipschitzEstimate(ws, delta, dist, pw)
-	const checkEvery = 10
-
+	a.lip = p.lipschitzEstimate(a.ws, a.delta, a.dist, a.pw)
 	for it := 1; it <= s.MaxIter; it++ {
 		if err := ctx.Err(); err != nil {
 			return sol, fmt.Errorf("mkpoe: fit stopped after %d iterations: %w", it-1, err)
 		}
-		fy := regY + p.lossAndWeights(my, delta, alpha)
-		if diagOnly {
-			p.gradientIncremental(ws, alpha, pw, g)
-		} else {
-			p.gradient(ws, alpha, pw, g)
+		if err := a.step(it); err != nil {
+			return sol, err
 		}
-		// Backtracking: find L with f_δ(x⁺) ≤ f_δ(y) + ⟨g, x⁺−y⟩ + L/2‖x⁺−y‖².
-		var fxn, regXn float64
-		for tries := 0; ; tries++ {
-			if tries == maxBacktracks {
-				return sol, fmt.Errorf("mkpoe: internal error: no step decreased the smoothed objective after %d halvings (iteration %d, f = %g)", maxBacktracks, it, fy)
-			}
-			for k := range xn {
-				xn[k] = y[k] - g[k]/lip
-			}
-			p.projectMargins(ws, xn, dist, mxn)
-			regXn = p.regularizer(xn)
-			fxn = regXn + p.lossAndWeights(mxn, delta, nil)
-			lin, sq := 0.0, 0.0
-			for k := range xn {
-				d := xn[k] - y[k]
-				lin += g[k] * d
-				sq += d * d
-			}
-			if fxn <= fy+lin+lip/2*sq+1e-12*math.Abs(fy) || sq == 0 {
+		f := a.regX + p.lossAndWeights(a.mx, 0, nil)
+		sol.keepIterate(it, a.x, f)
+		a.lip *= 0.9 // let the step grow again
+		if it%p.tune.accelerated.checkEvery == 0 || it == s.MaxIter {
+			if a.certificate(&sol, it, s, stop) {
 				break
 			}
-			lip *= 2
 		}
-		// Adaptive restart when the momentum points uphill.
-		restart := 0.0
-		for k := range xn {
-			restart += (y[k] - xn[k]) * (xn[k] - x[k])
-		}
-		tn := (1 + math.Sqrt(1+4*tk*tk)) / 2
-		theta := (tk - 1) / tn
-		if restart > 0 {
-			tn, theta = 1, 0
-		}
-		for k := range y {
-			y[k] = xn[k] + theta*(xn[k]-x[k])
-		}
-		// Margins are affine in X, so m(y) needs no new distance computation.
-		for c := range my {
-			my[c] = mxn[c] + theta*(mxn[c]-mx[c])
-		}
-		regY = regXn + theta*(regXn-regX)
-		x, xn = xn, x
-		mx, mxn = mxn, mx
-		regX = regXn
-		tk = tn
-
-		f := regX + p.lossAndWeights(mx, 0, nil)
-		sol.trace = append(sol.trace, f)
-		sol.iters = it
-		if f < sol.objective {
-			sol.objective = f
-			copy(sol.x, x)
-		}
-		lip *= 0.9 // let the step grow again
-
-		if it%checkEvery == 0 || it == s.MaxIter {
-			// Certificate from the smoothed multipliers at x.
-			fd := regX + p.lossAndWeights(mx, delta, alpha)
-			p.gradient(ws, alpha, pw, g)
-			t := p.dualScale(ws, g)
-			sumA, sumA2 := 0.0, 0.0
-			for _, a := range alpha {
-				sumA += a
-				sumA2 += a * a
-			}
-			if b := t * sumA; b > sol.bound {
-				sol.bound = b
-				sol.dual = scaledDual(alpha, b)
-			}
-			// Only near convergence (within 50× the target) is the support
-			// of w settled enough for the polish to pay off.
-			if gap := sol.objective - sol.bound; diagOnly && gap > s.Tol*sol.objective && gap < 50*s.Tol*sol.objective {
-				// A crossover-polished dual point (dual_fast.go) usually
-				// certifies long before the scaled smoothed multipliers do.
-				for _, width := range polishWidths {
-					cand := p.polishDualDiag(x, mx, alpha, g, width)
-					if cand == nil {
-						continue
-					}
-					p.gradient(ws, cand, pw, g2)
-					if b := p.dualScale(ws, g2) * floats.Sum(cand); b > sol.bound {
-						sol.bound = b
-						sol.dual = scaledDual(cand, b)
-					}
-					if sol.objective-sol.bound <= s.Tol*sol.objective {
-						break
-					}
-				}
-			}
-			if sol.objective-sol.bound <= s.Tol*sol.objective {
-				sol.converged = true
-			} else if stop != nil && sol.objective > 0 && stop(it, (sol.objective-sol.bound)/sol.objective) {
-				break
-			}
-			// Dual of the smoothed problem at the scaled α: Σα − δ|𝒞|/(2β) Σα².
-			smoothedGap := fd - (t*sumA - delta*float64(nc)/(2*p.beta)*t*t*sumA2)
-			// A stage need not be solved more accurately than its smoothing
-			// bias (at most βδ/2): then shrink δ and restart the momentum.
-			stageTol := math.Max(0.25*s.Tol*sol.objective, 0.05*p.beta*delta)
-			if !sol.converged && smoothedGap <= stageTol {
-				delta /= 10
-				lip *= 10
-				tk = 1
-				copy(y, x)
-				copy(my, mx)
-				regY = regX
-			}
-		}
-		if s.Recorder != nil {
-			s.Recorder(Iteration{Iter: it, Objective: f, Best: sol.objective, Bound: sol.bound, Smoothing: delta, Stage: StageAccelerated})
-		}
+		s.report(Iteration{Iter: it, Objective: f, Best: sol.objective, Bound: sol.bound, Smoothing: a.delta, Stage: StageAccelerated})
 		if sol.converged {
 			break
 		}
@@ -304,9 +228,167 @@ func (p *problem) accelerated(ctx context.Context, x0 []float64, s Settings, sto
 	return sol, nil
 }
 
-// maxBacktracks bounds the step search of one iteration: 2^200 times the
-// initial Lipschitz estimate is beyond any finite problem's curvature.
-const maxBacktracks = 200
+// acceleratedState is the accelerated method's iterate and scratch: the
+// point x and the extrapolated y with their margins and regularisers, the
+// next point xn, the momentum tk, the smoothing δ and the Lipschitz
+// estimate.
+type acceleratedState struct {
+	p              *problem
+	ws             *workspace
+	diagOnly       bool // all blocks of a fit share a mode
+	dist, pw       []float64
+	alpha, g, g2   []float64
+	x, y, xn       []float64
+	mx, my, mxn    []float64
+	regX, regY     float64
+	tk, delta, lip float64
+}
+
+func (p *problem) newAcceleratedState(x0 []float64) *acceleratedState {
+	nc, np := len(p.left), len(p.pairs)
+	a := &acceleratedState{
+		p:        p,
+		ws:       p.newWorkspace(),
+		diagOnly: p.hasDiagBlock(),
+		dist:     make([]float64, np),
+		pw:       make([]float64, np),
+		alpha:    make([]float64, nc),
+		g:        make([]float64, p.dim),
+		g2:       make([]float64, p.dim),
+		x:        append([]float64(nil), x0...),
+		mx:       make([]float64, nc),
+	}
+	p.margins(a.ws, a.x, a.dist, a.mx)
+	a.regX = p.regularizer(a.x)
+	a.y = append([]float64(nil), a.x...)
+	a.my = append([]float64(nil), a.mx...)
+	a.regY = a.regX
+	a.xn = make([]float64, p.dim)
+	a.mxn = make([]float64, nc)
+	a.tk = 1.0
+	a.delta = 1.0
+	return a
+}
+
+// step takes iteration it: a projected gradient step from y with
+// backtracking on the Lipschitz estimate, then the momentum (with
+// gradient-based adaptive restart) that makes the next y.
+func (a *acceleratedState) step(it int) error {
+	p := a.p
+	fy := a.regY + p.lossAndWeights(a.my, a.delta, a.alpha)
+	if a.diagOnly {
+		p.gradientIncremental(a.ws, a.alpha, a.pw, a.g)
+	} else {
+		p.gradient(a.ws, a.alpha, a.pw, a.g)
+	}
+	// Backtracking: find L with f_δ(x⁺) ≤ f_δ(y) + ⟨g, x⁺−y⟩ + L/2‖x⁺−y‖².
+	var regXn float64
+	for tries := 0; ; tries++ {
+		if tries == p.tune.accelerated.maxBacktracks {
+			return fmt.Errorf("mkpoe: internal error: no step decreased the smoothed objective after %d halvings (iteration %d, f = %g)", tries, it, fy)
+		}
+		for k := range a.xn {
+			a.xn[k] = a.y[k] - a.g[k]/a.lip
+		}
+		p.projectMargins(a.ws, a.xn, a.dist, a.mxn)
+		regXn = p.regularizer(a.xn)
+		fxn := regXn + p.lossAndWeights(a.mxn, a.delta, nil)
+		lin, sq := 0.0, 0.0
+		for k := range a.xn {
+			d := a.xn[k] - a.y[k]
+			lin += a.g[k] * d
+			sq += d * d
+		}
+		if fxn <= fy+lin+a.lip/2*sq+1e-12*math.Abs(fy) || sq == 0 {
+			break
+		}
+		a.lip *= 2
+	}
+	// Adaptive restart when the momentum points uphill.
+	restart := 0.0
+	for k := range a.xn {
+		restart += (a.y[k] - a.xn[k]) * (a.xn[k] - a.x[k])
+	}
+	tn := (1 + math.Sqrt(1+4*a.tk*a.tk)) / 2
+	theta := (a.tk - 1) / tn
+	if restart > 0 {
+		tn, theta = 1, 0
+	}
+	for k := range a.y {
+		a.y[k] = a.xn[k] + theta*(a.xn[k]-a.x[k])
+	}
+	// Margins are affine in X, so m(y) needs no new distance computation.
+	for c := range a.my {
+		a.my[c] = a.mxn[c] + theta*(a.mxn[c]-a.mx[c])
+	}
+	a.regY = regXn + theta*(regXn-a.regX)
+	a.x, a.xn = a.xn, a.x
+	a.mx, a.mxn = a.mxn, a.mx
+	a.regX = regXn
+	a.tk = tn
+	return nil
+}
+
+// certificate builds a dual-feasible point from the smoothed multipliers
+// at x (and, near convergence on diagonal problems, a polished one), keeps
+// its bound in sol, marks sol converged when the gap is within Tol, and
+// shrinks the smoothing once the smoothed problem is solved to its bias.
+// It reports whether stop asked to end the method (hand-over).
+func (a *acceleratedState) certificate(sol *solution, it int, s Settings, stop func(it int, gap float64) bool) bool {
+	p := a.p
+	nc := len(p.left)
+	fd := a.regX + p.lossAndWeights(a.mx, a.delta, a.alpha)
+	p.gradient(a.ws, a.alpha, a.pw, a.g)
+	t := p.dualScale(a.ws, a.g)
+	sumA, sumA2 := 0.0, 0.0
+	for _, al := range a.alpha {
+		sumA += al
+		sumA2 += al * al
+	}
+	sol.keepBound(t*sumA, a.alpha)
+	// Only near convergence (within 50× the target) is the support
+	// of w settled enough for the polish to pay off.
+	if gap := sol.objective - sol.bound; a.diagOnly && gap > s.Tol*sol.objective && gap < 50*s.Tol*sol.objective {
+		a.polish(sol, s)
+	}
+	if sol.certified(s.Tol) {
+		sol.converged = true
+	} else if stop != nil && sol.objective > 0 && stop(it, (sol.objective-sol.bound)/sol.objective) {
+		return true
+	}
+	// Dual of the smoothed problem at the scaled α: Σα − δ|𝒞|/(2β) Σα².
+	smoothedGap := fd - (t*sumA - a.delta*float64(nc)/(2*p.beta)*t*t*sumA2)
+	// A stage need not be solved more accurately than its smoothing
+	// bias (at most βδ/2): then shrink δ and restart the momentum.
+	stageTol := math.Max(0.25*s.Tol*sol.objective, 0.05*p.beta*a.delta)
+	if !sol.converged && smoothedGap <= stageTol {
+		a.delta /= 10
+		a.lip *= 10
+		a.tk = 1
+		copy(a.y, a.x)
+		copy(a.my, a.mx)
+		a.regY = a.regX
+	}
+	return false
+}
+
+// polish tries the crossover-polished dual points of the diagonal
+// problem (dual_fast.go), which usually certify long before the scaled
+// smoothed multipliers do, at each of the tuning's polish widths.
+func (a *acceleratedState) polish(sol *solution, s Settings) {
+	p := a.p
+	for _, width := range p.tune.accelerated.polishWidths {
+		cand := p.polishDualDiag(a.x, a.mx, a.alpha, a.g, width)
+		if cand == nil {
+			continue
+		}
+		p.gradient(a.ws, cand, a.pw, a.g2)
+		sol.keepBound(p.dualScale(a.ws, a.g2)*floats.Sum(cand), cand)
+		if sol.certified(s.Tol) {
+			break
+		}
+	}
+}
 
 // finiteObjective returns an internal error if f is not finite (inputs are
 // checked to be finite, so this means an overflow inside the solver).
@@ -358,7 +440,7 @@ func (p *problem) lipschitzEstimate(ws *workspace, delta float64, dist, pw []flo
 		prev := norm
 		norm = floats.Dot(v, g)
 		copy(v, g)
-		if diagOnly && it >= 2 && norm < (1+diagLipschitzGrowth)*prev {
+		if diagOnly && it >= 2 && norm < (1+p.tune.accelerated.diagLipschitzGrowth)*prev {
 			break
 		}
 	}
@@ -367,24 +449,6 @@ func (p *problem) lipschitzEstimate(ws *workspace, delta float64, dist, pw []flo
 	}
 	return 1.1 * p.beta / (float64(nc) * delta) * norm
 }
-
-// diagLipschitzGrowth ends lipschitzEstimate's power iterations on
-// diagonal problems once an iteration raises the estimate by less than
-// this fraction (from the third iteration on). The Rayleigh quotients
-// grow towards ‖A‖² from below, by about half as much each iteration on
-// the benchmark fixture (207857, 345086, 380976, 396397, 403816, …,
-// 410550 after eight), so the rest is about what the last step added and
-// the safety factor 1.1 covers it; the fixture stops after four instead
-// of eight, each a pass over every pair and coordinate (about 17 ms).
-// Full problems keep all eight: a GNMDS fit stopped early took 540
-// iterations instead of 420 (docs/solver.md).
-const diagLipschitzGrowth = 0.05
-
-// polishWidths are the margin half-widths |m_c| < w that define the "tight"
-// comparisons whose multipliers polishDualDiag may move. 0.1 works from the
-// δ = 0.1 stage on; 0.03 is tighter once δ = 0.01 (measured on the
-// benchmark fixture; margins are on the scale of the unit margin).
-var polishWidths = []float64{0.1, 0.03}
 
 // zeroSolution is the optimum without comparisons: f = reg ≥ 0 = f(0), so
 // X = 0 (McFee & Lanckriet's objective with 𝒞 = ∅).

@@ -49,7 +49,6 @@ func (p *problem) subgradient(ctx context.Context, x0 []float64, s Settings) (so
 	}
 	delta := f / 2
 	sinceBest := 0
-	const patience = 200
 	for it := 1; it <= s.MaxIter; it++ {
 		if err := ctx.Err(); err != nil {
 			return sol, fmt.Errorf("mkpoe: fit stopped after %d iterations: %w", it-1, err)
@@ -65,13 +64,9 @@ func (p *problem) subgradient(ctx context.Context, x0 []float64, s Settings) (so
 		floats.AddScaled(x, -step, g)
 		p.projectMargins(ws, x, dist, m)
 		f = p.regularizer(x) + p.lossAndWeights(m, 0, nil)
-		sol.trace = append(sol.trace, f)
-		sol.iters = it
-		if f < sol.objective {
-			sol.objective = f
-			copy(sol.x, x)
+		if sol.keepIterate(it, x, f) {
 			sinceBest = 0
-		} else if sinceBest++; sinceBest >= patience {
+		} else if sinceBest++; sinceBest >= p.tune.subgradientPatience {
 			// No progress at this target: aim closer and restart from the best point.
 			delta /= 2
 			sinceBest = 0
@@ -79,9 +74,7 @@ func (p *problem) subgradient(ctx context.Context, x0 []float64, s Settings) (so
 			p.margins(ws, x, dist, m)
 			f = sol.objective
 		}
-		if s.Recorder != nil {
-			s.Recorder(Iteration{Iter: it, Objective: f, Best: sol.objective, Stage: StageSubgradient})
-		}
+		s.report(Iteration{Iter: it, Objective: f, Best: sol.objective, Stage: StageSubgradient})
 		if delta < s.Tol/10*sol.objective {
 			sol.converged = true
 			break

@@ -4,6 +4,7 @@ import "testing"
 
 // TestLosesTenfold checks losesTenfold on hand-computed points.
 func TestLosesTenfold(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name            string
 		f, reg, lb, tol float64
@@ -40,13 +41,13 @@ func TestLosesTenfold(t *testing.T) {
 // matter) and evaluates each fit's metrics at 10β: where its hinge loss is
 // at most Tol times its objective (it separates the comparisons), its own
 // bound must still certify it within Tol/2 there (losesTenfold). The same
-// fits without the extra steps (refineForTenfold = false) must break that
+// fits without the extra steps (hooks.noTenfoldRefine) must break that
 // somewhere, or the test shows nothing.
 func TestTenfoldCertificate(t *testing.T) {
-	defer func() { refineForTenfold = true }()
+	t.Parallel()
 	broken := map[bool]int{}
 	for _, on := range []bool{true, false} {
-		refineForTenfold = on
+		refine := tuned(func(t *tuning) { t.hooks.noTenfoldRefine = !on })
 		for _, c := range highBetaCases() {
 			if c.kind != hbFull && c.kind != hbSum || c.beta != 1e4 {
 				continue
@@ -54,7 +55,7 @@ func TestTenfoldCertificate(t *testing.T) {
 			for _, fit := range []struct{ beta, tol float64 }{{1e2, 1e-2}, {1e3, 1e-2}, {1e4, 1e-2}, {1e2, 3e-2}, {1e3, 3e-2}, {1e4, 3e-2}} {
 				beta, tol := fit.beta, fit.tol
 				c.beta = beta
-				m, err := c.fitWith(&Settings{Beta: beta, Tol: tol})
+				m, err := c.fitWith(&Settings{Beta: beta, Tol: tol, tuning: refine})
 				if err != nil {
 					t.Fatal(err)
 				}

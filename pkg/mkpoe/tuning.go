@@ -1,17 +1,185 @@
 package mkpoe
 
 // tuning gathers the constants that steer the default solver: when the
-// first-order method hands over to the interior-point stage, how large a
-// Newton system may grow, how the working sets grow. Each value carries one
-// line of reasoning; the measurements behind them are in
-// docs/notes/solver-log.md. A fit takes its tuning from Settings.tuning
-// (tests only; nil means defaultTuning) and every stage reads it from the
-// problem (problem.tune), so no solver constant is a mutable package-level
-// variable and tests that change one can run in parallel.
-type tuning struct{}
+// accelerated method hands over to an interior-point stage, how large a
+// Newton system may grow, how the working sets grow, when the methods
+// stop trying. None of them changes what is solved or the validity of a
+// certificate, only the path and its speed. Each value carries one line of
+// reasoning; the measurements behind them are in docs/notes/tuning-log.md
+// and docs/notes/solver-log.md.
+//
+// A fit takes its tuning from Settings.tuning (tests only; nil means
+// defaultTuning) and every stage reads it from the problem (problem.tune),
+// so no solver constant is a mutable package-level variable and tests that
+// change one run in parallel with the others.
+type tuning struct {
+	handOver    handOverTuning
+	accelerated acceleratedTuning
+	crossover   crossoverTuning
+	interior    interiorTuning
+	// firstSlack: the first round of either interior-point stage keeps the
+	// comparisons whose margin at the first-order point exceeds −firstSlack.
+	firstSlack float64
+	// laterSlack: after the first round, a comparison left out joins once
+	// its margin exceeds −laterSlack.
+	laterSlack float64
+	// subgradientPatience is the iterations without a new best point after
+	// which the subgradient method halves its target's distance (the
+	// Polyak step's δ; Brännlund 1995).
+	subgradientPatience int
+	// maxNewtonSteps bounds one interior-point run; 10–22 steps is typical,
+	// so a run this long has stalled.
+	maxNewtonSteps int
+	// hooks are test-only switches; the zero value is the real solver.
+	hooks testHooks
+}
+
+// handOverTuning decides when the accelerated method gives up and hands its
+// iterate to an interior-point stage (handOver.stop). Iterations are the
+// accelerated method's; gaps are certified relative gaps.
+type handOverTuning struct {
+	firstOrderBudget int     // hand over after this many iterations whatever the gap
+	slowStart        int     // from here, a gap above slowGap hands over: the certificate closes slowly at large β
+	slowGap          float64 // see slowStart
+	stalledStart     int     // from here, a gap above stalledGap hands over: the first-order method has stalled
+	stalledGap       float64 // see stalledStart
+	stallWindow      int     // a gap that has not halved over this many iterations (from slowStart) has stalled
+	newtonSteps      float64 // the typical Newton steps of a stage (10–22 measured), to price it in iterations
+	earlyStart       int     // full blocks: from here a gap above earlyGap (a large β) hands over at once
+	earlyGap         float64 // see earlyStart
+	quickGap         float64 // full blocks: from stalledStart, a gap above this hands over when the stage is cheap …
+	quickStageIters  float64 // … costing at most this many first-order iterations …
+	quickEarlyGap    float64 // … and the gap at earlyStart was above this (tells large β from a slow warm start)
+	diagStart        int     // diagonal blocks hand over here whatever the gap: the support is narrow enough by then
+}
+
+// acceleratedTuning steers the accelerated first-order method (accelerated).
+type acceleratedTuning struct {
+	checkEvery int // iterations between certificates (each costs a gradient and a dual scaling)
+	// maxBacktracks bounds one iteration's step search: 2^200 times the
+	// Lipschitz estimate is beyond any finite problem's curvature.
+	maxBacktracks int
+	// diagLipschitzGrowth ends the power iterations of lipschitzEstimate on
+	// diagonal problems once one raises the estimate by less than this
+	// fraction (the safety factor 1.1 covers the rest).
+	diagLipschitzGrowth float64
+	// polishWidths are the margin half-widths of the comparisons whose
+	// multipliers polishDualDiag may move: 0.1 works from the δ = 0.1
+	// stage on, 0.03 once δ = 0.01.
+	polishWidths []float64
+	// incRefresh bounds the incremental gradient updates between full
+	// evaluations, so rounding cannot accumulate.
+	incRefresh int
+}
+
+// crossoverTuning steers the working-set crossover of diagonal problems
+// (crossover, growWorkingSet).
+type crossoverTuning struct {
+	maxRounds int // price-and-resolve rounds; 3 is typical
+	// firstSupportTolerance is the relative weight above which a coordinate
+	// of the first-order iterate starts the working set (1e-2 made the
+	// first round's Newton matrices half again larger).
+	firstSupportTolerance float64
+	// rangeTolerance separates an interior-point solution's support (its
+	// coordinates at the optimum) from the rest (at the final duality
+	// measure, 1e-6 relative and below).
+	rangeTolerance float64
+	// looseSupportTolerance cuts the support of a round solved loosely
+	// (roundGapFraction), whose off-support coordinates sit higher.
+	looseSupportTolerance float64
+	// roundGapFraction: a round that only prices stops at a restricted gap
+	// of roundGapFraction·Tol once pricing already grows the set.
+	roundGapFraction float64
+	// maxFirstNewCoords and maxNewCoords bound the coordinates pricing adds
+	// per block in the first and in later rounds (wider first rounds only
+	// grow the Newton matrices; later ones need many on warm paths).
+	maxFirstNewCoords, maxNewCoords int
+	// nearPriceFraction: after the first round, coordinates priced
+	// non-negatively but below this fraction of the block's mean |price|
+	// join too (they are the ones the next round would tip below zero).
+	nearPriceFraction float64
+	// maxInteriorFlops bounds the multiply-adds of one full-block Newton
+	// system (about 5 s pure Go, 1 s with OpenBLAS); larger problems stay
+	// with the accelerated method.
+	maxInteriorFlops float64
+}
+
+// interiorTuning steers the comparison-space interior-point stage of
+// full-block problems (interiorFull).
+type interiorTuning struct {
+	maxRounds int // runs of interiorFull; warm β paths drop many comparisons at first and need several
+	// dropWorth is the largest ratio of the kept comparisons' Newton cost
+	// to all comparisons' at which dropping the others pays (a second run
+	// costs more than the saving when the blocks' scalings dominate).
+	dropWorth float64
+	// warmBackup is the relative gap of the iterate a round keeps to warm
+	// start the next: still central, so added comparisons do not block
+	// the steps (Gondzio 1998).
+	warmBackup float64
+}
+
+// testHooks are switches for tests that show what a rule changes; the
+// zero value is the solver as it runs.
+type testHooks struct {
+	// forceDirectFallback makes a direct start of a warm diagonal fit fall
+	// back to the usual path even when it certifies; skipDirectStart skips
+	// it.
+	forceDirectFallback, skipDirectStart bool
+	// forceWarmStall makes interiorFull treat every warm-started run as
+	// stalled, so that it reruns the round cold.
+	forceWarmStall bool
+	// noTenfoldRefine turns off losesTenfold's extra Newton steps.
+	noTenfoldRefine bool
+	// crossoverRoundEnd, if not nil, is told of every crossover round that
+	// ends without a certificate and whether it stopped loosely.
+	crossoverRoundEnd func(round int, loose bool)
+}
 
 // defaultTuning returns the tuning every fit uses unless a test overrides
 // it through Settings.tuning.
 func defaultTuning() *tuning {
-	return &tuning{}
+	return &tuning{
+		handOver: handOverTuning{
+			firstOrderBudget: 400,
+			slowStart:        100,
+			slowGap:          0.05,
+			stalledStart:     30,
+			stalledGap:       0.5,
+			stallWindow:      50,
+			newtonSteps:      15,
+			earlyStart:       10,
+			earlyGap:         0.98,
+			quickGap:         0.1,
+			quickStageIters:  300,
+			quickEarlyGap:    0.5,
+			diagStart:        30,
+		},
+		accelerated: acceleratedTuning{
+			checkEvery:          10,
+			maxBacktracks:       200,
+			diagLipschitzGrowth: 0.05,
+			polishWidths:        []float64{0.1, 0.03},
+			incRefresh:          16,
+		},
+		crossover: crossoverTuning{
+			maxRounds:             12,
+			firstSupportTolerance: 3e-2,
+			rangeTolerance:        1e-5,
+			looseSupportTolerance: 1e-4,
+			roundGapFraction:      0.1,
+			maxFirstNewCoords:     32,
+			maxNewCoords:          64,
+			nearPriceFraction:     0.1,
+			maxInteriorFlops:      5e10,
+		},
+		interior: interiorTuning{
+			maxRounds:  10,
+			dropWorth:  0.6,
+			warmBackup: 0.3,
+		},
+		firstSlack:          0.25,
+		laterSlack:          0.05,
+		subgradientPatience: 200,
+		maxNewtonSteps:      150,
+	}
 }

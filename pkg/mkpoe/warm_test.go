@@ -15,6 +15,7 @@ import (
 // max(0, 1 + s(m_c − 1)) on hand-computed cases and against a fine grid on
 // random ones.
 func TestBestMultiple(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name    string
 		reg, mu float64
@@ -75,7 +76,9 @@ func TestBestMultiple(t *testing.T) {
 // path (the same fit with skipDirectStart), and that the result is the
 // usual path's.
 func TestDirectStartFallbackCountsIterations(t *testing.T) {
-	defer func() { forceDirectFallback, skipDirectStart = false, false }()
+	t.Parallel()
+	skip := tuned(func(t *tuning) { t.hooks.skipDirectStart = true })
+	force := tuned(func(t *tuning) { t.hooks.forceDirectFallback = true })
 	tested := 0
 	for _, c := range highBetaCases() {
 		if c.kind != hbDiag || c.beta != 1e5 {
@@ -92,15 +95,11 @@ func TestDirectStartFallbackCountsIterations(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			skipDirectStart = true
-			usual, err := c.fitWith(&Settings{Beta: c.beta, Init: init})
-			skipDirectStart = false
+			usual, err := c.fitWith(&Settings{Beta: c.beta, Init: init, tuning: skip})
 			if err != nil {
 				t.Fatal(err)
 			}
-			forceDirectFallback = true
-			both, err := c.fitWith(&Settings{Beta: c.beta, Init: init})
-			forceDirectFallback = false
+			both, err := c.fitWith(&Settings{Beta: c.beta, Init: init, tuning: force})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -138,9 +137,12 @@ func TestDirectStartFallbackCountsIterations(t *testing.T) {
 // iterations exactly when a later round was warm started; at least one
 // case must have one.
 func TestWarmStartedRounds(t *testing.T) {
-	saved := dropWorth
-	dropWorth = math.Inf(1)
-	defer func() { dropWorth, forceWarmStall = saved, false }()
+	t.Parallel()
+	dropAll := tuned(func(t *tuning) { t.interior.dropWorth = math.Inf(1) })
+	stallWarm := tuned(func(t *tuning) {
+		t.interior.dropWorth = math.Inf(1)
+		t.hooks.forceWarmStall = true
+	})
 	warmed := 0
 	for _, c := range highBetaCases() {
 		if (c.kind != hbFull && c.kind != hbSum) || (c.beta != 1e5 && c.beta != 1e7) {
@@ -153,18 +155,16 @@ func TestWarmStartedRounds(t *testing.T) {
 			}
 			lo := c
 			lo.beta = c.beta / 100000
-			init, err := lo.fitWith(&Settings{Beta: lo.beta})
+			init, err := lo.fitWith(&Settings{Beta: lo.beta, tuning: dropAll})
 			if err != nil {
 				t.Fatal(err)
 			}
-			warm, err := c.fitWith(&Settings{Beta: c.beta, Init: init})
+			warm, err := c.fitWith(&Settings{Beta: c.beta, Init: init, tuning: dropAll})
 			if err != nil {
 				t.Fatal(err)
 			}
 			checkExact(t, c, ref, warm, 0)
-			forceWarmStall = true
-			cold, err := c.fitWith(&Settings{Beta: c.beta, Init: init})
-			forceWarmStall = false
+			cold, err := c.fitWith(&Settings{Beta: c.beta, Init: init, tuning: stallWarm})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -194,6 +194,7 @@ func TestWarmStartedRounds(t *testing.T) {
 // match the exact optimum (checkExact), and the grid must show each kind
 // of start.
 func TestDiagWarmPathFromZero(t *testing.T) {
+	t.Parallel()
 	zeroKept, fromZero, direct := 0, 0, 0
 	for _, c := range highBetaCases() {
 		if c.kind != hbDiag || c.beta != 1e4 {
@@ -255,6 +256,7 @@ func TestDiagWarmPathFromZero(t *testing.T) {
 // is empty, and it must return the starting point unconverged (for the
 // caller's usual path to certify), not fail.
 func TestCrossoverWithoutWorkingSet(t *testing.T) {
+	t.Parallel()
 	tested := 0
 	for _, c := range highBetaCases() {
 		if c.kind != hbDiag || c.beta != 1e4 {
@@ -284,6 +286,7 @@ func TestCrossoverWithoutWorkingSet(t *testing.T) {
 // or 30), and a diagonal fit's direct start from its warm start with the
 // usual path after it when the direct start runs out of steps.
 func TestMaxIterBoundsEveryStage(t *testing.T) {
+	t.Parallel()
 	tested := 0
 	for _, c := range highBetaCases() {
 		if c.beta != 1e5 || (c.kind != hbFull && c.kind != hbDiag && c.kind != hbSum) {
