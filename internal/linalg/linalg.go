@@ -8,8 +8,9 @@
 // Debian's libopenblas-dev and liblapacke-dev), the eigendecompositions call
 // LAPACK's divide-and-conquer dsyevd and gonum's large matrix products
 // (at least 32³ multiply-adds) run on OpenBLAS. dsyevd is about 8× faster
-// than gonum's QR-based EigenSym at n = 330 (docs/solver.md, "Backends", has
-// the measurements and the benchmark of a whole fit). Results agree with the pure-Go build to rounding
+// than gonum's QR-based EigenSym at n = 330 (docs/solver.md, "Backends";
+// the measurements and the benchmark of a whole fit are in
+// docs/notes/solver-log.md). Results agree with the pure-Go build to rounding
 // (about 1e-13 relative), not bit for bit.
 package linalg
 
@@ -87,7 +88,8 @@ func SymEigen(n int, a, vals []float64, vectors bool) bool {
 // full storage; only the upper triangle is read) in place as a = UᵀU, U
 // upper triangular in the upper triangle of a. It reports false if a is not
 // numerically positive definite. The interior-point stage of a full-W fit
-// factors one |T|×|T| Newton matrix per iteration (docs/solver.md).
+// factors one |T|×|T| Newton matrix per iteration (docs/solver.md,
+// "Interior point in comparison space").
 func Cholesky(n int, a []float64) bool {
 	if len(a) < n*n {
 		panic("linalg: Cholesky: a needs n×n entries")
@@ -114,7 +116,7 @@ func CholeskySolve(n int, a, b []float64) {
 // row-major c to aᵀa, for the r×n row-major a; what it leaves in the
 // strict lower triangle of c is unspecified. This is the K-space Newton
 // matrix Bᵀ diag(1/Δ) B of the interior-point stage of a diagonal fit
-// (docs/solver.md), the product that dominates it. With -tags openblas it
+// (docs/solver.md, "Where the time goes"), the product that dominates it. With -tags openblas it
 // is OpenBLAS's dsyrk; the pure-Go build computes one matrix product per
 // panel of gramPanel rows of the triangle, about half the work of the full
 // product at the speed of gonum's blocked Dgemm (gonum's own Dsyrk is not
@@ -151,7 +153,7 @@ type ScaledGram struct{ scratch scaledGramScratch }
 // a (n columns) listed in rows and their weights w; what it leaves in the
 // strict lower triangle of c is unspecified. This is the K-space Newton
 // matrix Bᵀ diag(1/Δ) B of a diagonal fit's interior-point rounds
-// (w_k = Δ^{-1/2}, docs/solver.md).
+// (w_k = Δ^{-1/2}; docs/solver.md, "Diagonal W").
 //
 // The pure-Go build scales the rows into one buffer and calls GramUpper.
 // The OpenBLAS build never writes the scaled matrix out: each half of the

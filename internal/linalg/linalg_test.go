@@ -612,7 +612,7 @@ func BenchmarkCholesky4400(b *testing.B) {
 
 // BenchmarkGramUpper forms the K-space Newton matrix of a diagonal fit's
 // first crossover round on the benchmark fixture (3900 comparisons, 470
-// coordinates; docs/solver.md) by GramUpper and, for comparison, by one
+// coordinates; measurements in docs/notes/solver-log.md) by GramUpper and, for comparison, by one
 // dsyrk call on the whole triangle (what GramUpper was with -tags openblas
 // before it split the triangle into panels that run in parallel).
 func BenchmarkGramUpper(b *testing.B) {

@@ -117,7 +117,8 @@ var betaGrid = []float64{1e-2, 1, 1e2, 1e4, 1e5, 1e6, 1e7}
 
 // BenchmarkFitBeta runs the default solver, cold, on the aset400-scale
 // fixture at every β of betaGrid, reporting iterations and the certified
-// gap: the solver's cost should not depend on β (docs/solver.md).
+// gap: the solver's cost should not depend on β (docs/notes/solver-log.md
+// has the measurements).
 func BenchmarkFitBeta(b *testing.B) {
 	for _, mode := range []Mode{Diag, Full} {
 		for _, beta := range betaGrid {

@@ -11,7 +11,7 @@ import (
 // margins m and gradient g = c + diag(Φᵀ S(α) Φ) of every block.
 //
 // The simple certificate scales α by t < 1 until every reduced cost
-// g_t = c_t + Σ_c α_c a_ct is ≥ 0 (solver-math.md §1). Near the optimum the
+// g_t = c_t + Σ_c α_c a_ct is ≥ 0 (docs/solver.md, "The dual and the certificate"). Near the optimum the
 // binding reduced costs are those of the support of w (complementary
 // slackness: g_t = 0 where w_t > 0), and they are off by the current primal
 // error, which costs (1−t)Σα of bound. This is a cheap crossover step: keep

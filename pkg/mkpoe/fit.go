@@ -170,7 +170,7 @@ type input struct {
 }
 
 // eigenbasis is a kernel's factor K ≈ ΦΦᵀ, Φ = UΛ^{1/2}, and B = UΛ^{-1/2}
-// (so that W = B Z Bᵀ for Z = Φᵀ W Φ); solver-math.md §2.
+// (so that W = B Z Bᵀ for Z = Φᵀ W Φ); docs/solver.md, "Formulation".
 type eigenbasis struct {
 	phi, back *mat.Dense
 }
@@ -543,7 +543,8 @@ func marginsOf(p *problem, x []float64) []float64 {
 func certify(p *problem, x []float64) float64 { return certifyMargins(p, marginsOf(p, x)) }
 
 // certifyMargins scales α_c = β/|𝒞|·1[m_c > 0] to dual feasibility and
-// returns t·Σα (a lower bound on the optimum; solver-math.md §1).
+// returns t·Σα (a lower bound on the optimum; docs/solver.md, "The dual and
+// the certificate").
 func certifyMargins(p *problem, m []float64) float64 {
 	alpha := make([]float64, len(m))
 	p.lossAndWeights(m, 0, alpha)

@@ -182,7 +182,7 @@ func choose(c bool, a, b float64) float64 {
 // restart (O'Donoghue & Candès 2015) and continuation in δ. Every few
 // iterations it builds a dual-feasible point of the hinge problem from the
 // smoothed multipliers α_c = β/|𝒞| h_δ'(m_c), scaled to feasibility
-// (docs/solver.md; ../shared/notes/solver-math.md §1):
+// (docs/solver.md, "The dual and the certificate"):
 //
 //	max Σ_c α_c  s.t.  0 ≤ α_c ≤ β/|𝒞|,  R⁽ᵖ⁾ + Σ_c α_c M_c⁽ᵖ⁾ ⪰ 0,
 //
