@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/mkpoe/mkpoe/experiments"
+	"github.com/mkpoe/mkpoe/experiments/slurm"
 
 	"github.com/mkpoe/mkpoe/pkg/results"
 )
@@ -79,15 +80,6 @@ type unconvergedTask struct {
 	Note        string           `json:"note"` // for people
 }
 
-// resubmitArray is one array job to resubmit: the script "mkpoe slurm"
-// wrote and the --array list of the tasks still to do.
-type resubmitArray struct {
-	Phase  int    `json:"phase"`
-	Script string `json:"script,omitempty"`
-	Array  string `json:"array"`
-	Tasks  []int  `json:"tasks"` // plan indices
-}
-
 // runState is what "mkpoe status" reports.
 type runState struct {
 	RunDir     string      `json:"run_dir"`
@@ -102,9 +94,9 @@ type runState struct {
 	NotConverged []unconvergedTask `json:"not_converged"`
 	// ConvergenceUnknown counts done tasks with fits but no convergence
 	// record (task files written by an older mkpoe).
-	ConvergenceUnknown int             `json:"convergence_unknown"`
-	SolverTol          float64         `json:"solver_tol"`
-	Resubmit           []resubmitArray `json:"resubmit"`
+	ConvergenceUnknown int              `json:"convergence_unknown"`
+	SolverTol          float64          `json:"solver_tol"`
+	Resubmit           []slurm.Resubmit `json:"resubmit"`
 	// Commands resubmit the tasks that are not done, then merge (bash).
 	Commands string `json:"commands"`
 }
@@ -116,7 +108,7 @@ func (s *runState) complete() bool { return len(s.Missing) == 0 && len(s.Failed)
 // Slurm query, so it is cheap to run as often as one likes.
 func statusOf(c *experiments.Config) (*runState, error) {
 	s := &runState{RunDir: absPath(c.Output), Name: c.Name, ConfigHash: c.Hash(), Missing: []taskState{}, Failed: []taskState{},
-		NotConverged: []unconvergedTask{}, SolverTol: c.Solver.Tol, Resubmit: []resubmitArray{}}
+		NotConverged: []unconvergedTask{}, SolverTol: c.Solver.Tol, Resubmit: []slurm.Resubmit{}}
 	plan := experiments.Plan(c)
 	s.Total = len(plan)
 	redo := map[int]bool{}
@@ -152,45 +144,15 @@ func statusOf(c *experiments.Config) (*runState, error) {
 	if len(redo) == 0 {
 		return s, nil
 	}
-	sp, err := readSlurmPlan(c.Output)
+	sp, err := slurm.ReadPlan(c.Output)
 	if err == nil && sp.ConfigHash == s.ConfigHash {
-		var lists []string
-		for _, a := range sp.Arrays {
-			var tasks []int
-			for _, i := range a.Indices {
-				if redo[i] {
-					tasks = append(tasks, i)
-				}
-			}
-			lists = append(lists, compressRanges(shift(tasks, -a.Offset)))
-			if len(tasks) > 0 {
-				s.Resubmit = append(s.Resubmit, resubmitArray{Phase: a.Phase, Script: a.Script, Array: lists[len(lists)-1], Tasks: tasks})
-			}
-		}
-		var arrays []slurmArray
-		var keep []string
-		for i, a := range sp.Arrays {
-			if lists[i] != "" {
-				arrays, keep = append(arrays, a), append(keep, lists[i])
-			}
-		}
-		s.Commands = shellLines(submissionFor(arrays, keep, sp.Merge))
+		s.Resubmit, s.Commands = sp.Resubmit(func(i int) bool { return redo[i] })
 		return s, nil
 	}
 	// No scripts of this config: plan indices per phase, and a local rerun.
-	for phase := 0; phase <= 1; phase++ {
-		var tasks []int
-		for i, t := range plan {
-			if redo[i] && t.Phase == phase {
-				tasks = append(tasks, i)
-			}
-		}
-		if len(tasks) > 0 {
-			s.Resubmit = append(s.Resubmit, resubmitArray{Phase: phase, Array: compressRanges(tasks), Tasks: tasks})
-		}
-	}
+	s.Resubmit = slurm.ResubmitLocal(plan, func(i int) bool { return redo[i] })
 	resolved := filepath.Join(s.RunDir, "config.resolved.yaml")
-	s.Commands = fmt.Sprintf("mkpoe run %s --out %s   # reruns only what is not done\n", shellQuote(resolved), shellQuote(s.RunDir))
+	s.Commands = fmt.Sprintf("mkpoe run %s --out %s   # reruns only what is not done\n", slurm.ShellQuote(resolved), slurm.ShellQuote(s.RunDir))
 	return s, nil
 }
 
@@ -220,7 +182,7 @@ func (s *runState) write(w io.Writer) {
 		}
 	}
 	if s.complete() {
-		fmt.Fprintf(w, "complete: mkpoe merge %s\n", shellQuote(s.RunDir))
+		fmt.Fprintf(w, "complete: mkpoe merge %s\n", slurm.ShellQuote(s.RunDir))
 		return
 	}
 	for _, r := range s.Resubmit {
