@@ -134,10 +134,7 @@ func taskFileWarnings(dir string) []string {
 		return notChecked(err)
 	}
 	c.Output = dir
-	st, err := statusOf(c)
-	if err != nil {
-		return notChecked(err)
-	}
+	st := experiments.Status(c)
 	var out []string
 	rerun := fmt.Sprintf("`mkpoe run %s` recomputes it and rewrites the summary", dir)
 	for _, t := range st.Missing {

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -150,7 +149,7 @@ func TestStatusResubmitAndMerge(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("status: exit %d\n%s", code, errs)
 	}
-	var s runState
+	var s experiments.RunState
 	if err := json.Unmarshal([]byte(out), &s); err != nil {
 		t.Fatal(err)
 	}
@@ -218,27 +217,6 @@ func TestStatusResubmitAndMerge(t *testing.T) {
 	code, out, _ = run("status", cfg, "--out", dir)
 	if code != 0 || !strings.Contains(out, "22 tasks: 22 done, 0 missing, 0 failed") {
 		t.Errorf("status: exit %d\n%s", code, out)
-	}
-}
-
-// TestShardFailureDoesNotBlockOthers: a shard whose task fails exits 1 with
-// that task's error, and a shard of other tasks succeeds beside it.
-func TestShardFailureDoesNotBlockOthers(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "run")
-	c := loadTiny(t, dir)
-	// A refit before its cv tasks fails and records why.
-	if _, err := experiments.Run(context.Background(), c, experiments.RunOptions{Workers: 1, NoMerge: true, Only: func(i int, t results.Task) bool { return i == 16 }}); err == nil || !strings.Contains(err.Error(), "refit needs the results") {
-		t.Fatalf("refit without cv results: %v", err)
-	}
-	if _, err := experiments.Run(context.Background(), c, experiments.RunOptions{Workers: 1, NoMerge: true, Only: func(i int, t results.Task) bool { return i == 0 }}); err != nil {
-		t.Fatalf("another shard beside a failed task: %v", err)
-	}
-	s, err := statusOf(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s.Done != 1 || len(s.Failed) != 1 || s.Failed[0].Index != 16 || !strings.Contains(s.Failed[0].Error, expandIDs(c, "refit needs the results of [{cv 2 0 0} {cv 2 0 1}] first")) {
-		t.Errorf("status: %+v", s)
 	}
 }
 

@@ -11,8 +11,6 @@ import (
 
 	"github.com/mkpoe/mkpoe/experiments"
 	"github.com/mkpoe/mkpoe/experiments/slurm"
-
-	"github.com/mkpoe/mkpoe/pkg/results"
 )
 
 // loadRunArgs parses "RUN_DIR [flags]" or "CONFIG [--out DIR] [flags]". A
@@ -57,107 +55,8 @@ func absPath(p string) string {
 	return p
 }
 
-// taskState is one task that is not done.
-type taskState struct {
-	Index int    `json:"index"` // plan index
-	ID    string `json:"id"`
-	Phase int    `json:"phase"`
-	// Reason says why a task is missing: no result, unreadable, or stale
-	// (written under another config hash).
-	Reason string `json:"reason,omitempty"`
-	Error  string `json:"error,omitempty"` // a failed task's error
-}
-
-// unconvergedTask is a done task with fits that stopped above the solver's
-// tolerance: its result is kept and used, but not certified.
-type unconvergedTask struct {
-	Index int    `json:"index"` // plan index
-	ID    string `json:"id"`
-	Phase int    `json:"phase"`
-	Fits  int    `json:"fits"` // fits of the task
-	// Unconverged lists the fits above the tolerance: β and certified gap.
-	Unconverged []results.FitGap `json:"unconverged"`
-	Note        string           `json:"note"` // for people
-}
-
-// runState is what "mkpoe status" reports.
-type runState struct {
-	RunDir     string      `json:"run_dir"`
-	Name       string      `json:"name"`
-	ConfigHash string      `json:"config_hash"`
-	Total      int         `json:"total"`
-	Done       int         `json:"done"`
-	Missing    []taskState `json:"missing"`
-	Failed     []taskState `json:"failed"`
-	// NotConverged lists done tasks (counted in Done) with fits whose
-	// certified relative gap stayed above SolverTol.
-	NotConverged []unconvergedTask `json:"not_converged"`
-	// ConvergenceUnknown counts done tasks with fits but no convergence
-	// record (task files written by an older mkpoe).
-	ConvergenceUnknown int              `json:"convergence_unknown"`
-	SolverTol          float64          `json:"solver_tol"`
-	Resubmit           []slurm.Resubmit `json:"resubmit"`
-	// Commands resubmit the tasks that are not done, then merge (bash).
-	Commands string `json:"commands"`
-}
-
-// complete reports whether every task of the plan is done.
-func (s *runState) complete() bool { return len(s.Missing) == 0 && len(s.Failed) == 0 }
-
-// statusOf reads the task results of c.Output. It reads files only: no
-// Slurm query, so it is cheap to run as often as one likes.
-func statusOf(c *experiments.Config) (*runState, error) {
-	s := &runState{RunDir: absPath(c.Output), Name: c.Name, ConfigHash: c.Hash(), Missing: []taskState{}, Failed: []taskState{},
-		NotConverged: []unconvergedTask{}, SolverTol: c.Solver.Tol, Resubmit: []slurm.Resubmit{}}
-	plan := experiments.Plan(c)
-	s.Total = len(plan)
-	redo := map[int]bool{}
-	for i, t := range plan {
-		ts := taskState{Index: i, ID: t.ID, Phase: t.Phase}
-		r, reason := experiments.ReadTask(c, t)
-		switch {
-		case r == nil:
-			ts.Reason = reason
-		case r.Status == "ok":
-			s.Done++
-			fits, bad, _, known := r.Convergence()
-			switch {
-			case !known:
-				s.ConvergenceUnknown++
-			case len(bad) > 0:
-				s.NotConverged = append(s.NotConverged, unconvergedTask{Index: i, ID: t.ID, Phase: t.Phase, Fits: fits,
-					Unconverged: bad, Note: r.NotConvergedNote(c.Solver.Tol)})
-			}
-			continue
-		default:
-			ts.Error = r.Error
-			if ts.Error == "" {
-				ts.Error = "status " + r.Status
-			}
-			s.Failed = append(s.Failed, ts)
-			redo[i] = true
-			continue
-		}
-		s.Missing = append(s.Missing, ts)
-		redo[i] = true
-	}
-	if len(redo) == 0 {
-		return s, nil
-	}
-	sp, err := slurm.ReadPlan(c.Output)
-	if err == nil && sp.ConfigHash == s.ConfigHash {
-		s.Resubmit, s.Commands = sp.Resubmit(func(i int) bool { return redo[i] })
-		return s, nil
-	}
-	// No scripts of this config: plan indices per phase, and a local rerun.
-	s.Resubmit = slurm.ResubmitLocal(plan, func(i int) bool { return redo[i] })
-	resolved := filepath.Join(s.RunDir, "config.resolved.yaml")
-	s.Commands = fmt.Sprintf("mkpoe run %s --out %s   # reruns only what is not done\n", slurm.ShellQuote(resolved), slurm.ShellQuote(s.RunDir))
-	return s, nil
-}
-
-// write prints the state for people.
-func (s *runState) write(w io.Writer) {
+// writeStatus prints the state of a run for people.
+func writeStatus(w io.Writer, s *experiments.RunState) {
 	fmt.Fprintf(w, "run %s: %s (config hash %s)\n", s.Name, s.RunDir, s.ConfigHash)
 	fmt.Fprintf(w, "%d tasks: %d done, %d missing, %d failed\n", s.Total, s.Done, len(s.Missing), len(s.Failed))
 	if len(s.NotConverged) > 0 {
@@ -181,7 +80,7 @@ func (s *runState) write(w io.Writer) {
 			fmt.Fprintf(w, "  %d %s: %s\n", t.Index, t.ID, t.Reason)
 		}
 	}
-	if s.complete() {
+	if s.Complete() {
 		fmt.Fprintf(w, "complete: mkpoe merge %s\n", slurm.ShellQuote(s.RunDir))
 		return
 	}
@@ -216,16 +115,13 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	s, err := statusOf(c)
-	if err != nil {
-		return err
-	}
+	s := experiments.Status(c)
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(s)
 	}
-	s.write(stdout)
+	writeStatus(stdout, s)
 	return nil
 }
 
@@ -237,12 +133,9 @@ func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	s, err := statusOf(c)
-	if err != nil {
-		return err
-	}
-	if !s.complete() {
-		s.write(stderr)
+	s := experiments.Status(c)
+	if !s.Complete() {
+		writeStatus(stderr, s)
 		return fmt.Errorf("run incomplete: %d missing, %d failed of %d tasks", len(s.Missing), len(s.Failed), s.Total)
 	}
 	sum, err := experiments.Merge(c)
