@@ -18,8 +18,8 @@ const (
 // Space is the space a query runs in: items 0 … Total−1 with a squared
 // distance; the first Candidates of them are the possible neighbours (all
 // of them, except a native space's new items, whose mutual kernel values
-// are unknown). Build one with NewEmbedding, NewNative, FromModel,
-// FromKernels or FromRun; a Space is not modified by queries.
+// are unknown). Build one with NewEmbedding, FromModel, FromKernels or
+// FromRun; a Space is not modified by queries.
 type Space struct {
 	kind, desc string
 	dist       eval.Distance
@@ -68,21 +68,6 @@ func NewEmbedding(emb *mat.Dense, n int, names []string) *Space {
 	sp.kind = "model"
 	sp.desc = fmt.Sprintf("an embedding (%d dimensions)", d)
 	sp.dist = eval.EmbeddingDistance(emb)
-	return sp
-}
-
-// NewNative is the native space of kernel k, d(i,j) = K_ii + K_jj − 2K_ij,
-// on its n items. names, when not nil, names them. k is kept, not copied.
-// It panics if names is not of length n.
-func NewNative(k mat.Symmetric, names []string) *Space {
-	n := k.SymmetricDim()
-	if names != nil && len(names) != n {
-		panic(fmt.Sprintf("query: NewNative of %d items with %d names", n, len(names)))
-	}
-	sp := newSpace(n, 0, names, nil, KindTrain)
-	sp.kind = "native"
-	sp.desc = "a kernel's native space"
-	sp.dist = eval.NativeDistance(k)
 	return sp
 }
 
