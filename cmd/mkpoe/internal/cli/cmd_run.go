@@ -107,7 +107,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	fmt.Fprint(stdout, experiments.SummaryMarkdown(s))
 	if !*noReport {
-		if _, _, err := WriteReport(c.Output, "", nil); err != nil {
+		if _, _, err := experiments.WriteReport(c.Output, "", nil); err != nil {
 			return fmt.Errorf("the run finished but its report failed (retry with mkpoe report %s): %v", c.Output, err)
 		}
 		fmt.Fprintf(stdout, "\nreport: %s\n", filepath.Join(c.Output, "report", "report.html"))
