@@ -12,6 +12,7 @@ import (
 	"github.com/mkpoe/mkpoe/internal/progress"
 	"github.com/mkpoe/mkpoe/pkg/data"
 	"github.com/mkpoe/mkpoe/pkg/mkpoe"
+	"github.com/mkpoe/mkpoe/pkg/query"
 	"github.com/mkpoe/mkpoe/pkg/results"
 )
 
@@ -177,31 +178,6 @@ func readModel(path string) (*mkpoe.Model, error) {
 // embedAll returns the embedding of the training items followed by the new
 // items described by rowFiles (kernel rows per kernel, or feature rows).
 func embedAll(m *mkpoe.Model, rowFiles []string) (*mat.Dense, error) {
-	if len(rowFiles) == 0 {
-		return m.Train, nil
-	}
-	var rows []*mat.Dense
-	for _, path := range rowFiles {
-		var r *mat.Dense
-		var err error
-		if m.Input == mkpoe.InputFeatures {
-			r, err = data.ReadMatrixFile(path)
-		} else {
-			r, err = data.ReadKernelRowsFile(path, m.N)
-		}
-		if err != nil {
-			return nil, badInput(err)
-		}
-		rows = append(rows, r)
-	}
-	emb, err := m.Embed(rows)
-	if err != nil {
-		return nil, badInput(err)
-	}
-	n, d := m.Train.Dims()
-	t, _ := emb.Dims()
-	all := mat.NewDense(n+t, d, nil)
-	all.Slice(0, n, 0, d).(*mat.Dense).Copy(m.Train)
-	all.Slice(n, n+t, 0, d).(*mat.Dense).Copy(emb)
-	return all, nil
+	emb, err := query.Embedding(m, rowFiles)
+	return emb, badInput(err)
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/mkpoe/mkpoe/pkg/data"
 	"github.com/mkpoe/mkpoe/pkg/eval"
 	"github.com/mkpoe/mkpoe/pkg/kernels"
+	"github.com/mkpoe/mkpoe/pkg/query"
 	"github.com/mkpoe/mkpoe/pkg/results"
 )
 
@@ -123,15 +124,15 @@ func TestQueryJSON(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	var got queryOutput
+	var got query.Output
 	dec := json.NewDecoder(strings.NewReader(out))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&got); err != nil {
 		t.Fatalf("%v in\n%s", err, out)
 	}
-	want := queryOutput{Format: "mkpoe-query/1", Space: "model", Model: model, KernelRows: []string{rows, identRows}, K: 1, Candidates: 5,
-		Queries: []queryResult{{Query: "new:0", Index: 4, Name: "new:0", Kind: "new", Ranked: 4, TiedBeyondK: 1,
-			Neighbors: []queryNeighbor{{Rank: 1, Index: 2, Name: "Gamma", Kind: "train", Distance: 1, SquaredDistance: 1}}}}}
+	want := query.Output{Format: "mkpoe-query/1", Space: "model", Model: model, KernelRows: []string{rows, identRows}, K: 1, Candidates: 5,
+		Queries: []query.Result{{Query: "new:0", Index: 4, Name: "new:0", Kind: "new", Ranked: 4, TiedBeyondK: 1,
+			Neighbors: []query.Neighbor{{Rank: 1, Index: 2, Name: "Gamma", Kind: "train", Distance: 1, SquaredDistance: 1}}}}}
 	if fmt.Sprintf("%+v", got) != fmt.Sprintf("%+v", want) {
 		t.Errorf("got  %+v\nwant %+v", got, want)
 	}
@@ -198,7 +199,7 @@ func TestQueryRunDir(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, errs)
 			}
-			var got queryOutput
+			var got query.Output
 			if err := json.Unmarshal([]byte(out), &got); err != nil {
 				t.Fatal(err)
 			}
@@ -272,19 +273,19 @@ func TestQueryAset400(t *testing.T) {
 		}
 		return gs
 	}
-	query := func(args ...string) queryResult {
+	ask := func(args ...string) query.Result {
 		t.Helper()
 		code, out, errs := run(append([]string{"query", "--items", itemsFile, "--item", "Metallica", "--json"}, args...)...)
 		if code != 0 {
 			t.Fatalf("query %v: exit %d: %s", args, code, errs)
 		}
-		var got queryOutput
+		var got query.Output
 		if err := json.Unmarshal([]byte(out), &got); err != nil {
 			t.Fatal(err)
 		}
 		return got.Queries[0]
 	}
-	count := func(res queryResult, pred func(genre string) bool) (n int, names []string) {
+	count := func(res query.Result, pred func(genre string) bool) (n int, names []string) {
 		for _, nb := range res.Neighbors {
 			for _, g := range labels(nb.Index) {
 				if pred(g) {
@@ -303,7 +304,7 @@ func TestQueryAset400(t *testing.T) {
 	// chance); the tag space puts at least 8 of them among Metallica's 10
 	// nearest (10 at the time of writing: Ozzy Osbourne, Black Sabbath,
 	// Iron Maiden, …).
-	res := query("--kernel", st)
+	res := ask("--kernel", st)
 	if res.Name != "Metallica" || len(res.Neighbors) != 10 {
 		t.Fatalf("query %q with %d neighbours", res.Name, len(res.Neighbors))
 	}
@@ -317,7 +318,7 @@ func TestQueryAset400(t *testing.T) {
 	// Genre kernel (cosine of the 0/1 label vectors): distance 0 means the
 	// very same label set, here {hard rock, heavy metal}. The neighbours
 	// at distance 0 are exactly those artists, by index.
-	res = query("--kernel", genre, "-k", "20")
+	res = ask("--kernel", genre, "-k", "20")
 	var same []int
 	for i := range a.Names {
 		if i != res.Index && strings.Join(labels(i), ",") == strings.Join(labels(res.Index), ",") {
@@ -345,7 +346,7 @@ func TestQueryAset400(t *testing.T) {
 	if code, _, errs := run("fit", "--kernel", st, "--comparisons", triplets, "--beta", "1000", "--mode", "diag", "--out", model); code != 0 {
 		t.Fatalf("fit: exit %d: %s", code, errs)
 	}
-	res = query("--model", model)
+	res = ask("--model", model)
 	if n, names := count(res, func(g string) bool { return strings.Contains(g, "metal") }); n < 7 {
 		t.Errorf("learned space: %d of Metallica's 10 nearest have a metal genre (%v), want >= 7", n, names)
 	}

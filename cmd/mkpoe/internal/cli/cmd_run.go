@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mkpoe/mkpoe/experiments"
+	"github.com/mkpoe/mkpoe/experiments/slurm"
 	"github.com/mkpoe/mkpoe/internal/linalg"
 	"github.com/mkpoe/mkpoe/internal/progress"
 )
@@ -71,10 +72,10 @@ func loadConfigFile(path, out string) (*experiments.Config, error) {
 
 // runRun implements "mkpoe run CONFIG [--out DIR] [--workers N]", and with
 // --task-index/--shard/--phase (or $SLURM_ARRAY_TASK_ID) one shard of it
-// (see cmd_slurm.go).
+// (see experiments/slurm).
 func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var workers *int
-	var shard *shardFlags
+	var shard *slurm.ShardRequest
 	var noReport, force *bool
 	var every *time.Duration
 	c, err := loadConfigArgs("run", args, stderr, func(fs *flagSet) {
@@ -95,9 +96,9 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		opts.ProgressEvery = -1 // none
 	}
 	start := time.Now()
-	if sh, err := shard.resolve(len(experiments.Plan(c)), os.Getenv); err != nil {
+	if sh, err := shard.Resolve(len(experiments.Plan(c)), os.Getenv); err != nil {
 		return err
-	} else if sh.active() {
+	} else if sh.Active() {
 		return runShard(ctx, c, sh, opts, stdout, stderr)
 	}
 	s, err := experiments.Run(ctx, c, opts)
@@ -106,7 +107,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	fmt.Fprint(stdout, experiments.SummaryMarkdown(s))
 	if !*noReport {
-		if _, _, err := WriteReport(c.Output, "", nil); err != nil {
+		if _, _, err := experiments.WriteReport(c.Output, "", nil); err != nil {
 			return fmt.Errorf("the run finished but its report failed (retry with mkpoe report %s): %v", c.Output, err)
 		}
 		fmt.Fprintf(stdout, "\nreport: %s\n", filepath.Join(c.Output, "report", "report.html"))

@@ -2,12 +2,9 @@ package cli
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -24,154 +21,6 @@ func writeTiny(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return p
-}
-
-// fakePlan has n0 phase-0 tasks followed by n1 phase-1 tasks, like experiments.Plan.
-func fakePlan(n0, n1 int) []results.Task {
-	var plan []results.Task
-	for i := 0; i < n0+n1; i++ {
-		t := results.Task{ID: fmt.Sprintf("t%05d", i)}
-		if i >= n0 {
-			t.Phase = 1
-		}
-		plan = append(plan, t)
-	}
-	return plan
-}
-
-func TestShardsCoverPlanOnce(t *testing.T) {
-	c := loadTiny(t, t.TempDir())
-	for _, plan := range [][]results.Task{experiments.Plan(c), fakePlan(1, 0), fakePlan(7, 3), fakePlan(1000, 37)} {
-		for _, n := range []int{1, 2, 3, 5, 7, 22, 64} {
-			for _, byPhase := range []bool{false, true} {
-				seen := make([]int, len(plan))
-				phases := []int{-1}
-				if byPhase {
-					phases = []int{0, 1}
-				}
-				for _, ph := range phases {
-					for i := 0; i < n; i++ {
-						for _, k := range (shardSpec{Index: i, Count: n, Phase: ph}).indices(plan) {
-							seen[k]++
-						}
-					}
-				}
-				for k, s := range seen {
-					if s != 1 {
-						t.Fatalf("plan of %d, %d shards, by phase %v: task %d run %d times", len(plan), n, byPhase, k, s)
-					}
-				}
-			}
-		}
-		// One task per array index: the array index is the plan index.
-		for k := range plan {
-			if got := (shardSpec{Index: k, Phase: -1}).indices(plan); !slices.Equal(got, []int{k}) {
-				t.Fatalf("task-index %d selects %v", k, got)
-			}
-			if got := (shardSpec{Index: k, Phase: 1 - plan[k].Phase}).indices(plan); len(got) != 0 {
-				t.Fatalf("task-index %d of phase %d selected under the other phase", k, plan[k].Phase)
-			}
-		}
-	}
-}
-
-func TestShardFlags(t *testing.T) {
-	for _, test := range []struct {
-		name  string
-		flags shardFlags
-		env   map[string]string
-		want  shardSpec
-		err   string
-	}{
-		{name: "none", flags: shardFlags{index: -1, phase: -1}, want: shardSpec{Index: -1, Phase: -1}},
-		{name: "one task", flags: shardFlags{index: 4, phase: -1}, want: shardSpec{Index: 4, Phase: -1, Source: "--task-index"}},
-		{name: "mod", flags: shardFlags{index: 2, count: 3, phase: 0}, want: shardSpec{Index: 2, Count: 3, Phase: 0, Source: "--task-index"}},
-		{name: "shard", flags: shardFlags{index: -1, phase: -1, shard: "1/4"}, want: shardSpec{Index: 1, Count: 4, Phase: -1, Source: "--shard"}},
-		{name: "flag beats env", flags: shardFlags{index: 4, phase: -1}, env: map[string]string{"SLURM_ARRAY_TASK_ID": "7"},
-			want: shardSpec{Index: 4, Phase: -1, Source: "--task-index"}},
-		{name: "env contiguous array", flags: shardFlags{index: -1, phase: -1},
-			env:  map[string]string{"SLURM_ARRAY_TASK_ID": "2", "SLURM_ARRAY_TASK_COUNT": "4", "SLURM_ARRAY_TASK_MIN": "0", "SLURM_ARRAY_TASK_MAX": "3"},
-			want: shardSpec{Index: 2, Count: 4, Phase: -1, Source: "SLURM_ARRAY_TASK_ID"}},
-		{name: "env resubmitted list", flags: shardFlags{index: -1, phase: -1},
-			env:  map[string]string{"SLURM_ARRAY_TASK_ID": "8", "SLURM_ARRAY_TASK_COUNT": "4", "SLURM_ARRAY_TASK_MIN": "3", "SLURM_ARRAY_TASK_MAX": "9"},
-			want: shardSpec{Index: 8, Phase: -1, Source: "SLURM_ARRAY_TASK_ID"}},
-		{name: "env with count flag", flags: shardFlags{index: -1, count: 5, phase: 1}, env: map[string]string{"SLURM_ARRAY_TASK_ID": "3"},
-			want: shardSpec{Index: 3, Count: 5, Phase: 1, Source: "SLURM_ARRAY_TASK_ID"}},
-		{name: "index past plan", flags: shardFlags{index: 22, phase: -1}, err: "the plan has 22 tasks"},
-		{name: "index past count", flags: shardFlags{index: 3, count: 3, phase: -1}, err: "must be < --task-count 3"},
-		{name: "count alone", flags: shardFlags{index: -1, count: 3, phase: -1}, err: "needs --task-index"},
-		{name: "bad phase", flags: shardFlags{index: -1, phase: 2}, err: "--phase"},
-		{name: "bad shard", flags: shardFlags{index: -1, phase: -1, shard: "4/4"}, err: "i/N with 0 <= i < N"},
-		{name: "shard and index", flags: shardFlags{index: 1, phase: -1, shard: "0/2"}, err: "not both"},
-		{name: "bad env", flags: shardFlags{index: -1, phase: -1}, env: map[string]string{"SLURM_ARRAY_TASK_ID": "x"}, err: "SLURM_ARRAY_TASK_ID"},
-	} {
-		t.Run(test.name, func(t *testing.T) {
-			got, err := test.flags.resolve(22, func(k string) string { return test.env[k] })
-			if test.err != "" {
-				if err == nil || !strings.Contains(err.Error(), test.err) {
-					t.Fatalf("error %v, want one containing %q", err, test.err)
-				}
-				return
-			}
-			if err != nil || got != test.want {
-				t.Fatalf("got %+v, %v; want %+v", got, err, test.want)
-			}
-		})
-	}
-}
-
-func TestCompressRanges(t *testing.T) {
-	for _, test := range []struct {
-		in   []int
-		want string
-	}{
-		{nil, ""},
-		{[]int{5}, "5"},
-		{[]int{0, 1, 2}, "0-2"},
-		{[]int{3, 7, 8, 9}, "3,7-9"},
-		{[]int{9, 3, 8, 7, 3}, "3,7-9"}, // unsorted, repeated
-		{[]int{0, 2, 4, 5, 1000}, "0,2,4-5,1000"},
-	} {
-		if got := compressRanges(test.in); got != test.want {
-			t.Errorf("compressRanges(%v) = %q, want %q", test.in, got, test.want)
-		}
-	}
-}
-
-func TestChunkPlanBelowMaxArraySize(t *testing.T) {
-	for _, test := range []struct {
-		n0, n1, max int
-		want        []string // phase:chunk:offset:array
-	}{
-		{16, 6, 1001, []string{"0:0:0:0-15", "1:0:0:16-21"}},
-		{16, 6, 10, []string{"0:0:0:0-9", "0:1:10:0-5", "1:1:10:6-9", "1:2:20:0-1"}},
-		{2000, 500, 1001, []string{"0:0:0:0-1000", "0:1:1001:0-998", "1:1:1001:999-1000", "1:2:2002:0-497"}},
-	} {
-		plan := fakePlan(test.n0, test.n1)
-		arrays := chunkPlan(plan, test.max, "/s")
-		var got []string
-		seen := make([]int, len(plan))
-		for _, a := range arrays {
-			got = append(got, fmt.Sprintf("%d:%d:%d:%s", a.Phase, a.Chunk, a.Offset, a.Array))
-			for _, i := range a.Indices {
-				seen[i]++
-				if i-a.Offset < 0 || i-a.Offset >= test.max || plan[i].Phase != a.Phase {
-					t.Errorf("task %d in array %+v", i, a)
-				}
-			}
-		}
-		if !slices.Equal(got, test.want) {
-			t.Errorf("%d+%d tasks, MaxArraySize %d: arrays %v, want %v", test.n0, test.n1, test.max, got, test.want)
-		}
-		for i, s := range seen {
-			if s != 1 {
-				t.Errorf("task %d in %d arrays", i, s)
-			}
-		}
-	}
-	if n, ok := parseMaxArraySize([]byte("MaxArraySize            = 40001\nMaxJobCount = 10000\n")); !ok || n != 40001 {
-		t.Errorf("parseMaxArraySize: %d %v", n, ok)
-	}
 }
 
 func TestSlurmScripts(t *testing.T) {
@@ -300,7 +149,7 @@ func TestStatusResubmitAndMerge(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("status: exit %d\n%s", code, errs)
 	}
-	var s runState
+	var s experiments.RunState
 	if err := json.Unmarshal([]byte(out), &s); err != nil {
 		t.Fatal(err)
 	}
@@ -368,27 +217,6 @@ func TestStatusResubmitAndMerge(t *testing.T) {
 	code, out, _ = run("status", cfg, "--out", dir)
 	if code != 0 || !strings.Contains(out, "22 tasks: 22 done, 0 missing, 0 failed") {
 		t.Errorf("status: exit %d\n%s", code, out)
-	}
-}
-
-// TestShardFailureDoesNotBlockOthers: a shard whose task fails exits 1 with
-// that task's error, and a shard of other tasks succeeds beside it.
-func TestShardFailureDoesNotBlockOthers(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "run")
-	c := loadTiny(t, dir)
-	// A refit before its cv tasks fails and records why.
-	if _, err := experiments.Run(context.Background(), c, experiments.RunOptions{Workers: 1, NoMerge: true, Only: func(i int, t results.Task) bool { return i == 16 }}); err == nil || !strings.Contains(err.Error(), "refit needs the results") {
-		t.Fatalf("refit without cv results: %v", err)
-	}
-	if _, err := experiments.Run(context.Background(), c, experiments.RunOptions{Workers: 1, NoMerge: true, Only: func(i int, t results.Task) bool { return i == 0 }}); err != nil {
-		t.Fatalf("another shard beside a failed task: %v", err)
-	}
-	s, err := statusOf(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s.Done != 1 || len(s.Failed) != 1 || s.Failed[0].Index != 16 || !strings.Contains(s.Failed[0].Error, expandIDs(c, "refit needs the results of [{cv 2 0 0} {cv 2 0 1}] first")) {
-		t.Errorf("status: %+v", s)
 	}
 }
 

@@ -10,8 +10,7 @@ import (
 	"strings"
 
 	"github.com/mkpoe/mkpoe/experiments"
-
-	"github.com/mkpoe/mkpoe/pkg/results"
+	"github.com/mkpoe/mkpoe/experiments/slurm"
 )
 
 // loadRunArgs parses "RUN_DIR [flags]" or "CONFIG [--out DIR] [flags]". A
@@ -56,146 +55,8 @@ func absPath(p string) string {
 	return p
 }
 
-// taskState is one task that is not done.
-type taskState struct {
-	Index int    `json:"index"` // plan index
-	ID    string `json:"id"`
-	Phase int    `json:"phase"`
-	// Reason says why a task is missing: no result, unreadable, or stale
-	// (written under another config hash).
-	Reason string `json:"reason,omitempty"`
-	Error  string `json:"error,omitempty"` // a failed task's error
-}
-
-// unconvergedTask is a done task with fits that stopped above the solver's
-// tolerance: its result is kept and used, but not certified.
-type unconvergedTask struct {
-	Index int    `json:"index"` // plan index
-	ID    string `json:"id"`
-	Phase int    `json:"phase"`
-	Fits  int    `json:"fits"` // fits of the task
-	// Unconverged lists the fits above the tolerance: β and certified gap.
-	Unconverged []results.FitGap `json:"unconverged"`
-	Note        string           `json:"note"` // for people
-}
-
-// resubmitArray is one array job to resubmit: the script "mkpoe slurm"
-// wrote and the --array list of the tasks still to do.
-type resubmitArray struct {
-	Phase  int    `json:"phase"`
-	Script string `json:"script,omitempty"`
-	Array  string `json:"array"`
-	Tasks  []int  `json:"tasks"` // plan indices
-}
-
-// runState is what "mkpoe status" reports.
-type runState struct {
-	RunDir     string      `json:"run_dir"`
-	Name       string      `json:"name"`
-	ConfigHash string      `json:"config_hash"`
-	Total      int         `json:"total"`
-	Done       int         `json:"done"`
-	Missing    []taskState `json:"missing"`
-	Failed     []taskState `json:"failed"`
-	// NotConverged lists done tasks (counted in Done) with fits whose
-	// certified relative gap stayed above SolverTol.
-	NotConverged []unconvergedTask `json:"not_converged"`
-	// ConvergenceUnknown counts done tasks with fits but no convergence
-	// record (task files written by an older mkpoe).
-	ConvergenceUnknown int             `json:"convergence_unknown"`
-	SolverTol          float64         `json:"solver_tol"`
-	Resubmit           []resubmitArray `json:"resubmit"`
-	// Commands resubmit the tasks that are not done, then merge (bash).
-	Commands string `json:"commands"`
-}
-
-// complete reports whether every task of the plan is done.
-func (s *runState) complete() bool { return len(s.Missing) == 0 && len(s.Failed) == 0 }
-
-// statusOf reads the task results of c.Output. It reads files only: no
-// Slurm query, so it is cheap to run as often as one likes.
-func statusOf(c *experiments.Config) (*runState, error) {
-	s := &runState{RunDir: absPath(c.Output), Name: c.Name, ConfigHash: c.Hash(), Missing: []taskState{}, Failed: []taskState{},
-		NotConverged: []unconvergedTask{}, SolverTol: c.Solver.Tol, Resubmit: []resubmitArray{}}
-	plan := experiments.Plan(c)
-	s.Total = len(plan)
-	redo := map[int]bool{}
-	for i, t := range plan {
-		ts := taskState{Index: i, ID: t.ID, Phase: t.Phase}
-		r, reason := experiments.ReadTask(c, t)
-		switch {
-		case r == nil:
-			ts.Reason = reason
-		case r.Status == "ok":
-			s.Done++
-			fits, bad, _, known := r.Convergence()
-			switch {
-			case !known:
-				s.ConvergenceUnknown++
-			case len(bad) > 0:
-				s.NotConverged = append(s.NotConverged, unconvergedTask{Index: i, ID: t.ID, Phase: t.Phase, Fits: fits,
-					Unconverged: bad, Note: r.NotConvergedNote(c.Solver.Tol)})
-			}
-			continue
-		default:
-			ts.Error = r.Error
-			if ts.Error == "" {
-				ts.Error = "status " + r.Status
-			}
-			s.Failed = append(s.Failed, ts)
-			redo[i] = true
-			continue
-		}
-		s.Missing = append(s.Missing, ts)
-		redo[i] = true
-	}
-	if len(redo) == 0 {
-		return s, nil
-	}
-	sp, err := readSlurmPlan(c.Output)
-	if err == nil && sp.ConfigHash == s.ConfigHash {
-		var lists []string
-		for _, a := range sp.Arrays {
-			var tasks []int
-			for _, i := range a.Indices {
-				if redo[i] {
-					tasks = append(tasks, i)
-				}
-			}
-			lists = append(lists, compressRanges(shift(tasks, -a.Offset)))
-			if len(tasks) > 0 {
-				s.Resubmit = append(s.Resubmit, resubmitArray{Phase: a.Phase, Script: a.Script, Array: lists[len(lists)-1], Tasks: tasks})
-			}
-		}
-		var arrays []slurmArray
-		var keep []string
-		for i, a := range sp.Arrays {
-			if lists[i] != "" {
-				arrays, keep = append(arrays, a), append(keep, lists[i])
-			}
-		}
-		s.Commands = shellLines(submissionFor(arrays, keep, sp.Merge))
-		return s, nil
-	}
-	// No scripts of this config: plan indices per phase, and a local rerun.
-	for phase := 0; phase <= 1; phase++ {
-		var tasks []int
-		for i, t := range plan {
-			if redo[i] && t.Phase == phase {
-				tasks = append(tasks, i)
-			}
-		}
-		if len(tasks) > 0 {
-			s.Resubmit = append(s.Resubmit, resubmitArray{Phase: phase, Array: compressRanges(tasks), Tasks: tasks})
-		}
-	}
-	resolved := filepath.Join(s.RunDir, "config.resolved.yaml")
-	s.Commands = fmt.Sprintf("mkpoe run %s --out %s   # reruns only what is not done\n", shellQuote(resolved), shellQuote(s.RunDir))
-	return s, nil
-}
-
-// write prints the state for people.
-func (s *runState) write(w io.Writer) {
+// writeStatus prints the state of a run for people.
+func writeStatus(w io.Writer, s *experiments.RunState) {
 	fmt.Fprintf(w, "run %s: %s (config hash %s)\n", s.Name, s.RunDir, s.ConfigHash)
 	fmt.Fprintf(w, "%d tasks: %d done, %d missing, %d failed\n", s.Total, s.Done, len(s.Missing), len(s.Failed))
 	if len(s.NotConverged) > 0 {
@@ -219,8 +80,8 @@ func (s *runState) write(w io.Writer) {
 			fmt.Fprintf(w, "  %d %s: %s\n", t.Index, t.ID, t.Reason)
 		}
 	}
-	if s.complete() {
-		fmt.Fprintf(w, "complete: mkpoe merge %s\n", shellQuote(s.RunDir))
+	if s.Complete() {
+		fmt.Fprintf(w, "complete: mkpoe merge %s\n", slurm.ShellQuote(s.RunDir))
 		return
 	}
 	for _, r := range s.Resubmit {
@@ -254,16 +115,13 @@ func runStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	s, err := statusOf(c)
-	if err != nil {
-		return err
-	}
+	s := experiments.Status(c)
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(s)
 	}
-	s.write(stdout)
+	writeStatus(stdout, s)
 	return nil
 }
 
@@ -275,12 +133,9 @@ func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	s, err := statusOf(c)
-	if err != nil {
-		return err
-	}
-	if !s.complete() {
-		s.write(stderr)
+	s := experiments.Status(c)
+	if !s.Complete() {
+		writeStatus(stderr, s)
 		return fmt.Errorf("run incomplete: %d missing, %d failed of %d tasks", len(s.Missing), len(s.Failed), s.Total)
 	}
 	sum, err := experiments.Merge(c)

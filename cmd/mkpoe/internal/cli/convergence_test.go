@@ -130,7 +130,7 @@ func TestUnconvergedFitsAreMarked(t *testing.T) {
 					t.Errorf("row %s: %d unconverged fits, max gap %g; want 10 and > 0.01", r.Label, *r.UnconvergedFits, *r.MaxGap)
 				}
 			}
-			var st runState
+			var st experiments.RunState
 			if err := json.Unmarshal([]byte(o.statusJSON), &st); err != nil {
 				t.Fatal(err)
 			}
@@ -197,10 +197,7 @@ func TestConvergenceOfOldTaskFiles(t *testing.T) {
 	if md := experiments.SummaryMarkdown(s); !strings.Contains(md, "Convergence not recorded (task files written by an older mkpoe) for: both K4 diag\n") || strings.Contains(md, "†") {
 		t.Errorf("table.md:\n%s", md)
 	}
-	st, err := statusOf(c)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := experiments.Status(c)
 	if st.ConvergenceUnknown != 1 || len(st.NotConverged) != 0 {
 		t.Errorf("status: %d unknown, %d not converged; want 1, 0", st.ConvergenceUnknown, len(st.NotConverged))
 	}

@@ -104,7 +104,7 @@ func TestSlurmSingleNode(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	var s runState
+	var s experiments.RunState
 	if err := json.Unmarshal([]byte(mkpoe("status", dir, "--json")), &s); err != nil {
 		t.Fatal(err)
 	}
