@@ -30,7 +30,7 @@ func TestDiagLipschitzCoversNorm(t *testing.T) {
 
 		cp, _ := p.restrict(wholeWorkingSet(p))
 		var ata mat.SymDense
-		ata.SymOuterK(1, cp.b.T())
+		ata.SymOuterK(1, cp.B.T())
 		var eig mat.EigenSym
 		if !eig.Factorize(&ata, false) {
 			t.Fatal("eigendecomposition failed")

@@ -1,4 +1,4 @@
-package mkpoe
+package conic
 
 import (
 	"context"
@@ -35,38 +35,41 @@ import (
 // working subspace. Its iteration count does not depend on μ, which is what
 // makes the cost of a fit independent of β.
 
-// coneBlock is one block of 𝒦: an order-k PSD cone or a k-dimensional
-// orthant, at offset off in x (size entries).
-type coneBlock struct {
-	psd       bool
-	k         int
-	off, size int
+// Block is one block of 𝒦: an order-K PSD cone or a K-dimensional
+// orthant, at offset Off in x (Size entries).
+type Block struct {
+	PSD       bool
+	K         int
+	Off, Size int
 }
 
-// conicProblem is an instance of (P).
-type conicProblem struct {
-	blocks []coneBlock
-	dim    int        // K
-	nT     int        // |T|, the number of comparisons
-	c      []float64  // cost, length K
-	b      *mat.Dense // |T|×K, row c is b_c (nil when pairs is set)
-	mu     float64
-	// pairs, if not nil, gives B implicitly through the item coordinates
+// Problem is an instance of (P).
+type Problem struct {
+	Blocks []Block
+	Dim    int        // K
+	NT     int        // |T|, the number of comparisons
+	C      []float64  // cost, length K
+	B      *mat.Dense // |T|×K, row c is b_c (nil when Pairs is set)
+	Mu     float64
+	// Pairs, if not nil, gives B implicitly through the item coordinates
 	// of each block, and the Newton system is solved in comparison space
-	// (ipm_pairs.go) instead of forming the K×K normal matrix.
-	pairs *pairOperator
-	// accept, if not nil, is asked when the stopping rule holds; returning
-	// false makes the method go on (to tighter accuracy). interiorFull
-	// uses it to stop only once the certificate on the whole problem holds:
-	// small residuals in the ∞-norm do not bound the spectrum of the dual
-	// slack tightly enough on their own.
-	accept func(ipmResult) bool
-	// askFrom, if above the method's tolerance, makes it ask accept as
-	// soon as the relative gap and residuals are below askFrom (with
-	// ipmResult.final false): the whole problem's certificate (1e-3) often
+	// (pairs.go) instead of forming the K×K normal matrix.
+	Pairs *PairOperator
+	// Settings is the method's tuning (DefaultSettings unless a test
+	// changes it).
+	Settings Settings
+	// Accept, if not nil, is asked when the stopping rule holds; returning
+	// false makes the method go on (to tighter accuracy). pkg/mkpoe's
+	// interiorFull uses it to stop only once the certificate on the whole
+	// problem holds: small residuals in the ∞-norm do not bound the
+	// spectrum of the dual slack tightly enough on their own.
+	Accept func(Result) bool
+	// AskFrom, if above the method's tolerance, makes it ask Accept as
+	// soon as the relative gap and residuals are below AskFrom (with
+	// Result.Final false): the whole problem's certificate (1e-3) often
 	// holds while the restricted one is still far from its own tolerance,
 	// and every interior-point iteration saved is a Newton system.
-	askFrom float64
+	AskFrom float64
 	// scratch holds the K-space Newton matrix and its factors' inputs
 	// between iterations, and gram the last Newton matrix's part
 	// Bᵀ diag(1/Δ) B (upper triangle), with which a solve recovers
@@ -75,48 +78,48 @@ type conicProblem struct {
 		w, m, gram []float64
 		scaled     linalg.ScaledGram
 	}
-	// alpha0, if in (0, μ/2), is the starting multiplier of every
+	// Alpha0, if in (0, μ/2), is the starting multiplier of every
 	// comparison (default μ/2). At large β the optimal multipliers do not
 	// grow with μ once the box stops binding, and starting at μ/2 puts the
 	// dual residual orders of magnitude above the solution's scale.
-	alpha0 float64
-	// balancedStart starts each hinge ξ_c so that its complementarity
+	Alpha0 float64
+	// BalancedStart starts each hinge ξ_c so that its complementarity
 	// product ξ_c(μ−α_c) equals the slack's s_c·α_c, leaving the primal
 	// equation to the residual, instead of at ξ_c = max(1 + b_cᵀx, 0) + 1,
 	// which is primal feasible but puts ξ_c(μ−α_c) ≈ μ, orders of
 	// magnitude above every other product at large β: the method then
-	// spends its first steps on those products alone. Set by interiorFull,
-	// together with alpha0 from optimumEstimate (docs/solver.md: the two
-	// together took a full fit at β = 1e7 on the fixture from 56 to 45
-	// iterations, either alone did not help); the diagonal rounds keep the
-	// primal-feasible start, with which they were faster. ξ_c is kept at
-	// least 1e-8 so that the start stays interior where α_c is tiny.
-	balancedStart bool
-	// snapshotGap, if positive, makes the method keep a copy of the first
+	// spends its first steps on those products alone. pkg/mkpoe's
+	// interiorFull sets it, together with Alpha0 from its estimate of the
+	// optimum (docs/solver.md: the two together took a full fit at β = 1e7
+	// on the fixture from 56 to 45 iterations, either alone did not help);
+	// the diagonal rounds keep the primal-feasible start, with which they
+	// were faster. ξ_c is kept at least 1e-8 so that the start stays
+	// interior where α_c is tiny.
+	BalancedStart bool
+	// SnapshotGap, if positive, makes the method keep a copy of the first
 	// iterate whose relative gap and residuals are all below it
-	// (ipmResult.snapshot), a start for a later run on more comparisons.
-	snapshotGap float64
-	// start, if not nil, is the starting point instead of the default one:
+	// (Result.Snapshot), a start for a later run on more comparisons.
+	SnapshotGap float64
+	// Start, if not nil, is the starting point instead of the default one:
 	// an interior iterate of an earlier run on the same cone (same blocks
-	// and cost) whose comparisons are the first len(start.alpha) of this
-	// problem's. Each comparison beyond gets a small multiplier (a tenth of
-	// the start's mean, warmNewAlpha) and ξ, s whose complementarity
-	// products equal the start's duality measure ν, which leaves its
-	// primal equation to the residual: the start stays as central as the
-	// earlier iterate and the dual residual is barely moved (interiorFull's
-	// later rounds, docs/solver.md "Warm-started rounds").
-	start *ipmPoint
-	// step, if not nil, is called after every Newton step with the number
-	// of steps taken (progress reports: newtonReporter); it must not change
-	// anything.
-	step func(it int)
+	// and cost) whose comparisons are the first of this problem's
+	// (Point.Sizes). Each comparison beyond gets a small multiplier (a
+	// tenth of the start's mean, warmNewAlpha) and ξ, s whose
+	// complementarity products equal the start's duality measure ν, which
+	// leaves its primal equation to the residual: the start stays as
+	// central as the earlier iterate and the dual residual is barely moved
+	// (pkg/mkpoe's interiorFull, docs/solver.md "Warm-started rounds").
+	Start *Point
+	// Step, if not nil, is called after every Newton step with the number
+	// of steps taken (progress reports); it must not change anything.
+	Step func(it int)
 }
 
-// svecLen is the length of svec of a k×k symmetric matrix.
-func svecLen(k int) int { return k * (k + 1) / 2 }
+// SvecLen is the length of svec of a k×k symmetric matrix.
+func SvecLen(k int) int { return k * (k + 1) / 2 }
 
-// svecOf writes svec(a) of the k×k symmetric matrix a (row-major) into v.
-func svecOf(k int, a []float64, v []float64) {
+// SvecOf writes svec(a) of the k×k symmetric matrix a (row-major) into v.
+func SvecOf(k int, a []float64, v []float64) {
 	p := 0
 	for i := 0; i < k; i++ {
 		v[p] = a[i*k+i]
@@ -128,8 +131,8 @@ func svecOf(k int, a []float64, v []float64) {
 	}
 }
 
-// smatOf writes the k×k symmetric matrix (row-major) of svec v into a.
-func smatOf(k int, v []float64, a []float64) {
+// SmatOf writes the k×k symmetric matrix (row-major) of svec v into a.
+func SmatOf(k int, v []float64, a []float64) {
 	p := 0
 	for i := 0; i < k; i++ {
 		a[i*k+i] = v[p]
@@ -142,37 +145,42 @@ func smatOf(k int, v []float64, a []float64) {
 	}
 }
 
-// ipmResult is the outcome of solveConic.
-type ipmResult struct {
-	x, alpha   []float64
-	primal     float64 // cᵀx + μΣξ at the returned point
-	dual       float64 // Σα
-	iterations int
-	// snapshot: the iterate kept by conicProblem.snapshotGap, or nil.
-	snapshot *ipmPoint
-	// final: the method's own stopping rule holds (accept was asked for
-	// that reason, not because of askFrom).
-	final bool
+// Result is the outcome of Solve.
+type Result struct {
+	X, Alpha   []float64
+	Primal     float64 // cᵀx + μΣξ at the returned point
+	Dual       float64 // Σα
+	Iterations int
+	// Snapshot: the iterate kept by Problem.SnapshotGap, or nil.
+	Snapshot *Point
+	// Final: the method's own stopping rule holds (Accept was asked for
+	// that reason, not because of AskFrom).
+	Final bool
 }
 
-// ipmPoint is an iterate of solveConic: primal x, ξ, s; dual S, α; and
-// its duality measure ν.
-type ipmPoint struct {
+// Point is an iterate of Solve: primal x, ξ, s; dual S, α; and its
+// duality measure ν.
+type Point struct {
 	x, sd, xi, sl, alpha []float64
 	nu                   float64
 }
 
+// Sizes returns the length of the iterate's x and its number of
+// comparisons (of α): a Point starts a Problem of that dimension and at
+// least as many comparisons (Problem.Start).
+func (pt *Point) Sizes() (dim, comparisons int) { return len(pt.x), len(pt.alpha) }
+
 // warmNewAlpha is the multiplier of a comparison that a warm start
-// (conicProblem.start) adds, as a fraction of the start's mean multiplier.
+// (Problem.start) adds, as a fraction of the start's mean multiplier.
 // Measured on an aset400 K1 fold's β path, backed up to gap 0.1
 // (docs/solver.md): 0.1 and 0.03 took 52–53 Newton steps over the later
 // rounds, 0.01 took 62, 0.3 64 and the mean itself 73, against 74 from the
 // cold start.
 const warmNewAlpha = 0.1
 
-// errIPMStalled reports that the interior-point method could not make
+// ErrStalled reports that the interior-point method could not make
 // progress (numerical trouble); the caller falls back.
-var errIPMStalled = errors.New("mkpoe: interior-point method stalled")
+var ErrStalled = errors.New("mkpoe: interior-point method stalled")
 
 // ntBlock holds the Nesterov–Todd scaling of one PSD block at the current
 // point: W = GGᵀ with GᵀSG = G⁻¹XG⁻ᵀ = Λ = diag(lambda), and Ginvt = G⁻ᵀ.
@@ -271,47 +279,47 @@ func maxStepPSD(lambda []float64, d *mat.Dense) float64 {
 	return -1 / lmin
 }
 
-// solveConic solves (P)/(D) to a relative duality gap and relative
-// residuals of about tol. It returns errIPMStalled if it cannot.
-func solveConic(ctx context.Context, cp *conicProblem, tol float64, maxIter int) (ipmResult, error) {
-	nT, K := cp.nT, cp.dim
-	if cp.pairs == nil {
-		if r, c := cp.b.Dims(); r != nT || c != K {
-			return ipmResult{}, fmt.Errorf("mkpoe: internal error: conic problem B is %d×%d, want %d×%d", r, c, nT, K)
+// Solve solves (P)/(D) to a relative duality gap and relative
+// residuals of about tol. It returns ErrStalled if it cannot.
+func Solve(ctx context.Context, cp *Problem, tol float64, maxIter int) (Result, error) {
+	nT, K := cp.NT, cp.Dim
+	if cp.Pairs == nil {
+		if r, c := cp.B.Dims(); r != nT || c != K {
+			return Result{}, fmt.Errorf("mkpoe: internal error: conic problem B is %d×%d, want %d×%d", r, c, nT, K)
 		}
 	}
-	mu := cp.mu
+	mu := cp.Mu
 	// Starting point: x = identity (interior of 𝒦), ξ and s primal feasible,
 	// α = μ/2, S = identity shifted to cover the dual residual's scale.
 	x := make([]float64, K)
 	sd := make([]float64, K)
-	cScale := 1 + floats.Norm(cp.c, math.Inf(1))
-	for _, bl := range cp.blocks {
-		if bl.psd {
+	cScale := 1 + floats.Norm(cp.C, math.Inf(1))
+	for _, bl := range cp.Blocks {
+		if bl.PSD {
 			p := 0
-			for i := 0; i < bl.k; i++ {
-				x[bl.off+p] = 1
-				sd[bl.off+p] = cScale
-				p += bl.k - i
+			for i := 0; i < bl.K; i++ {
+				x[bl.Off+p] = 1
+				sd[bl.Off+p] = cScale
+				p += bl.K - i
 			}
 		} else {
-			for t := 0; t < bl.k; t++ {
-				x[bl.off+t] = 1
-				sd[bl.off+t] = cScale
+			for t := 0; t < bl.K; t++ {
+				x[bl.Off+t] = 1
+				sd[bl.Off+t] = cScale
 			}
 		}
 	}
 	bx := make([]float64, nT)
-	cp.mulB(x, bx)
+	cp.MulB(x, bx)
 	xi := make([]float64, nT)
 	sl := make([]float64, nT)
 	alpha := make([]float64, nT)
 	for c := range xi {
 		alpha[c] = mu / 2
-		if cp.alpha0 > 0 && cp.alpha0 < mu/2 {
-			alpha[c] = cp.alpha0
+		if cp.Alpha0 > 0 && cp.Alpha0 < mu/2 {
+			alpha[c] = cp.Alpha0
 		}
-		if cp.balancedStart {
+		if cp.BalancedStart {
 			sl[c] = math.Max(-(1+bx[c]), 0) + 1
 			xi[c] = math.Max(sl[c]*alpha[c]/(mu-alpha[c]), 1e-8)
 			continue
@@ -319,7 +327,7 @@ func solveConic(ctx context.Context, cp *conicProblem, tol float64, maxIter int)
 		xi[c] = math.Max(1+bx[c], 0) + 1
 		sl[c] = xi[c] - 1 - bx[c]
 	}
-	if st := cp.start; st != nil {
+	if st := cp.Start; st != nil {
 		n := len(st.alpha)
 		copy(x, st.x)
 		copy(sd, st.sd)
@@ -337,15 +345,15 @@ func solveConic(ctx context.Context, cp *conicProblem, tol float64, maxIter int)
 		}
 	}
 	nu0 := 0
-	for _, bl := range cp.blocks {
-		nu0 += bl.k
+	for _, bl := range cp.Blocks {
+		nu0 += bl.K
 	}
 	order := float64(nu0 + 2*nT)
 
 	rp := make([]float64, nT)
 	rd := make([]float64, K)
 	btAlpha := make([]float64, K)
-	res := ipmResult{}
+	res := Result{}
 	dx := make([]float64, K)
 	dS := make([]float64, K)
 	dxi := make([]float64, nT)
@@ -361,18 +369,18 @@ func solveConic(ctx context.Context, cp *conicProblem, tol float64, maxIter int)
 		if err := ctx.Err(); err != nil {
 			return res, fmt.Errorf("mkpoe: fit stopped in the interior-point stage: %w", err)
 		}
-		res.iterations = it
-		if cp.step != nil && it > 1 {
-			cp.step(it - 1) // the Newton steps taken so far
+		res.Iterations = it
+		if cp.Step != nil && it > 1 {
+			cp.Step(it - 1) // the Newton steps taken so far
 		}
 		// Residuals and duality measure.
-		cp.mulB(x, bx)
+		cp.MulB(x, bx)
 		for c := range rp {
 			rp[c] = 1 - xi[c] + sl[c] + bx[c]
 		}
 		cp.mulBT(alpha, btAlpha)
 		for k := range rd {
-			rd[k] = cp.c[k] + btAlpha[k] - sd[k]
+			rd[k] = cp.C[k] + btAlpha[k] - sd[k]
 		}
 		gapCone := floats.Dot(x, sd)
 		gapBox := 0.0
@@ -380,42 +388,42 @@ func solveConic(ctx context.Context, cp *conicProblem, tol float64, maxIter int)
 			gapBox += xi[c]*(mu-alpha[c]) + sl[c]*alpha[c]
 		}
 		nu := (gapCone + gapBox) / order
-		pobj := floats.Dot(cp.c, x) + mu*floats.Sum(xi)
+		pobj := floats.Dot(cp.C, x) + mu*floats.Sum(xi)
 		dobj := floats.Sum(alpha)
-		res.x, res.alpha, res.primal, res.dual = x, alpha, pobj, dobj
+		res.X, res.Alpha, res.Primal, res.Dual = x, alpha, pobj, dobj
 		relGap := math.Abs(pobj-dobj) / math.Max(1, math.Abs(pobj))
 		pres := 0.0
 		if nT > 0 {
 			pres = floats.Norm(rp, math.Inf(1)) / (1 + floats.Norm(xi, math.Inf(1)) + floats.Norm(sl, math.Inf(1)) + floats.Norm(bx, math.Inf(1)))
 		}
 		dres := floats.Norm(rd, math.Inf(1)) / cScale
-		res.final = relGap <= tol && pres <= tol && dres <= tol
-		if g := cp.snapshotGap; g > 0 && res.snapshot == nil && relGap <= g && pres <= g && dres <= g {
-			res.snapshot = &ipmPoint{x: append([]float64(nil), x...), sd: append([]float64(nil), sd...),
+		res.Final = relGap <= tol && pres <= tol && dres <= tol
+		if g := cp.SnapshotGap; g > 0 && res.Snapshot == nil && relGap <= g && pres <= g && dres <= g {
+			res.Snapshot = &Point{x: append([]float64(nil), x...), sd: append([]float64(nil), sd...),
 				xi: append([]float64(nil), xi...), sl: append([]float64(nil), sl...),
 				alpha: append([]float64(nil), alpha...), nu: nu}
 		}
-		if res.final && cp.accept == nil {
+		if res.Final && cp.Accept == nil {
 			return res, nil
 		}
-		if ask := math.Max(tol, cp.askFrom); cp.accept != nil && relGap <= ask && pres <= ask && dres <= ask && cp.accept(res) {
+		if ask := math.Max(tol, cp.AskFrom); cp.Accept != nil && relGap <= ask && pres <= ask && dres <= ask && cp.Accept(res) {
 			return res, nil
 		}
 
 		// Scalings.
-		nts := make([]ntBlock, len(cp.blocks))
-		scaled := make([]bool, len(cp.blocks))
+		nts := make([]ntBlock, len(cp.Blocks))
+		scaled := make([]bool, len(cp.Blocks))
 		cp.forPSDBlocks(func(b int) {
-			bl := cp.blocks[b]
-			xm := make([]float64, bl.k*bl.k)
-			sm := make([]float64, bl.k*bl.k)
-			smatOf(bl.k, x[bl.off:bl.off+bl.size], xm)
-			smatOf(bl.k, sd[bl.off:bl.off+bl.size], sm)
-			nts[b], scaled[b] = ntScaling(bl.k, xm, sm)
+			bl := cp.Blocks[b]
+			xm := make([]float64, bl.K*bl.K)
+			sm := make([]float64, bl.K*bl.K)
+			SmatOf(bl.K, x[bl.Off:bl.Off+bl.Size], xm)
+			SmatOf(bl.K, sd[bl.Off:bl.Off+bl.Size], sm)
+			nts[b], scaled[b] = ntScaling(bl.K, xm, sm)
 		})
-		for b, bl := range cp.blocks {
-			if bl.psd && !scaled[b] {
-				return res, errIPMStalled
+		for b, bl := range cp.Blocks {
+			if bl.PSD && !scaled[b] {
+				return res, ErrStalled
 			}
 		}
 		delta := make([]float64, nT)
@@ -433,8 +441,8 @@ func solveConic(ctx context.Context, cp *conicProblem, tol float64, maxIter int)
 		done := make(chan factored, 1)
 		go func() {
 			var f factored
-			if cp.pairs != nil {
-				f.chol, f.ok = cp.pairs.factorDual(cp, nts, delta)
+			if cp.Pairs != nil {
+				f.chol, f.ok = cp.Pairs.factorDual(cp, nts, delta)
 			} else {
 				f.chol, f.ok = cp.factorNormal(nts, x, sd, delta)
 			}
@@ -448,7 +456,7 @@ func solveConic(ctx context.Context, cp *conicProblem, tol float64, maxIter int)
 		}
 		chol := fac.chol
 		if !fac.ok {
-			return res, errIPMStalled
+			return res, ErrStalled
 		}
 
 		// solve computes the Newton direction for the complementarity
@@ -456,7 +464,7 @@ func solveConic(ctx context.Context, cp *conicProblem, tol float64, maxIter int)
 		// 𝒲r_d is the same for every solve of the step: computed once.
 		var wrd []float64
 		solve := func(rc, rxi, rs []float64, dx, dS, dxi, dsl, dal []float64) bool {
-			if cp.pairs != nil {
+			if cp.Pairs != nil {
 				if wrd == nil {
 					wrd = make([]float64, K)
 					cp.applyScaling(nts, x, sd, rd, wrd, false)
@@ -479,7 +487,7 @@ func solveConic(ctx context.Context, cp *conicProblem, tol float64, maxIter int)
 				return false
 			}
 			bdx := make([]float64, nT)
-			cp.mulB(dx, bdx)
+			cp.MulB(dx, bdx)
 			for c := range dal {
 				dal[c] = bdx[c]/delta[c] + h[c]
 				dxi[c] = (rxi[c] + xi[c]*dal[c]) / (mu - alpha[c])
@@ -513,7 +521,7 @@ func solveConic(ctx context.Context, cp *conicProblem, tol float64, maxIter int)
 			rs[c] = -sl[c] * alpha[c]
 		}
 		if !solve(rc, rxi, rs, affX, affS, affXi, affSl, affAl) {
-			return res, errIPMStalled
+			return res, ErrStalled
 		}
 		ap, ad := cp.maxSteps(nts, x, sd, xi, sl, alpha, affX, affS, affXi, affSl, affAl)
 		// Complementarity after the affine step.
@@ -527,23 +535,23 @@ func solveConic(ctx context.Context, cp *conicProblem, tol float64, maxIter int)
 
 		// Corrector: targets σν with Mehrotra's second-order term.
 		if !cp.correctorTargets(nts, x, sd, affX, affS, sigma*nu, rc) {
-			return res, errIPMStalled
+			return res, ErrStalled
 		}
 		for c := range rxi {
 			rxi[c] = sigma*nu - xi[c]*(mu-alpha[c]) + affXi[c]*affAl[c]
 			rs[c] = sigma*nu - sl[c]*alpha[c] - affSl[c]*affAl[c]
 		}
 		if !solve(rc, rxi, rs, dx, dS, dxi, dsl, dal) {
-			return res, errIPMStalled
+			return res, ErrStalled
 		}
 		ap, ad = cp.maxSteps(nts, x, sd, xi, sl, alpha, dx, dS, dxi, dsl, dal)
-		if maxCorrectors > 0 && !cp.hasPSD() {
+		if cp.Settings.MaxCorrectors > 0 && !cp.hasPSD() {
 			ap, ad = cp.centralityCorrect(nts, solve, x, sd, xi, sl, alpha, rc, rxi, rs, dx, dS, dxi, dsl, dal, ap, ad, sigma*nu)
 		}
 		const damp = 0.98
 		ap, ad = math.Min(1, damp*ap), math.Min(1, damp*ad)
 		if ap < 1e-12 && ad < 1e-12 {
-			return res, errIPMStalled
+			return res, ErrStalled
 		}
 		x = addScaledCopy(x, ap, dx)
 		xi = addScaledCopy(xi, ap, dxi)
@@ -551,7 +559,7 @@ func solveConic(ctx context.Context, cp *conicProblem, tol float64, maxIter int)
 		alpha = addScaledCopy(alpha, ad, dal)
 		sd = addScaledCopy(sd, ad, dS)
 	}
-	return res, errIPMStalled
+	return res, ErrStalled
 }
 
 // addScaledCopy returns a + s·d as a new slice.
@@ -563,36 +571,36 @@ func addScaledCopy(a []float64, s float64, d []float64) []float64 {
 	return out
 }
 
-// mulB computes out = B x.
-func (cp *conicProblem) mulB(x, out []float64) {
-	if cp.pairs != nil {
-		cp.pairs.mulB(cp, x, out)
+// MulB computes out = B x.
+func (cp *Problem) MulB(x, out []float64) {
+	if cp.Pairs != nil {
+		cp.Pairs.mulB(cp, x, out)
 		return
 	}
-	// B is a whole mat.Dense (restrict), so its data are row-major with
+	// B is a whole mat.Dense (pkg/mkpoe's restrict), so its data are row-major with
 	// stride K. Split over the cores by rows, bit for bit the product of
 	// one call.
-	nT, K := cp.b.Dims()
-	linalg.MulVec(nT, K, cp.b.RawMatrix().Data, x, out)
+	nT, K := cp.B.Dims()
+	linalg.MulVec(nT, K, cp.B.RawMatrix().Data, x, out)
 }
 
 // mulBT computes out = Bᵀ a: split over the cores by blocks of rows
 // (linalg.MulTransVec), whose sums round differently from one product
 // but never depend on the number of cores.
-func (cp *conicProblem) mulBT(a, out []float64) {
-	if cp.pairs != nil {
-		cp.pairs.mulBT(cp, a, out)
+func (cp *Problem) mulBT(a, out []float64) {
+	if cp.Pairs != nil {
+		cp.Pairs.mulBT(cp, a, out)
 		return
 	}
-	nT, K := cp.b.Dims()
-	linalg.MulTransVec(nT, K, cp.b.RawMatrix().Data, a, out)
+	nT, K := cp.B.Dims()
+	linalg.MulTransVec(nT, K, cp.B.RawMatrix().Data, a, out)
 }
 
 // factorNormal forms and factors M = 𝒲⁻¹ + Bᵀ diag(1/Δ) B. Rows whose
 // weight is below 1e-14 of the largest contribute nothing at double
 // precision and are skipped.
-func (cp *conicProblem) factorNormal(nts []ntBlock, x, sd, delta []float64) (*cholFactor, bool) {
-	_, K := cp.b.Dims()
+func (cp *Problem) factorNormal(nts []ntBlock, x, sd, delta []float64) (*cholFactor, bool) {
+	_, K := cp.B.Dims()
 	maxW := 0.0
 	for _, d := range delta {
 		maxW = math.Max(maxW, 1/d)
@@ -615,19 +623,19 @@ func (cp *conicProblem) factorNormal(nts []ntBlock, x, sd, delta []float64) (*ch
 	sc.gram = linalg.Grow(sc.gram, K*K)
 	fill := func(md []float64) {
 		// Only the upper triangle is formed and read (factorSPD).
-		sc.scaled.Upper(cp.b.RawMatrix().Data, K, rows, sc.w, md)
+		sc.scaled.Upper(cp.B.RawMatrix().Data, K, rows, sc.w, md)
 		copy(sc.gram, md)
 		m := mat.NewSymDense(K, md)
 		// 𝒲⁻¹: z/x on orthants; W⁻¹ ⊗ₛ W⁻¹ on PSD blocks, W⁻¹ = G⁻ᵀG⁻¹.
-		for b, bl := range cp.blocks {
-			if !bl.psd {
-				for t := 0; t < bl.k; t++ {
-					i := bl.off + t
+		for b, bl := range cp.Blocks {
+			if !bl.PSD {
+				for t := 0; t < bl.K; t++ {
+					i := bl.Off + t
 					md[i*K+i] += sd[i] / x[i]
 				}
 				continue
 			}
-			addKronSym(m, bl.off, bl.k, nts[b].winv)
+			addKronSym(m, bl.Off, bl.K, nts[b].winv)
 		}
 	}
 	fill(sc.m)
@@ -642,7 +650,7 @@ func addKronSym(m *mat.SymDense, off, k int, a *mat.Dense) {
 		i, j int
 		s    float64
 	}
-	idx := make([]pos, 0, svecLen(k))
+	idx := make([]pos, 0, SvecLen(k))
 	for i := 0; i < k; i++ {
 		idx = append(idx, pos{i, i, 1})
 		for j := i + 1; j < k; j++ {
@@ -662,13 +670,13 @@ func addKronSym(m *mat.SymDense, off, k int, a *mat.Dense) {
 
 // applyScaling writes 𝒲(r) — x/z·r on orthants, W R W on PSD blocks — or,
 // with inverse, 𝒲⁻¹(r) — z/x·r and W⁻¹ R W⁻¹.
-func (cp *conicProblem) applyScaling(nts []ntBlock, x, sd, r, out []float64, inverse bool) {
-	for _, bl := range cp.blocks {
-		if bl.psd {
+func (cp *Problem) applyScaling(nts []ntBlock, x, sd, r, out []float64, inverse bool) {
+	for _, bl := range cp.Blocks {
+		if bl.PSD {
 			continue
 		}
-		for t := 0; t < bl.k; t++ {
-			i := bl.off + t
+		for t := 0; t < bl.K; t++ {
+			i := bl.Off + t
 			if inverse {
 				out[i] = sd[i] / x[i] * r[i]
 			} else {
@@ -677,49 +685,49 @@ func (cp *conicProblem) applyScaling(nts []ntBlock, x, sd, r, out []float64, inv
 		}
 	}
 	cp.forPSDBlocks(func(b int) {
-		bl := cp.blocks[b]
-		k := bl.k
+		bl := cp.Blocks[b]
+		k := bl.K
 		rm := make([]float64, k*k)
-		smatOf(k, r[bl.off:bl.off+bl.size], rm)
+		SmatOf(k, r[bl.Off:bl.Off+bl.Size], rm)
 		// congruence(a, R) = aᵀRa, and W, W⁻¹ are symmetric.
 		a := nts[b].w
 		if inverse {
 			a = nts[b].winv
 		}
-		svecOf(k, congruence(a, rm, k).RawMatrix().Data, out[bl.off:bl.off+bl.size])
+		SvecOf(k, congruence(a, rm, k).RawMatrix().Data, out[bl.Off:bl.Off+bl.Size])
 	})
 }
 
 // maxSteps returns the largest primal and dual steps (≤ 1/0.98 is enough;
 // capped at a large value) that keep every cone and box variable positive.
 // On PSD blocks they come from psdStep.
-func (cp *conicProblem) maxSteps(nts []ntBlock, x, sd, xi, sl, alpha, dx, dS, dxi, dsl, dal []float64) (float64, float64) {
+func (cp *Problem) maxSteps(nts []ntBlock, x, sd, xi, sl, alpha, dx, dS, dxi, dsl, dal []float64) (float64, float64) {
 	ap, ad := 1.0, 1.0
 	ratio := func(v, d float64, a *float64) {
 		if d < 0 {
 			*a = math.Min(*a, -v/d)
 		}
 	}
-	for _, bl := range cp.blocks {
-		if bl.psd {
+	for _, bl := range cp.Blocks {
+		if bl.PSD {
 			continue
 		}
-		for t := 0; t < bl.k; t++ {
-			i := bl.off + t
+		for t := 0; t < bl.K; t++ {
+			i := bl.Off + t
 			ratio(x[i], dx[i], &ap)
 			ratio(sd[i], dS[i], &ad)
 		}
 	}
-	blockP := make([]float64, len(cp.blocks))
-	blockD := make([]float64, len(cp.blocks))
+	blockP := make([]float64, len(cp.Blocks))
+	blockD := make([]float64, len(cp.Blocks))
 	cp.forPSDBlocks(func(b int) {
-		bl := cp.blocks[b]
-		r := bl.off
-		blockP[b] = psdStep(bl.k, x[r:r+bl.size], dx[r:r+bl.size], nts[b].ginvt, nts[b].lambda)
-		blockD[b] = psdStep(bl.k, sd[r:r+bl.size], dS[r:r+bl.size], nts[b].g, nts[b].lambda)
+		bl := cp.Blocks[b]
+		r := bl.Off
+		blockP[b] = psdStep(bl.K, x[r:r+bl.Size], dx[r:r+bl.Size], nts[b].ginvt, nts[b].lambda, cp.Settings.LanczosMaxSteps)
+		blockD[b] = psdStep(bl.K, sd[r:r+bl.Size], dS[r:r+bl.Size], nts[b].g, nts[b].lambda, cp.Settings.LanczosMaxSteps)
 	})
-	for b, bl := range cp.blocks {
-		if bl.psd {
+	for b, bl := range cp.Blocks {
+		if bl.PSD {
 			ap = math.Min(ap, blockP[b])
 			ad = math.Min(ad, blockD[b])
 		}
@@ -728,13 +736,13 @@ func (cp *conicProblem) maxSteps(nts []ntBlock, x, sd, xi, sl, alpha, dx, dS, dx
 		ratio(xi[c], dxi[c], &ap)
 		ratio(sl[c], dsl[c], &ap)
 		ratio(alpha[c], dal[c], &ad)
-		ratio(cp.mu-alpha[c], -dal[c], &ad)
+		ratio(cp.Mu-alpha[c], -dal[c], &ad)
 	}
 	return ap, ad
 }
 
 // coneGapAfter returns ⟨x + ap·dx, S + ad·dS⟩.
-func (cp *conicProblem) coneGapAfter(x, sd, dx, dS []float64, ap, ad float64) float64 {
+func (cp *Problem) coneGapAfter(x, sd, dx, dS []float64, ap, ad float64) float64 {
 	s := 0.0
 	for k := range x {
 		s += (x[k] + ap*dx[k]) * (sd[k] + ad*dS[k])
@@ -747,24 +755,24 @@ func (cp *conicProblem) coneGapAfter(x, sd, dx, dS []float64, ap, ad float64) fl
 // G Y Gᵀ with Λ∘Y = σνI − Λ² − sym(ΔX̃_aff ΔS̃_aff) (∘ the Jordan product),
 // ΔX̃_aff = G⁻¹ΔX_aff G⁻ᵀ and ΔS̃_aff = GᵀΔS_aff G the scaled affine
 // directions.
-func (cp *conicProblem) correctorTargets(nts []ntBlock, x, sd, affX, affS []float64, target float64, rc []float64) bool {
-	for b, bl := range cp.blocks {
-		if !bl.psd {
-			for t := 0; t < bl.k; t++ {
-				i := bl.off + t
+func (cp *Problem) correctorTargets(nts []ntBlock, x, sd, affX, affS []float64, target float64, rc []float64) bool {
+	for b, bl := range cp.Blocks {
+		if !bl.PSD {
+			for t := 0; t < bl.K; t++ {
+				i := bl.Off + t
 				rc[i] = target/sd[i] - x[i] - affX[i]*affS[i]/sd[i]
 			}
 			continue
 		}
-		k := bl.k
+		k := bl.K
 		nt := nts[b]
 		// The product of the scaled directions (G⁻¹ΔXG⁻ᵀ)(GᵀΔSG) is
 		// G⁻¹·ΔXΔS·G: three products instead of the scaled directions'
 		// four and their product.
 		xm := make([]float64, k*k)
 		sm := make([]float64, k*k)
-		smatOf(k, affX[bl.off:bl.off+bl.size], xm)
-		smatOf(k, affS[bl.off:bl.off+bl.size], sm)
+		SmatOf(k, affX[bl.Off:bl.Off+bl.Size], xm)
+		SmatOf(k, affS[bl.Off:bl.Off+bl.Size], sm)
 		var xs, gxs, prod mat.Dense
 		xs.Mul(mat.NewDense(k, k, xm), mat.NewDense(k, k, sm))
 		gxs.Mul(nt.ginvt.T(), &xs)
@@ -783,24 +791,10 @@ func (cp *conicProblem) correctorTargets(nts []ntBlock, x, sd, affX, affS []floa
 		var gy, gyg mat.Dense
 		gy.Mul(nt.g, mat.NewDense(k, k, y))
 		gyg.Mul(&gy, nt.g.T())
-		svecOf(k, gyg.RawMatrix().Data, rc[bl.off:bl.off+bl.size])
+		SvecOf(k, gyg.RawMatrix().Data, rc[bl.Off:bl.Off+bl.Size])
 	}
 	return true
 }
-
-// defaultCorrectors is the number of Gondzio's centrality correctors
-// (centralityCorrect) a Newton step may add on problems without PSD
-// blocks. Measured on the benchmark fixture's diagonal fits (β = 1e4 …
-// 1e7, OpenBLAS, 3 runs each): 0 correctors took 124–161 interior-point
-// iterations and 1.6–2.2 s in that stage, 3 took 83–111 and 1.4–1.8 s;
-// 2 and 4–6 were no better. On problems with PSD blocks each corrector
-// needs the blocks' step lengths (two eigenvalue problems per block), and
-// 2 correctors made a full fit at β = 1e7 slower (45 → 47 iterations).
-const defaultCorrectors = 3
-
-// maxCorrectors is defaultCorrectors, a variable so that tests can run
-// the method without them.
-var maxCorrectors = defaultCorrectors
 
 // centralityCorrect applies Gondzio's multiple centrality correctors
 // (Gondzio 1996, "Multiple centrality corrections in a primal-dual method
@@ -816,14 +810,14 @@ var maxCorrectors = defaultCorrectors
 // corrGain; PSD blocks keep their Mehrotra targets (their products are not
 // element-wise). rc, rxi, rs are the corrector's targets and are left
 // changed. It returns the step lengths of the direction kept.
-func (cp *conicProblem) centralityCorrect(nts []ntBlock, solve func(rc, rxi, rs, dx, dS, dxi, dsl, dal []float64) bool,
+func (cp *Problem) centralityCorrect(nts []ntBlock, solve func(rc, rxi, rs, dx, dS, dxi, dsl, dal []float64) bool,
 	x, sd, xi, sl, alpha, rc, rxi, rs, dx, dS, dxi, dsl, dal []float64, ap, ad, target float64) (float64, float64) {
 	const (
 		corrAspire = 0.2
 		corrGain   = 0.02
 		lo, hi     = 0.1, 10.0
 	)
-	mu := cp.mu
+	mu := cp.Mu
 	// pull returns the correction of a trial product v.
 	pull := func(v float64) float64 {
 		switch {
@@ -837,14 +831,14 @@ func (cp *conicProblem) centralityCorrect(nts []ntBlock, solve func(rc, rxi, rs,
 	K, nT := len(dx), len(dxi)
 	cx, cS := make([]float64, K), make([]float64, K)
 	cxi, csl, cal := make([]float64, nT), make([]float64, nT), make([]float64, nT)
-	for k := 0; k < maxCorrectors && (ap < 1 || ad < 1); k++ {
+	for k := 0; k < cp.Settings.MaxCorrectors && (ap < 1 || ad < 1); k++ {
 		tp, td := math.Min(1, ap+corrAspire), math.Min(1, ad+corrAspire)
-		for _, bl := range cp.blocks {
-			if bl.psd {
+		for _, bl := range cp.Blocks {
+			if bl.PSD {
 				continue
 			}
-			for t := 0; t < bl.k; t++ {
-				i := bl.off + t
+			for t := 0; t < bl.K; t++ {
+				i := bl.Off + t
 				rc[i] += pull((x[i]+tp*dx[i])*(sd[i]+td*dS[i])) / sd[i]
 			}
 		}
@@ -871,19 +865,19 @@ func (cp *conicProblem) centralityCorrect(nts []ntBlock, solve func(rc, rxi, rs,
 
 // forPSDBlocks calls f(b) for every PSD block b of cp: blocks larger than
 // 32×32 through linalg.Parallel, which runs them concurrently as far as
-// the process has idle cores, small ones inline (as problem.forFullBlocks
+// the process has idle cores, small ones inline (as pkg/mkpoe's forFullBlocks
 // does). Each call writes only its own block's outputs, so the results
 // do not depend on scheduling. A full-W Newton step's scalings, step
 // lengths and products with B and Bᵀ are per block (five blocks of order
 // up to 330 on the benchmark fixture), and OpenBLAS runs one thread per
 // call (internal/linalg), so this is how they use both cores of a lone
 // fit (docs/solver.md, "Parallel factorisation").
-func (cp *conicProblem) forPSDBlocks(f func(b int)) {
+func (cp *Problem) forPSDBlocks(f func(b int)) {
 	var large []int
-	for b, bl := range cp.blocks {
+	for b, bl := range cp.Blocks {
 		switch {
-		case !bl.psd:
-		case bl.k <= 32:
+		case !bl.PSD:
+		case bl.K <= 32:
 			f(b)
 		default:
 			large = append(large, b)
@@ -893,9 +887,9 @@ func (cp *conicProblem) forPSDBlocks(f func(b int)) {
 }
 
 // hasPSD reports whether any block of cp is a PSD cone.
-func (cp *conicProblem) hasPSD() bool {
-	for _, bl := range cp.blocks {
-		if bl.psd {
+func (cp *Problem) hasPSD() bool {
+	for _, bl := range cp.Blocks {
+		if bl.PSD {
 			return true
 		}
 	}
