@@ -161,8 +161,8 @@ type Result struct {
 // Point is an iterate of Solve: primal x, ξ, s; dual S, α; and its
 // duality measure ν.
 type Point struct {
-	x, sd, xi, sl, alpha []float64
-	nu                   float64
+	iterate
+	nu float64
 }
 
 // Sizes returns the length of the iterate's x and its number of
@@ -279,8 +279,77 @@ func maxStepPSD(lambda []float64, d *mat.Dense) float64 {
 	return -1 / lmin
 }
 
+// iterate is a point of the method: primal x and dual slack S (sd) on 𝒦,
+// and per comparison the hinge ξ, its slack s (sl) and the multiplier α.
+type iterate struct {
+	x, sd         []float64
+	xi, sl, alpha []float64
+}
+
+// direction is a Newton direction, one component per component of an
+// iterate: Δx, ΔS, Δξ, Δs, Δα.
+type direction struct {
+	x, sd         []float64
+	xi, sl, alpha []float64
+}
+
+// newDirection returns a direction of K cone and nT comparison entries.
+func newDirection(K, nT int) direction {
+	return direction{x: make([]float64, K), sd: make([]float64, K),
+		xi: make([]float64, nT), sl: make([]float64, nT), alpha: make([]float64, nT)}
+}
+
+// targets is the complementarity part of a Newton system's right-hand
+// side: rc on the cone (as Δx + 𝒲ΔS = rc), rxi for the hinges' products
+// ξ(μ−α) and rs for the slacks' s·α.
+type targets struct {
+	rc      []float64
+	rxi, rs []float64
+}
+
+// residuals are an iterate's primal residuals r_p = 1 − ξ + s + Bx (per
+// comparison) and dual residuals r_d = c + Bᵀα − S (on the cone).
+type residuals struct {
+	rp, rd []float64
+}
+
+// newtonStep is what the solves of one Newton step share: the iterate, its
+// NT scalings, Δ_c = ξ_c/(μ−α_c) + s_c/α_c, its residuals and the
+// factorisation of the step's Newton matrix.
+type newtonStep struct {
+	pt    *iterate
+	nts   []ntBlock
+	delta []float64
+	res   *residuals
+	chol  *cholFactor
+	// wrd is 𝒲 r_d, the same for every solve of the step: computed by the
+	// first comparison-space solve.
+	wrd []float64
+}
+
+// run is the state of one Solve: the current iterate, its residuals and
+// duality measure, the scratch of the directions, and the result so far.
+type run struct {
+	cp      *Problem
+	pt      iterate
+	order   float64 // ν's denominator: the blocks' orders plus 2|T|
+	cScale  float64 // 1 + ‖c‖∞, the scale of the dual residual
+	bx      []float64
+	btAlpha []float64
+	res     residuals
+	nu      float64 // duality measure of pt
+	aff     direction
+	dir     direction
+	result  Result
+}
+
 // Solve solves (P)/(D) to a relative duality gap and relative
 // residuals of about tol. It returns ErrStalled if it cannot.
+//
+// Each iteration measures the iterate (residuals, gap and the stopping
+// test: measure), scales and factors the Newton system (factor), takes
+// the affine-scaling predictor (predict) and Mehrotra's corrector with
+// Gondzio's centrality correctors (correct), and steps (step).
 func Solve(ctx context.Context, cp *Problem, tol float64, maxIter int) (Result, error) {
 	nT, K := cp.NT, cp.Dim
 	if cp.Pairs == nil {
@@ -288,9 +357,41 @@ func Solve(ctx context.Context, cp *Problem, tol float64, maxIter int) (Result, 
 			return Result{}, fmt.Errorf("mkpoe: internal error: conic problem B is %d×%d, want %d×%d", r, c, nT, K)
 		}
 	}
+	r := start(cp)
+	for it := 1; it <= maxIter; it++ {
+		if err := ctx.Err(); err != nil {
+			return r.result, fmt.Errorf("mkpoe: fit stopped in the interior-point stage: %w", err)
+		}
+		r.result.Iterations = it
+		if cp.Step != nil && it > 1 {
+			cp.Step(it - 1) // the Newton steps taken so far
+		}
+		if r.measure(tol) {
+			return r.result, nil
+		}
+		ns, err := r.factor(ctx)
+		if err != nil {
+			return r.result, err
+		}
+		t, sigma, ok := r.predict(ns)
+		if !ok {
+			return r.result, ErrStalled
+		}
+		ap, ad, ok := r.correct(ns, t, sigma)
+		if !ok || !r.step(ap, ad) {
+			return r.result, ErrStalled
+		}
+	}
+	return r.result, ErrStalled
+}
+
+// start returns a run at the starting point: x = identity (interior of 𝒦),
+// ξ and s primal feasible (or balanced: Problem.BalancedStart), α = μ/2
+// (or Problem.Alpha0), S = identity shifted to cover the dual residual's
+// scale; or the warm start Problem.Start.
+func start(cp *Problem) *run {
+	nT, K := cp.NT, cp.Dim
 	mu := cp.Mu
-	// Starting point: x = identity (interior of 𝒦), ξ and s primal feasible,
-	// α = μ/2, S = identity shifted to cover the dual residual's scale.
 	x := make([]float64, K)
 	sd := make([]float64, K)
 	cScale := 1 + floats.Norm(cp.C, math.Inf(1))
@@ -348,218 +449,191 @@ func Solve(ctx context.Context, cp *Problem, tol float64, maxIter int) (Result, 
 	for _, bl := range cp.Blocks {
 		nu0 += bl.K
 	}
-	order := float64(nu0 + 2*nT)
-
-	rp := make([]float64, nT)
-	rd := make([]float64, K)
-	btAlpha := make([]float64, K)
-	res := Result{}
-	dx := make([]float64, K)
-	dS := make([]float64, K)
-	dxi := make([]float64, nT)
-	dsl := make([]float64, nT)
-	dal := make([]float64, nT)
-	affX := make([]float64, K)
-	affS := make([]float64, K)
-	affXi := make([]float64, nT)
-	affSl := make([]float64, nT)
-	affAl := make([]float64, nT)
-
-	for it := 1; it <= maxIter; it++ {
-		if err := ctx.Err(); err != nil {
-			return res, fmt.Errorf("mkpoe: fit stopped in the interior-point stage: %w", err)
-		}
-		res.Iterations = it
-		if cp.Step != nil && it > 1 {
-			cp.Step(it - 1) // the Newton steps taken so far
-		}
-		// Residuals and duality measure.
-		cp.MulB(x, bx)
-		for c := range rp {
-			rp[c] = 1 - xi[c] + sl[c] + bx[c]
-		}
-		cp.mulBT(alpha, btAlpha)
-		for k := range rd {
-			rd[k] = cp.C[k] + btAlpha[k] - sd[k]
-		}
-		gapCone := floats.Dot(x, sd)
-		gapBox := 0.0
-		for c := range xi {
-			gapBox += xi[c]*(mu-alpha[c]) + sl[c]*alpha[c]
-		}
-		nu := (gapCone + gapBox) / order
-		pobj := floats.Dot(cp.C, x) + mu*floats.Sum(xi)
-		dobj := floats.Sum(alpha)
-		res.X, res.Alpha, res.Primal, res.Dual = x, alpha, pobj, dobj
-		relGap := math.Abs(pobj-dobj) / math.Max(1, math.Abs(pobj))
-		pres := 0.0
-		if nT > 0 {
-			pres = floats.Norm(rp, math.Inf(1)) / (1 + floats.Norm(xi, math.Inf(1)) + floats.Norm(sl, math.Inf(1)) + floats.Norm(bx, math.Inf(1)))
-		}
-		dres := floats.Norm(rd, math.Inf(1)) / cScale
-		res.Final = relGap <= tol && pres <= tol && dres <= tol
-		if g := cp.SnapshotGap; g > 0 && res.Snapshot == nil && relGap <= g && pres <= g && dres <= g {
-			res.Snapshot = &Point{x: append([]float64(nil), x...), sd: append([]float64(nil), sd...),
-				xi: append([]float64(nil), xi...), sl: append([]float64(nil), sl...),
-				alpha: append([]float64(nil), alpha...), nu: nu}
-		}
-		if res.Final && cp.Accept == nil {
-			return res, nil
-		}
-		if ask := math.Max(tol, cp.AskFrom); cp.Accept != nil && relGap <= ask && pres <= ask && dres <= ask && cp.Accept(res) {
-			return res, nil
-		}
-
-		// Scalings.
-		nts := make([]ntBlock, len(cp.Blocks))
-		scaled := make([]bool, len(cp.Blocks))
-		cp.forPSDBlocks(func(b int) {
-			bl := cp.Blocks[b]
-			xm := make([]float64, bl.K*bl.K)
-			sm := make([]float64, bl.K*bl.K)
-			SmatOf(bl.K, x[bl.Off:bl.Off+bl.Size], xm)
-			SmatOf(bl.K, sd[bl.Off:bl.Off+bl.Size], sm)
-			nts[b], scaled[b] = ntScaling(bl.K, xm, sm)
-		})
-		for b, bl := range cp.Blocks {
-			if bl.PSD && !scaled[b] {
-				return res, ErrStalled
-			}
-		}
-		delta := make([]float64, nT)
-		for c := range delta {
-			delta[c] = xi[c]/(mu-alpha[c]) + sl[c]/alpha[c]
-		}
-		// The factorisation is the one long step (seconds at |T| ≈ 5000 in
-		// pure Go) and cannot be interrupted, so it runs apart and a
-		// cancellation returns at once (the abandoned goroutine finishes
-		// on its own memory).
-		type factored struct {
-			chol *cholFactor
-			ok   bool
-		}
-		done := make(chan factored, 1)
-		go func() {
-			var f factored
-			if cp.Pairs != nil {
-				f.chol, f.ok = cp.Pairs.factorDual(cp, nts, delta)
-			} else {
-				f.chol, f.ok = cp.factorNormal(nts, x, sd, delta)
-			}
-			done <- f
-		}()
-		var fac factored
-		select {
-		case fac = <-done:
-		case <-ctx.Done():
-			return res, fmt.Errorf("mkpoe: fit stopped in the interior-point stage: %w", ctx.Err())
-		}
-		chol := fac.chol
-		if !fac.ok {
-			return res, ErrStalled
-		}
-
-		// solve computes the Newton direction for the complementarity
-		// targets given by rc (cone, as Δx + 𝒲ΔS = rc), rxi, rs.
-		// 𝒲r_d is the same for every solve of the step: computed once.
-		var wrd []float64
-		solve := func(rc, rxi, rs []float64, dx, dS, dxi, dsl, dal []float64) bool {
-			if cp.Pairs != nil {
-				if wrd == nil {
-					wrd = make([]float64, K)
-					cp.applyScaling(nts, x, sd, rd, wrd, false)
-				}
-				return cp.solveDual(chol, nts, x, sd, xi, sl, alpha, delta, rp, rd, wrd, rc, rxi, rs, dx, dS, dxi, dsl, dal)
-			}
-			h := make([]float64, nT)
-			for c := range h {
-				h[c] = (rp[c] - rxi[c]/(mu-alpha[c]) + rs[c]/alpha[c]) / delta[c]
-			}
-			rhs := make([]float64, K)
-			cp.applyScaling(nts, x, sd, rc, rhs, true)
-			bth := make([]float64, K)
-			cp.mulBT(h, bth)
-			for k := range rhs {
-				rhs[k] -= rd[k] + bth[k]
-			}
-			copy(dx, rhs)
-			if !chol.solve(dx) {
-				return false
-			}
-			bdx := make([]float64, nT)
-			cp.MulB(dx, bdx)
-			for c := range dal {
-				dal[c] = bdx[c]/delta[c] + h[c]
-				dxi[c] = (rxi[c] + xi[c]*dal[c]) / (mu - alpha[c])
-				dsl[c] = (rs[c] - sl[c]*dal[c]) / alpha[c]
-			}
-			// ΔS = Bᵀ Δα + r_d with Bᵀ Δα = Bᵀ diag(1/Δ) B Δx + Bᵀ h: the
-			// Newton matrix's Gram part times Δx (a K×K product) instead
-			// of a product with the |𝒞_w|×K matrix B, which is bound by
-			// memory bandwidth (docs/solver.md, "Where the time goes").
-			linalg.SymMulVec(K, cp.scratch.gram[:K*K], dx, dS)
-			for k := range dS {
-				dS[k] += bth[k] + rd[k]
-			}
-			for _, v := range dx {
-				if math.IsNaN(v) || math.IsInf(v, 0) {
-					return false
-				}
-			}
-			return true
-		}
-
-		// Predictor (affine scaling): targets zero complementarity.
-		rc := make([]float64, K)
-		rxi := make([]float64, nT)
-		rs := make([]float64, nT)
-		for k := range rc {
-			rc[k] = -x[k]
-		}
-		for c := range rxi {
-			rxi[c] = -xi[c] * (mu - alpha[c])
-			rs[c] = -sl[c] * alpha[c]
-		}
-		if !solve(rc, rxi, rs, affX, affS, affXi, affSl, affAl) {
-			return res, ErrStalled
-		}
-		ap, ad := cp.maxSteps(nts, x, sd, xi, sl, alpha, affX, affS, affXi, affSl, affAl)
-		// Complementarity after the affine step.
-		gapAff := cp.coneGapAfter(x, sd, affX, affS, ap, ad)
-		for c := range xi {
-			gapAff += (xi[c] + ap*affXi[c]) * (mu - alpha[c] - ad*affAl[c])
-			gapAff += (sl[c] + ap*affSl[c]) * (alpha[c] + ad*affAl[c])
-		}
-		sigma := math.Pow(math.Max(gapAff, 0)/(nu*order), 3)
-		sigma = math.Min(math.Max(sigma, 0), 1)
-
-		// Corrector: targets σν with Mehrotra's second-order term.
-		if !cp.correctorTargets(nts, x, sd, affX, affS, sigma*nu, rc) {
-			return res, ErrStalled
-		}
-		for c := range rxi {
-			rxi[c] = sigma*nu - xi[c]*(mu-alpha[c]) + affXi[c]*affAl[c]
-			rs[c] = sigma*nu - sl[c]*alpha[c] - affSl[c]*affAl[c]
-		}
-		if !solve(rc, rxi, rs, dx, dS, dxi, dsl, dal) {
-			return res, ErrStalled
-		}
-		ap, ad = cp.maxSteps(nts, x, sd, xi, sl, alpha, dx, dS, dxi, dsl, dal)
-		if cp.Settings.MaxCorrectors > 0 && !cp.hasPSD() {
-			ap, ad = cp.centralityCorrect(nts, solve, x, sd, xi, sl, alpha, rc, rxi, rs, dx, dS, dxi, dsl, dal, ap, ad, sigma*nu)
-		}
-		const damp = 0.98
-		ap, ad = math.Min(1, damp*ap), math.Min(1, damp*ad)
-		if ap < 1e-12 && ad < 1e-12 {
-			return res, ErrStalled
-		}
-		x = addScaledCopy(x, ap, dx)
-		xi = addScaledCopy(xi, ap, dxi)
-		sl = addScaledCopy(sl, ap, dsl)
-		alpha = addScaledCopy(alpha, ad, dal)
-		sd = addScaledCopy(sd, ad, dS)
+	return &run{
+		cp:      cp,
+		pt:      iterate{x: x, sd: sd, xi: xi, sl: sl, alpha: alpha},
+		order:   float64(nu0 + 2*nT),
+		cScale:  cScale,
+		bx:      bx,
+		btAlpha: make([]float64, K),
+		res:     residuals{rp: make([]float64, nT), rd: make([]float64, K)},
+		aff:     newDirection(K, nT),
+		dir:     newDirection(K, nT),
 	}
-	return res, ErrStalled
+}
+
+// measure computes the iterate's residuals, duality measure and
+// objectives into r, keeps a snapshot (Problem.SnapshotGap), and reports
+// whether the method stops there: its own stopping rule at tol without
+// Problem.Accept, or Accept's yes once the gap and residuals are below
+// tol or Problem.AskFrom.
+func (r *run) measure(tol float64) bool {
+	cp, pt, res := r.cp, &r.pt, &r.result
+	x, sd, xi, sl, alpha := pt.x, pt.sd, pt.xi, pt.sl, pt.alpha
+	rp, rd, bx := r.res.rp, r.res.rd, r.bx
+	nT, mu := cp.NT, cp.Mu
+	cp.MulB(x, bx)
+	for c := range rp {
+		rp[c] = 1 - xi[c] + sl[c] + bx[c]
+	}
+	cp.mulBT(alpha, r.btAlpha)
+	for k := range rd {
+		rd[k] = cp.C[k] + r.btAlpha[k] - sd[k]
+	}
+	gapCone := floats.Dot(x, sd)
+	gapBox := 0.0
+	for c := range xi {
+		gapBox += xi[c]*(mu-alpha[c]) + sl[c]*alpha[c]
+	}
+	nu := (gapCone + gapBox) / r.order
+	r.nu = nu
+	pobj := floats.Dot(cp.C, x) + mu*floats.Sum(xi)
+	dobj := floats.Sum(alpha)
+	res.X, res.Alpha, res.Primal, res.Dual = x, alpha, pobj, dobj
+	relGap := math.Abs(pobj-dobj) / math.Max(1, math.Abs(pobj))
+	pres := 0.0
+	if nT > 0 {
+		pres = floats.Norm(rp, math.Inf(1)) / (1 + floats.Norm(xi, math.Inf(1)) + floats.Norm(sl, math.Inf(1)) + floats.Norm(bx, math.Inf(1)))
+	}
+	dres := floats.Norm(rd, math.Inf(1)) / r.cScale
+	res.Final = relGap <= tol && pres <= tol && dres <= tol
+	if g := cp.SnapshotGap; g > 0 && res.Snapshot == nil && relGap <= g && pres <= g && dres <= g {
+		res.Snapshot = &Point{iterate: iterate{x: append([]float64(nil), x...), sd: append([]float64(nil), sd...),
+			xi: append([]float64(nil), xi...), sl: append([]float64(nil), sl...),
+			alpha: append([]float64(nil), alpha...)}, nu: nu}
+	}
+	if res.Final && cp.Accept == nil {
+		return true
+	}
+	ask := math.Max(tol, cp.AskFrom)
+	return cp.Accept != nil && relGap <= ask && pres <= ask && dres <= ask && cp.Accept(*res)
+}
+
+// factor computes the NT scalings of the iterate's PSD blocks and forms
+// and factors the Newton matrix. It returns ErrStalled if a scaling or
+// the factorisation fails, and the context's error if it is cancelled.
+func (r *run) factor(ctx context.Context) (*newtonStep, error) {
+	cp, pt := r.cp, &r.pt
+	nts := make([]ntBlock, len(cp.Blocks))
+	scaled := make([]bool, len(cp.Blocks))
+	cp.forPSDBlocks(func(b int) {
+		bl := cp.Blocks[b]
+		xm := make([]float64, bl.K*bl.K)
+		sm := make([]float64, bl.K*bl.K)
+		SmatOf(bl.K, pt.x[bl.Off:bl.Off+bl.Size], xm)
+		SmatOf(bl.K, pt.sd[bl.Off:bl.Off+bl.Size], sm)
+		nts[b], scaled[b] = ntScaling(bl.K, xm, sm)
+	})
+	for b, bl := range cp.Blocks {
+		if bl.PSD && !scaled[b] {
+			return nil, ErrStalled
+		}
+	}
+	mu := cp.Mu
+	delta := make([]float64, cp.NT)
+	for c := range delta {
+		delta[c] = pt.xi[c]/(mu-pt.alpha[c]) + pt.sl[c]/pt.alpha[c]
+	}
+	ns := &newtonStep{pt: pt, nts: nts, delta: delta, res: &r.res}
+	// The factorisation is the one long step (seconds at |T| ≈ 5000 in
+	// pure Go) and cannot be interrupted, so it runs apart and a
+	// cancellation returns at once (the abandoned goroutine finishes
+	// on its own memory).
+	type factored struct {
+		chol *cholFactor
+		ok   bool
+	}
+	done := make(chan factored, 1)
+	go func() {
+		var f factored
+		f.chol, f.ok = cp.factorNewton(ns)
+		done <- f
+	}()
+	var fac factored
+	select {
+	case fac = <-done:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("mkpoe: fit stopped in the interior-point stage: %w", ctx.Err())
+	}
+	if !fac.ok {
+		return nil, ErrStalled
+	}
+	ns.chol = fac.chol
+	return ns, nil
+}
+
+// predict takes the predictor (affine-scaling) direction, which targets
+// zero complementarity, into r.aff, and returns its targets (scratch for
+// the corrector) and the centering parameter σ from the complementarity
+// after the affine step (Mehrotra's heuristic, σ = (gap_aff/gap)³).
+func (r *run) predict(ns *newtonStep) (targets, float64, bool) {
+	cp, pt, aff := r.cp, &r.pt, r.aff
+	x, sd, xi, sl, alpha := pt.x, pt.sd, pt.xi, pt.sl, pt.alpha
+	mu := cp.Mu
+	t := targets{rc: make([]float64, cp.Dim), rxi: make([]float64, cp.NT), rs: make([]float64, cp.NT)}
+	for k := range t.rc {
+		t.rc[k] = -x[k]
+	}
+	for c := range t.rxi {
+		t.rxi[c] = -xi[c] * (mu - alpha[c])
+		t.rs[c] = -sl[c] * alpha[c]
+	}
+	if !cp.solveNewton(ns, t, aff) {
+		return t, 0, false
+	}
+	ap, ad := cp.maxSteps(ns.nts, pt, aff)
+	// Complementarity after the affine step.
+	gapAff := cp.coneGapAfter(x, sd, aff.x, aff.sd, ap, ad)
+	for c := range xi {
+		gapAff += (xi[c] + ap*aff.xi[c]) * (mu - alpha[c] - ad*aff.alpha[c])
+		gapAff += (sl[c] + ap*aff.sl[c]) * (alpha[c] + ad*aff.alpha[c])
+	}
+	sigma := math.Pow(math.Max(gapAff, 0)/(r.nu*r.order), 3)
+	sigma = math.Min(math.Max(sigma, 0), 1)
+	return t, sigma, true
+}
+
+// correct takes the corrector direction into r.dir: it targets σν with
+// Mehrotra's second-order term (t is the predictor's targets, reused),
+// improved by Gondzio's centrality correctors on problems without PSD
+// blocks. It returns the direction's largest primal and dual steps.
+func (r *run) correct(ns *newtonStep, t targets, sigma float64) (float64, float64, bool) {
+	cp, pt, aff, dir := r.cp, &r.pt, r.aff, r.dir
+	xi, sl, alpha := pt.xi, pt.sl, pt.alpha
+	mu, nu := cp.Mu, r.nu
+	if !cp.correctorTargets(ns.nts, pt.x, pt.sd, aff.x, aff.sd, sigma*nu, t.rc) {
+		return 0, 0, false
+	}
+	for c := range t.rxi {
+		t.rxi[c] = sigma*nu - xi[c]*(mu-alpha[c]) + aff.xi[c]*aff.alpha[c]
+		t.rs[c] = sigma*nu - sl[c]*alpha[c] - aff.sl[c]*aff.alpha[c]
+	}
+	if !cp.solveNewton(ns, t, dir) {
+		return 0, 0, false
+	}
+	ap, ad := cp.maxSteps(ns.nts, pt, dir)
+	if cp.Settings.MaxCorrectors > 0 && !cp.hasPSD() {
+		ap, ad = cp.centralityCorrect(ns, t, dir, ap, ad, sigma*nu)
+	}
+	return ap, ad, true
+}
+
+// step moves the iterate along r.dir by the damped steps ap (primal) and
+// ad (dual). It reports false when both steps are negligible (the method
+// is stuck).
+func (r *run) step(ap, ad float64) bool {
+	const damp = 0.98
+	ap, ad = math.Min(1, damp*ap), math.Min(1, damp*ad)
+	if ap < 1e-12 && ad < 1e-12 {
+		return false
+	}
+	pt, d := &r.pt, r.dir
+	pt.x = addScaledCopy(pt.x, ap, d.x)
+	pt.xi = addScaledCopy(pt.xi, ap, d.xi)
+	pt.sl = addScaledCopy(pt.sl, ap, d.sl)
+	pt.alpha = addScaledCopy(pt.alpha, ad, d.alpha)
+	pt.sd = addScaledCopy(pt.sd, ad, d.sd)
+	return true
 }
 
 // addScaledCopy returns a + s·d as a new slice.
@@ -569,6 +643,78 @@ func addScaledCopy(a []float64, s float64, d []float64) []float64 {
 		out[i] = a[i] + s*d[i]
 	}
 	return out
+}
+
+// factorNewton forms and factors the Newton matrix of the step ns: in
+// comparison space (Problem.Pairs) or as normal equations.
+func (cp *Problem) factorNewton(ns *newtonStep) (*cholFactor, bool) {
+	if cp.Pairs != nil {
+		return cp.Pairs.factorDual(cp, ns.nts, ns.delta)
+	}
+	return cp.factorNormal(ns.nts, ns.pt.x, ns.pt.sd, ns.delta)
+}
+
+// solveNewton computes into d the Newton direction of the step ns for
+// the complementarity targets t. It reports false if the solve fails or
+// its result is not finite.
+func (cp *Problem) solveNewton(ns *newtonStep, t targets, d direction) bool {
+	if cp.Pairs != nil {
+		if ns.wrd == nil {
+			ns.wrd = make([]float64, cp.Dim)
+			cp.applyScaling(ns.nts, ns.pt.x, ns.pt.sd, ns.res.rd, ns.wrd, false)
+		}
+		return cp.solveDual(ns, t, d)
+	}
+	return cp.solveNormal(ns, t, d)
+}
+
+// solveNormal computes the Newton direction from the normal equations
+//
+//	M Δx = 𝒲⁻¹ r_c − r_d − Bᵀh,   h = (r_p − r_ξ/(μ−α) + r_s/α)/Δ,
+//
+// then Δα = BΔx/Δ + h, ΔS = BᵀΔα + r_d, and Δξ, Δs from the box
+// complementarity.
+func (cp *Problem) solveNormal(ns *newtonStep, t targets, d direction) bool {
+	nT, K, mu := cp.NT, cp.Dim, cp.Mu
+	pt, delta, rp, rd := ns.pt, ns.delta, ns.res.rp, ns.res.rd
+	xi, sl, alpha := pt.xi, pt.sl, pt.alpha
+	rc, rxi, rs := t.rc, t.rxi, t.rs
+	h := make([]float64, nT)
+	for c := range h {
+		h[c] = (rp[c] - rxi[c]/(mu-alpha[c]) + rs[c]/alpha[c]) / delta[c]
+	}
+	rhs := make([]float64, K)
+	cp.applyScaling(ns.nts, pt.x, pt.sd, rc, rhs, true)
+	bth := make([]float64, K)
+	cp.mulBT(h, bth)
+	for k := range rhs {
+		rhs[k] -= rd[k] + bth[k]
+	}
+	copy(d.x, rhs)
+	if !ns.chol.solve(d.x) {
+		return false
+	}
+	bdx := make([]float64, nT)
+	cp.MulB(d.x, bdx)
+	for c := range d.alpha {
+		d.alpha[c] = bdx[c]/delta[c] + h[c]
+		d.xi[c] = (rxi[c] + xi[c]*d.alpha[c]) / (mu - alpha[c])
+		d.sl[c] = (rs[c] - sl[c]*d.alpha[c]) / alpha[c]
+	}
+	// ΔS = Bᵀ Δα + r_d with Bᵀ Δα = Bᵀ diag(1/Δ) B Δx + Bᵀ h: the
+	// Newton matrix's Gram part times Δx (a K×K product) instead
+	// of a product with the |𝒞_w|×K matrix B, which is bound by
+	// memory bandwidth (docs/solver.md, "Where the time goes").
+	linalg.SymMulVec(K, cp.scratch.gram[:K*K], d.x, d.sd)
+	for k := range d.sd {
+		d.sd[k] += bth[k] + rd[k]
+	}
+	for _, v := range d.x {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return false
+		}
+	}
+	return true
 }
 
 // MulB computes out = B x.
@@ -701,11 +847,11 @@ func (cp *Problem) applyScaling(nts []ntBlock, x, sd, r, out []float64, inverse 
 // maxSteps returns the largest primal and dual steps (≤ 1/0.98 is enough;
 // capped at a large value) that keep every cone and box variable positive.
 // On PSD blocks they come from psdStep.
-func (cp *Problem) maxSteps(nts []ntBlock, x, sd, xi, sl, alpha, dx, dS, dxi, dsl, dal []float64) (float64, float64) {
+func (cp *Problem) maxSteps(nts []ntBlock, pt *iterate, d direction) (float64, float64) {
 	ap, ad := 1.0, 1.0
-	ratio := func(v, d float64, a *float64) {
-		if d < 0 {
-			*a = math.Min(*a, -v/d)
+	ratio := func(v, dv float64, a *float64) {
+		if dv < 0 {
+			*a = math.Min(*a, -v/dv)
 		}
 	}
 	for _, bl := range cp.Blocks {
@@ -714,8 +860,8 @@ func (cp *Problem) maxSteps(nts []ntBlock, x, sd, xi, sl, alpha, dx, dS, dxi, ds
 		}
 		for t := 0; t < bl.K; t++ {
 			i := bl.Off + t
-			ratio(x[i], dx[i], &ap)
-			ratio(sd[i], dS[i], &ad)
+			ratio(pt.x[i], d.x[i], &ap)
+			ratio(pt.sd[i], d.sd[i], &ad)
 		}
 	}
 	blockP := make([]float64, len(cp.Blocks))
@@ -723,8 +869,8 @@ func (cp *Problem) maxSteps(nts []ntBlock, x, sd, xi, sl, alpha, dx, dS, dxi, ds
 	cp.forPSDBlocks(func(b int) {
 		bl := cp.Blocks[b]
 		r := bl.Off
-		blockP[b] = psdStep(bl.K, x[r:r+bl.Size], dx[r:r+bl.Size], nts[b].ginvt, nts[b].lambda, cp.Settings.LanczosMaxSteps)
-		blockD[b] = psdStep(bl.K, sd[r:r+bl.Size], dS[r:r+bl.Size], nts[b].g, nts[b].lambda, cp.Settings.LanczosMaxSteps)
+		blockP[b] = psdStep(bl.K, pt.x[r:r+bl.Size], d.x[r:r+bl.Size], nts[b].ginvt, nts[b].lambda, cp.Settings.LanczosMaxSteps)
+		blockD[b] = psdStep(bl.K, pt.sd[r:r+bl.Size], d.sd[r:r+bl.Size], nts[b].g, nts[b].lambda, cp.Settings.LanczosMaxSteps)
 	})
 	for b, bl := range cp.Blocks {
 		if bl.PSD {
@@ -732,11 +878,11 @@ func (cp *Problem) maxSteps(nts []ntBlock, x, sd, xi, sl, alpha, dx, dS, dxi, ds
 			ad = math.Min(ad, blockD[b])
 		}
 	}
-	for c := range xi {
-		ratio(xi[c], dxi[c], &ap)
-		ratio(sl[c], dsl[c], &ap)
-		ratio(alpha[c], dal[c], &ad)
-		ratio(cp.Mu-alpha[c], -dal[c], &ad)
+	for c := range pt.xi {
+		ratio(pt.xi[c], d.xi[c], &ap)
+		ratio(pt.sl[c], d.sl[c], &ap)
+		ratio(pt.alpha[c], d.alpha[c], &ad)
+		ratio(cp.Mu-pt.alpha[c], -d.alpha[c], &ad)
 	}
 	return ap, ad
 }
@@ -798,8 +944,8 @@ func (cp *Problem) correctorTargets(nts []ntBlock, x, sd, affX, affS []float64, 
 
 // centralityCorrect applies Gondzio's multiple centrality correctors
 // (Gondzio 1996, "Multiple centrality corrections in a primal-dual method
-// for linear programming"; Colombo & Gondzio 2008) to the direction
-// (dx, dS, dxi, dsl, dal) with step lengths ap, ad: it asks for longer steps
+// for linear programming"; Colombo & Gondzio 2008) to the direction d
+// with step lengths ap, ad: it asks for longer steps
 // ãp = min(1, ap + corrAspire), ãd likewise, and evaluates the
 // element-wise complementarity products (orthant x_t·S_t, hinge
 // ξ_c(μ−α_c), slack s_c·α_c) at that trial point; products outside
@@ -808,16 +954,18 @@ func (cp *Problem) correctorTargets(nts []ntBlock, x, sd, affX, affS []float64, 
 // right-hand side's complementarity targets moved by the difference. The
 // corrected direction is kept when it lengthens the steps by at least
 // corrGain; PSD blocks keep their Mehrotra targets (their products are not
-// element-wise). rc, rxi, rs are the corrector's targets and are left
-// changed. It returns the step lengths of the direction kept.
-func (cp *Problem) centralityCorrect(nts []ntBlock, solve func(rc, rxi, rs, dx, dS, dxi, dsl, dal []float64) bool,
-	x, sd, xi, sl, alpha, rc, rxi, rs, dx, dS, dxi, dsl, dal []float64, ap, ad, target float64) (float64, float64) {
+// element-wise). t holds the corrector's targets and is left changed. At
+// most Settings.MaxCorrectors corrections are made. It returns the step
+// lengths of the direction kept.
+func (cp *Problem) centralityCorrect(ns *newtonStep, t targets, d direction, ap, ad, target float64) (float64, float64) {
 	const (
 		corrAspire = 0.2
 		corrGain   = 0.02
 		lo, hi     = 0.1, 10.0
 	)
 	mu := cp.Mu
+	pt := ns.pt
+	x, sd, xi, sl, alpha := pt.x, pt.sd, pt.xi, pt.sl, pt.alpha
 	// pull returns the correction of a trial product v.
 	pull := func(v float64) float64 {
 		switch {
@@ -828,37 +976,35 @@ func (cp *Problem) centralityCorrect(nts []ntBlock, solve func(rc, rxi, rs, dx, 
 		}
 		return 0
 	}
-	K, nT := len(dx), len(dxi)
-	cx, cS := make([]float64, K), make([]float64, K)
-	cxi, csl, cal := make([]float64, nT), make([]float64, nT), make([]float64, nT)
+	corr := newDirection(len(d.x), len(d.xi))
 	for k := 0; k < cp.Settings.MaxCorrectors && (ap < 1 || ad < 1); k++ {
 		tp, td := math.Min(1, ap+corrAspire), math.Min(1, ad+corrAspire)
 		for _, bl := range cp.Blocks {
 			if bl.PSD {
 				continue
 			}
-			for t := 0; t < bl.K; t++ {
-				i := bl.Off + t
-				rc[i] += pull((x[i]+tp*dx[i])*(sd[i]+td*dS[i])) / sd[i]
+			for j := 0; j < bl.K; j++ {
+				i := bl.Off + j
+				t.rc[i] += pull((x[i]+tp*d.x[i])*(sd[i]+td*d.sd[i])) / sd[i]
 			}
 		}
 		for c := range xi {
-			rxi[c] += pull((xi[c] + tp*dxi[c]) * (mu - alpha[c] - td*dal[c]))
-			rs[c] += pull((sl[c] + tp*dsl[c]) * (alpha[c] + td*dal[c]))
+			t.rxi[c] += pull((xi[c] + tp*d.xi[c]) * (mu - alpha[c] - td*d.alpha[c]))
+			t.rs[c] += pull((sl[c] + tp*d.sl[c]) * (alpha[c] + td*d.alpha[c]))
 		}
-		if !solve(rc, rxi, rs, cx, cS, cxi, csl, cal) {
+		if !cp.solveNewton(ns, t, corr) {
 			break
 		}
-		np, nd := cp.maxSteps(nts, x, sd, xi, sl, alpha, cx, cS, cxi, csl, cal)
+		np, nd := cp.maxSteps(ns.nts, pt, corr)
 		if np+nd < ap+ad+corrGain {
 			break
 		}
 		ap, ad = np, nd
-		copy(dx, cx)
-		copy(dS, cS)
-		copy(dxi, cxi)
-		copy(dsl, csl)
-		copy(dal, cal)
+		copy(d.x, corr.x)
+		copy(d.sd, corr.sd)
+		copy(d.xi, corr.xi)
+		copy(d.sl, corr.sl)
+		copy(d.alpha, corr.alpha)
 	}
 	return ap, ad
 }

@@ -292,12 +292,15 @@ func (po *PairOperator) addBlocks(md []float64, nT int, qms [][]float64) {
 //	(Δ + B𝒲Bᵀ) Δα = h + B(r_c − 𝒲 r_d),   h = r_p − r_ξ/(μ−α) + r_s/α,
 //	ΔS = BᵀΔα + r_d,   Δx = r_c − 𝒲 ΔS,
 //
-// then Δξ and Δs from the box complementarity (ipm.go). wrd is 𝒲 r_d.
-func (cp *Problem) solveDual(chol *cholFactor, nts []ntBlock, x, sd, xi, sl, alpha, delta, rp, rd, wrd, rc, rxi, rs, dx, dS, dxi, dsl, dal []float64) bool {
+// then Δξ and Δs from the box complementarity (ipm.go). ns.wrd is 𝒲 r_d.
+func (cp *Problem) solveDual(ns *newtonStep, t targets, d direction) bool {
 	nT, K, mu := cp.NT, cp.Dim, cp.Mu
+	pt, rp, rd := ns.pt, ns.res.rp, ns.res.rd
+	xi, sl, alpha := pt.xi, pt.sl, pt.alpha
+	rc, rxi, rs := t.rc, t.rxi, t.rs
 	y := make([]float64, K)
 	for k := range y {
-		y[k] = rc[k] - wrd[k]
+		y[k] = rc[k] - ns.wrd[k]
 	}
 	by := make([]float64, nT)
 	cp.MulB(y, by)
@@ -305,24 +308,24 @@ func (cp *Problem) solveDual(chol *cholFactor, nts []ntBlock, x, sd, xi, sl, alp
 	for c := range rhs {
 		rhs[c] = rp[c] - rxi[c]/(mu-alpha[c]) + rs[c]/alpha[c] + by[c]
 	}
-	copy(dal, rhs)
-	if !chol.solve(dal) {
+	copy(d.alpha, rhs)
+	if !ns.chol.solve(d.alpha) {
 		return false
 	}
-	cp.mulBT(dal, dS)
-	for k := range dS {
-		dS[k] += rd[k]
+	cp.mulBT(d.alpha, d.sd)
+	for k := range d.sd {
+		d.sd[k] += rd[k]
 	}
 	wds := make([]float64, K)
-	cp.applyScaling(nts, x, sd, dS, wds, false)
-	for k := range dx {
-		dx[k] = rc[k] - wds[k]
+	cp.applyScaling(ns.nts, pt.x, pt.sd, d.sd, wds, false)
+	for k := range d.x {
+		d.x[k] = rc[k] - wds[k]
 	}
-	for c := range dal {
-		dxi[c] = (rxi[c] + xi[c]*dal[c]) / (mu - alpha[c])
-		dsl[c] = (rs[c] - sl[c]*dal[c]) / alpha[c]
+	for c := range d.alpha {
+		d.xi[c] = (rxi[c] + xi[c]*d.alpha[c]) / (mu - alpha[c])
+		d.sl[c] = (rs[c] - sl[c]*d.alpha[c]) / alpha[c]
 	}
-	for _, v := range dal {
+	for _, v := range d.alpha {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return false
 		}
