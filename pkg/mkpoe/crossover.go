@@ -539,10 +539,11 @@ func (p *problem) restrict(set *workingSet) (*conic.Problem, restrictLayout) {
 	}
 	cp.Dim = off
 	cp.C = make([]float64, off)
-	cp.B = mat.NewDense(max(len(set.comps), 1), max(off, 1), nil)
+	b := mat.NewDense(max(len(set.comps), 1), max(off, 1), nil)
 	if len(set.comps) == 0 || off == 0 {
-		cp.B = mat.NewDense(len(set.comps), off, nil)
+		b = mat.NewDense(len(set.comps), off, nil)
 	}
+	cp.System = &conic.NormalEquations{B: b}
 	for q, bl := range cp.Blocks {
 		blk := &p.blocks[lay.block[q]]
 		cv := cp.C[bl.Off : bl.Off+bl.Size]
@@ -594,7 +595,7 @@ func (p *problem) restrict(set *workingSet) (*conic.Problem, restrictLayout) {
 		var u, w []float64
 		for row := lo; row < hi; row++ {
 			c := set.comps[row]
-			dst := cp.B.RawRowView(row)
+			dst := b.RawRowView(row)
 			lp, rp := p.pairs[p.left[c]], p.pairs[p.right[c]]
 			for q, bl := range cp.Blocks {
 				seg := dst[bl.Off : bl.Off+bl.Size]

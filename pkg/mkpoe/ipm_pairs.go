@@ -68,7 +68,7 @@ func (p *problem) interiorFull(ctx context.Context, sol solution, s Settings) (s
 		cp.Alpha0 = optimumEstimate(best) / float64(len(comps))
 		cp.BalancedStart = true
 		cp.Step = newtonReporter(s.Recorder, &best)
-		if cp.Pairs != nil {
+		if _, ok := cp.System.(*conic.PairOperator); ok {
 			// A later round starts from the previous round's iterate at
 			// relative gap warmBackup (same cone: pairConic's blocks do
 			// not depend on comps, which only grow at the end).
@@ -335,6 +335,6 @@ func (p *problem) pairConic(comps []int) *conic.Problem {
 			pos += bl.K - i
 		}
 	}
-	cp.Pairs = conic.NewPairOperator(phi, pairs, left, right)
+	cp.System = conic.NewPairOperator(phi, pairs, left, right)
 	return cp
 }

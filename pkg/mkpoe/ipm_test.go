@@ -120,7 +120,7 @@ func TestConicMatchesBarrier(t *testing.T) {
 						// The NT scaling of this variant squares the condition of
 						// its eigenproblem (conic's ipm.go), so it stops at 1e-8.
 						res, err = conic.Solve(context.Background(), pc, 1e-8, 200)
-						if st := pc.Pairs.MixedStats(); variant.mixed && st.Factored == 0 {
+						if st := pc.System.(*conic.PairOperator).MixedStats(); variant.mixed && st.Factored == 0 {
 							t.Errorf("mixed precision: no single-precision factorisation")
 						} else if variant.mixed {
 							t.Logf("mixed precision: %d single-precision factorisations, %d refinement steps, fell back: %v", st.Factored, st.Refined, st.Failed)

@@ -19,13 +19,14 @@
 // infeasible point (ipm.go). Its iteration count does not depend on μ,
 // which is what makes the cost of a fit independent of β.
 //
-// Each Newton step solves one linear system, in one of two forms:
+// Each Newton step solves one linear system, a NewtonSystem in one of two
+// forms (Problem.System):
 //
-//   - the normal equations, K×K for K = dim x, with B given explicitly
-//     (Problem.B; pkg/mkpoe's working subspaces keep K small);
-//   - comparison space, |T|×|T|, with B given implicitly by the item
-//     coordinates of each block (Problem.Pairs, pairs.go), for full blocks
-//     of any rank.
+//   - NormalEquations, K×K for K = dim x, with B given explicitly
+//     (normal.go; pkg/mkpoe's working subspaces keep K small);
+//   - a PairOperator, |T|×|T| in comparison space, with B given implicitly
+//     by the item coordinates of each block (pairs.go), for full blocks of
+//     any rank.
 //
 // Both factor their matrix by Cholesky (chol.go), the comparison-space one
 // in mixed precision where single precision is fast. Step lengths on PSD

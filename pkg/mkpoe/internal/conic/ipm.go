@@ -12,28 +12,11 @@ import (
 	"github.com/mkpoe/mkpoe/internal/linalg"
 )
 
-// A primal-dual interior-point method for the hinge-loss conic program
-//
-//	(P)  min cᵀx + μ Σ_c ξ_c   s.t.  ξ_c − s_c − b_cᵀx = 1,  x ∈ 𝒦,  ξ, s ≥ 0
-//	(D)  max Σ_c α_c           s.t.  S = c + Σ_c α_c b_c ∈ 𝒦,  0 ≤ α ≤ μ
-//
-// where 𝒦 is a product of PSD cones (x holds a symmetric matrix as svec:
-// diagonal entries, then √2 times the entries above it, row by row) and
-// non-negative orthants. With μ = β/|𝒞|, c the regulariser and b_c the
-// margin's coefficients, (P) is the epigraph form of the MKPOE objective of
-// Alg. 4 (McFee & Lanckriet 2011), ξ_c the hinge of comparison c and s_c its
-// slack, and (D) is its dual (docs/solver.md, "Interior-point crossover").
-//
-// The method is Mehrotra's predictor-corrector with the Nesterov–Todd
-// scaling on the PSD blocks (Todd, Toh & Tütüncü 1998; Vandenberghe 2010,
-// "The CVXOPT linear and quadratic cone program solvers"), started from an
-// infeasible point. The Newton system is reduced to the K×K normal matrix
-//
-//	M = 𝒲⁻¹ + Bᵀ diag(1/Δ) B,   Δ_c = ξ_c/(μ−α_c) + s_c/α_c,
-//
-// (K = dimension of x), which is small because the caller restricts x to a
-// working subspace. Its iteration count does not depend on μ, which is what
-// makes the cost of a fit independent of β.
+// The interior-point method (doc.go): the problem, the iterates and the
+// phases of an iteration (Solve), the Nesterov–Todd scaling, step lengths
+// and correctors. (P) is the epigraph form of the MKPOE objective and (D)
+// its dual (docs/solver.md, "Interior-point crossover"); the Newton
+// systems are in normal.go and pairs.go.
 
 // Block is one block of 𝒦: an order-K PSD cone or a K-dimensional
 // orthant, at offset Off in x (Size entries).
@@ -46,15 +29,13 @@ type Block struct {
 // Problem is an instance of (P).
 type Problem struct {
 	Blocks []Block
-	Dim    int        // K
-	NT     int        // |T|, the number of comparisons
-	C      []float64  // cost, length K
-	B      *mat.Dense // |T|×K, row c is b_c (nil when Pairs is set)
+	Dim    int       // K
+	NT     int       // |T|, the number of comparisons
+	C      []float64 // cost, length K
 	Mu     float64
-	// Pairs, if not nil, gives B implicitly through the item coordinates
-	// of each block, and the Newton system is solved in comparison space
-	// (pairs.go) instead of forming the K×K normal matrix.
-	Pairs *PairOperator
+	// System is the Newton system: NormalEquations (B explicit) or a
+	// PairOperator (B through the item coordinates, comparison space).
+	System NewtonSystem
 	// Settings is the method's tuning (DefaultSettings unless a test
 	// changes it).
 	Settings Settings
@@ -70,14 +51,6 @@ type Problem struct {
 	// holds while the restricted one is still far from its own tolerance,
 	// and every interior-point iteration saved is a Newton system.
 	AskFrom float64
-	// scratch holds the K-space Newton matrix and its factors' inputs
-	// between iterations, and gram the last Newton matrix's part
-	// Bᵀ diag(1/Δ) B (upper triangle), with which a solve recovers
-	// Bᵀ Δα (factorNormal).
-	scratch struct {
-		w, m, gram []float64
-		scaled     linalg.ScaledGram
-	}
 	// Alpha0, if in (0, μ/2), is the starting multiplier of every
 	// comparison (default μ/2). At large β the optimal multipliers do not
 	// grow with μ once the box stops binding, and starting at μ/2 puts the
@@ -352,8 +325,8 @@ type run struct {
 // Gondzio's centrality correctors (correct), and steps (step).
 func Solve(ctx context.Context, cp *Problem, tol float64, maxIter int) (Result, error) {
 	nT, K := cp.NT, cp.Dim
-	if cp.Pairs == nil {
-		if r, c := cp.B.Dims(); r != nT || c != K {
+	if ne, ok := cp.System.(*NormalEquations); ok {
+		if r, c := ne.B.Dims(); r != nT || c != K {
 			return Result{}, fmt.Errorf("mkpoe: internal error: conic problem B is %d×%d, want %d×%d", r, c, nT, K)
 		}
 	}
@@ -546,7 +519,7 @@ func (r *run) factor(ctx context.Context) (*newtonStep, error) {
 	done := make(chan factored, 1)
 	go func() {
 		var f factored
-		f.chol, f.ok = cp.factorNewton(ns)
+		f.chol, f.ok = cp.System.factor(cp, ns)
 		done <- f
 	}()
 	var fac factored
@@ -578,7 +551,7 @@ func (r *run) predict(ns *newtonStep) (targets, float64, bool) {
 		t.rxi[c] = -xi[c] * (mu - alpha[c])
 		t.rs[c] = -sl[c] * alpha[c]
 	}
-	if !cp.solveNewton(ns, t, aff) {
+	if !cp.System.solve(cp, ns, t, aff) {
 		return t, 0, false
 	}
 	ap, ad := cp.maxSteps(ns.nts, pt, aff)
@@ -608,7 +581,7 @@ func (r *run) correct(ns *newtonStep, t targets, sigma float64) (float64, float6
 		t.rxi[c] = sigma*nu - xi[c]*(mu-alpha[c]) + aff.xi[c]*aff.alpha[c]
 		t.rs[c] = sigma*nu - sl[c]*alpha[c] - aff.sl[c]*aff.alpha[c]
 	}
-	if !cp.solveNewton(ns, t, dir) {
+	if !cp.System.solve(cp, ns, t, dir) {
 		return 0, 0, false
 	}
 	ap, ad := cp.maxSteps(ns.nts, pt, dir)
@@ -645,174 +618,11 @@ func addScaledCopy(a []float64, s float64, d []float64) []float64 {
 	return out
 }
 
-// factorNewton forms and factors the Newton matrix of the step ns: in
-// comparison space (Problem.Pairs) or as normal equations.
-func (cp *Problem) factorNewton(ns *newtonStep) (*cholFactor, bool) {
-	if cp.Pairs != nil {
-		return cp.Pairs.factorDual(cp, ns.nts, ns.delta)
-	}
-	return cp.factorNormal(ns.nts, ns.pt.x, ns.pt.sd, ns.delta)
-}
-
-// solveNewton computes into d the Newton direction of the step ns for
-// the complementarity targets t. It reports false if the solve fails or
-// its result is not finite.
-func (cp *Problem) solveNewton(ns *newtonStep, t targets, d direction) bool {
-	if cp.Pairs != nil {
-		if ns.wrd == nil {
-			ns.wrd = make([]float64, cp.Dim)
-			cp.applyScaling(ns.nts, ns.pt.x, ns.pt.sd, ns.res.rd, ns.wrd, false)
-		}
-		return cp.solveDual(ns, t, d)
-	}
-	return cp.solveNormal(ns, t, d)
-}
-
-// solveNormal computes the Newton direction from the normal equations
-//
-//	M Δx = 𝒲⁻¹ r_c − r_d − Bᵀh,   h = (r_p − r_ξ/(μ−α) + r_s/α)/Δ,
-//
-// then Δα = BΔx/Δ + h, ΔS = BᵀΔα + r_d, and Δξ, Δs from the box
-// complementarity.
-func (cp *Problem) solveNormal(ns *newtonStep, t targets, d direction) bool {
-	nT, K, mu := cp.NT, cp.Dim, cp.Mu
-	pt, delta, rp, rd := ns.pt, ns.delta, ns.res.rp, ns.res.rd
-	xi, sl, alpha := pt.xi, pt.sl, pt.alpha
-	rc, rxi, rs := t.rc, t.rxi, t.rs
-	h := make([]float64, nT)
-	for c := range h {
-		h[c] = (rp[c] - rxi[c]/(mu-alpha[c]) + rs[c]/alpha[c]) / delta[c]
-	}
-	rhs := make([]float64, K)
-	cp.applyScaling(ns.nts, pt.x, pt.sd, rc, rhs, true)
-	bth := make([]float64, K)
-	cp.mulBT(h, bth)
-	for k := range rhs {
-		rhs[k] -= rd[k] + bth[k]
-	}
-	copy(d.x, rhs)
-	if !ns.chol.solve(d.x) {
-		return false
-	}
-	bdx := make([]float64, nT)
-	cp.MulB(d.x, bdx)
-	for c := range d.alpha {
-		d.alpha[c] = bdx[c]/delta[c] + h[c]
-		d.xi[c] = (rxi[c] + xi[c]*d.alpha[c]) / (mu - alpha[c])
-		d.sl[c] = (rs[c] - sl[c]*d.alpha[c]) / alpha[c]
-	}
-	// ΔS = Bᵀ Δα + r_d with Bᵀ Δα = Bᵀ diag(1/Δ) B Δx + Bᵀ h: the
-	// Newton matrix's Gram part times Δx (a K×K product) instead
-	// of a product with the |𝒞_w|×K matrix B, which is bound by
-	// memory bandwidth (docs/solver.md, "Where the time goes").
-	linalg.SymMulVec(K, cp.scratch.gram[:K*K], d.x, d.sd)
-	for k := range d.sd {
-		d.sd[k] += bth[k] + rd[k]
-	}
-	for _, v := range d.x {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return false
-		}
-	}
-	return true
-}
-
 // MulB computes out = B x.
-func (cp *Problem) MulB(x, out []float64) {
-	if cp.Pairs != nil {
-		cp.Pairs.mulB(cp, x, out)
-		return
-	}
-	// B is a whole mat.Dense (pkg/mkpoe's restrict), so its data are row-major with
-	// stride K. Split over the cores by rows, bit for bit the product of
-	// one call.
-	nT, K := cp.B.Dims()
-	linalg.MulVec(nT, K, cp.B.RawMatrix().Data, x, out)
-}
+func (cp *Problem) MulB(x, out []float64) { cp.System.mulB(cp, x, out) }
 
-// mulBT computes out = Bᵀ a: split over the cores by blocks of rows
-// (linalg.MulTransVec), whose sums round differently from one product
-// but never depend on the number of cores.
-func (cp *Problem) mulBT(a, out []float64) {
-	if cp.Pairs != nil {
-		cp.Pairs.mulBT(cp, a, out)
-		return
-	}
-	nT, K := cp.B.Dims()
-	linalg.MulTransVec(nT, K, cp.B.RawMatrix().Data, a, out)
-}
-
-// factorNormal forms and factors M = 𝒲⁻¹ + Bᵀ diag(1/Δ) B. Rows whose
-// weight is below 1e-14 of the largest contribute nothing at double
-// precision and are skipped.
-func (cp *Problem) factorNormal(nts []ntBlock, x, sd, delta []float64) (*cholFactor, bool) {
-	_, K := cp.B.Dims()
-	maxW := 0.0
-	for _, d := range delta {
-		maxW = math.Max(maxW, 1/d)
-	}
-	var rows []int
-	for c, d := range delta {
-		if 1/d >= 1e-14*maxW {
-			rows = append(rows, c)
-		}
-	}
-	// Scratch reused across iterations: these are the largest
-	// allocations of the method, and reallocating them kept the garbage
-	// collector busy.
-	sc := &cp.scratch
-	sc.w = linalg.Grow(sc.w, len(rows))
-	for r, c := range rows {
-		sc.w[r] = 1 / math.Sqrt(delta[c])
-	}
-	sc.m = linalg.Grow(sc.m, K*K)
-	sc.gram = linalg.Grow(sc.gram, K*K)
-	fill := func(md []float64) {
-		// Only the upper triangle is formed and read (factorSPD).
-		sc.scaled.Upper(cp.B.RawMatrix().Data, K, rows, sc.w, md)
-		copy(sc.gram, md)
-		m := mat.NewSymDense(K, md)
-		// 𝒲⁻¹: z/x on orthants; W⁻¹ ⊗ₛ W⁻¹ on PSD blocks, W⁻¹ = G⁻ᵀG⁻¹.
-		for b, bl := range cp.Blocks {
-			if !bl.PSD {
-				for t := 0; t < bl.K; t++ {
-					i := bl.Off + t
-					md[i*K+i] += sd[i] / x[i]
-				}
-				continue
-			}
-			addKronSym(m, bl.Off, bl.K, nts[b].winv)
-		}
-	}
-	fill(sc.m)
-	return factorSPD(K, sc.m, fill)
-}
-
-// addKronSym adds the svec matrix of Y ↦ A Y A (A symmetric k×k) to m at
-// offset off: entry (ij, kl) = (A_ik A_jl + A_il A_jk)·s_ij·s_kl/2 with
-// s = 1 on the diagonal and √2 off it.
-func addKronSym(m *mat.SymDense, off, k int, a *mat.Dense) {
-	type pos struct {
-		i, j int
-		s    float64
-	}
-	idx := make([]pos, 0, SvecLen(k))
-	for i := 0; i < k; i++ {
-		idx = append(idx, pos{i, i, 1})
-		for j := i + 1; j < k; j++ {
-			idx = append(idx, pos{i, j, math.Sqrt2})
-		}
-	}
-	ad := a.RawMatrix()
-	at := func(i, j int) float64 { return ad.Data[i*ad.Stride+j] }
-	for p, pi := range idx {
-		for q := p; q < len(idx); q++ {
-			qi := idx[q]
-			v := (at(pi.i, qi.i)*at(pi.j, qi.j) + at(pi.i, qi.j)*at(pi.j, qi.i)) * pi.s * qi.s / 2
-			m.SetSym(off+p, off+q, m.At(off+p, off+q)+v)
-		}
-	}
-}
+// mulBT computes out = Bᵀ a.
+func (cp *Problem) mulBT(a, out []float64) { cp.System.mulBT(cp, a, out) }
 
 // applyScaling writes 𝒲(r) — x/z·r on orthants, W R W on PSD blocks — or,
 // with inverse, 𝒲⁻¹(r) — z/x·r and W⁻¹ R W⁻¹.
@@ -992,7 +802,7 @@ func (cp *Problem) centralityCorrect(ns *newtonStep, t targets, d direction, ap,
 			t.rxi[c] += pull((xi[c] + tp*d.xi[c]) * (mu - alpha[c] - td*d.alpha[c]))
 			t.rs[c] += pull((sl[c] + tp*d.sl[c]) * (alpha[c] + td*d.alpha[c]))
 		}
-		if !cp.solveNewton(ns, t, corr) {
+		if !cp.System.solve(cp, ns, t, corr) {
 			break
 		}
 		np, nd := cp.maxSteps(ns.nts, pt, corr)

@@ -30,9 +30,9 @@ import (
 // |T|³/3 (the Cholesky factorisation) plus a few r×r eigendecompositions
 // per iteration, and its iteration count does not depend on β.
 
-// PairOperator gives B through the item coordinates of each cone block
-// (Problem.Pairs): every block is a PSD cone over the items' coordinates,
-// and every comparison is the difference of two item pairs.
+// PairOperator is the Newton system in comparison space (a NewtonSystem):
+// it gives B through the item coordinates of each cone block (every block
+// a PSD cone), every comparison being the difference of two item pairs.
 type PairOperator struct {
 	phi         []*mat.Dense // per cone block: n×r item coordinates
 	pairs       []data.Pair  // distinct item pairs of the kept comparisons
@@ -112,8 +112,9 @@ func (po *PairOperator) mulBT(cp *Problem, a, out []float64) {
 	})
 }
 
-// factorDual forms and factors M_T = diag(Δ) + B 𝒲 Bᵀ (see above).
-func (po *PairOperator) factorDual(cp *Problem, nts []ntBlock, delta []float64) (*cholFactor, bool) {
+// factor forms and factors M_T = diag(Δ) + B 𝒲 Bᵀ (see above).
+func (po *PairOperator) factor(cp *Problem, ns *newtonStep) (*cholFactor, bool) {
+	nts, delta := ns.nts, ns.delta
 	nT := cp.NT
 	if len(po.buf) != nT*nT {
 		po.buf = make([]float64, nT*nT)
@@ -287,14 +288,19 @@ func (po *PairOperator) addBlocks(md []float64, nT int, qms [][]float64) {
 	wg.Wait()
 }
 
-// solveDual computes the Newton direction in comparison space:
+// solve computes the Newton direction in comparison space:
 //
 //	(Δ + B𝒲Bᵀ) Δα = h + B(r_c − 𝒲 r_d),   h = r_p − r_ξ/(μ−α) + r_s/α,
 //	ΔS = BᵀΔα + r_d,   Δx = r_c − 𝒲 ΔS,
 //
-// then Δξ and Δs from the box complementarity (ipm.go). ns.wrd is 𝒲 r_d.
-func (cp *Problem) solveDual(ns *newtonStep, t targets, d direction) bool {
+// then Δξ and Δs from the box complementarity (ipm.go). 𝒲 r_d is the
+// same for every solve of the step: the first computes it (ns.wrd).
+func (po *PairOperator) solve(cp *Problem, ns *newtonStep, t targets, d direction) bool {
 	nT, K, mu := cp.NT, cp.Dim, cp.Mu
+	if ns.wrd == nil {
+		ns.wrd = make([]float64, K)
+		cp.applyScaling(ns.nts, ns.pt.x, ns.pt.sd, ns.res.rd, ns.wrd, false)
+	}
 	pt, rp, rd := ns.pt, ns.res.rp, ns.res.rd
 	xi, sl, alpha := pt.xi, pt.sl, pt.alpha
 	rc, rxi, rs := t.rc, t.rxi, t.rs

@@ -25,8 +25,9 @@ func randomMatrix(rng *rand.Rand, r, c int) *mat.Dense {
 
 // randomPairProblem returns a comparison-space problem on n items with one
 // PSD block of order k for each entry of orders (random item coordinates)
-// and count random comparisons, each of two distinct pairs.
-func randomPairProblem(rng *rand.Rand, n int, orders []int, count int) *Problem {
+// and count random comparisons, each of two distinct pairs, and its
+// operator.
+func randomPairProblem(rng *rand.Rand, n int, orders []int, count int) (*Problem, *PairOperator) {
 	cp := &Problem{Mu: 1, NT: count, Settings: DefaultSettings()}
 	var phi []*mat.Dense
 	off := 0
@@ -57,8 +58,9 @@ func randomPairProblem(rng *rand.Rand, n int, orders []int, count int) *Problem 
 		left = append(left, lookup(data.NewPair(i, j)))
 		right = append(right, lookup(data.NewPair(k, l)))
 	}
-	cp.Pairs = NewPairOperator(phi, pairs, left, right)
-	return cp
+	po := NewPairOperator(phi, pairs, left, right)
+	cp.System = po
+	return cp, po
 }
 
 // TestLowOrderRowsMatchAddBlocks checks that the comparison-space Newton
@@ -83,8 +85,7 @@ func TestLowOrderRowsMatchAddBlocks(t *testing.T) {
 			t.Parallel()
 			rng := rand.New(rand.NewPCG(uint64(len(tc.orders)), uint64(tc.orders[0])))
 			const n = 25
-			cp := randomPairProblem(rng, n, tc.orders, 120)
-			po := cp.Pairs
+			cp, po := randomPairProblem(rng, n, tc.orders, 120)
 			nts := make([]ntBlock, len(cp.Blocks))
 			var low []int
 			var rows, high [][]float64
@@ -132,8 +133,7 @@ func BenchmarkLowOrderTerms(b *testing.B) {
 	md := make([]float64, count*count)
 	for _, k := range []int{3, 8, 12, 16, 20, 24} {
 		rng := rand.New(rand.NewPCG(uint64(k), count))
-		cp := randomPairProblem(rng, n, []int{k}, count)
-		po := cp.Pairs
+		cp, po := randomPairProblem(rng, n, []int{k}, count)
 		nts := []ntBlock{{g: randomMatrix(rng, k, k)}}
 		b.Run(fmt.Sprintf("k%d/lookups", k), func(b *testing.B) {
 			var rows []float64
