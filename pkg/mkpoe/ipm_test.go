@@ -51,10 +51,12 @@ func acceptStall(res conic.Result, err error) error {
 // interior-point method (package conic) and compares its primal and dual values
 // with the independent barrier method, at small and large β.
 func TestConicMatchesBarrier(t *testing.T) {
+	t.Parallel()
 	for _, pr := range smallProblems() {
 		for _, beta := range []float64{pr.beta, 1e4, 1e7} {
 			for _, mode := range []Mode{Full, Diag} {
 				t.Run(fmt.Sprintf("%s_%v_beta%g", pr.name, mode, beta), func(t *testing.T) {
+					t.Parallel()
 					ref, err := reference.Barrier(pr.ks, pr.cs, beta, mode == Diag)
 					if err != nil {
 						t.Fatal(err)

@@ -26,18 +26,21 @@ type Block struct {
 	Off, Size int
 }
 
-// Problem is an instance of (P).
+// Problem is an instance of (P). The caller sets the blocks, cost, μ, the
+// Newton system (which holds B) and the settings; the other fields are
+// options.
 type Problem struct {
 	Blocks []Block
 	Dim    int       // K
 	NT     int       // |T|, the number of comparisons
 	C      []float64 // cost, length K
-	Mu     float64
+	Mu     float64   // μ, the bound on every multiplier
 	// System is the Newton system: NormalEquations (B explicit) or a
 	// PairOperator (B through the item coordinates, comparison space).
 	System NewtonSystem
-	// Settings is the method's tuning (DefaultSettings unless a test
-	// changes it).
+	// Settings is the method's tuning: DefaultSettings unless a test
+	// changes a field (the zero value turns the correctors, mixed
+	// precision and the Lanczos step lengths off).
 	Settings Settings
 	// Accept, if not nil, is asked when the stopping rule holds; returning
 	// false makes the method go on (to tighter accuracy). pkg/mkpoe's

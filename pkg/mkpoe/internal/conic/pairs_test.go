@@ -1,6 +1,7 @@
 package conic
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -148,6 +149,73 @@ func BenchmarkLowOrderTerms(b *testing.B) {
 				var m int
 				y, m = po.lowOrderRows(y, cp, nts, []int{0})
 				linalg.GramUpperAdd(m, cp.NT, y, md)
+			}
+		})
+	}
+}
+
+// explicitB returns the |T|×K matrix B of a comparison-space problem:
+// row c holds, per block, svec(uuᵀ − wwᵀ) for u and w the coordinate
+// differences of comparison c's two pairs.
+func explicitB(cp *Problem, po *PairOperator) *mat.Dense {
+	b := mat.NewDense(cp.NT, cp.Dim, nil)
+	for c := 0; c < cp.NT; c++ {
+		lp, rp := po.pairs[po.left[c]], po.pairs[po.right[c]]
+		for q, bl := range cp.Blocks {
+			phi := po.phi[q]
+			u, w := make([]float64, bl.K), make([]float64, bl.K)
+			for i := range u {
+				u[i] = phi.At(lp.A, i) - phi.At(lp.B, i)
+				w[i] = phi.At(rp.A, i) - phi.At(rp.B, i)
+			}
+			m := make([]float64, bl.K*bl.K)
+			for i := range u {
+				for j := range u {
+					m[i*bl.K+j] = u[i]*u[j] - w[i]*w[j]
+				}
+			}
+			SvecOf(bl.K, m, b.RawRowView(c)[bl.Off:bl.Off+bl.Size])
+		}
+	}
+	return b
+}
+
+// TestNewtonSystemsAgree solves one problem with both Newton systems, in
+// comparison space (PairOperator) and as normal equations with B formed
+// explicitly (NormalEquations), at small and large μ: both must reach the
+// tolerance with the same primal and dual values, and those must agree
+// with each other (a zero duality gap).
+func TestNewtonSystemsAgree(t *testing.T) {
+	t.Parallel()
+	for _, mu := range []float64{0.05, 1, 100} {
+		t.Run(fmt.Sprintf("mu%g", mu), func(t *testing.T) {
+			t.Parallel()
+			rng := rand.New(rand.NewPCG(7, uint64(mu*100)))
+			cp, po := randomPairProblem(rng, 12, []int{3, 2}, 40)
+			cp.Mu = mu
+			for _, bl := range cp.Blocks { // c = svec(I): the trace
+				p := 0
+				for i := 0; i < bl.K; i++ {
+					cp.C[bl.Off+p] = 1
+					p += bl.K - i
+				}
+			}
+			normal := *cp
+			normal.System = &NormalEquations{B: explicitB(cp, po)}
+			var results []Result
+			for _, sys := range []*Problem{cp, &normal} {
+				res, err := Solve(context.Background(), sys, 1e-9, 200)
+				if err != nil {
+					t.Fatalf("%T: %v after %d iterations (primal %g, dual %g)", sys.System, err, res.Iterations, res.Primal, res.Dual)
+				}
+				if d := math.Abs(res.Primal-res.Dual) / math.Max(1, math.Abs(res.Primal)); d > 1e-8 {
+					t.Errorf("%T: primal %.12g, dual %.12g: gap %.2g", sys.System, res.Primal, res.Dual, d)
+				}
+				t.Logf("%T: %d iterations, primal %.12g, dual %.12g", sys.System, res.Iterations, res.Primal, res.Dual)
+				results = append(results, res)
+			}
+			if d := math.Abs(results[0].Dual-results[1].Dual) / math.Max(1, math.Abs(results[1].Dual)); d > 1e-7 {
+				t.Errorf("dual %.12g in comparison space, %.12g from the normal equations", results[0].Dual, results[1].Dual)
 			}
 		})
 	}
