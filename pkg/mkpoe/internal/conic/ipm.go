@@ -147,7 +147,7 @@ type Point struct {
 func (pt *Point) Sizes() (dim, comparisons int) { return len(pt.x), len(pt.alpha) }
 
 // warmNewAlpha is the multiplier of a comparison that a warm start
-// (Problem.start) adds, as a fraction of the start's mean multiplier.
+// (Problem.Start) adds, as a fraction of the start's mean multiplier.
 // Measured on an aset400 K1 fold's β path, backed up to gap 0.1
 // (docs/solver.md): 0.1 and 0.03 took 52–53 Newton steps over the later
 // rounds, 0.01 took 62, 0.3 64 and the mean itself 73, against 74 from the

@@ -75,17 +75,16 @@ func (ne *NormalEquations) factor(cp *Problem, ns *newtonStep) (*cholFactor, boo
 	// Scratch reused across iterations: these are the largest
 	// allocations of the method, and reallocating them kept the garbage
 	// collector busy.
-	sc := ne
-	sc.w = linalg.Grow(sc.w, len(rows))
+	ne.w = linalg.Grow(ne.w, len(rows))
 	for r, c := range rows {
-		sc.w[r] = 1 / math.Sqrt(delta[c])
+		ne.w[r] = 1 / math.Sqrt(delta[c])
 	}
-	sc.m = linalg.Grow(sc.m, K*K)
-	sc.gram = linalg.Grow(sc.gram, K*K)
+	ne.m = linalg.Grow(ne.m, K*K)
+	ne.gram = linalg.Grow(ne.gram, K*K)
 	fill := func(md []float64) {
 		// Only the upper triangle is formed and read (factorSPD).
-		sc.scaled.Upper(ne.B.RawMatrix().Data, K, rows, sc.w, md)
-		copy(sc.gram, md)
+		ne.scaled.Upper(ne.B.RawMatrix().Data, K, rows, ne.w, md)
+		copy(ne.gram, md)
 		m := mat.NewSymDense(K, md)
 		// 𝒲⁻¹: z/x on orthants; W⁻¹ ⊗ₛ W⁻¹ on PSD blocks, W⁻¹ = G⁻ᵀG⁻¹.
 		for b, bl := range cp.Blocks {
@@ -99,8 +98,8 @@ func (ne *NormalEquations) factor(cp *Problem, ns *newtonStep) (*cholFactor, boo
 			addKronSym(m, bl.Off, bl.K, nts[b].winv)
 		}
 	}
-	fill(sc.m)
-	return factorSPD(K, sc.m, fill)
+	fill(ne.m)
+	return factorSPD(K, ne.m, fill)
 }
 
 // solve computes the Newton direction from the normal equations
