@@ -120,7 +120,7 @@ func TestConicMatchesBarrier(t *testing.T) {
 						}
 						pc.Settings.MixedPrecision, pc.Settings.MixedMinSize = variant.mixed, 0
 						// The NT scaling of this variant squares the condition of
-						// its eigenproblem (conic's ipm.go), so it stops at 1e-8.
+						// its eigenproblem (package conic), so it stops at 1e-8.
 						res, err = conic.Solve(context.Background(), pc, 1e-8, 200)
 						if st := pc.System.(*conic.PairOperator).MixedStats(); variant.mixed && st.Factored == 0 {
 							t.Errorf("mixed precision: no single-precision factorisation")
