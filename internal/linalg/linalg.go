@@ -210,7 +210,7 @@ const FastProducts = fastProducts
 // n×n row-major c, for the r×n row-major a, by the same kernels as
 // GramUpper; what it does to the strict lower triangle of c is
 // unspecified. The comparison-space Newton matrix of a full fit takes the
-// terms of its low-order blocks this way (pkg/mkpoe, ipm_pairs.go).
+// terms of its low-order blocks this way (pkg/mkpoe/internal/conic, pairs.go).
 func GramUpperAdd(r, n int, a, c []float64) {
 	if len(a) < r*n || len(c) < n*n {
 		panic("linalg: GramUpperAdd: a needs r×n entries and c n×n")

@@ -537,7 +537,7 @@ func TestScaledGramUpper(t *testing.T) {
 
 // BenchmarkCholesky4400 factors and solves a 4400×4400 SPD matrix (the size
 // of the full-W Newton matrix on the aset400-scale fixture) in double and
-// in single precision: the case for mixed precision (pkg/mkpoe chol.go,
+// in single precision: the case for mixed precision (pkg/mkpoe/internal/conic, chol.go;
 // docs/solver.md "Mixed precision"). Solve is one right-hand side; SymMulVec
 // is the residual of one refinement step.
 func BenchmarkCholesky4400(b *testing.B) {
@@ -731,7 +731,7 @@ func TestParallel(t *testing.T) {
 }
 
 // BenchmarkCholeskyTiledVsOneCall factors, in single precision (which most
-// Newton steps use, pkg/mkpoe chol.go), SPD matrices of the orders of the
+// Newton steps use, pkg/mkpoe/internal/conic), SPD matrices of the orders of the
 // full-W Newton systems of the aset400 cv tasks (2343 and 3353
 // comparisons) and of the benchmark fixture (4400) three ways: tiled on
 // one goroutine (Occupy held, as in the harness with two workers), tiled

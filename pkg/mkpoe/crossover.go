@@ -12,6 +12,7 @@ import (
 
 	"github.com/mkpoe/mkpoe/internal/linalg"
 	"github.com/mkpoe/mkpoe/pkg/data"
+	"github.com/mkpoe/mkpoe/pkg/mkpoe/internal/conic"
 )
 
 // Interior-point crossover (docs/solver.md): the first-order method finds
@@ -19,7 +20,7 @@ import (
 // it slowly, because the hinge multipliers of the comparisons on the margin
 // must be known to a precision that shrinks like 1/β before the dual point
 // becomes feasible. The crossover takes the first-order iterate and
-// finishes the fit with the interior-point method of ipm.go:
+// finishes the fit with the interior-point method of package conic:
 //
 //   - problems whose blocks are all full go to interiorFull (ipm_pairs.go),
 //     which keeps every block whole and solves the Newton systems in
@@ -71,7 +72,7 @@ func (set *workingSet) empty() bool {
 
 // interiorAffordable reports whether the interior-point stage may run on p:
 // diagonal problems (a working-set LP) always; full ones while the cheaper
-// of the two Newton systems (ipm_pairs.go) stays below
+// of the two Newton systems (package conic) stays below
 // crossoverTuning.maxInteriorFlops.
 func (p *problem) interiorAffordable() bool {
 	if p.hasDiagBlock() {
@@ -94,19 +95,19 @@ func (p *problem) hasDiagBlock() bool {
 
 // newtonSystemCosts estimates, in multiply-adds, forming and factoring the
 // two Newton systems of the full-block interior-point stage on nT
-// comparisons (ipm_pairs.go): K-space, explicit B (|T|·K²) and a K³/3
+// comparisons (package conic): K-space, explicit B (|T|·K²) and a K³/3
 // factorisation, K = Σ_p r_p(r_p+1)/2; comparison space, 16|T|² look-ups
 // per block and a |T|³/3 factorisation.
 func (p *problem) newtonSystemCosts(nT int) (kCost, tCost float64) {
 	K := 0.0
 	for b := range p.blocks {
-		K += float64(svecLen(p.blocks[b].r))
+		K += float64(conic.SvecLen(p.blocks[b].r))
 	}
 	t := float64(nT)
 	return t*K*K + K*K*K/3, t*t*t/3 + 16*t*t*float64(len(p.blocks))
 }
 
-// newtonReporter returns the conicProblem.step of an interior-point run
+// newtonReporter returns the conic.Problem.Step of an interior-point run
 // that continues from best: it reports each Newton step to rec (nil if rec
 // is nil) with the iteration count so far and best's objective and bound,
 // which the run's end updates (its iterates are evaluated on the whole
@@ -167,20 +168,20 @@ func (p *problem) crossover(ctx context.Context, sol solution, s Settings) (solu
 			return best, nil
 		}
 		cp, layout := p.restrict(&set)
-		cp.alpha0 = best.objective / float64(max(len(set.comps), 1))
-		cp.step = newtonReporter(s.Recorder, &best)
+		cp.Alpha0 = best.objective / float64(max(len(set.comps), 1))
+		cp.Step = newtonReporter(s.Recorder, &best)
 		// evaluate maps an interior-point iterate to the whole problem:
 		// its point, exact objective and certified bound (m, alpha and g
 		// hold its margins, multipliers and reduced costs afterwards).
 		// The last evaluation is kept for the round's end.
 		var lastX, xn []float64
 		var f, reg, bound float64
-		evaluate := func(res ipmResult) {
-			if len(res.x) > 0 && len(lastX) > 0 && &res.x[0] == &lastX[0] {
+		evaluate := func(res conic.Result) {
+			if len(res.X) > 0 && len(lastX) > 0 && &res.X[0] == &lastX[0] {
 				return
 			}
-			lastX = res.x
-			xn = p.expand(&set, layout, res.x)
+			lastX = res.X
+			xn = p.expand(&set, layout, res.X)
 			p.margins(ws, xn, dist, m)
 			reg = p.regularizer(xn)
 			f = reg + p.lossAndWeights(m, 0, nil)
@@ -188,17 +189,17 @@ func (p *problem) crossover(ctx context.Context, sol solution, s Settings) (solu
 				alpha[c] = 0
 			}
 			for r, c := range set.comps {
-				alpha[c] = math.Min(math.Max(res.alpha[r], 0), mu)
+				alpha[c] = math.Min(math.Max(res.Alpha[r], 0), mu)
 			}
 			p.gradient(ws, alpha, pw, g)
 			bound = p.dualScale(ws, g) * floats.Sum(alpha)
 		}
 		loose := false
-		cp.askFrom = s.Tol * t.roundGapFraction
-		cp.accept = func(res ipmResult) bool {
+		cp.AskFrom = s.Tol * t.roundGapFraction
+		cp.Accept = func(res conic.Result) bool {
 			evaluate(res)
 			fb, lb := math.Min(f, best.objective), math.Max(bound, best.bound)
-			if res.final || p.certifiedAtQuarterTol(f, reg, fb, lb, s.Tol) {
+			if res.Final || p.certifiedAtQuarterTol(f, reg, fb, lb, s.Tol) {
 				return true
 			}
 			// Solved to roundGapFraction·Tol and pricing already grows
@@ -206,9 +207,9 @@ func (p *problem) crossover(ctx context.Context, sol solution, s Settings) (solu
 			loose = p.pricingGrows(&set, g, m, p.tune.laterSlack)
 			return loose
 		}
-		res, err := solveConic(ctx, cp, s.Tol*1e-3, steps)
-		if err != nil && !(errors.Is(err, errIPMStalled) && res.x != nil) {
-			if errors.Is(err, errIPMStalled) {
+		res, err := conic.Solve(ctx, cp, s.Tol*1e-3, steps)
+		if err != nil && !(errors.Is(err, conic.ErrStalled) && res.X != nil) {
+			if errors.Is(err, conic.ErrStalled) {
 				return best, nil
 			}
 			return best, err
@@ -216,7 +217,7 @@ func (p *problem) crossover(ctx context.Context, sol solution, s Settings) (solu
 		// A stalled method still returns its last interior point: the
 		// certificate below judges it.
 		evaluate(res)
-		if best.endRun(s, res.iterations, xn, f, bound, alpha) {
+		if best.endRun(s, res.Iterations, xn, f, bound, alpha) {
 			return best, nil
 		}
 		if hook := p.tune.hooks.crossoverRoundEnd; hook != nil {
@@ -406,20 +407,20 @@ type restrictLayout struct {
 // restrict builds the conic program of the working set: x holds svec(Y_b)
 // for every full block (X_b = V_b Y_b V_bᵀ) and the kept coordinates of
 // every diagonal block.
-func (p *problem) restrict(set *workingSet) (*conicProblem, restrictLayout) {
-	cp := &conicProblem{mu: p.beta / float64(len(p.left)), nT: len(set.comps)}
+func (p *problem) restrict(set *workingSet) (*conic.Problem, restrictLayout) {
+	cp := &conic.Problem{Mu: p.beta / float64(len(p.left)), NT: len(set.comps), Settings: p.tune.conic}
 	var lay restrictLayout
 	off := 0
 	// Per block: the item coordinates in the working basis (Ψ = Φ V).
 	psis := make([]*mat.Dense, len(p.blocks))
 	for b := range p.blocks {
 		blk := &p.blocks[b]
-		var bl coneBlock
+		var bl conic.Block
 		if blk.diag {
 			if len(set.coords[b]) == 0 {
 				continue
 			}
-			bl = coneBlock{psd: false, k: len(set.coords[b]), off: off, size: len(set.coords[b])}
+			bl = conic.Block{PSD: false, K: len(set.coords[b]), Off: off, Size: len(set.coords[b])}
 		} else {
 			if set.basis[b] == nil {
 				continue
@@ -428,23 +429,24 @@ func (p *problem) restrict(set *workingSet) (*conicProblem, restrictLayout) {
 			var psi mat.Dense
 			psi.Mul(blk.phi, set.basis[b])
 			psis[b] = &psi
-			bl = coneBlock{psd: true, k: k, off: off, size: svecLen(k)}
+			bl = conic.Block{PSD: true, K: k, Off: off, Size: conic.SvecLen(k)}
 		}
-		cp.blocks = append(cp.blocks, bl)
+		cp.Blocks = append(cp.Blocks, bl)
 		lay.block = append(lay.block, b)
 		lay.off = append(lay.off, off)
-		off += bl.size
+		off += bl.Size
 	}
-	cp.dim = off
-	cp.c = make([]float64, off)
-	cp.b = mat.NewDense(max(len(set.comps), 1), max(off, 1), nil)
+	cp.Dim = off
+	cp.C = make([]float64, off)
+	b := mat.NewDense(max(len(set.comps), 1), max(off, 1), nil)
 	if len(set.comps) == 0 || off == 0 {
-		cp.b = mat.NewDense(len(set.comps), off, nil)
+		b = mat.NewDense(len(set.comps), off, nil)
 	}
-	for q, bl := range cp.blocks {
+	cp.System = &conic.NormalEquations{B: b}
+	for q, bl := range cp.Blocks {
 		blk := &p.blocks[lay.block[q]]
-		cv := cp.c[bl.off : bl.off+bl.size]
-		if !bl.psd {
+		cv := cp.C[bl.Off : bl.Off+bl.Size]
+		if !bl.PSD {
 			for j, t := range set.coords[lay.block[q]] {
 				cv[j] = blk.c[t]
 			}
@@ -452,7 +454,7 @@ func (p *problem) restrict(set *workingSet) (*conicProblem, restrictLayout) {
 		}
 		// C = Vᵀ R V with R = diag(regWeight) (the identity unpreconditioned).
 		v := set.basis[lay.block[q]]
-		k := bl.k
+		k := bl.K
 		cm := make([]float64, k*k)
 		for i := 0; i < k; i++ {
 			for j := i; j < k; j++ {
@@ -463,7 +465,7 @@ func (p *problem) restrict(set *workingSet) (*conicProblem, restrictLayout) {
 				cm[i*k+j], cm[j*k+i] = s, s
 			}
 		}
-		svecOf(k, cm, cv)
+		conic.SvecOf(k, cm, cv)
 	}
 	if len(set.comps) == 0 || off == 0 {
 		return cp, lay
@@ -471,17 +473,17 @@ func (p *problem) restrict(set *workingSet) (*conicProblem, restrictLayout) {
 	// Each diagonal block's kept columns of Φ, gathered item by item
 	// (n×k, row-major), so that a row of B reads four contiguous rows
 	// instead of 4k scattered entries of the n×r matrix Φ.
-	gathered := make([][]float64, len(cp.blocks))
-	for q, bl := range cp.blocks {
-		if bl.psd {
+	gathered := make([][]float64, len(cp.Blocks))
+	for q, bl := range cp.Blocks {
+		if bl.PSD {
 			continue
 		}
 		b := lay.block[q]
 		phi := p.blocks[b].phi.RawMatrix()
-		g := make([]float64, phi.Rows*bl.k)
+		g := make([]float64, phi.Rows*bl.K)
 		for i := 0; i < phi.Rows; i++ {
 			src := phi.Data[i*phi.Stride:]
-			dst := g[i*bl.k : (i+1)*bl.k]
+			dst := g[i*bl.K : (i+1)*bl.K]
 			for j, t := range set.coords[b] {
 				dst[j] = src[t]
 			}
@@ -492,12 +494,12 @@ func (p *problem) restrict(set *workingSet) (*conicProblem, restrictLayout) {
 		var u, w []float64
 		for row := lo; row < hi; row++ {
 			c := set.comps[row]
-			dst := cp.b.RawRowView(row)
+			dst := b.RawRowView(row)
 			lp, rp := p.pairs[p.left[c]], p.pairs[p.right[c]]
-			for q, bl := range cp.blocks {
-				seg := dst[bl.off : bl.off+bl.size]
-				if bl.psd {
-					u, w = psdRow(seg, psis[lay.block[q]].RawMatrix(), lp, rp, bl.k, u, w)
+			for q, bl := range cp.Blocks {
+				seg := dst[bl.Off : bl.Off+bl.Size]
+				if bl.PSD {
+					u, w = psdRow(seg, psis[lay.block[q]].RawMatrix(), lp, rp, bl.K, u, w)
 				} else {
 					diagRow(seg, gathered[q], lp, rp)
 				}
@@ -562,7 +564,7 @@ func (p *problem) expand(set *workingSet, lay restrictLayout, xr []float64) []fl
 		v := set.basis[b]
 		_, k := v.Dims()
 		y := make([]float64, k*k)
-		smatOf(k, xr[lay.off[q]:lay.off[q]+svecLen(k)], y)
+		conic.SmatOf(k, xr[lay.off[q]:lay.off[q]+conic.SvecLen(k)], y)
 		var vy, z mat.Dense
 		vy.Mul(v, mat.NewDense(k, k, y))
 		z.Mul(&vy, v.T())

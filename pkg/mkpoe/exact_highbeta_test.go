@@ -42,6 +42,7 @@ type highBetaCase struct {
 	x    *mat.Dense      // features (hbFeatures)
 	cs   []data.Comparison
 	beta float64
+	tune *tuning // the solver's tuning (nil: defaultTuning)
 }
 
 func identityKernel(n int) *mat.SymDense {
@@ -158,7 +159,7 @@ func (c highBetaCase) exact() (*reference.Result, error) {
 
 // fit runs the solver under test on a case.
 func (c highBetaCase) fit(maxIter int) (*Model, error) {
-	return c.fitWith(&Settings{Beta: c.beta, MaxIter: maxIter})
+	return c.fitWith(&Settings{Beta: c.beta, MaxIter: maxIter, tuning: c.tune})
 }
 
 // fitWith runs the solver under test on a case with settings s (Beta,
@@ -297,21 +298,23 @@ func TestFitMatchesExactOptimumHighBeta(t *testing.T) {
 // TestFitOtherNewtonTermsMatchExactOptimum runs the high-β cases whose
 // blocks are full, at β = 1e4 and 1e7, with the other way of forming the
 // small blocks' terms of the comparison-space Newton matrix than the
-// build's default (lowOrderMax: a matrix product with OpenBLAS, look-ups
+// build's default (conic.Settings.LowOrderMax: a matrix product with OpenBLAS, look-ups
 // in pure Go), so that both ways are held to the exact optimum in either
 // build. Every block of these cases has order at most 13.
 func TestFitOtherNewtonTermsMatchExactOptimum(t *testing.T) {
-	defer func(order int) { lowOrderMax = order }(lowOrderMax)
-	if lowOrderMax > 0 {
-		lowOrderMax = 0
+	t.Parallel()
+	tune := defaultTuning()
+	if tune.conic.LowOrderMax > 0 {
+		tune.conic.LowOrderMax = 0
 	} else {
-		lowOrderMax = 12
+		tune.conic.LowOrderMax = 12
 	}
 	maxIter := highBetaMaxIter(t)
 	for _, c := range highBetaCases() {
 		if c.kind == hbDiag || (c.beta != 1e4 && c.beta != 1e7) {
 			continue
 		}
+		c.tune = tune
 		t.Run(c.name, func(t *testing.T) { fitAndCheckExact(t, c, maxIter) })
 	}
 }

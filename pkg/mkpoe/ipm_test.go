@@ -10,7 +10,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/mkpoe/mkpoe/internal/linalg"
+	"github.com/mkpoe/mkpoe/pkg/mkpoe/internal/conic"
 	"github.com/mkpoe/mkpoe/pkg/mkpoe/internal/reference"
 )
 
@@ -27,7 +27,7 @@ func allComparisons(p *problem) []int {
 }
 
 // stalledButAccurate is the relative primal-dual gap at which a stalled
-// interior-point run (errIPMStalled: round-off ends the last digits before
+// interior-point run (conic.ErrStalled: round-off ends the last digits before
 // the test's tolerance of 1e-10 or 1e-8) still counts as solved; the
 // objective and dual are then checked against the exact optimum to 1e-6
 // or looser. Where it stalls depends on the BLAS kernels: at β = 1e7
@@ -40,21 +40,23 @@ const stalledButAccurate = 1e-6
 // acceptStall returns err, or nil when it only reports a stall below
 // stalledButAccurate (round-off ends the last digits; the caller's checks
 // against the exact optimum judge the point).
-func acceptStall(res ipmResult, err error) error {
-	if errors.Is(err, errIPMStalled) && res.x != nil && relDiff(res.primal, res.dual) < stalledButAccurate {
+func acceptStall(res conic.Result, err error) error {
+	if errors.Is(err, conic.ErrStalled) && res.X != nil && relDiff(res.Primal, res.Dual) < stalledButAccurate {
 		return nil
 	}
 	return err
 }
 
 // TestConicMatchesBarrier solves whole small problems with the
-// interior-point method of ipm.go and compares its primal and dual values
+// interior-point method (package conic) and compares its primal and dual values
 // with the independent barrier method, at small and large β.
 func TestConicMatchesBarrier(t *testing.T) {
+	t.Parallel()
 	for _, pr := range smallProblems() {
 		for _, beta := range []float64{pr.beta, 1e4, 1e7} {
 			for _, mode := range []Mode{Full, Diag} {
 				t.Run(fmt.Sprintf("%s_%v_beta%g", pr.name, mode, beta), func(t *testing.T) {
+					t.Parallel()
 					ref, err := reference.Barrier(pr.ks, pr.cs, beta, mode == Diag)
 					if err != nil {
 						t.Fatal(err)
@@ -65,29 +67,28 @@ func TestConicMatchesBarrier(t *testing.T) {
 					set := wholeWorkingSet(p)
 					// Diagonal problems run with Gondzio's correctors
 					// (centralityCorrect) and without; PSD ones never use them.
-					corrs := []int{defaultCorrectors}
+					corrs := []int{p.tune.conic.MaxCorrectors}
 					if mode == Diag {
-						corrs = []int{0, defaultCorrectors}
+						corrs = []int{0, p.tune.conic.MaxCorrectors}
 					}
-					var res ipmResult
+					var res conic.Result
 					for _, corr := range corrs {
-						maxCorrectors = corr
 						cp, lay := p.restrict(set)
-						res, err = solveConic(context.Background(), cp, 1e-10, 200)
-						maxCorrectors = defaultCorrectors
+						cp.Settings.MaxCorrectors = corr
+						res, err = conic.Solve(context.Background(), cp, 1e-10, 200)
 						err = acceptStall(res, err)
 						if err != nil {
-							t.Fatalf("solveConic (%d correctors): %v after %d iterations (primal %g dual %g)", corr, err, res.iterations, res.primal, res.dual)
+							t.Fatalf("conic.Solve (%d correctors): %v after %d iterations (primal %g dual %g)", corr, err, res.Iterations, res.Primal, res.Dual)
 						}
-						x := p.expand(set, lay, res.x)
+						x := p.expand(set, lay, res.X)
 						f := p.regularizer(x) + p.lossAndWeights(marginsOf(p, x), 0, nil)
 						if d := relDiff(f, ref.Objective); d > 1e-6 {
 							t.Errorf("%d correctors: objective %.10g, exact %.10g: relative difference %.2g", corr, f, ref.Objective, d)
 						}
-						if d := relDiff(res.dual, ref.Objective); d > 1e-6 {
-							t.Errorf("%d correctors: dual %.10g, exact %.10g: relative difference %.2g", corr, res.dual, ref.Objective, d)
+						if d := relDiff(res.Dual, ref.Objective); d > 1e-6 {
+							t.Errorf("%d correctors: dual %.10g, exact %.10g: relative difference %.2g", corr, res.Dual, ref.Objective, d)
 						}
-						t.Logf("ipm, %d correctors: %d iterations: f %.10g dual %.10g exact %.10g", corr, res.iterations, f, res.dual, ref.Objective)
+						t.Logf("ipm, %d correctors: %d iterations: f %.10g dual %.10g exact %.10g", corr, res.Iterations, f, res.Dual, ref.Objective)
 					}
 					if mode != Full {
 						return
@@ -100,41 +101,40 @@ func TestConicMatchesBarrier(t *testing.T) {
 					// Both starting points of interiorFull: the primal-feasible
 					// one and the balanced one (balancedStart); the balanced
 					// one also with its Newton matrices factored in mixed
-					// precision (factorMixed) whatever their size, and warm
+					// precision (conic's factorMixed) whatever their size, and warm
 					// started as interiorFull's later rounds are (start): from
 					// the iterate at gap warmBackup of a run on the first 90%
 					// of the comparisons.
 					for _, variant := range []struct{ balanced, mixed, warm bool }{{false, false, false}, {true, false, false}, {true, true, false}, {true, false, true}} {
 						balanced := variant.balanced
 						pc := p.pairConic(all)
-						pc.balancedStart = balanced
+						pc.BalancedStart = balanced
 						if variant.warm {
 							most := p.pairConic(all[:len(all)*9/10])
-							most.balancedStart, most.snapshotGap = true, defaultTuning().interior.warmBackup
-							hr, err := solveConic(context.Background(), most, 1e-8, 200)
-							if hr.snapshot == nil {
-								t.Fatalf("90%% of the comparisons: no iterate kept at gap %g (%v after %d iterations)", most.snapshotGap, err, hr.iterations)
+							most.BalancedStart, most.SnapshotGap = true, defaultTuning().interior.warmBackup
+							hr, err := conic.Solve(context.Background(), most, 1e-8, 200)
+							if hr.Snapshot == nil {
+								t.Fatalf("90%% of the comparisons: no iterate kept at gap %g (%v after %d iterations)", most.SnapshotGap, err, hr.Iterations)
 							}
-							pc.start = hr.snapshot
+							pc.Start = hr.Snapshot
 						}
-						mixedPrecision, mixedMinSize = variant.mixed, 0
+						pc.Settings.MixedPrecision, pc.Settings.MixedMinSize = variant.mixed, 0
 						// The NT scaling of this variant squares the condition of
-						// its eigenproblem (ipm.go), so it stops at 1e-8.
-						res, err = solveConic(context.Background(), pc, 1e-8, 200)
-						mixedPrecision, mixedMinSize = linalg.FastSingle, defaultMixedMinSize
-						if st := pc.pairs.mixed; variant.mixed && st.factored == 0 {
+						// its eigenproblem (package conic), so it stops at 1e-8.
+						res, err = conic.Solve(context.Background(), pc, 1e-8, 200)
+						if st := pc.System.(*conic.PairOperator).MixedStats(); variant.mixed && st.Factored == 0 {
 							t.Errorf("mixed precision: no single-precision factorisation")
 						} else if variant.mixed {
-							t.Logf("mixed precision: %d single-precision factorisations, %d refinement steps, fell back: %v", st.factored, st.refined, st.failed)
+							t.Logf("mixed precision: %d single-precision factorisations, %d refinement steps, fell back: %v", st.Factored, st.Refined, st.Failed)
 						}
 						err = acceptStall(res, err)
 						if err != nil {
-							t.Fatalf("pair solveConic %+v: %v after %d iterations (primal %g dual %g)", variant, err, res.iterations, res.primal, res.dual)
+							t.Fatalf("pair conic.Solve %+v: %v after %d iterations (primal %g dual %g)", variant, err, res.Iterations, res.Primal, res.Dual)
 						}
 						xp := make([]float64, p.dim)
-						for q, bl := range pc.blocks {
+						for q, bl := range pc.Blocks {
 							blk := &p.blocks[q]
-							smatOf(bl.k, res.x[bl.off:bl.off+bl.size], xp[blk.off:blk.off+blk.size])
+							conic.SmatOf(bl.K, res.X[bl.Off:bl.Off+bl.Size], xp[blk.off:blk.off+blk.size])
 						}
 						fp := p.regularizer(xp) + p.lossAndWeights(marginsOf(p, xp), 0, nil)
 						// The objective is recomputed from x, where a primal
@@ -151,10 +151,10 @@ func TestConicMatchesBarrier(t *testing.T) {
 						if d := relDiff(fp, ref.Objective); (variant.warm && d > 1e-4) || (!variant.warm && d > 1e-5) || (!balanced && d > 1e-6) {
 							t.Errorf("pair variant %+v: objective %.10g, exact %.10g: relative difference %.2g", variant, fp, ref.Objective, d)
 						}
-						if d := relDiff(res.dual, ref.Objective); d > 1e-6 {
-							t.Errorf("pair variant %+v: dual %.10g, exact %.10g: relative difference %.2g", variant, res.dual, ref.Objective, d)
+						if d := relDiff(res.Dual, ref.Objective); d > 1e-6 {
+							t.Errorf("pair variant %+v: dual %.10g, exact %.10g: relative difference %.2g", variant, res.Dual, ref.Objective, d)
 						}
-						t.Logf("pair ipm %+v: %d iterations: f %.10g dual %.10g", variant, res.iterations, fp, res.dual)
+						t.Logf("pair ipm %+v: %d iterations: f %.10g dual %.10g", variant, res.Iterations, fp, res.Dual)
 					}
 				})
 			}
@@ -247,24 +247,24 @@ func TestRestrictRowsAreMargins(t *testing.T) {
 				set.coords[b] = coords
 			}
 			cp, lay := p.restrict(set)
-			xr := make([]float64, cp.dim)
-			for _, bl := range cp.blocks {
-				if !bl.psd {
-					for j := 0; j < bl.k; j++ {
-						xr[bl.off+j] = rng.Float64()
+			xr := make([]float64, cp.Dim)
+			for _, bl := range cp.Blocks {
+				if !bl.PSD {
+					for j := 0; j < bl.K; j++ {
+						xr[bl.Off+j] = rng.Float64()
 					}
 					continue
 				}
 				// A PSD point: svec of F Fᵀ.
-				f := randomFeatures(rng, bl.k, 3)
+				f := randomFeatures(rng, bl.K, 3)
 				var y mat.Dense
 				y.Mul(f, f.T())
-				svecOf(bl.k, y.RawMatrix().Data, xr[bl.off:bl.off+bl.size])
+				conic.SvecOf(bl.K, y.RawMatrix().Data, xr[bl.Off:bl.Off+bl.Size])
 			}
 			x := p.expand(set, lay, xr)
 			m := marginsOf(p, x)
 			bx := make([]float64, len(comps))
-			cp.mulB(xr, bx)
+			cp.MulB(xr, bx)
 			for r, c := range comps {
 				if d := math.Abs(bx[r] + 1 - m[c]); d > 1e-9*math.Max(1, math.Abs(m[c])) {
 					t.Fatalf("comparison %d (row %d): B·x + 1 = %.15g, margin %.15g", c, r, bx[r]+1, m[c])

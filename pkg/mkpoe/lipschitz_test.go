@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/mkpoe/mkpoe/pkg/mkpoe/internal/conic"
 )
 
 // TestDiagLipschitzCoversNorm checks lipschitzEstimate on diagonal
@@ -31,7 +33,7 @@ func TestDiagLipschitzCoversNorm(t *testing.T) {
 
 		cp, _ := p.restrict(wholeWorkingSet(p))
 		var ata mat.SymDense
-		ata.SymOuterK(1, cp.b.T())
+		ata.SymOuterK(1, cp.System.(*conic.NormalEquations).B.T())
 		var eig mat.EigenSym
 		if !eig.Factorize(&ata, false) {
 			t.Fatal("eigendecomposition failed")

@@ -7,14 +7,14 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/mkpoe/mkpoe/internal/linalg"
 	"github.com/mkpoe/mkpoe/pkg/data"
+	"github.com/mkpoe/mkpoe/pkg/mkpoe/internal/conic"
 	"gonum.org/v1/gonum/mat"
 )
 
-// The pair kernels (addPairForms, addPairDifferences, diagDistances,
-// diagGradient) expand squared differences into products so that gonum's
-// assembly dot and axpy do the work. The element-by-element forms below are
+// The pair kernels (conic.AddPairForms, conic.AddPairDifferences,
+// diagDistances, diagGradient) expand squared differences into products so
+// that gonum's assembly dot and axpy do the work. The element-by-element forms below are
 // the definitions they must match, and the baselines of the benchmarks.
 
 // rowOf returns row i of m as a slice of its backing data.
@@ -156,7 +156,7 @@ func TestPairKernelsMatchElementwise(t *testing.T) {
 				got[k] = float64(k) // the kernels add
 				want[k] = float64(k)
 			}
-			addPairForms(phi, &f, pairs, got)
+			conic.AddPairForms(phi, &f, pairs, got)
 			pairFormsElementwise(phi, &f, pairs, want)
 			for k := range got {
 				if !closeTo(got[k], want[k], math.Abs(want[k]), 1e-12) {
@@ -167,7 +167,7 @@ func TestPairKernelsMatchElementwise(t *testing.T) {
 			tmGot, tmWant := mat.NewDense(tc.n, tc.r, nil), mat.NewDense(tc.n, tc.r, nil)
 			tmGot.Apply(func(i, j int, _ float64) float64 { return float64(i - j) }, tmGot)
 			tmWant.Copy(tmGot)
-			addPairDifferences(tmGot, phi, pairs, pw)
+			conic.AddPairDifferences(tmGot, phi, pairs, pw)
 			pairDifferencesElementwise(tmWant, phi, pairs, pw)
 			if !mat.EqualApprox(tmGot, tmWant, 1e-12) {
 				t.Errorf("pair differences: %v, want %v", mat.Formatted(tmGot), mat.Formatted(tmWant))
@@ -253,9 +253,9 @@ func BenchmarkPairKernels(b *testing.B) {
 		name string
 		run  func()
 	}{
-		{"forms/expanded", func() { addPairForms(phi, &f, p.pairs, dist) }},
+		{"forms/expanded", func() { conic.AddPairForms(phi, &f, p.pairs, dist) }},
 		{"forms/elementwise", func() { pairFormsElementwise(phi, &f, p.pairs, dist) }},
-		{"differences/expanded", func() { addPairDifferences(tm, phi, p.pairs, pw) }},
+		{"differences/expanded", func() { conic.AddPairDifferences(tm, phi, p.pairs, pw) }},
 		{"differences/elementwise", func() { pairDifferencesElementwise(tm, phi, p.pairs, pw) }},
 		{"diagDistances/expanded", func() { pd.diagDistances(blk, w, distd, &sc) }},
 		{"diagDistances/elementwise", func() { diagDistancesElementwise(blk.phi, pd.pairs, w, distd) }},
@@ -359,102 +359,5 @@ func TestProjectMarginsMatchesGeneric(t *testing.T) {
 				t.Errorf("step %d: margin %d: %v, want %v", s, c, m[c], mG[c])
 			}
 		}
-	}
-}
-
-// TestLowOrderRowsMatchAddBlocks checks that the comparison-space Newton
-// matrix's terms of small blocks, formed as the Gram matrix of the vectors
-// of lowOrderRows, equal addBlocks' sums of squared pair Gram values, on
-// blocks on either side of lowOrderMax's OpenBLAS value (12) and with
-// factors G of full and of lower rank.
-func TestLowOrderRowsMatchAddBlocks(t *testing.T) {
-	cases := []struct {
-		name   string
-		orders []int // per block
-		gCols  int   // columns of each factor G (0: the block's order)
-	}{
-		{name: "one block of order 3", orders: []int{3}},
-		{name: "orders 1, 8 and 20", orders: []int{1, 8, 20}},
-		{name: "orders 12 and 13", orders: []int{12, 13}},
-		{name: "factors of rank 2", orders: []int{5, 9}, gCols: 2},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			rng := rand.New(rand.NewPCG(uint64(len(tc.orders)), uint64(tc.orders[0])))
-			const n = 25
-			var blocks []block
-			for _, r := range tc.orders {
-				blocks = append(blocks, block{phi: randomFeatures(rng, n, r), r: r})
-			}
-			cs := randomComparisons(rng, randomFeatures(rng, n, 2), 120, 0.1, false)
-			p := newProblem(n, blocks, cs, 1)
-			cp := p.pairConic(allComparisons(p))
-			po := cp.pairs
-			nts := make([]ntBlock, len(cp.blocks))
-			var low []int
-			var rows, high [][]float64
-			for q, bl := range cp.blocks {
-				cols := bl.k
-				if tc.gCols > 0 {
-					cols = tc.gCols
-				}
-				nts[q].g = randomFeatures(rng, bl.k, cols)
-				rows = append(rows, po.pairRows(nil, po.phi[q], nts[q].g))
-				if bl.k <= 12 {
-					low = append(low, q)
-				} else {
-					high = append(high, rows[q])
-				}
-			}
-			nT := cp.nT
-			want := make([]float64, nT*nT)
-			po.addBlocks(want, nT, rows)
-			got := make([]float64, nT*nT)
-			if len(high) > 0 {
-				po.addBlocks(got, nT, high)
-			}
-			y, m := po.lowOrderRows(nil, cp, nts, low)
-			linalg.GramUpperAdd(m, nT, y, got)
-			for c := 0; c < nT; c++ {
-				for c2 := c; c2 < nT; c2++ {
-					w, g := want[c*nT+c2], got[c*nT+c2]
-					if !closeTo(g, w, math.Abs(w), 1e-10) {
-						t.Fatalf("entry (%d, %d): %g, want %g", c, c2, g, w)
-					}
-				}
-			}
-		})
-	}
-}
-
-// BenchmarkLowOrderTerms forms one block's terms of the comparison-space
-// Newton matrix at the fixture's scale (330 items, 4400 comparisons) by
-// look-ups (pairRows and addBlocks) and as a product (lowOrderRows and
-// linalg.GramUpperAdd), for blocks of order k: the measurement behind
-// lowOrderMax.
-func BenchmarkLowOrderTerms(b *testing.B) {
-	const n, count = 330, 4400
-	md := make([]float64, count*count)
-	for _, k := range []int{3, 8, 12, 16, 20, 24} {
-		rng := rand.New(rand.NewPCG(uint64(k), count))
-		p := newProblem(n, []block{{phi: randomFeatures(rng, n, k), r: k}}, randomComparisons(rng, randomFeatures(rng, n, 2), count, 0.1, true), 1)
-		cp := p.pairConic(allComparisons(p))
-		po := cp.pairs
-		nts := []ntBlock{{g: randomFeatures(rng, k, k)}}
-		b.Run(fmt.Sprintf("k%d/lookups", k), func(b *testing.B) {
-			var rows []float64
-			for b.Loop() {
-				rows = po.pairRows(rows, po.phi[0], nts[0].g)
-				po.addBlocks(md, cp.nT, [][]float64{rows})
-			}
-		})
-		b.Run(fmt.Sprintf("k%d/product", k), func(b *testing.B) {
-			var y []float64
-			for b.Loop() {
-				var m int
-				y, m = po.lowOrderRows(y, cp, nts, []int{0})
-				linalg.GramUpperAdd(m, cp.nT, y, md)
-			}
-		})
 	}
 }

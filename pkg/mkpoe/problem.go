@@ -8,7 +8,7 @@ import (
 
 	"github.com/mkpoe/mkpoe/internal/linalg"
 	"github.com/mkpoe/mkpoe/pkg/data"
-	"gonum.org/v1/gonum/floats"
+	"github.com/mkpoe/mkpoe/pkg/mkpoe/internal/conic"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -217,7 +217,7 @@ func (p *problem) distancesFactored(ws *workspace, x []float64, dist []float64, 
 		}
 		g := ws.g[b]
 		g.Mul(blk.phi, blk.matrix(x))
-		addPairForms(blk.phi, g, p.pairs, dist)
+		conic.AddPairForms(blk.phi, g, p.pairs, dist)
 	}
 }
 
@@ -294,59 +294,6 @@ func addDiagonalPairDifferences(d []float64, pairs []data.Pair, pw, g []float64)
 		v := w * d[a] * d[b]
 		g[a*r+b] -= v
 		g[b*r+a] -= v
-	}
-}
-
-// addPairForms adds (φ_a − φ_b)ᵀ X (φ_a − φ_b) to dist[k] for every pair
-// k = (a,b), given the item coordinates phi (n×r) and f = phi·X, X
-// symmetric. It expands the form as
-//
-//	h_aa + h_bb − 2 h_ab,   h_ab = f_a·φ_b = φ_aᵀ X φ_b,
-//
-// one dot product per pair (gonum's assembly kernel) and n for the h_aa,
-// instead of the subtractions and products of (f_a − f_b)·(φ_a − φ_b):
-// 4–5× faster on the aset400-scale fixture (BenchmarkPairKernels/forms). The
-// expansion loses up to about ε(h_aa + h_bb) to cancellation: h_aa ≤
-// tr X·K_aa, so about 1e-9 at β = 1e7 for K_aa ≤ 1, against margins of
-// order 1 (docs/solver.md, "Pair kernels").
-func addPairForms(phi, f *mat.Dense, pairs []data.Pair, dist []float64) {
-	n, r := phi.Dims()
-	pr, fr := phi.RawMatrix(), f.RawMatrix()
-	h := make([]float64, n)
-	for a := range h {
-		h[a] = floats.Dot(fr.Data[a*fr.Stride:a*fr.Stride+r], pr.Data[a*pr.Stride:a*pr.Stride+r])
-	}
-	for k, q := range pairs {
-		fa := fr.Data[q.A*fr.Stride : q.A*fr.Stride+r]
-		pb := pr.Data[q.B*pr.Stride : q.B*pr.Stride+r]
-		dist[k] += h[q.A] + h[q.B] - 2*floats.Dot(fa, pb)
-	}
-}
-
-// addPairDifferences adds S·phi to tm (both n×r), S = Σ_k pw_k E_ab over
-// the pairs k = (a,b), E_ab = (e_a − e_b)(e_a − e_b)ᵀ: row a of S·phi is
-// deg_a φ_a − Σ_k pw_k φ_b over the pairs k that hold a (the other item
-// b), deg_a the sum of their weights. Two axpys per pair (gonum's assembly
-// kernel) and one per item: about 3× faster than forming pw_k(φ_a − φ_b)
-// element by element (BenchmarkPairKernels/differences).
-func addPairDifferences(tm, phi *mat.Dense, pairs []data.Pair, pw []float64) {
-	n, r := phi.Dims()
-	pr, tr := phi.RawMatrix(), tm.RawMatrix()
-	deg := make([]float64, n)
-	for k, q := range pairs {
-		w := pw[k]
-		if w == 0 {
-			continue
-		}
-		deg[q.A] += w
-		deg[q.B] += w
-		floats.AddScaled(tr.Data[q.A*tr.Stride:q.A*tr.Stride+r], -w, pr.Data[q.B*pr.Stride:q.B*pr.Stride+r])
-		floats.AddScaled(tr.Data[q.B*tr.Stride:q.B*tr.Stride+r], -w, pr.Data[q.A*pr.Stride:q.A*pr.Stride+r])
-	}
-	for a, d := range deg {
-		if d != 0 {
-			floats.AddScaled(tr.Data[a*tr.Stride:a*tr.Stride+r], d, pr.Data[a*pr.Stride:a*pr.Stride+r])
-		}
 	}
 }
 
@@ -437,7 +384,7 @@ func (p *problem) gradient(ws *workspace, alpha, pw, g []float64) {
 			// T = S Φ.
 			tm := ws.g[b]
 			tm.Zero()
-			addPairDifferences(tm, blk.phi, p.pairs, pw)
+			conic.AddPairDifferences(tm, blk.phi, p.pairs, pw)
 			gm := mat.NewDense(r, r, gb)
 			gm.Mul(blk.phi.T(), tm)
 			for i := 0; i < r; i++ {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/mkpoe/mkpoe/pkg/data"
+	"github.com/mkpoe/mkpoe/pkg/mkpoe/internal/conic"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -40,7 +41,7 @@ func TestDiagonalPhiMatchesGeneric(t *testing.T) {
 		want := make([]float64, len(pairs))
 		var f mat.Dense
 		f.Mul(phi, mat.NewDense(n, n, x))
-		addPairForms(phi, &f, pairs, want)
+		conic.AddPairForms(phi, &f, pairs, want)
 		got := make([]float64, len(pairs))
 		addDiagonalPairForms(d, x, pairs, got)
 		if !floats.EqualApprox(got, want, 1e-12) {
@@ -51,7 +52,7 @@ func TestDiagonalPhiMatchesGeneric(t *testing.T) {
 			pw[k] = rng.NormFloat64()
 		}
 		tm := mat.NewDense(n, n, nil)
-		addPairDifferences(tm, phi, pairs, pw)
+		conic.AddPairDifferences(tm, phi, pairs, pw)
 		var g mat.Dense
 		g.Mul(phi.T(), tm)
 		gd := make([]float64, n*n)

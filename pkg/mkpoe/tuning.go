@@ -1,5 +1,7 @@
 package mkpoe
 
+import "github.com/mkpoe/mkpoe/pkg/mkpoe/internal/conic"
+
 // tuning gathers the constants that steer the default solver: when the
 // accelerated method hands over to an interior-point stage, how large a
 // Newton system may grow, how the working sets grow, when the methods
@@ -17,6 +19,10 @@ type tuning struct {
 	accelerated acceleratedTuning
 	crossover   crossoverTuning
 	interior    interiorTuning
+	// conic is the interior-point method's own tuning (correctors, mixed
+	// precision, step lengths), copied into every conic problem the fit
+	// builds (restrict, pairConic).
+	conic conic.Settings
 	// firstSlack: the first round of either interior-point stage keeps the
 	// comparisons whose margin at the first-order point exceeds −firstSlack.
 	firstSlack float64
@@ -179,6 +185,7 @@ func defaultTuning() *tuning {
 		},
 		firstSlack:          0.25,
 		laterSlack:          0.05,
+		conic:               conic.DefaultSettings(),
 		subgradientPatience: 200,
 		maxNewtonSteps:      150,
 	}

@@ -124,7 +124,7 @@ func TestDirectStartFallbackCountsIterations(t *testing.T) {
 }
 
 // TestWarmStartedRounds runs interiorFull's later rounds warm started
-// (conicProblem.start: the previous round's iterate at gap warmBackup) on
+// (conic.Problem.Start: the previous round's iterate at gap warmBackup) on
 // the full-W and K1 high-β cases, each warm started (Init) from its fit at
 // β/1e5: on these small cases a fit at β/10 is too close for a dropped
 // comparison to be needed, so most fits would take a single round. Every

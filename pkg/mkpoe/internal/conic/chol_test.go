@@ -1,4 +1,4 @@
-package mkpoe
+package conic
 
 import (
 	"math"
@@ -43,7 +43,7 @@ func spdWithSpectrum(rng *rand.Rand, n int, cond float64) []float64 {
 // κ ε₃₂ > 1), and that the answer meets LAPACK's dsposv residual test
 // either way.
 func TestFactorMixed(t *testing.T) {
-	defer func() { mixedPrecision, mixedMinSize = linalg.FastSingle, defaultMixedMinSize }()
+	t.Parallel()
 	cases := []struct {
 		name       string
 		n          int
@@ -63,7 +63,9 @@ func TestFactorMixed(t *testing.T) {
 	}
 	for ci, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			mixedPrecision, mixedMinSize = tc.mixed, tc.minSize
+			t.Parallel()
+			settings := DefaultSettings()
+			settings.MixedPrecision, settings.MixedMinSize = tc.mixed, tc.minSize
 			rng := rand.New(rand.NewPCG(uint64(ci), 44))
 			n := tc.n
 			m := spdWithSpectrum(rng, n, tc.cond)
@@ -80,7 +82,7 @@ func TestFactorMixed(t *testing.T) {
 				}
 			}
 			var st mixedState
-			f, ok := factorMixed(n, a, nil, &st)
+			f, ok := factorMixed(n, a, nil, &st, settings)
 			if !ok {
 				t.Fatal("factorMixed refused an SPD matrix")
 			}

@@ -1,4 +1,4 @@
-package mkpoe
+package conic
 
 import (
 	"math"
@@ -100,23 +100,6 @@ func allFinite(v []float64) bool {
 // refinement that fails sends the step to dpotrf, and the rest of the run
 // with it (mixedState.failed). See docs/solver.md, "Mixed precision".
 
-// mixedPrecision turns factorMixed's single-precision attempt on: where
-// the single-precision factorisation is fast (linalg.FastSingle). Tests
-// set it to exercise the method in the pure-Go build too.
-var mixedPrecision = linalg.FastSingle
-
-// mixedMinSize is the smallest matrix factored in mixed precision. The
-// saving grows like n³ and the overhead (the rounding pass and the
-// refinement's dsymv and strsv, which are bound by memory bandwidth and
-// slow down when the harness runs two fits at once) like n²; they break
-// even near n = 2300. With the threshold at 1500 the aset400 paper configs'
-// full-W cv tasks (2343 comparisons and fewer per Newton system) ran
-// 5–10% slower than before, at 4400 the fixture's fits 22% faster
-// (docs/solver.md, "Mixed precision"). A variable for tests.
-var mixedMinSize = defaultMixedMinSize
-
-const defaultMixedMinSize = 3000
-
 // maxRefine bounds the refinement steps of one solve. A step costs a
 // single-precision solve and a double-precision product (about 10 ms at
 // n = 4400: two strsv and a dsymv), and each Newton step solves twice, so
@@ -137,10 +120,11 @@ type mixedState struct {
 
 // factorMixed factors the symmetric positive definite matrix held
 // row-major in a (upper triangle) as factorSPD does, but in single
-// precision when st allows it (see above); a is then kept intact for the
-// refinement and for the fall back.
-func factorMixed(n int, a []float64, refill func([]float64), st *mixedState) (*cholFactor, bool) {
-	if st == nil || !mixedPrecision || n < mixedMinSize || st.failed {
+// precision when s and st allow it (see above; Settings.MixedPrecision,
+// Settings.MixedMinSize); a is then kept intact for the refinement and
+// for the fall back.
+func factorMixed(n int, a []float64, refill func([]float64), st *mixedState, s Settings) (*cholFactor, bool) {
+	if st == nil || !s.MixedPrecision || n < s.MixedMinSize || st.failed {
 		return factorSPD(n, a, refill)
 	}
 	if len(st.single) < n*n {

@@ -1,4 +1,4 @@
-package mkpoe
+package conic
 
 import (
 	"math"
@@ -26,12 +26,6 @@ import (
 // one Cholesky factorisation of X + 0.99·a·ΔX (k³/3 flops), and only when
 // that fails does it form M and solve the eigenvalue problem.
 
-// lanczosMaxSteps bounds the Lanczos steps of psdStep. On the benchmark
-// fixture's full fit at β = 1e4 every one of 240 step-length problems
-// (orders 3 to 330) had its smallest eigenvalue to 3e-3 within 32 steps.
-// A variable for tests.
-var lanczosMaxSteps = 64
-
 // lanczosTol is the Ritz residual, relative to the largest Ritz value in
 // magnitude, at which lanczosMin stops: the eigenvalue's error is about
 // the residual squared over the gap to the next one.
@@ -39,7 +33,7 @@ const lanczosTol = 1e-8
 
 // stepCheck is the fraction of the Lanczos step that psdStep checks by
 // Cholesky. The method damps every step to 0.98 of the largest
-// (solveConic), so a step that passes at 0.99 leaves the damped iterate
+// (Solve), so a step that passes at 0.99 leaves the damped iterate
 // at least 1 − 0.98/0.99 ≈ 1% inside the cone in the scaled metric,
 // against 2% with the exact step length.
 const stepCheck = 0.99
@@ -111,12 +105,13 @@ func lanczosMin(k int, apply func(v, out []float64), maxSteps int, tol float64) 
 // current point base ≻ 0 of a PSD block (X or S, svec) and a direction
 // (svec), given the block's NT scaling: a = ginvt for the primal (X),
 // g for the dual (S), whose congruence Aᵀ·base·A is Λ. It is the
-// Lanczos estimate when base + 0.99·a·dir passes a Cholesky factorisation,
-// and maxStepPSD's exact value otherwise.
-func psdStep(k int, base, dir []float64, a *mat.Dense, lambda []float64) float64 {
+// Lanczos estimate (after at most lanczosSteps steps,
+// Settings.LanczosMaxSteps) when base + 0.99·a·dir passes a Cholesky
+// factorisation, and maxStepPSD's exact value otherwise.
+func psdStep(k int, base, dir []float64, a *mat.Dense, lambda []float64, lanczosSteps int) float64 {
 	dm := make([]float64, k*k)
-	smatOf(k, dir, dm)
-	theta := lanczosMin(k, scaledDirection(k, dm, a, lambda), lanczosMaxSteps, lanczosTol)
+	SmatOf(k, dir, dm)
+	theta := lanczosMin(k, scaledDirection(k, dm, a, lambda), lanczosSteps, lanczosTol)
 	if !math.IsInf(theta, -1) {
 		step := 1.0
 		if theta < -1 {
@@ -163,6 +158,6 @@ func insideAfter(k int, base, dir []float64, t float64) bool {
 		v[i] = base[i] + t*dir[i]
 	}
 	m := make([]float64, k*k)
-	smatOf(k, v, m)
+	SmatOf(k, v, m)
 	return linalg.Cholesky(k, m)
 }

@@ -1,4 +1,4 @@
-package mkpoe
+package conic
 
 import (
 	"fmt"
@@ -48,6 +48,7 @@ func matrixOperator(k int, a []float64) func(v, out []float64) {
 // at the dense edge of a semicircle spectrum (gaps of order k^{-2/3}), 64
 // steps give it to about a percent, which is why psdStep checks its step.
 func TestLanczosMin(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(11, 3))
 	uniform := func(k int, lo, hi float64) []float64 {
 		v := make([]float64, k)
@@ -114,8 +115,8 @@ func randomSPDSvec(rng *rand.Rand, k int, lo, hi float64) (v, full []float64) {
 		vals[i] = lo * math.Pow(hi/lo, rng.Float64())
 	}
 	full = symWithSpectrum(rng, vals)
-	v = make([]float64, svecLen(k))
-	svecOf(k, full, v)
+	v = make([]float64, SvecLen(k))
+	SvecOf(k, full, v)
 	return v, full
 }
 
@@ -148,6 +149,7 @@ func randomDirection(rng *rand.Rand, n int, scale float64) []float64 {
 // dual, for steps below and at 1, on conditioned and ill-conditioned
 // points, and checks that the damped step stays inside the cone.
 func TestPSDStepMatchesExact(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(5, 8))
 	for _, k := range []int{1, 4, 30, 120} {
 		for _, cond := range []float64{10, 1e8} {
@@ -166,9 +168,9 @@ func TestPSDStepMatchesExact(t *testing.T) {
 						}
 						dir := randomDirection(rng, len(side.base), size*scale/math.Sqrt(float64(k)))
 						dm := make([]float64, k*k)
-						smatOf(k, dir, dm)
+						SmatOf(k, dir, dm)
 						exact := maxStepPSD(nt.lambda, congruence(side.a, dm, k))
-						got := psdStep(k, side.base, dir, side.a, nt.lambda)
+						got := psdStep(k, side.base, dir, side.a, nt.lambda, DefaultSettings().LanczosMaxSteps)
 						if math.Abs(got-exact) > 1e-6*exact {
 							t.Errorf("%s: step %.12g, exact %.12g", side.name, got, exact)
 						}
@@ -186,21 +188,19 @@ func TestPSDStepMatchesExact(t *testing.T) {
 // Ritz value (the start vector's Rayleigh quotient) gives too long a step:
 // the Cholesky check must reject it and psdStep return the exact step.
 func TestPSDStepFallsBack(t *testing.T) {
-	saved := lanczosMaxSteps
-	lanczosMaxSteps = 1
-	defer func() { lanczosMaxSteps = saved }()
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(2, 9))
 	k := 40
 	xv, _, nt := randomScaledPoint(t, rng, k, 100)
 	dir := randomDirection(rng, len(xv), 1)
 	dm := make([]float64, k*k)
-	smatOf(k, dir, dm)
+	SmatOf(k, dir, dm)
 	exact := maxStepPSD(nt.lambda, congruence(nt.ginvt, dm, k))
 	theta := lanczosMin(k, scaledDirection(k, dm, nt.ginvt, nt.lambda), 1, lanczosTol)
 	if est := math.Min(1, -1/theta); !(theta < 0 && est*stepCheck > exact) {
 		t.Fatalf("the one-step estimate %.6g (θ = %.6g) does not exceed the exact step %.6g: the test does not reach the fallback", est, theta, exact)
 	}
-	if got := psdStep(k, xv, dir, nt.ginvt, nt.lambda); got != exact {
+	if got := psdStep(k, xv, dir, nt.ginvt, nt.lambda, 1); got != exact {
 		t.Errorf("step %.12g, want the exact %.12g", got, exact)
 	}
 	if !(exact < 1) {
@@ -218,13 +218,13 @@ func BenchmarkPSDStep(b *testing.B) {
 	dir := randomDirection(rng, len(xv), 1/float64(k))
 	b.Run("lanczos", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			psdStep(k, xv, dir, nt.ginvt, nt.lambda)
+			psdStep(k, xv, dir, nt.ginvt, nt.lambda, DefaultSettings().LanczosMaxSteps)
 		}
 	})
 	b.Run("formed_eigen", func(b *testing.B) {
 		dm := make([]float64, k*k)
 		for i := 0; i < b.N; i++ {
-			smatOf(k, dir, dm)
+			SmatOf(k, dir, dm)
 			maxStepPSD(nt.lambda, congruence(nt.ginvt, dm, k))
 		}
 	})

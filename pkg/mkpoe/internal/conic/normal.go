@@ -1,0 +1,178 @@
+package conic
+
+import (
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/mkpoe/mkpoe/internal/linalg"
+)
+
+// NewtonSystem is the linear system of a Newton step, in one of two forms:
+// NormalEquations, K×K for B given explicitly, or a PairOperator, |T|×|T|
+// in comparison space (pairs.go). A Problem's System is one of the two
+// (its methods are the package's own).
+type NewtonSystem interface {
+	// mulB computes out = B x, mulBT out = Bᵀ a.
+	mulB(cp *Problem, x, out []float64)
+	mulBT(cp *Problem, a, out []float64)
+	// factor forms and factors the Newton matrix of the step ns.
+	factor(cp *Problem, ns *newtonStep) (*cholFactor, bool)
+	// solve computes into d the Newton direction of the step ns for the
+	// complementarity targets t. It reports false if the solve fails or
+	// its result is not finite.
+	solve(cp *Problem, ns *newtonStep, t targets, d direction) bool
+}
+
+// NormalEquations reduces the Newton system to the K×K normal matrix
+//
+//	M = 𝒲⁻¹ + Bᵀ diag(1/Δ) B,   Δ_c = ξ_c/(μ−α_c) + s_c/α_c,
+//
+// (K = dimension of x), for B given explicitly: small when the caller
+// restricts x to a working subspace (pkg/mkpoe's restrict).
+type NormalEquations struct {
+	B *mat.Dense // |T|×K, row c is b_c
+
+	// The K-space Newton matrix and its factors' inputs, kept between
+	// iterations, and gram the last Newton matrix's part Bᵀ diag(1/Δ) B
+	// (upper triangle), with which a solve recovers Bᵀ Δα (factor).
+	w, m, gram []float64
+	scaled     linalg.ScaledGram
+}
+
+// mulB computes out = B x. B is a whole mat.Dense (pkg/mkpoe's restrict),
+// so its data are row-major with stride K. Split over the cores by rows,
+// bit for bit the product of one call.
+func (ne *NormalEquations) mulB(_ *Problem, x, out []float64) {
+	nT, K := ne.B.Dims()
+	linalg.MulVec(nT, K, ne.B.RawMatrix().Data, x, out)
+}
+
+// mulBT computes out = Bᵀ a: split over the cores by blocks of rows
+// (linalg.MulTransVec), whose sums round differently from one product
+// but never depend on the number of cores.
+func (ne *NormalEquations) mulBT(_ *Problem, a, out []float64) {
+	nT, K := ne.B.Dims()
+	linalg.MulTransVec(nT, K, ne.B.RawMatrix().Data, a, out)
+}
+
+// factor forms and factors M = 𝒲⁻¹ + Bᵀ diag(1/Δ) B. Rows whose
+// weight is below 1e-14 of the largest contribute nothing at double
+// precision and are skipped.
+func (ne *NormalEquations) factor(cp *Problem, ns *newtonStep) (*cholFactor, bool) {
+	nts, x, sd, delta := ns.nts, ns.pt.x, ns.pt.sd, ns.delta
+	_, K := ne.B.Dims()
+	maxW := 0.0
+	for _, d := range delta {
+		maxW = math.Max(maxW, 1/d)
+	}
+	var rows []int
+	for c, d := range delta {
+		if 1/d >= 1e-14*maxW {
+			rows = append(rows, c)
+		}
+	}
+	// Scratch reused across iterations: these are the largest
+	// allocations of the method, and reallocating them kept the garbage
+	// collector busy.
+	ne.w = linalg.Grow(ne.w, len(rows))
+	for r, c := range rows {
+		ne.w[r] = 1 / math.Sqrt(delta[c])
+	}
+	ne.m = linalg.Grow(ne.m, K*K)
+	ne.gram = linalg.Grow(ne.gram, K*K)
+	fill := func(md []float64) {
+		// Only the upper triangle is formed and read (factorSPD).
+		ne.scaled.Upper(ne.B.RawMatrix().Data, K, rows, ne.w, md)
+		copy(ne.gram, md)
+		m := mat.NewSymDense(K, md)
+		// 𝒲⁻¹: z/x on orthants; W⁻¹ ⊗ₛ W⁻¹ on PSD blocks, W⁻¹ = G⁻ᵀG⁻¹.
+		for b, bl := range cp.Blocks {
+			if !bl.PSD {
+				for t := 0; t < bl.K; t++ {
+					i := bl.Off + t
+					md[i*K+i] += sd[i] / x[i]
+				}
+				continue
+			}
+			addKronSym(m, bl.Off, bl.K, nts[b].winv)
+		}
+	}
+	fill(ne.m)
+	return factorSPD(K, ne.m, fill)
+}
+
+// solve computes the Newton direction from the normal equations
+//
+//	M Δx = 𝒲⁻¹ r_c − r_d − Bᵀh,   h = (r_p − r_ξ/(μ−α) + r_s/α)/Δ,
+//
+// then Δα = BΔx/Δ + h, ΔS = BᵀΔα + r_d, and Δξ, Δs from the box
+// complementarity.
+func (ne *NormalEquations) solve(cp *Problem, ns *newtonStep, t targets, d direction) bool {
+	nT, K, mu := cp.NT, cp.Dim, cp.Mu
+	pt, delta, rp, rd := ns.pt, ns.delta, ns.res.rp, ns.res.rd
+	xi, sl, alpha := pt.xi, pt.sl, pt.alpha
+	rc, rxi, rs := t.rc, t.rxi, t.rs
+	h := make([]float64, nT)
+	for c := range h {
+		h[c] = (rp[c] - rxi[c]/(mu-alpha[c]) + rs[c]/alpha[c]) / delta[c]
+	}
+	rhs := make([]float64, K)
+	cp.applyScaling(ns.nts, pt.x, pt.sd, rc, rhs, true)
+	bth := make([]float64, K)
+	cp.mulBT(h, bth)
+	for k := range rhs {
+		rhs[k] -= rd[k] + bth[k]
+	}
+	copy(d.x, rhs)
+	if !ns.chol.solve(d.x) {
+		return false
+	}
+	bdx := make([]float64, nT)
+	cp.MulB(d.x, bdx)
+	for c := range d.alpha {
+		d.alpha[c] = bdx[c]/delta[c] + h[c]
+		d.xi[c] = (rxi[c] + xi[c]*d.alpha[c]) / (mu - alpha[c])
+		d.sl[c] = (rs[c] - sl[c]*d.alpha[c]) / alpha[c]
+	}
+	// ΔS = Bᵀ Δα + r_d with Bᵀ Δα = Bᵀ diag(1/Δ) B Δx + Bᵀ h: the
+	// Newton matrix's Gram part times Δx (a K×K product) instead
+	// of a product with the |𝒞_w|×K matrix B, which is bound by
+	// memory bandwidth (docs/solver.md, "Where the time goes").
+	linalg.SymMulVec(K, ne.gram[:K*K], d.x, d.sd)
+	for k := range d.sd {
+		d.sd[k] += bth[k] + rd[k]
+	}
+	for _, v := range d.x {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// addKronSym adds the svec matrix of Y ↦ A Y A (A symmetric k×k) to m at
+// offset off: entry (ij, kl) = (A_ik A_jl + A_il A_jk)·s_ij·s_kl/2 with
+// s = 1 on the diagonal and √2 off it.
+func addKronSym(m *mat.SymDense, off, k int, a *mat.Dense) {
+	type pos struct {
+		i, j int
+		s    float64
+	}
+	idx := make([]pos, 0, SvecLen(k))
+	for i := 0; i < k; i++ {
+		idx = append(idx, pos{i, i, 1})
+		for j := i + 1; j < k; j++ {
+			idx = append(idx, pos{i, j, math.Sqrt2})
+		}
+	}
+	ad := a.RawMatrix()
+	at := func(i, j int) float64 { return ad.Data[i*ad.Stride+j] }
+	for p, pi := range idx {
+		for q := p; q < len(idx); q++ {
+			qi := idx[q]
+			v := (at(pi.i, qi.i)*at(pi.j, qi.j) + at(pi.i, qi.j)*at(pi.j, qi.i)) * pi.s * qi.s / 2
+			m.SetSym(off+p, off+q, m.At(off+p, off+q)+v)
+		}
+	}
+}
