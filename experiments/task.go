@@ -175,10 +175,24 @@ func fitRow(ctx context.Context, c *Config, row RowConfig, f *fold, kidx []int, 
 		s.Combine = mkpoe.Sum
 	}
 	if tp != nil {
-		s.Recorder = tp.StartFit(beta)
+		s.Recorder = FitRecorder(tp.StartFit(beta))
 		defer tp.EndFit()
 	}
 	return mkpoe.FitContext(ctx, f.gramsOf(kidx), f.trainCs, s)
+}
+
+// FitRecorder adapts a progress display's record function (a
+// progress.Fit's Record, or a progress.Task's StartFit) to the fit's
+// mkpoe.Recorder; nil gives nil. internal/progress does not import the
+// solver: the iteration is copied here, with the gap from
+// mkpoe.Iteration.Gap.
+func FitRecorder(record func(progress.Iteration)) mkpoe.Recorder {
+	if record == nil {
+		return nil
+	}
+	return func(it mkpoe.Iteration) {
+		record(progress.Iteration{Iter: it.Iter, Stage: string(it.Stage), Best: it.Best, Bound: it.Bound, Gap: it.Gap()})
+	}
 }
 
 // rowTrial is the cv.Trial of a row on a fold: the harness's fits and
