@@ -355,12 +355,12 @@ func (c *Config) Validate() error {
 	}
 	for i, s := range c.Constraints.Train {
 		if !validStep(s) {
-			bad(fmt.Sprintf("constraints.train[%d]", i), "must be one of "+strings.Join(constraintSteps, ", "), fmt.Sprintf("%q", s))
+			bad(fmt.Sprintf("constraints.train[%d]", i), "must be one of "+strings.Join(constraint.Steps, ", "), fmt.Sprintf("%q", s))
 		}
 	}
 	for i, s := range c.Constraints.Test {
 		if !validStep(s) {
-			bad(fmt.Sprintf("constraints.test[%d]", i), "must be one of "+strings.Join(constraintSteps, ", "), fmt.Sprintf("%q", s))
+			bad(fmt.Sprintf("constraints.test[%d]", i), "must be one of "+strings.Join(constraint.Steps, ", "), fmt.Sprintf("%q", s))
 		}
 	}
 	p := c.Protocol
@@ -483,7 +483,7 @@ func (c *Config) Validate() error {
 		if r.TrainSteps != nil {
 			for j, st := range *r.TrainSteps {
 				if !validStep(st) {
-					bad(fmt.Sprintf("%s.train_steps[%d]", at, j), "must be one of "+strings.Join(constraintSteps, ", "), fmt.Sprintf("%q", st))
+					bad(fmt.Sprintf("%s.train_steps[%d]", at, j), "must be one of "+strings.Join(constraint.Steps, ", "), fmt.Sprintf("%q", st))
 				}
 			}
 		}
@@ -687,7 +687,5 @@ type SyntheticViewConfig struct {
 	Random bool    `yaml:"random"` // a pure noise view (points on the unit sphere)
 }
 
-// constraintSteps are the step names of pkg/constraint.
-var constraintSteps = constraint.Steps
-
+// validStep reports whether s names a step of pkg/constraint.
 func validStep(s string) bool { return slices.Contains(constraint.Steps, s) }

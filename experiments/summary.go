@@ -139,7 +139,7 @@ func Merge(c *Config) (*results.Summary, error) {
 			rs.TrainComparisons = append(rs.TrainComparisons, res.TrainComparisons)
 			rs.TestComparisons = append(rs.TestComparisons, res.TestComparisons)
 		}
-		rs.Mean, rs.Std = cv.MeanStd(rs.Accuracy)
+		rs.Mean, rs.Std = stats.MeanStd(rs.Accuracy)
 		if !anyMissing {
 			rs.TestMissing = nil
 		}
