@@ -278,234 +278,306 @@ func (c *Config) applyDefaults() {
 }
 
 // Validate checks every field and returns all problems at once, each naming
-// its YAML path, the rule and the value (errors.Join).
+// its YAML path, the rule and the value (errors.Join). The sections are
+// checked in the order of the file: data set, kernels, groups, constraint
+// steps, protocol, β grid, solver, rows, claims.
 func (c *Config) Validate() error {
-	var errs []error
-	bad := func(path, rule string, value any) {
-		errs = append(errs, fmt.Errorf("%s: %s, got %v", path, rule, value))
+	var ps problems
+	c.validateDataset(&ps)
+	kernelNames := c.validateKernels(&ps)
+	groupNames := c.validateGroups(&ps, kernelNames)
+	c.validateConstraints(&ps)
+	c.validateProtocol(&ps)
+	c.validateBetaGrid(&ps)
+	c.validateSolver(&ps)
+	if labels, ok := c.validateRows(&ps, kernelNames, groupNames); ok {
+		c.validateClaims(&ps, labels)
 	}
-	switch c.Dataset.Type {
+	return errors.Join(ps...)
+}
+
+// problems collects the errors of Validate.
+type problems []error
+
+// bad adds the problem "path: rule, got value".
+func (ps *problems) bad(path, rule string, value any) {
+	*ps = append(*ps, fmt.Errorf("%s: %s, got %v", path, rule, value))
+}
+
+// validateDataset checks dataset: a known type and the fields it needs.
+func (c *Config) validateDataset(ps *problems) {
+	d := c.Dataset
+	switch d.Type {
 	case "synthetic":
 	case "aset400":
-		if c.Dataset.Dir == "" {
-			bad("dataset.dir", "must name the aset400 folder", `""`)
+		if d.Dir == "" {
+			ps.bad("dataset.dir", "must name the aset400 folder", `""`)
 		}
 	case "aloi10":
-		if c.Dataset.Dir == "" {
-			bad("dataset.dir", "must name the aloi10 folder", `""`)
+		if d.Dir == "" {
+			ps.bad("dataset.dir", "must name the aloi10 folder", `""`)
 		}
-		if c.Dataset.Taxonomy == nil {
-			bad("dataset.taxonomy", "must be a nested list of class labels, a .yaml file holding one, or {cluster: unused_images, levels: [3, 5, 7]}", "nothing")
-		} else if _, _, err := parseTaxonomySpec(c.Dataset.Taxonomy); err != nil {
-			errs = append(errs, err)
+		if d.Taxonomy == nil {
+			ps.bad("dataset.taxonomy", "must be a nested list of class labels, a .yaml file holding one, or {cluster: unused_images, levels: [3, 5, 7]}", "nothing")
+		} else if _, _, err := parseTaxonomySpec(d.Taxonomy); err != nil {
+			*ps = append(*ps, err)
 		}
-		if c.Dataset.PerClass < 1 {
-			bad("dataset.per_class", "must be >= 1", c.Dataset.PerClass)
+		if d.PerClass < 1 {
+			ps.bad("dataset.per_class", "must be >= 1", d.PerClass)
 		}
 	case "generic":
-		if c.Dataset.Items == "" || c.Dataset.Comparisons == "" {
-			bad("dataset", "generic data sets need items and comparisons files", fmt.Sprintf("items=%q comparisons=%q", c.Dataset.Items, c.Dataset.Comparisons))
+		if d.Items == "" || d.Comparisons == "" {
+			ps.bad("dataset", "generic data sets need items and comparisons files", fmt.Sprintf("items=%q comparisons=%q", d.Items, d.Comparisons))
 		}
 	default:
-		bad("dataset.type", "must be synthetic, aset400, aloi10 or generic", fmt.Sprintf("%q", c.Dataset.Type))
+		ps.bad("dataset.type", "must be synthetic, aset400, aloi10 or generic", fmt.Sprintf("%q", d.Type))
 	}
+}
+
+// validateKernels checks kernels and returns the set of their names.
+func (c *Config) validateKernels(ps *problems) map[string]bool {
 	names := map[string]bool{}
 	for i, k := range c.Kernels {
 		at := fmt.Sprintf("kernels[%d]", i)
 		if k.Name == "" {
-			bad(at+".name", "must be set", `""`)
+			ps.bad(at+".name", "must be set", `""`)
 		} else if names[k.Name] {
-			bad(at+".name", "must be unique", fmt.Sprintf("%q again", k.Name))
+			ps.bad(at+".name", "must be unique", fmt.Sprintf("%q again", k.Name))
 		}
 		names[k.Name] = true
 		if k.Source == "" && k.Type != "identity" && k.Type != "noise" {
-			bad(at+".source", "must name a data source of the data set", `""`)
+			ps.bad(at+".source", "must name a data source of the data set", `""`)
 		}
 		if k.Type == "precomputed" {
 			if c.Dataset.Type != "generic" {
-				bad(at+".type", "precomputed kernels need a generic data set (the source is an n×n kernel file)", fmt.Sprintf("%q", k.Type))
+				ps.bad(at+".type", "precomputed kernels need a generic data set (the source is an n×n kernel file)", fmt.Sprintf("%q", k.Type))
 			}
 		} else if _, err := kernels.New(k.Type, k.Params); err != nil {
-			bad(at+".type/params", "must be a valid kernel type and parameters", err)
+			ps.bad(at+".type/params", "must be a valid kernel type and parameters", err)
 		}
 		if _, err := kernels.ParseNormalization(k.Normalize); err != nil {
-			bad(at+".normalize", "must be none, diag, trace or center", fmt.Sprintf("%q", k.Normalize))
+			ps.bad(at+".normalize", "must be none, diag, trace or center", fmt.Sprintf("%q", k.Normalize))
 		} else if k.Type == "precomputed" && k.Normalize != "none" {
-			bad(at+".normalize", "must be none for a precomputed kernel (the file is used as it is: normalise it before)", fmt.Sprintf("%q", k.Normalize))
+			ps.bad(at+".normalize", "must be none for a precomputed kernel (the file is used as it is: normalise it before)", fmt.Sprintf("%q", k.Normalize))
 		}
 	}
 	if len(c.Kernels) == 0 {
-		bad("kernels", "must list at least one kernel", "none")
+		ps.bad("kernels", "must list at least one kernel", "none")
 	}
+	return names
+}
+
+// validateGroups checks groups against the kernel names and returns the
+// set of group names.
+func (c *Config) validateGroups(ps *problems, kernelNames map[string]bool) map[string]bool {
 	groups := map[string]bool{}
 	for i, g := range c.Groups {
 		at := fmt.Sprintf("groups[%d]", i)
-		if g.Name == "" || groups[g.Name] || names[g.Name] {
-			bad(at+".name", "must be set and unique among kernels and groups", fmt.Sprintf("%q", g.Name))
+		if g.Name == "" || groups[g.Name] || kernelNames[g.Name] {
+			ps.bad(at+".name", "must be set and unique among kernels and groups", fmt.Sprintf("%q", g.Name))
 		}
 		groups[g.Name] = true
 		if len(g.Kernels) == 0 {
-			bad(at+".kernels", "must list at least one kernel", "none")
+			ps.bad(at+".kernels", "must list at least one kernel", "none")
 		}
 		for j, k := range g.Kernels {
-			if !names[k] {
-				bad(fmt.Sprintf("%s.kernels[%d]", at, j), "must name a kernel", fmt.Sprintf("%q", k))
+			if !kernelNames[k] {
+				ps.bad(fmt.Sprintf("%s.kernels[%d]", at, j), "must name a kernel", fmt.Sprintf("%q", k))
 			}
 		}
 	}
-	for i, s := range c.Constraints.Train {
+	return groups
+}
+
+// validateConstraints checks the step names of constraints.train and
+// constraints.test.
+func (c *Config) validateConstraints(ps *problems) {
+	validateSteps(ps, "constraints.train", c.Constraints.Train)
+	validateSteps(ps, "constraints.test", c.Constraints.Test)
+}
+
+// validateSteps checks that each step of the list at path names a step of
+// pkg/constraint.
+func validateSteps(ps *problems, path string, steps []string) {
+	for i, s := range steps {
 		if !validStep(s) {
-			bad(fmt.Sprintf("constraints.train[%d]", i), "must be one of "+strings.Join(constraintSteps, ", "), fmt.Sprintf("%q", s))
+			ps.bad(fmt.Sprintf("%s[%d]", path, i), "must be one of "+strings.Join(constraint.Steps, ", "), fmt.Sprintf("%q", s))
 		}
 	}
-	for i, s := range c.Constraints.Test {
-		if !validStep(s) {
-			bad(fmt.Sprintf("constraints.test[%d]", i), "must be one of "+strings.Join(constraintSteps, ", "), fmt.Sprintf("%q", s))
-		}
-	}
+}
+
+// validateProtocol checks protocol: the kind of hold-out and outer
+// splits, their numbers and sizes, the bounds on the size of the plan
+// (which include the length of beta_grid) and the subsampling.
+func (c *Config) validateProtocol(ps *problems) {
 	p := c.Protocol
 	if p.Holdout != holdoutItems && p.Holdout != holdoutComparisons {
-		bad("protocol.holdout", "must be items or comparisons", fmt.Sprintf("%q", p.Holdout))
+		ps.bad("protocol.holdout", "must be items or comparisons", fmt.Sprintf("%q", p.Holdout))
 	}
 	if p.Outer != outerRandom && p.Outer != outerPartition {
-		bad("protocol.outer", "must be random or partition", fmt.Sprintf("%q", p.Outer))
+		ps.bad("protocol.outer", "must be random or partition", fmt.Sprintf("%q", p.Outer))
 	}
 	if p.Outer == outerPartition && (p.Splits < 2 || math.Abs(p.TestFraction-1/float64(p.Splits)) > 1e-9) {
-		bad("protocol.test_fraction", fmt.Sprintf("must be 1/splits with outer: partition (splits %d: %g; at least 2 splits)", p.Splits, 1/float64(max(p.Splits, 1))), p.TestFraction)
+		ps.bad("protocol.test_fraction", fmt.Sprintf("must be 1/splits with outer: partition (splits %d: %g; at least 2 splits)", p.Splits, 1/float64(max(p.Splits, 1))), p.TestFraction)
 	}
 	if p.Holdout == holdoutItems {
 		for i, k := range c.Kernels {
 			if k.Type == "identity" && c.kernelUsed(i) {
-				bad(fmt.Sprintf("kernels[%d].type", i), "identity (GNMDS) has no out-of-sample extension: a held-out item's kernel row is zero, so it embeds at the origin and its comparisons are scored on nothing; set protocol.holdout: comparisons to hold out comparisons among the same items", `"identity" with protocol.holdout: items`)
+				ps.bad(fmt.Sprintf("kernels[%d].type", i), "identity (GNMDS) has no out-of-sample extension: a held-out item's kernel row is zero, so it embeds at the origin and its comparisons are scored on nothing; set protocol.holdout: comparisons to hold out comparisons among the same items", `"identity" with protocol.holdout: items`)
 			}
 		}
 	}
 	if p.Splits < 1 {
-		bad("protocol.splits", "must be >= 1", p.Splits)
+		ps.bad("protocol.splits", "must be >= 1", p.Splits)
 	}
 	if !(p.TestFraction > 0 && p.TestFraction < 1) {
-		bad("protocol.test_fraction", "must be in (0,1)", p.TestFraction)
+		ps.bad("protocol.test_fraction", "must be in (0,1)", p.TestFraction)
 	}
 	if p.InnerFolds < 2 {
-		bad("protocol.inner_folds", "must be >= 2", p.InnerFolds)
+		ps.bad("protocol.inner_folds", "must be >= 2", p.InnerFolds)
 	}
-	// Bounds far above any experiment (the paper: ≤ 20 rows, splits and
-	// β values, 10 folds) that keep a mistyped config from planning
-	// millions of tasks.
-	if p.Splits > maxSplits {
-		bad("protocol.splits", fmt.Sprintf("must be at most %d", maxSplits), p.Splits)
-	}
-	if p.InnerFolds > maxInnerFolds {
-		bad("protocol.inner_folds", fmt.Sprintf("must be at most %d", maxInnerFolds), p.InnerFolds)
-	}
-	if len(c.BetaGrid) > maxBetas {
-		bad("beta_grid", fmt.Sprintf("must list at most %d values", maxBetas), len(c.BetaGrid))
-	}
-
+	c.validatePlanSize(ps)
 	if p.MaxTrainComparisons < 0 {
-		bad("protocol.max_train_comparisons", "must be >= 0 (0: all)", p.MaxTrainComparisons)
+		ps.bad("protocol.max_train_comparisons", "must be >= 0 (0: all)", p.MaxTrainComparisons)
 	}
 	if p.MaxTestComparisons < 0 {
-		bad("protocol.max_test_comparisons", "must be >= 0 (0: all)", p.MaxTestComparisons)
+		ps.bad("protocol.max_test_comparisons", "must be >= 0 (0: all)", p.MaxTestComparisons)
 	}
+}
+
+// validatePlanSize checks the bounds on splits, inner folds and β values:
+// far above any experiment (the paper: ≤ 20 rows, splits and β values, 10
+// folds), they keep a mistyped config from planning millions of tasks.
+// (The bound on rows is checked with the rows.)
+func (c *Config) validatePlanSize(ps *problems) {
+	p := c.Protocol
+	if p.Splits > maxSplits {
+		ps.bad("protocol.splits", fmt.Sprintf("must be at most %d", maxSplits), p.Splits)
+	}
+	if p.InnerFolds > maxInnerFolds {
+		ps.bad("protocol.inner_folds", fmt.Sprintf("must be at most %d", maxInnerFolds), p.InnerFolds)
+	}
+	if len(c.BetaGrid) > maxBetas {
+		ps.bad("beta_grid", fmt.Sprintf("must list at most %d values", maxBetas), len(c.BetaGrid))
+	}
+}
+
+// validateBetaGrid checks beta_grid: present when a row learns, and its
+// values positive, finite and strictly increasing.
+func (c *Config) validateBetaGrid(ps *problems) {
 	needsBeta := false
 	for _, r := range c.Rows {
 		needsBeta = needsBeta || r.Method != "native"
 	}
 	if needsBeta && len(c.BetaGrid) == 0 {
-		bad("beta_grid", "must list at least one β > 0 for k1/k4 rows", "none")
+		ps.bad("beta_grid", "must list at least one β > 0 for k1/k4 rows", "none")
 	}
 	for i, b := range c.BetaGrid {
 		if !(b > 0) || math.IsInf(b, 0) {
-			bad(fmt.Sprintf("beta_grid[%d]", i), "must be > 0 and finite", b)
+			ps.bad(fmt.Sprintf("beta_grid[%d]", i), "must be > 0 and finite", b)
 		}
 		if i > 0 && b <= c.BetaGrid[i-1] {
-			bad(fmt.Sprintf("beta_grid[%d]", i), "must be strictly increasing", b)
+			ps.bad(fmt.Sprintf("beta_grid[%d]", i), "must be strictly increasing", b)
 		}
 	}
+}
+
+// validateSolver checks solver.
+func (c *Config) validateSolver(ps *problems) {
 	if _, err := mkpoe.ParseSolver(c.Solver.Method); err != nil {
-		bad("solver.method", "must be accelerated or subgradient", fmt.Sprintf("%q", c.Solver.Method))
+		ps.bad("solver.method", "must be accelerated or subgradient", fmt.Sprintf("%q", c.Solver.Method))
 	}
 	if !(c.Solver.Tol > 0 && c.Solver.Tol < 1) {
-		bad("solver.tol", "must be in (0,1)", c.Solver.Tol)
+		ps.bad("solver.tol", "must be in (0,1)", c.Solver.Tol)
 	}
 	if c.Solver.MaxIter < 0 {
-		bad("solver.max_iter", "must be >= 0", c.Solver.MaxIter)
+		ps.bad("solver.max_iter", "must be >= 0", c.Solver.MaxIter)
 	}
+}
+
+// validateRows checks rows and returns the set of row labels, and false
+// if there are more than maxRows rows: then the rows themselves are not
+// checked (a million of them would take long and bury the message), nor
+// the claims that name them.
+func (c *Config) validateRows(ps *problems, kernelNames, groupNames map[string]bool) (labels map[string]bool, ok bool) {
 	if len(c.Rows) == 0 {
-		bad("rows", "must list at least one row", "none")
+		ps.bad("rows", "must list at least one row", "none")
 	}
 	if len(c.Rows) > maxRows {
-		// Checked before the rows themselves: a million of them would take
-		// long and bury this message.
-		bad("rows", fmt.Sprintf("must list at most %d rows", maxRows), len(c.Rows))
-		return errors.Join(errs...)
+		ps.bad("rows", fmt.Sprintf("must list at most %d rows", maxRows), len(c.Rows))
+		return nil, false
 	}
-	labels := map[string]bool{}
+	labels = map[string]bool{}
 	cells := map[[3]string]int{}
 	for i, r := range c.Rows {
 		at := fmt.Sprintf("rows[%d]", i)
 		if labels[r.Label] {
-			bad(at+".label", "must be unique", fmt.Sprintf("%q again", r.Label))
+			ps.bad(at+".label", "must be unique", fmt.Sprintf("%q again", r.Label))
 		}
 		labels[r.Label] = true
 		cell := [3]string{r.tableRow(), r.Method, r.Mode}
 		if j, taken := cells[cell]; taken && cell[0] != "" {
-			bad(at+".table_row", fmt.Sprintf("must differ from rows[%d]'s: both put a %s %s result in table row %q", j, r.Method, r.Mode, cell[0]), fmt.Sprintf("%q", cell[0]))
+			ps.bad(at+".table_row", fmt.Sprintf("must differ from rows[%d]'s: both put a %s %s result in table row %q", j, r.Method, r.Mode, cell[0]), fmt.Sprintf("%q", cell[0]))
 		} else {
 			cells[cell] = i
 		}
-		switch r.Method {
-		case "native", "k1":
-			if (r.Kernel == "") == (r.Group == "") {
-				bad(at, "a "+r.Method+" row needs exactly one of kernel or group", fmt.Sprintf("kernel=%q group=%q", r.Kernel, r.Group))
-			}
-		case "k4":
-			if r.Group == "" || r.Kernel != "" {
-				bad(at, "a k4 row needs a group and no kernel", fmt.Sprintf("kernel=%q group=%q", r.Kernel, r.Group))
-			}
-		default:
-			bad(at+".method", "must be native, k1 or k4", fmt.Sprintf("%q", r.Method))
-		}
-		if r.Kernel != "" && !names[r.Kernel] {
-			bad(at+".kernel", "must name a kernel", fmt.Sprintf("%q", r.Kernel))
-		}
-		if r.Group != "" && !groups[r.Group] {
-			bad(at+".group", "must name a group", fmt.Sprintf("%q", r.Group))
-		}
-		if r.Method != "native" {
-			if _, err := mkpoe.ParseMode(r.Mode); err != nil {
-				bad(at+".mode", "must be full or diag", fmt.Sprintf("%q", r.Mode))
-			}
-		} else if r.Mode != "" {
-			bad(at+".mode", "must be empty for a native row", fmt.Sprintf("%q", r.Mode))
-		}
-		if r.TrainSteps != nil {
-			for j, st := range *r.TrainSteps {
-				if !validStep(st) {
-					bad(fmt.Sprintf("%s.train_steps[%d]", at, j), "must be one of "+strings.Join(constraintSteps, ", "), fmt.Sprintf("%q", st))
-				}
-			}
-		}
-		if r.Paper != nil && (*r.Paper < 0 || *r.Paper > 1) {
-			bad(at+".paper", "must be an accuracy in [0,1]", *r.Paper)
-		}
+		r.validate(ps, at, kernelNames, groupNames)
 	}
+	return labels, true
+}
+
+// validate checks the fields of one row (at is its YAML path) that do not
+// depend on the other rows.
+func (r RowConfig) validate(ps *problems, at string, kernelNames, groupNames map[string]bool) {
+	switch r.Method {
+	case "native", "k1":
+		if (r.Kernel == "") == (r.Group == "") {
+			ps.bad(at, "a "+r.Method+" row needs exactly one of kernel or group", fmt.Sprintf("kernel=%q group=%q", r.Kernel, r.Group))
+		}
+	case "k4":
+		if r.Group == "" || r.Kernel != "" {
+			ps.bad(at, "a k4 row needs a group and no kernel", fmt.Sprintf("kernel=%q group=%q", r.Kernel, r.Group))
+		}
+	default:
+		ps.bad(at+".method", "must be native, k1 or k4", fmt.Sprintf("%q", r.Method))
+	}
+	if r.Kernel != "" && !kernelNames[r.Kernel] {
+		ps.bad(at+".kernel", "must name a kernel", fmt.Sprintf("%q", r.Kernel))
+	}
+	if r.Group != "" && !groupNames[r.Group] {
+		ps.bad(at+".group", "must name a group", fmt.Sprintf("%q", r.Group))
+	}
+	if r.Method != "native" {
+		if _, err := mkpoe.ParseMode(r.Mode); err != nil {
+			ps.bad(at+".mode", "must be full or diag", fmt.Sprintf("%q", r.Mode))
+		}
+	} else if r.Mode != "" {
+		ps.bad(at+".mode", "must be empty for a native row", fmt.Sprintf("%q", r.Mode))
+	}
+	if r.TrainSteps != nil {
+		validateSteps(ps, at+".train_steps", *r.TrainSteps)
+	}
+	if r.Paper != nil && (*r.Paper < 0 || *r.Paper > 1) {
+		ps.bad(at+".paper", "must be an accuracy in [0,1]", *r.Paper)
+	}
+}
+
+// validateClaims checks claims against the row labels.
+func (c *Config) validateClaims(ps *problems, labels map[string]bool) {
 	for i, cl := range c.Claims {
 		at := fmt.Sprintf("claims[%d]", i)
 		if strings.TrimSpace(cl.Claim) == "" {
-			bad(at+".claim", "must say the claim in words", `""`)
+			ps.bad(at+".claim", "must say the claim in words", `""`)
 		}
 		for _, side := range []struct{ key, label string }{{"better", cl.Better}, {"worse", cl.Worse}} {
 			if !labels[side.label] {
-				bad(at+"."+side.key, "must be the label of a row", fmt.Sprintf("%q", side.label))
+				ps.bad(at+"."+side.key, "must be the label of a row", fmt.Sprintf("%q", side.label))
 			}
 		}
 		if cl.Better == cl.Worse && cl.Better != "" {
-			bad(at+".worse", "must differ from better", fmt.Sprintf("%q", cl.Worse))
+			ps.bad(at+".worse", "must differ from better", fmt.Sprintf("%q", cl.Worse))
 		}
 	}
-	return errors.Join(errs...)
 }
 
 // loadAndCheckData loads c's data set and runs checkData on it.
@@ -687,7 +759,5 @@ type SyntheticViewConfig struct {
 	Random bool    `yaml:"random"` // a pure noise view (points on the unit sphere)
 }
 
-// constraintSteps are the step names of pkg/constraint.
-var constraintSteps = constraint.Steps
-
+// validStep reports whether s names a step of pkg/constraint.
 func validStep(s string) bool { return slices.Contains(constraint.Steps, s) }

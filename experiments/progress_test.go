@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mkpoe/mkpoe/internal/progress"
+	"github.com/mkpoe/mkpoe/pkg/mkpoe"
 	"github.com/mkpoe/mkpoe/pkg/results"
 )
 
@@ -80,5 +81,27 @@ func TestTaskProgressCountsFits(t *testing.T) {
 				t.Errorf("the result with a progress display differs from the run's:\n%s\n%s", a, b)
 			}
 		})
+	}
+}
+
+// TestFitRecorder checks the copy of a solver report into the progress
+// display's iteration: every field it shows, and the gap as
+// mkpoe.Iteration.Gap computes it (with and without a bound, and with Best
+// 0); nil gives no recorder.
+func TestFitRecorder(t *testing.T) {
+	if FitRecorder(nil) != nil {
+		t.Error("FitRecorder(nil) is not nil")
+	}
+	for _, it := range []mkpoe.Iteration{
+		{Iter: 430, Objective: 13, Best: 12.3456, Bound: 12.0864, Stage: mkpoe.StageInteriorPoint},
+		{Iter: 7, Objective: 3, Best: 2.5, Stage: mkpoe.StageSubgradient},
+		{Iter: 1, Best: 0, Stage: mkpoe.StageAccelerated},
+	} {
+		var got progress.Iteration
+		FitRecorder(func(p progress.Iteration) { got = p })(it)
+		want := progress.Iteration{Iter: it.Iter, Stage: string(it.Stage), Best: it.Best, Bound: it.Bound, Gap: it.Gap()}
+		if got != want {
+			t.Errorf("FitRecorder copied %+v as %+v, want %+v", it, got, want)
+		}
 	}
 }

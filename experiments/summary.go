@@ -133,13 +133,13 @@ func Merge(c *Config) (*results.Summary, error) {
 			if res.TestComparisons > 0 && res.TestOutcomes == "" {
 				tallies = false // a task file from before test_outcomes
 			}
-			rs.TestTallies = append(rs.TestTallies, eval.Count([]eval.Outcome(res.TestOutcomes)))
+			rs.TestTallies = append(rs.TestTallies, tally(eval.Count([]eval.Outcome(res.TestOutcomes))))
 			rs.TestMissing = append(rs.TestMissing, res.TestMissing)
 			anyMissing = anyMissing || res.TestMissing > 0
 			rs.TrainComparisons = append(rs.TrainComparisons, res.TrainComparisons)
 			rs.TestComparisons = append(rs.TestComparisons, res.TestComparisons)
 		}
-		rs.Mean, rs.Std = cv.MeanStd(rs.Accuracy)
+		rs.Mean, rs.Std = stats.MeanStd(rs.Accuracy)
 		if !anyMissing {
 			rs.TestMissing = nil
 		}
@@ -346,4 +346,9 @@ func ClaimsMarkdown(s *results.Summary) string {
 		b.WriteString("| " + strings.Join(cl.Cells(4), " | ") + " |\n")
 	}
 	return b.String()
+}
+
+// tally converts an eval.Tally to its file form.
+func tally(t eval.Tally) results.Tally {
+	return results.Tally{Right: t.Right, Ties: t.Ties, Wrong: t.Wrong}
 }

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/mkpoe/mkpoe/internal/progress"
+	"github.com/mkpoe/mkpoe/pkg/constraint"
 	"github.com/mkpoe/mkpoe/pkg/cv"
 	"github.com/mkpoe/mkpoe/pkg/data"
 	"github.com/mkpoe/mkpoe/pkg/eval"
@@ -60,7 +61,7 @@ func execTask(ctx context.Context, c *Config, ds *dataset, st *store, t results.
 	res.TrainItems, res.TestItems = len(f.train), len(f.test)
 	res.TrainComparisons, res.TestComparisons = len(f.trainCs), len(f.testCs)
 	res.TestMissing = testMissing(c, ds, f, kidx)
-	res.TrainSteps, res.TestSteps = f.trainSteps, f.testSteps
+	res.TrainSteps, res.TestSteps = stepReports(f.trainSteps), stepReports(f.testSteps)
 	switch t.Kind {
 	case KindNative:
 		os := nativeOutcomes(f, kidx)
@@ -174,10 +175,24 @@ func fitRow(ctx context.Context, c *Config, row RowConfig, f *fold, kidx []int, 
 		s.Combine = mkpoe.Sum
 	}
 	if tp != nil {
-		s.Recorder = tp.StartFit(beta)
+		s.Recorder = FitRecorder(tp.StartFit(beta))
 		defer tp.EndFit()
 	}
 	return mkpoe.FitContext(ctx, f.gramsOf(kidx), f.trainCs, s)
+}
+
+// FitRecorder adapts a progress display's record function (a
+// progress.Fit's Record, or a progress.Task's StartFit) to the fit's
+// mkpoe.Recorder; nil gives nil. internal/progress does not import the
+// solver: the iteration is copied here, with the gap from
+// mkpoe.Iteration.Gap.
+func FitRecorder(record func(progress.Iteration)) mkpoe.Recorder {
+	if record == nil {
+		return nil
+	}
+	return func(it mkpoe.Iteration) {
+		record(progress.Iteration{Iter: it.Iter, Stage: string(it.Stage), Best: it.Best, Bound: it.Bound, Gap: it.Gap()})
+	}
 }
 
 // rowTrial is the cv.Trial of a row on a fold: the harness's fits and
@@ -268,4 +283,17 @@ func chooseBeta(c *Config, st *store, t results.Task) (float64, error) {
 		return 0, fmt.Errorf("no inner fold of split %d has a scorable validation comparison for any β", t.Split)
 	}
 	return c.BetaGrid[b], nil
+}
+
+// stepReports converts constraint.Run's reports to their file form (nil
+// for nil, so that a task without steps writes none).
+func stepReports(rs []constraint.StepReport) []results.StepReport {
+	if rs == nil {
+		return nil
+	}
+	out := make([]results.StepReport, len(rs))
+	for i, r := range rs {
+		out[i] = results.StepReport{Step: r.Step, In: r.In, Removed: r.Removed, Out: r.Out}
+	}
+	return out
 }

@@ -21,8 +21,6 @@ import (
 	"golang.org/x/term"
 
 	"github.com/schollz/progressbar/v3"
-
-	"github.com/mkpoe/mkpoe/pkg/mkpoe"
 )
 
 // Terminal reports whether w is a terminal (then progress is a live
@@ -42,25 +40,39 @@ func Terminal(w io.Writer) (live bool, width int) {
 // clearLine returns the cursor to the start of the line and erases it.
 const clearLine = "\r\x1b[K"
 
-// Fit is the latest report of one running fit. Record is its
-// mkpoe.Recorder; Fit is safe for concurrent use (the fit reports on its
-// own goroutine, a display reads on another).
+// Iteration is what the displays show of a fit's progress report. The
+// caller copies it from the solver's report (experiments.FitRecorder
+// adapts an mkpoe.Recorder), so this package does not depend on the
+// solver.
+type Iteration struct {
+	Iter  int     // the 1-based iteration number, counted across stages
+	Stage string  // the method running ("accelerated", "interior-point", …)
+	Best  float64 // the best objective so far
+	Bound float64 // the best certified lower bound so far (0: none yet)
+	// Gap is the certified relative gap (Best − Bound)/Best
+	// (mkpoe.Iteration.Gap); shown only when Bound > 0.
+	Gap float64
+}
+
+// Fit is the latest report of one running fit. Record receives the fit's
+// reports; Fit is safe for concurrent use (the fit reports on its own
+// goroutine, a display reads on another).
 type Fit struct {
 	mu   sync.Mutex
-	last mkpoe.Iteration
+	last Iteration
 	seen bool
 }
 
-// Record stores it as the fit's latest report (an mkpoe.Recorder: cheap,
-// called after every iteration).
-func (f *Fit) Record(it mkpoe.Iteration) {
+// Record stores it as the fit's latest report (cheap: the fit calls it
+// after every iteration).
+func (f *Fit) Record(it Iteration) {
 	f.mu.Lock()
 	f.last, f.seen = it, true
 	f.mu.Unlock()
 }
 
 // Last returns the latest report, and false if there is none yet.
-func (f *Fit) Last() (mkpoe.Iteration, bool) {
+func (f *Fit) Last() (Iteration, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.last, f.seen
@@ -71,28 +83,27 @@ func (f *Fit) Last() (mkpoe.Iteration, bool) {
 //	iteration 430, interior-point, objective 12.3456, certified gap 2.1e-02
 //
 // or "setting up (no iteration yet)" before the first. The gap is the
-// certified relative gap (mkpoe.Iteration.Gap; "no certificate yet" while
-// there is no bound: the subgradient solver computes its only one at the
-// end).
-func Describe(it mkpoe.Iteration, ok bool) string {
+// certified relative gap (Iteration.Gap; "no certificate yet" while there
+// is no bound: the subgradient solver computes its only one at the end).
+func Describe(it Iteration, ok bool) string {
 	if !ok {
 		return "setting up (no iteration yet)"
 	}
 	gap := "no certificate yet"
 	if it.Bound > 0 {
-		gap = "certified gap " + formatGap(it.Gap())
+		gap = "certified gap " + formatGap(it.Gap)
 	}
 	return fmt.Sprintf("iteration %d, %s, objective %.6g, %s", it.Iter, it.Stage, it.Best, gap)
 }
 
 // describeShort is Describe for the live line of a run.
-func describeShort(it mkpoe.Iteration, ok bool) string {
+func describeShort(it Iteration, ok bool) string {
 	if !ok {
 		return "setting up"
 	}
 	s := fmt.Sprintf("it %d %s", it.Iter, it.Stage)
 	if it.Bound > 0 {
-		s += " gap " + formatGap(it.Gap())
+		s += " gap " + formatGap(it.Gap)
 	}
 	return s
 }
@@ -212,7 +223,7 @@ type FitDisplay struct {
 	Delay time.Duration // quiet before (default FitDelay)
 	Every time.Duration // interval of plain lines (default PlainEvery; ≤ 0: no plain lines)
 	Tol   float64       // the fit's target relative gap, shown as the target (0: not shown)
-	Fit   Fit           // its Record is the fit's mkpoe.Recorder
+	Fit   Fit           // its Record receives the fit's reports
 
 	start   time.Time
 	printed time.Time // last plain line
@@ -350,8 +361,8 @@ func (r *Run) StartTask(id string, fits int, now time.Time) *Task {
 }
 
 // StartFit records that the task's next fit, at β = beta, started, and
-// returns its Recorder (nil on a nil Task).
-func (t *Task) StartFit(beta float64) mkpoe.Recorder {
+// returns the function that receives its reports (nil on a nil Task).
+func (t *Task) StartFit(beta float64) func(Iteration) {
 	if t == nil {
 		return nil
 	}

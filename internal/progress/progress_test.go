@@ -6,8 +6,6 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/mkpoe/mkpoe/pkg/mkpoe"
 )
 
 // t0 is the made-up start time of every display in these tests.
@@ -53,18 +51,28 @@ func TestFormatDuration(t *testing.T) {
 	}
 }
 
+// withGap sets it.Gap to the certified relative gap (Best − Bound)/Best, 0
+// when Best is not positive, as mkpoe.Iteration.Gap computes it
+// (experiments' TestFitRecorder checks the copy).
+func withGap(it Iteration) Iteration {
+	if it.Best > 0 {
+		it.Gap = (it.Best - it.Bound) / it.Best
+	}
+	return it
+}
+
 func TestDescribe(t *testing.T) {
 	for _, test := range []struct {
-		it   mkpoe.Iteration
+		it   Iteration
 		ok   bool
 		want string
 	}{
-		{mkpoe.Iteration{}, false, "setting up (no iteration yet)"},
-		{mkpoe.Iteration{Iter: 430, Objective: 13, Best: 12.3456, Bound: 12.0864, Stage: mkpoe.StageInteriorPoint}, true,
+		{Iteration{}, false, "setting up (no iteration yet)"},
+		{withGap(Iteration{Iter: 430, Best: 12.3456, Bound: 12.0864, Stage: "interior-point"}), true,
 			"iteration 430, interior-point, objective 12.3456, certified gap 2.1e-02"},
-		{mkpoe.Iteration{Iter: 7, Objective: 3, Best: 2.5, Stage: mkpoe.StageSubgradient}, true,
+		{withGap(Iteration{Iter: 7, Best: 2.5, Stage: "subgradient"}), true,
 			"iteration 7, subgradient, objective 2.5, no certificate yet"},
-		{mkpoe.Iteration{Iter: 9, Best: 2, Bound: 2.0000000001, Stage: mkpoe.StageAccelerated}, true,
+		{withGap(Iteration{Iter: 9, Best: 2, Bound: 2.0000000001, Stage: "accelerated"}), true,
 			"iteration 9, accelerated, objective 2, certified gap 0.0e+00"}, // round-off below 0 shows as 0
 	} {
 		if got := Describe(test.it, test.ok); got != test.want {
@@ -77,13 +85,13 @@ func TestDescribe(t *testing.T) {
 // Update or Finish at a time.
 type fitEvent struct {
 	at     time.Duration
-	it     *mkpoe.Iteration
+	it     *Iteration
 	finish bool
 }
 
 func TestFitDisplay(t *testing.T) {
-	acc := &mkpoe.Iteration{Iter: 40, Objective: 12.5, Best: 12.3456, Bound: 11.1110, Stage: mkpoe.StageAccelerated}
-	ipm := &mkpoe.Iteration{Iter: 412, Objective: 12.3, Best: 12.3, Bound: 12.2877, Stage: mkpoe.StageInteriorPoint}
+	acc := withGap(Iteration{Iter: 40, Best: 12.3456, Bound: 11.1110, Stage: "accelerated"})
+	ipm := withGap(Iteration{Iter: 412, Best: 12.3, Bound: 12.2877, Stage: "interior-point"})
 	for _, test := range []struct {
 		name   string
 		live   bool
@@ -91,15 +99,15 @@ func TestFitDisplay(t *testing.T) {
 		events []fitEvent
 		want   string
 	}{
-		{"fast fit, log: nothing", false, 0, []fitEvent{{at: 0, it: acc}, {at: time.Second}, {at: 1900 * time.Millisecond, finish: true}}, ""},
-		{"fast fit, terminal: nothing", true, 0, []fitEvent{{at: 0, it: acc}, {at: time.Second}, {at: 1900 * time.Millisecond, finish: true}}, ""},
+		{"fast fit, log: nothing", false, 0, []fitEvent{{at: 0, it: &acc}, {at: time.Second}, {at: 1900 * time.Millisecond, finish: true}}, ""},
+		{"fast fit, terminal: nothing", true, 0, []fitEvent{{at: 0, it: &acc}, {at: time.Second}, {at: 1900 * time.Millisecond, finish: true}}, ""},
 		{"slow fit, log: a line at 2 s, every 30 s, and at the end", false, 0, []fitEvent{
 			{at: time.Second},
 			{at: 2 * time.Second},
-			{at: 3 * time.Second, it: acc},
+			{at: 3 * time.Second, it: &acc},
 			{at: 20 * time.Second},
 			{at: 32 * time.Second},
-			{at: 33 * time.Second, it: ipm},
+			{at: 33 * time.Second, it: &ipm},
 			{at: 61 * time.Second},
 			{at: 62 * time.Second},
 			{at: 70 * time.Second, finish: true},
@@ -108,15 +116,15 @@ func TestFitDisplay(t *testing.T) {
 			"fit: 1m02s, iteration 412, interior-point, objective 12.3, certified gap 1.0e-03 (target 1.0e-03)\n" +
 			"fit: 1m10s, iteration 412, interior-point, objective 12.3, certified gap 1.0e-03 (target 1.0e-03)\n"},
 		{"slow fit, terminal: redrawn at every update, erased at the end", true, 0, []fitEvent{
-			{at: time.Second, it: acc},
+			{at: time.Second, it: &acc},
 			{at: 2 * time.Second},
-			{at: 2250 * time.Millisecond, it: ipm},
+			{at: 2250 * time.Millisecond, it: &ipm},
 			{at: 2500 * time.Millisecond},
 			{at: 3 * time.Second, finish: true},
 		}, "\r\x1b[Kfit: 2s, iteration 40, accelerated, objective 12.3456, certified gap 1.0e-01 (target 1.0e-03)" +
 			"\r\x1b[Kfit: 3s, iteration 412, interior-point, objective 12.3, certified gap 1.0e-03 (target 1.0e-03)" +
 			"\r\x1b[K"},
-		{"terminal: cut to its width", true, 24, []fitEvent{{at: 0, it: acc}, {at: 5 * time.Second}, {at: 6 * time.Second, finish: true}},
+		{"terminal: cut to its width", true, 24, []fitEvent{{at: 0, it: &acc}, {at: 5 * time.Second}, {at: 6 * time.Second, finish: true}},
 			"\r\x1b[Kfit: 5s, iteration 40, a\r\x1b[K"},
 	} {
 		t.Run(test.name, func(t *testing.T) {
@@ -150,7 +158,7 @@ func TestRunPlain(t *testing.T) {
 	cv := r.StartTask("cv-a", 4, at(0))
 	native := r.StartTask("native-b", 0, at(0))
 	rec := cv.StartFit(1)
-	rec(mkpoe.Iteration{Iter: 12, Objective: 5, Best: 4.5, Bound: 4, Stage: mkpoe.StageAccelerated})
+	rec(withGap(Iteration{Iter: 12, Best: 4.5, Bound: 4, Stage: "accelerated"}))
 	r.Update(at(29 * time.Second)) // not due
 	r.Update(at(30 * time.Second))
 	cv.EndFit()
@@ -210,9 +218,9 @@ func TestRunLive(t *testing.T) {
 	task := r.StartTask("cv-a", 4, t0)
 	r.Update(at(time.Second))
 	rec := task.StartFit(100)
-	rec(mkpoe.Iteration{Iter: 230, Best: 12, Bound: 11.616, Stage: mkpoe.StageAccelerated})
+	rec(withGap(Iteration{Iter: 230, Best: 12, Bound: 11.616, Stage: "accelerated"}))
 	task.EndFit()
-	task.StartFit(1000)(mkpoe.Iteration{Iter: 3, Best: 12, Stage: mkpoe.StageAccelerated})
+	task.StartFit(1000)(withGap(Iteration{Iter: 3, Best: 12, Stage: "accelerated"}))
 	r.Update(at(2 * time.Second))
 	r.Println("cv-a: not converged", at(3*time.Second))
 	r.Finish()
@@ -310,7 +318,7 @@ func TestPlainOff(t *testing.T) {
 	var b strings.Builder
 	d := NewFitDisplay(&b, false, t0)
 	d.Every = 0
-	d.Fit.Record(mkpoe.Iteration{Iter: 1, Best: 1, Stage: mkpoe.StageAccelerated})
+	d.Fit.Record(withGap(Iteration{Iter: 1, Best: 1, Stage: "accelerated"}))
 	d.Update(at(time.Hour))
 	d.Finish(at(2 * time.Hour))
 	r := NewRun(&b, RunOptions{Every: -1}, t0, 1, 1)

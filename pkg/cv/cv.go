@@ -320,10 +320,6 @@ func Nested(ctx context.Context, l Learner, n int, p Protocol) (*Result, error) 
 	for i, sr := range res.Splits {
 		scores[i] = sr.Score
 	}
-	res.Mean, res.Std = MeanStd(scores)
+	res.Mean, res.Std = stats.MeanStd(scores)
 	return res, nil
 }
-
-// MeanStd returns the mean and the sample standard deviation of x (0 for
-// one value; NaN, NaN for none); see stats.MeanStd.
-func MeanStd(x []float64) (mean, std float64) { return stats.MeanStd(x) }

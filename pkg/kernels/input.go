@@ -222,22 +222,6 @@ func (in Input) sets(kind string) ([][]int, error) {
 	return out, nil
 }
 
-// CountsFromDense converts an n×V count matrix to the sparse form of
-// [Input.Counts], dropping zeros. It does not check signs; Fit does.
-func CountsFromDense(m mat.Matrix) []map[int]float64 {
-	r, c := m.Dims()
-	out := make([]map[int]float64, r)
-	for i := 0; i < r; i++ {
-		out[i] = make(map[int]float64)
-		for t := 0; t < c; t++ {
-			if v := m.At(i, t); v != 0 {
-				out[i][t] = v
-			}
-		}
-	}
-	return out
-}
-
 // Subset returns the items idx of the input, in that order (e.g. the
 // training items of a fold, Sec. 5: kernels are fitted on training items
 // only). Rows and maps are shared with in, not copied, except Features.

@@ -200,9 +200,6 @@ func diagNorm(k, a, b float64) float64 {
 // N returns the number of training items.
 func (m *Model) N() int { return m.n }
 
-// Normalization returns the normalisation the Model applies.
-func (m *Model) Normalization() Normalization { return m.norm }
-
 // Fitted returns the raw fitted kernel (for example a [*PPKFit], to read
 // the per-item GMMs).
 func (m *Model) Fitted() Fitted { return m.raw }

@@ -16,7 +16,6 @@ import (
 	"testing/fstest"
 
 	"github.com/mkpoe/mkpoe/internal/nbtest"
-	"github.com/mkpoe/mkpoe/pkg/eval"
 	"github.com/mkpoe/mkpoe/pkg/results"
 	"github.com/mkpoe/mkpoe/pkg/stats"
 )
@@ -290,7 +289,7 @@ func TestLaTeXCompiles(t *testing.T) {
 	for i := range run.Summary.Rows {
 		r := &run.Summary.Rows[i]
 		for _, n := range r.TestComparisons {
-			r.TestTallies = append(r.TestTallies, eval.Tally{Right: n - 2, Ties: 2})
+			r.TestTallies = append(r.TestTallies, results.Tally{Right: n - 2, Ties: 2})
 		}
 	}
 	run.Summary.Claims = []results.Claim{{Claim: "σ = ½ median beats σ = median (K4)", Better: "MKPOE K4 diag", Worse: "sum native", Paper: "Table 2",

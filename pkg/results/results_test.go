@@ -145,8 +145,10 @@ func FuzzDecode(f *testing.F) {
 	} {
 		f.Add([]byte(seed))
 	}
-	if b, err := os.ReadFile(filepath.Join("testdata", "legacy-summary.json")); err == nil {
-		f.Add(b)
+	for _, name := range []string{"legacy-summary.json", "tiny-summary.json", "tiny-refit-task.json"} {
+		if b, err := os.ReadFile(filepath.Join("testdata", name)); err == nil {
+			f.Add(b)
+		}
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		roundTrip := func(v any, decode func([]byte) (any, error)) {

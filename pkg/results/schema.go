@@ -2,10 +2,9 @@ package results
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 
-	"github.com/mkpoe/mkpoe/pkg/constraint"
-	"github.com/mkpoe/mkpoe/pkg/eval"
 	"github.com/mkpoe/mkpoe/pkg/stats"
 )
 
@@ -79,13 +78,53 @@ type TaskResult struct {
 	Dim   int     `json:"dim,omitempty"`
 	// KernelShare is, for a k4 refit, each kernel's share of the trace
 	// regulariser Σ_p tr(W⁽ᵖ⁾K⁽ᵖ⁾) (mkpoe.Model.KernelShares).
-	KernelShare      []float64               `json:"kernel_share,omitempty"`
-	TrainItems       int                     `json:"train_items"`
-	TestItems        int                     `json:"test_items"`
-	TrainComparisons int                     `json:"train_comparisons"`
-	TestComparisons  int                     `json:"test_comparisons"`
-	TrainSteps       []constraint.StepReport `json:"train_steps,omitempty"`
-	TestSteps        []constraint.StepReport `json:"test_steps,omitempty"`
+	KernelShare      []float64 `json:"kernel_share,omitempty"`
+	TrainItems       int       `json:"train_items"`
+	TestItems        int       `json:"test_items"`
+	TrainComparisons int       `json:"train_comparisons"`
+	TestComparisons  int       `json:"test_comparisons"`
+	// TrainSteps and TestSteps report the constraint processing steps
+	// (constraints.train and constraints.test) applied to the task's
+	// training and test comparisons, in order.
+	TrainSteps []StepReport `json:"train_steps,omitempty"`
+	TestSteps  []StepReport `json:"test_steps,omitempty"`
+}
+
+// StepReport is what one constraint processing step did to a set of
+// comparisons (the file form of constraint.StepReport): its name, and the
+// comparisons it received, removed and kept.
+type StepReport struct {
+	Step    string `json:"step"`
+	In      int    `json:"in"`
+	Removed int    `json:"removed"`
+	Out     int    `json:"out"`
+}
+
+// Tally counts the test comparisons a space gets right, ties and gets
+// wrong (the file form of eval.Tally).
+type Tally struct {
+	Right int `json:"right"`
+	Ties  int `json:"ties"`
+	Wrong int `json:"wrong"`
+}
+
+func (t Tally) n() float64 { return float64(t.Right + t.Ties + t.Wrong) }
+
+// HalfTies is the accuracy with ties counted as one half, NaN for no
+// comparison.
+func (t Tally) HalfTies() float64 {
+	if t.n() == 0 {
+		return math.NaN()
+	}
+	return (float64(t.Right) + 0.5*float64(t.Ties)) / t.n()
+}
+
+// TieRate is the fraction of ties, NaN for no comparison.
+func (t Tally) TieRate() float64 {
+	if t.n() == 0 {
+		return math.NaN()
+	}
+	return float64(t.Ties) / t.n()
 }
 
 // Summary is every number of a run's table (summary.json): per row the test
@@ -153,7 +192,7 @@ type Row struct {
 	// space gets right, ties and gets wrong: Accuracy[s] is right/total
 	// (ties are errors, the paper's rule); HalfTies and TieRate read the
 	// rest. Absent when a task file predates test_outcomes.
-	TestTallies []eval.Tally `json:"test_tallies,omitempty"`
+	TestTallies []Tally `json:"test_tallies,omitempty"`
 	// TestMissing[s] counts split s's test comparisons with an item that
 	// one of the row's kernels lacks (absent when there are none).
 	TestMissing []int    `json:"test_missing,omitempty"`
@@ -189,7 +228,7 @@ func (r *Row) HalfTies() (perSplit []float64, mean, std float64) {
 // TieRate returns the fraction of test comparisons that tie in the row's
 // space over all splits together (NaN when no tallies were recorded).
 func (r *Row) TieRate() float64 {
-	var all eval.Tally
+	var all Tally
 	for _, t := range r.TestTallies {
 		all.Right, all.Ties, all.Wrong = all.Right+t.Right, all.Ties+t.Ties, all.Wrong+t.Wrong
 	}

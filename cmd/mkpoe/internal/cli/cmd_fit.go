@@ -9,6 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/mkpoe/mkpoe/experiments"
 	"github.com/mkpoe/mkpoe/internal/progress"
 	"github.com/mkpoe/mkpoe/pkg/data"
 	"github.com/mkpoe/mkpoe/pkg/mkpoe"
@@ -110,7 +111,7 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if disp.Tol == 0 {
 		disp.Tol = 1e-3 // Settings' default
 	}
-	s.Recorder = disp.Fit.Record
+	s.Recorder = experiments.FitRecorder(disp.Fit.Record)
 	stop := progress.Start(progress.Interval(live, disp.Every), func(time.Time) { disp.Update(clock()) })
 	var m *mkpoe.Model
 	switch {
