@@ -12,8 +12,8 @@ import (
 )
 
 // BenchmarkAset400FoldPath fits the warm-started β path of one inner fold
-// of a paper config's row, as a cv task does (docs/solver.md, the table of
-// the interior-point stage's cost rule): full W, K4 on ST+CF+genre (split
+// of a paper config's row, as a cv task does (docs/notes/solver-log.md,
+// the table of the interior-point stage's cost rule): full W, K4 on ST+CF+genre (split
 // 0, fold 2 of configs/aset400_kernel_groups.yaml) and K1 on unprocessed ST
 // (split 0, fold 0 of configs/aset400_graph_processing.yaml), K4 on
 // ST+genre (fold 5 of kernel groups) and K1 on ST (fold 0 of single

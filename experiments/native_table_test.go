@@ -13,7 +13,8 @@ import (
 // TestNativeAccuracyTable computes the native-space accuracy of every kernel
 // of the shipped aset400 and ALOI configs on the full comparison sets
 // (aset400: all 9107 triplets over all 412 artists; ALOI: all taxonomy
-// comparisons among the seeded 10×20 subset), the README's first table. The
+// comparisons among the seeded 10×20 subset), docs/results.md's table
+// "Native accuracy of our kernels on the full comparison sets". The
 // kernels are fitted on all items: no learning happens here. Random kernels
 // must score about 0.5; real ones must beat chance on the comparisons they do
 // not tie (ties count as errors in the accuracy: identical genre sets, and
