@@ -22,7 +22,7 @@ import (
 // becomes feasible. The crossover takes the first-order iterate and
 // finishes the fit with the interior-point method of package conic:
 //
-//   - problems whose blocks are all full go to interiorFull (ipm_pairs.go),
+//   - problems whose blocks are all full go to interiorFull (interior_full.go),
 //     which keeps every block whole and solves the Newton systems in
 //     comparison space;
 //   - diagonal problems (LPs, Sec. 4.4) are restricted to a working set —
