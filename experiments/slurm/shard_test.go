@@ -2,7 +2,6 @@ package slurm_test
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,18 +15,8 @@ import (
 	"github.com/mkpoe/mkpoe/pkg/results"
 )
 
-// fakePlan has n0 phase-0 tasks followed by n1 phase-1 tasks, like experiments.Plan.
-func fakePlan(n0, n1 int) []results.Task {
-	var plan []results.Task
-	for i := 0; i < n0+n1; i++ {
-		t := results.Task{ID: fmt.Sprintf("t%05d", i)}
-		if i >= n0 {
-			t.Phase = 1
-		}
-		plan = append(plan, t)
-	}
-	return plan
-}
+// fakePlan is plan_test.go's (exported to this package by export_test.go).
+var fakePlan = slurm.FakePlan
 
 // tinyPlan is the plan of testconfigs.Tiny (16 phase-0 and 6 phase-1 tasks).
 func tinyPlan(t *testing.T) []results.Task {
