@@ -287,6 +287,7 @@ func runGuarded(timeout time.Duration, f func() (*Model, error)) (out guardedOut
 }
 
 func TestFitMatchesExactOptimumHighBeta(t *testing.T) {
+	t.Parallel()
 	maxIter := highBetaMaxIter(t)
 	start := time.Now()
 	for _, c := range highBetaCases() {
@@ -382,6 +383,7 @@ func checkExact(t *testing.T, c highBetaCase, ref *reference.Result, m *Model, e
 // problem's fit with the same number of comparisons) must still give a
 // valid certificate.
 func TestFitWarmPathMatchesExactOptimum(t *testing.T) {
+	t.Parallel()
 	cases := highBetaCases()
 	var chains [][]highBetaCase
 	for _, c := range cases {
@@ -449,6 +451,7 @@ func TestFitWarmPathMatchesExactOptimum(t *testing.T) {
 // TestFitDegenerateInputs: degenerate or invalid inputs give an error or
 // the trivial solution, promptly, and never a panic or a hang.
 func TestFitDegenerateInputs(t *testing.T) {
+	t.Parallel()
 	const n = 8
 	rng := rand.New(rand.NewPCG(77, 3))
 	hidden := randomFeatures(rng, n, 2)

@@ -194,6 +194,7 @@ func TestFitWithoutInteriorStage(t *testing.T) {
 // hand-computed cases: the geometric mean of a positive bound and the
 // objective, and the objective where the bound is no help.
 func TestOptimumEstimate(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		objective, bound, want float64
 	}{
@@ -217,6 +218,7 @@ func TestOptimumEstimate(t *testing.T) {
 // gathered item by item; enough comparisons that several tasks of
 // linalg.ParallelRows fill them.
 func TestRestrictRowsAreMargins(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(3, 11))
 	n := 40
 	hidden := randomFeatures(rng, n, 3)

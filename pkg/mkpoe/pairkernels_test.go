@@ -110,6 +110,7 @@ func closeTo(got, want, scale, tol float64) bool {
 // newProblem sorts the distinct pairs by first item without changing which
 // pairs the comparisons name.
 func TestPairKernelsMatchElementwise(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		n, r, count int
 		density     float64 // share of non-zero weights
@@ -305,6 +306,7 @@ func symmetricWithPositives(rng *rand.Rand, r, pos int) []float64 {
 // (part of the spectrum from above, the whole decomposition, part of the
 // spectrum from below) and the factor be used or not.
 func TestProjectMarginsMatchesGeneric(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(4, 12))
 	const n = 15
 	cs := randomComparisons(rng, randomFeatures(rng, n, 2), 80, 0.1, true)
