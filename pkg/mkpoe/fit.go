@@ -316,6 +316,15 @@ func fit(ctx context.Context, in input, cs []data.Comparison, s Settings) (*Mode
 	if s.tuning != nil {
 		p.tune = s.tuning
 	}
+	// β_min needs the eigenbasis form (R = I); the subgradient method
+	// works in W-space, so it gets one of its own.
+	var minBeta float64
+	if m.eigenbasis() || s.Mode == Diag || in.kind != InputKernels {
+		minBeta = p.minBeta()
+	} else {
+		zb, _ := formulation(in, s.Mode, true, s.EigTol)
+		minBeta = newProblem(in.n, zb, cs, s.Beta).minBeta()
+	}
 	x0 := make([]float64, p.dim)
 	if s.Init != nil {
 		if err := warmStart(p, backs, s.Init, x0, in); err != nil {
@@ -344,6 +353,7 @@ func fit(ctx context.Context, in input, cs []data.Comparison, s Settings) (*Mode
 		DualBound:  bound,
 		Trace:      sol.trace,
 		Seconds:    time.Since(start).Seconds(),
+		MinBeta:    minBeta,
 	}
 	model.Stats.RelativeGap = relativeGap(sol.objective, bound)
 	for _, b := range blocks {

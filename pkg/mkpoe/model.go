@@ -53,6 +53,12 @@ type Stats struct {
 	Trace       []float64 // exact objective after each iteration
 	Seconds     float64
 	BlockDims   []int // size of each block's variable (kernel numerical rank in the eigenbasis)
+	// MinBeta is β_min, the largest β at which W = 0 is optimal for these
+	// inputs and comparisons (+Inf: at every β): a fit at β ≤ MinBeta
+	// returns W = 0, every comparison a tie. It scales with the data, not
+	// with n alone, so a β grid is best read relative to it
+	// (docs/solver.md, "The smallest useful β"). Not stored in model files.
+	MinBeta float64
 }
 
 // IsZero reports whether the model maps every training item to the origin

@@ -589,11 +589,20 @@ func projectPSD(ws *eigWS, r int, a []float64) {
 	out.Add(out, &gg)
 }
 
-// minEigenvalueShifted returns, for every full block, λ_min(G − R) where g
-// holds the gradient blocks; for diagonal blocks it returns the largest
-// t ≤ 1 with c + t(g − c) ≥ 0 directly. Used by dualScale.
+// dualScale returns the largest t ≤ 1 with R + t·ΦᵀSΦ ⪰ 0 in every block,
+// where g = R + ΦᵀSΦ is the gradient at multipliers α (S = Σ_c α_c (E_ij −
+// E_kl)): t·α is dual feasible, and t·Σα a certified lower bound
+// (docs/solver.md, "The dual and the certificate"). It is NaN for a
+// W-space block (R ≠ I), which is certified through its eigenbasis problem.
 func (p *problem) dualScale(ws *workspace, g []float64) float64 {
-	t := 1.0
+	return math.Min(1, p.feasibleScale(ws, g))
+}
+
+// feasibleScale is dualScale without the cap at 1: the largest t with
+// R + t·ΦᵀSΦ ⪰ 0 in every block (+Inf if ΦᵀSΦ ⪰ 0 everywhere; 0 if a
+// diagonal coordinate without regulariser weight has a negative entry).
+func (p *problem) feasibleScale(ws *workspace, g []float64) float64 {
+	t := math.Inf(1)
 	for b := range p.blocks {
 		blk := &p.blocks[b]
 		gb := g[blk.off : blk.off+blk.size]

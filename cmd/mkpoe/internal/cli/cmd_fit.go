@@ -134,8 +134,12 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	fmt.Fprintf(stdout, "objective %.10g\nbound %.10g\nrelative_gap %.3g\niterations %d\nconverged %v\ndimension %d\nseconds %.3f\n",
 		m.Objective, m.Stats.DualBound, m.Stats.RelativeGap, m.Stats.Iterations, m.Stats.Converged, m.Dim(), m.Stats.Seconds)
+	fmt.Fprintf(stdout, "min_beta %.6g\n", m.Stats.MinBeta)
 	if !m.Stats.Converged {
 		fmt.Fprintf(stderr, "mkpoe fit: warning: stopped at the iteration limit before the requested accuracy (relative gap %.3g)\n", m.Stats.RelativeGap)
+	}
+	if m.Beta <= m.Stats.MinBeta {
+		fmt.Fprintf(stderr, "mkpoe fit: warning: --beta %g is at or below min_beta %.6g, the largest β at which W = 0 is optimal for these comparisons: the model maps every item to the origin and ties every comparison; use --beta above it (e.g. %.3g, 3 × min_beta)\n", m.Beta, m.Stats.MinBeta, 3*m.Stats.MinBeta)
 	}
 	return nil
 }

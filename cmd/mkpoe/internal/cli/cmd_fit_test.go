@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -177,5 +178,48 @@ func TestFitBadInputs(t *testing.T) {
 	}
 	if code, _, _ := run("nosuchcommand"); code != 2 {
 		t.Errorf("unknown command: exit %d, want 2", code)
+	}
+}
+
+// TestFitWarnsBelowMinBeta fits the line fixture at β below and above its
+// min_beta: both print min_beta (the same value), and only the fit at or
+// below it warns that W = 0 is optimal and names a β above it.
+func TestFitWarnsBelowMinBeta(t *testing.T) {
+	dir, kernel, comps, _ := fitFixture(t)
+	minBeta := func(stdout string) float64 {
+		t.Helper()
+		for _, line := range strings.Split(stdout, "\n") {
+			if v, ok := strings.CutPrefix(line, "min_beta "); ok {
+				f, err := strconv.ParseFloat(v, 64)
+				if err != nil {
+					t.Fatalf("min_beta line %q: %v", line, err)
+				}
+				return f
+			}
+		}
+		t.Fatalf("no min_beta line in %q", stdout)
+		return 0
+	}
+	code, out, errs := run("fit", "--kernel", kernel, "--comparisons", comps, "--beta", "1e3", "--out", filepath.Join(dir, "hi.json"))
+	if code != 0 {
+		t.Fatalf("fit at β = 1e3: exit %d: %s", code, errs)
+	}
+	bmin := minBeta(out)
+	if !(bmin > 0 && bmin < 1e3) {
+		t.Fatalf("min_beta %g, want in (0, 1e3)", bmin)
+	}
+	if strings.Contains(errs, "min_beta") {
+		t.Errorf("fit above min_beta warned: %s", errs)
+	}
+	low := strconv.FormatFloat(bmin/2, 'g', -1, 64)
+	code, out, errs = run("fit", "--kernel", kernel, "--comparisons", comps, "--beta", low, "--out", filepath.Join(dir, "lo.json"))
+	if code != 0 {
+		t.Fatalf("fit at β = %s: exit %d: %s", low, code, errs)
+	}
+	if got := minBeta(out); math.Abs(got-bmin) > 1e-5*bmin {
+		t.Errorf("min_beta %g at the low β, %g at the high one", got, bmin)
+	}
+	if !strings.Contains(errs, "at or below min_beta") || !strings.Contains(errs, "W = 0 is optimal") {
+		t.Errorf("fit below min_beta gave no warning: %q", errs)
 	}
 }

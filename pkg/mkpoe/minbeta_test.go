@@ -1,0 +1,141 @@
+package mkpoe
+
+import (
+	"math"
+	"testing"
+
+	"github.com/mkpoe/mkpoe/pkg/data"
+	"github.com/mkpoe/mkpoe/pkg/mkpoe/internal/reference"
+	"gonum.org/v1/gonum/mat"
+)
+
+// TestMinBetaHandComputed checks β_min on one triplet over three items,
+// "0 and 1 are closer than 0 and 2", with K = I (GNMDS), worked out by
+// hand. Diagonal: the margin is 1 + w₁ − w₂ and the regulariser w₀ + w₁ +
+// w₂, so M = diag(0, 1, −1) and β_min = c₂/1 = 1 (at w₂ = 1 the objective
+// is 1 against β at W = 0). Full: M = E₀₁ − E₀₂ has the characteristic
+// polynomial λ³ − 3λ, so λ_min = −√3 and β_min = 1/√3.
+func TestMinBetaHandComputed(t *testing.T) {
+	t.Parallel()
+	cs := []data.Comparison{{I: 0, J: 1, K: 0, L: 2}}
+	for _, tc := range []struct {
+		name string
+		mode Mode
+		want float64
+	}{
+		{"diagonal", Diag, 1},
+		{"full", Full, 1 / math.Sqrt(3)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := FitIdentity(3, cs, &Settings{Beta: 1, Mode: tc.mode})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := m.Stats.MinBeta; math.Abs(got-tc.want) > 1e-12*tc.want {
+				t.Errorf("MinBeta = %.15g, want %.15g", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestMinBetaSeparatesZeroFromNonzero checks β_min against an independent
+// exact solver (the reference log-barrier method, full and diagonal W) on
+// the small problems, as K₄ and as K₁ on their sum kernel: at 0.98·β_min the
+// optimum is W = 0, whose objective is exactly β (every margin 1), and at
+// 1.02·β_min it is below β. Our own fits agree: W = 0 below, W ≠ 0 above.
+func TestMinBetaSeparatesZeroFromNonzero(t *testing.T) {
+	t.Parallel()
+	for _, pr := range smallProblems() {
+		for _, mode := range []Mode{Full, Diag} {
+			for _, combine := range []Combine{Separate, Sum} {
+				if combine == Sum && len(pr.ks) == 1 {
+					continue
+				}
+				name := pr.name + "/" + mode.String() + "/" + combine.String()
+				t.Run(name, func(t *testing.T) {
+					t.Parallel()
+					ks := pr.ks
+					if combine == Sum {
+						n := ks[0].SymmetricDim()
+						sum := mat.NewSymDense(n, nil)
+						for _, k := range ks {
+							sum.AddSym(sum, k)
+						}
+						ks = []mat.Symmetric{sum}
+					}
+					probe, err := Fit(ks, pr.cs, &Settings{Beta: 1, Mode: mode})
+					if err != nil {
+						t.Fatal(err)
+					}
+					bmin := probe.Stats.MinBeta
+					if !(bmin > 0) || math.IsInf(bmin, 0) {
+						t.Fatalf("MinBeta = %g, want a finite positive value on noisy comparisons", bmin)
+					}
+					for _, c := range []struct {
+						factor float64
+						zero   bool
+					}{{0.98, true}, {1.02, false}} {
+						beta := c.factor * bmin
+						ref, err := reference.Barrier(ks, pr.cs, beta, mode == Diag)
+						if err != nil {
+							t.Fatalf("reference at %g·β_min: %v", c.factor, err)
+						}
+						m, err := Fit(ks, pr.cs, &Settings{Beta: beta, Mode: mode})
+						if err != nil {
+							t.Fatal(err)
+						}
+						if c.zero {
+							if math.Abs(ref.Objective-beta) > 1e-6*beta {
+								t.Errorf("at %g·β_min the exact optimum %.10g is not W = 0's objective β = %.10g", c.factor, ref.Objective, beta)
+							}
+							if !m.IsZero() {
+								t.Errorf("at %g·β_min the fit is not W = 0 (objective %.10g, β %.10g)", c.factor, m.Objective, beta)
+							}
+						} else {
+							if ref.Objective > beta*(1-1e-6) {
+								t.Errorf("at %g·β_min the exact optimum %.10g is not below W = 0's %.10g", c.factor, ref.Objective, beta)
+							}
+							if m.IsZero() || m.Objective >= beta {
+								t.Errorf("at %g·β_min the fit is W = 0 or no better (objective %.10g, β %.10g)", c.factor, m.Objective, beta)
+							}
+						}
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestMinBetaSameForEveryMethod checks that the subgradient method, which
+// works in the paper's W-space, reports the β_min of the default solver's
+// eigenbasis problem, and that it does not depend on the β of the fit.
+func TestMinBetaSameForEveryMethod(t *testing.T) {
+	t.Parallel()
+	pr := smallProblems()[1]
+	want, err := Fit(pr.ks, pr.cs, &Settings{Beta: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []Settings{{Beta: 100}, {Beta: 1, Solver: Subgradient, MaxIter: 10}} {
+		m, err := Fit(pr.ks, pr.cs, &s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Stats.MinBeta != want.Stats.MinBeta {
+			t.Errorf("%+v: MinBeta %.17g, want %.17g", s, m.Stats.MinBeta, want.Stats.MinBeta)
+		}
+	}
+}
+
+// TestMinBetaWithoutComparisons: with no comparison W = 0 is optimal at
+// every β.
+func TestMinBetaWithoutComparisons(t *testing.T) {
+	t.Parallel()
+	m, err := FitIdentity(4, nil, &Settings{Beta: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !math.IsInf(m.Stats.MinBeta, 1) {
+		t.Errorf("MinBeta = %g without comparisons, want +Inf", m.Stats.MinBeta)
+	}
+}
