@@ -316,22 +316,23 @@ func fit(ctx context.Context, in input, cs []data.Comparison, s Settings) (*Mode
 	if s.tuning != nil {
 		p.tune = s.tuning
 	}
-	// β_min needs the eigenbasis form (R = I); the subgradient method
-	// works in W-space, so it gets one of its own.
-	var minBeta float64
-	if m.eigenbasis() || s.Mode == Diag || in.kind != InputKernels {
-		minBeta = p.minBeta()
-	} else {
+	// Certificates and β_min need the eigenbasis form (R = I). W-space
+	// and the eigenbasis coincide for diagonal W, features and the
+	// identity; the subgradient method on full kernel blocks works in
+	// W-space and gets one of its own.
+	eigen := p
+	if !m.eigenbasis() && s.Mode == Full && in.kind == InputKernels {
 		zb, _ := formulation(in, s.Mode, true, s.EigTol)
-		minBeta = newProblem(in.n, zb, cs, s.Beta).minBeta()
+		eigen = newProblem(in.n, zb, cs, s.Beta)
 	}
+	minBeta := eigen.minBeta()
 	x0 := make([]float64, p.dim)
 	if s.Init != nil {
 		if err := warmStart(p, backs, s.Init, x0, in); err != nil {
 			return nil, err
 		}
 	}
-	sol, err := m.solve(ctx, fitProblem{p: p, x0: x0, s: s, in: in, cs: cs})
+	sol, err := m.solve(ctx, fitProblem{p: p, x0: x0, s: s, eigen: eigen})
 	if err != nil {
 		return nil, err
 	}
@@ -547,10 +548,6 @@ func marginsOf(p *problem, x []float64) []float64 {
 	p.margins(p.newWorkspace(), x, make([]float64, len(p.pairs)), m)
 	return m
 }
-
-// certify returns a certified lower bound on min f from the hinge
-// subgradient multipliers at x (problem p must be in eigenbasis form).
-func certify(p *problem, x []float64) float64 { return certifyMargins(p, marginsOf(p, x)) }
 
 // certifyMargins scales α_c = β/|𝒞|·1[m_c > 0] to dual feasibility and
 // returns t·Σα (a lower bound on the optimum; docs/solver.md, "The dual and

@@ -3,7 +3,6 @@ package mkpoe
 import (
 	"context"
 
-	"github.com/mkpoe/mkpoe/pkg/data"
 	"gonum.org/v1/gonum/floats"
 )
 
@@ -23,14 +22,13 @@ type method interface {
 }
 
 // fitProblem is what a method solves: the problem, its starting point and
-// the settings, with the inputs and comparisons it was built from (for
-// certificates computed in another formulation).
+// the settings, with the same problem in eigenbasis form (p itself unless
+// p is in W-space with full kernel blocks) for certificates.
 type fitProblem struct {
-	p  *problem
-	x0 []float64
-	s  Settings
-	in input
-	cs []data.Comparison
+	p     *problem
+	x0    []float64
+	s     Settings
+	eigen *problem
 }
 
 // methodFor returns the method of a Solver value (validated by Settings).
@@ -128,16 +126,11 @@ func (subgradientMethod) eigenbasis() bool { return false }
 func (subgradientMethod) solve(ctx context.Context, fp fitProblem) (solution, error) {
 	p, s := fp.p, fp.s
 	sol, err := p.subgradient(ctx, fp.x0, s)
-	if err != nil || len(fp.cs) == 0 {
+	if err != nil || len(p.left) == 0 {
 		return sol, err
 	}
-	if s.Mode == Diag || fp.in.kind != InputKernels {
-		// W-space and eigenbasis coincide here: certify directly.
-		sol.bound = certify(p, sol.x)
-		return sol, nil
-	}
-	zb, _ := formulation(fp.in, s.Mode, true, s.EigTol)
-	zp := newProblem(fp.in.n, zb, fp.cs, s.Beta)
-	sol.bound = certifyMargins(zp, marginsOf(p, sol.x))
+	// The margins are the same in both formulations; the certificate
+	// needs the eigenbasis one (R = I).
+	sol.bound = certifyMargins(fp.eigen, marginsOf(p, sol.x))
 	return sol, nil
 }
