@@ -33,8 +33,11 @@ type fitProblem struct {
 
 // methodFor returns the method of a Solver value (validated by Settings).
 func methodFor(s Solver) method {
-	if s == Subgradient {
+	switch s {
+	case Subgradient:
 		return subgradientMethod{}
+	case LowRank:
+		return lowRankMethod{}
 	}
 	return acceleratedMethod{}
 }

@@ -2,6 +2,7 @@ package mkpoe
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/mkpoe/mkpoe/pkg/data"
@@ -137,5 +138,40 @@ func TestMinBetaWithoutComparisons(t *testing.T) {
 	}
 	if !math.IsInf(m.Stats.MinBeta, 1) {
 		t.Errorf("MinBeta = %g without comparisons, want +Inf", m.Stats.MinBeta)
+	}
+}
+
+// TestMinBetaLanczosMatchesDense holds the Lanczos β_min (large blocks) to
+// the dense eigendecomposition's on GNMDS and on two kernels in their
+// eigenbasis.
+func TestMinBetaLanczosMatchesDense(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(11, 5))
+	n := 150
+	hidden := randomFeatures(rng, n, 4)
+	cs := randomComparisons(rng, hidden, 3000, 0.1, true)
+	x := mat.NewDense(n, 4, nil)
+	x.Add(hidden, randomFeatures(rng, n, 4))
+	for _, tc := range []struct {
+		name string
+		in   input
+	}{
+		{"identity", input{kind: InputIdentity, n: n, numInputs: 1}},
+		{"kernels", input{kind: InputKernels, n: n, numInputs: 2, kernels: []mat.Symmetric{rbfKernel(x), linearKernel(randomFeatures(rng, n, 6))}}},
+	} {
+		blocks, _ := formulation(tc.in, Full, true, 1e-10)
+		p := newProblem(n, blocks, cs, 1)
+		dense := p.minBeta()
+		alpha := make([]float64, len(cs))
+		for c := range alpha {
+			alpha[c] = 1 / float64(len(cs))
+		}
+		lanczos := p.minBetaLanczos(alpha)
+		if d := relDiff(lanczos, dense); d > 1e-8 {
+			t.Errorf("%s: Lanczos β_min %.12g, dense %.12g (relative difference %.2g)", tc.name, lanczos, dense, d)
+		}
+		if lanczos > dense*(1+1e-12) {
+			t.Errorf("%s: Lanczos β_min %.15g above the dense %.15g: W = 0 would be claimed optimal where it is not", tc.name, lanczos, dense)
+		}
 	}
 }

@@ -98,6 +98,12 @@ func newProblem(n int, blocks []block, cs []data.Comparison, beta float64) *prob
 		p.left[c] = renumber[p.left[c]]
 		p.right[c] = renumber[p.right[c]]
 	}
+	p.layout()
+	return p
+}
+
+// layout sets each block's offset and size in the flat variable and p.dim.
+func (p *problem) layout() {
 	off := 0
 	for b := range p.blocks {
 		blk := &p.blocks[b]
@@ -110,7 +116,15 @@ func newProblem(n int, blocks []block, cs []data.Comparison, beta float64) *prob
 		off += blk.size
 	}
 	p.dim = off
-	return p
+}
+
+// withBlocks returns p over other blocks (the same comparisons, pairs, β
+// and tuning), laid out anew.
+func (p *problem) withBlocks(blocks []block) *problem {
+	q := *p
+	q.blocks = blocks
+	q.layout()
+	return &q
 }
 
 // workspace holds scratch matrices reused across iterations.

@@ -85,6 +85,11 @@ const (
 	// in the original W-space, with the adaptive step size of McFee's mlr
 	// code. It is the faithful baseline and much slower.
 	Subgradient Solver = "subgradient"
+	// LowRank factors every full W⁽ᵖ⁾ = LLᵀ and grows L's columns until the
+	// duality-gap certificate holds (docs/solver.md, "Low-rank method"):
+	// its cost follows the rank of the solution rather than n³. Diagonal
+	// fits use Accelerated.
+	LowRank Solver = "lowrank"
 )
 
 // ParseSolver parses a solver name; "" means [Accelerated].
@@ -94,8 +99,10 @@ func ParseSolver(s string) (Solver, error) {
 		return Accelerated, nil
 	case Subgradient:
 		return Subgradient, nil
+	case LowRank:
+		return LowRank, nil
 	}
-	return "", invalidf("mkpoe: solver must be accelerated or subgradient, got %q", s)
+	return "", invalidf("mkpoe: solver must be accelerated, lowrank or subgradient, got %q", s)
 }
 
 // Stage names the method that produced an [Iteration].
@@ -110,6 +117,8 @@ const (
 	StageInteriorPoint Stage = "interior-point"
 	// StageSubgradient is the paper's projected subgradient method.
 	StageSubgradient Stage = "subgradient"
+	// StageLowRank is the low-rank method's L-BFGS on the factors.
+	StageLowRank Stage = "low-rank"
 )
 
 // Iteration is what a [Recorder] sees after each iteration.
@@ -162,7 +171,7 @@ type Settings struct {
 	Mode Mode
 	// Combine is Separate (K₄, default) or Sum (K₁). Ignored with one kernel.
 	Combine Combine
-	// Solver is Accelerated (default, "") or Subgradient.
+	// Solver is Accelerated (default, ""), LowRank or Subgradient.
 	Solver Solver
 	// MaxIter bounds the iterations, as Stats.Iterations counts them: the
 	// first-order method's plus the interior-point stage's Newton steps.

@@ -19,6 +19,7 @@ type tuning struct {
 	accelerated acceleratedTuning
 	crossover   crossoverTuning
 	interior    interiorTuning
+	lowRank     lowRankTuning
 	// conic is the interior-point method's own tuning (correctors, mixed
 	// precision, step lengths), copied into every conic problem the fit
 	// builds (restrict, pairConic).
@@ -141,6 +142,25 @@ type testHooks struct {
 	crossoverRoundEnd func(round int, loose bool)
 }
 
+// lowRankTuning steers the low-rank method (lowrank.go).
+type lowRankTuning struct {
+	checkEvery   int     // L-BFGS steps between certificate checks
+	memory       int     // L-BFGS curvature pairs
+	startDelta   float64 // the first Huber smoothing width δ
+	grow         int     // at most this many columns join a block per check
+	growFraction float64 // a column joins along a Ritz vector of the slack below −growFraction·Tol (growTol)
+	lanczosSteps int     // Lanczos steps per certificate (the Krylov space's order)
+	lanczosTol   float64 // relative residual at which Lanczos stops
+	// The first phase hands its subspace to the restricted problem after
+	// firstPhaseIters L-BFGS steps or once δ ≤ firstPhaseDelta.
+	firstPhaseIters int
+	firstPhaseDelta float64
+	subspaceRounds  int // column-generation rounds of the restricted problem
+	// stallFraction: L-BFGS has stalled when f_δ fell by less than this
+	// fraction over checkEvery steps; only then do columns join or δ shrink.
+	stallFraction float64
+}
+
 // defaultTuning returns the tuning every fit uses unless a test overrides
 // it through Settings.tuning.
 func defaultTuning() *tuning {
@@ -182,6 +202,19 @@ func defaultTuning() *tuning {
 			maxRounds:  10,
 			dropWorth:  0.6,
 			warmBackup: 0.3,
+		},
+		lowRank: lowRankTuning{
+			checkEvery:      20,
+			memory:          10,
+			startDelta:      1,
+			grow:            8,
+			growFraction:    0.25,
+			lanczosSteps:    300,
+			lanczosTol:      1e-8,
+			firstPhaseIters: 300,
+			firstPhaseDelta: 1e-2,
+			subspaceRounds:  10,
+			stallFraction:   1e-3,
 		},
 		firstSlack:          0.25,
 		laterSlack:          0.05,

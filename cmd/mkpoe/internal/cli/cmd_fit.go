@@ -30,7 +30,7 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	beta := fs.Float64("beta", 0, "β > 0: weight of the hinge loss (required)")
 	mode := fs.String("mode", "full", "full or diag: form of each W")
 	combine := fs.String("combine", "separate", "separate (K4, one W per kernel) or sum (K1, one W on the sum kernel)")
-	solver := fs.String("solver", "accelerated", "accelerated (default) or subgradient (the paper's Appendix B)")
+	solver := fs.String("solver", "accelerated", "accelerated (default), lowrank (factored W = LLᵀ; cost follows the rank: many items, full W) or subgradient (the paper's Appendix B)")
 	maxIter := fs.Int("max-iter", 0, "iteration limit (0: solver default)")
 	tol := fs.Float64("tol", 0, "relative accuracy (0: default 1e-3, certified by a duality gap)")
 	out := fs.String("out", "", "model file to write (JSON; required)")

@@ -1,0 +1,519 @@
+package mkpoe
+
+import (
+	"context"
+	"math"
+
+	"github.com/mkpoe/mkpoe/pkg/data"
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+)
+
+// lowRankMethod is the factored method of docs/solver.md, "Low-rank
+// method": every full block's variable is X = LLᵀ with L of r×k, k grown
+// from 0 until the dual certificate holds (Burer & Monteiro 2003; rank
+// growth as in Journée, Bach, Absil & Sepulchre 2010), minimised by L-BFGS
+// on the Huber-smoothed objective, certified by the dual point of Sec.
+// "The dual and the certificate" with λ_min of the dual slack from the
+// Lanczos method. Its cost per iteration is O(|pairs|·k + n·r·k) and per
+// certificate O(steps·(|pairs| + n·r)), never r³: it is the method for
+// many items with a low-rank optimum. Problems with diagonal blocks go to
+// the default method.
+type lowRankMethod struct{}
+
+func (lowRankMethod) eigenbasis() bool { return true }
+
+func (lowRankMethod) solve(ctx context.Context, fp fitProblem) (solution, error) {
+	if fp.p.hasDiagBlock() {
+		return acceleratedMethod{}.solve(ctx, fp)
+	}
+	lr := newLowRank(fp.p)
+	return lr.run(ctx, fp.x0, fp.s)
+}
+
+// lowRank is the state of a low-rank fit: the problem (eigenbasis form,
+// every block full with R = I), the factors' shapes and scratch per pair
+// and comparison.
+type lowRank struct {
+	p      *problem
+	mu     float64 // β/|𝒞|
+	blocks []lowRankBlock
+	dist   []float64 // per pair: Σ_b ‖y_a − y_b‖²
+	m      []float64 // per comparison: the margin 1 + d(i,j) − d(k,l)
+	alpha  []float64 // per comparison: μ·h_δ'(m_c)
+	w      []float64 // per pair: Σ α over comparisons it is the left pair of, minus the right
+}
+
+// lowRankBlock is one block's factor L (r×k, row-major, at off in the flat
+// variable) and its embedding Y = ΦL (n×k) with the gradient with respect
+// to Y.
+type lowRankBlock struct {
+	blk   *block
+	k     int
+	off   int
+	y, gy []float64
+}
+
+func newLowRank(p *problem) *lowRank {
+	lr := &lowRank{
+		p:     p,
+		mu:    p.beta / float64(max(len(p.left), 1)),
+		dist:  make([]float64, len(p.pairs)),
+		m:     make([]float64, len(p.left)),
+		alpha: make([]float64, len(p.left)),
+		w:     make([]float64, len(p.pairs)),
+	}
+	for b := range p.blocks {
+		lr.blocks = append(lr.blocks, lowRankBlock{blk: &p.blocks[b]})
+	}
+	return lr
+}
+
+// layout sets each block's rank and offset and returns the flat size.
+func (lr *lowRank) layout(ranks []int) int {
+	off := 0
+	for b := range lr.blocks {
+		fb := &lr.blocks[b]
+		fb.k, fb.off = ranks[b], off
+		off += fb.blk.r * fb.k
+		fb.y = resize(fb.y, lr.p.n*fb.k)
+		fb.gy = resize(fb.gy, lr.p.n*fb.k)
+	}
+	return off
+}
+
+func resize(v []float64, n int) []float64 {
+	if cap(v) < n {
+		return make([]float64, n)
+	}
+	return v[:n]
+}
+
+// ranks returns each block's current rank.
+func (lr *lowRank) ranks() []int {
+	out := make([]int, len(lr.blocks))
+	for b, fb := range lr.blocks {
+		out[b] = fb.k
+	}
+	return out
+}
+
+// embed writes Y = ΦL for every block.
+func (lr *lowRank) embed(z []float64) {
+	n := lr.p.n
+	for b := range lr.blocks {
+		fb := &lr.blocks[b]
+		k, r := fb.k, fb.blk.r
+		if k == 0 {
+			continue
+		}
+		l := z[fb.off : fb.off+r*k]
+		if d := fb.blk.phiDiag; d != nil {
+			for i := 0; i < n; i++ {
+				floats.ScaleTo(fb.y[i*k:(i+1)*k], d[i], l[i*k:(i+1)*k])
+			}
+			continue
+		}
+		mat.NewDense(n, k, fb.y).Mul(fb.blk.phi, mat.NewDense(r, k, l))
+	}
+}
+
+// evaluate returns the smoothed objective f_δ and the exact objective f at
+// the factors z (Eq. 13 with W = LLᵀ: tr(X) = ‖L‖²_F), leaving the margins
+// in lr.m and α_c = μ h_δ'(m_c) in lr.alpha; with grad not nil it writes
+// ∇f_δ(z) = 2L + Φᵀ·∂f/∂Y there.
+func (lr *lowRank) evaluate(z []float64, delta float64, grad []float64) (smooth, exact float64) {
+	p := lr.p
+	lr.embed(z)
+	for q := range lr.dist {
+		lr.dist[q] = 0
+	}
+	for _, fb := range lr.blocks {
+		if fb.k > 0 {
+			addEmbeddedDistances(fb.y, fb.k, p.pairs, lr.dist)
+		}
+	}
+	p.marginsFrom(lr.dist, lr.m)
+	reg := floats.Dot(z, z)
+	exact = reg + lr.mu*hingeSum(lr.m)
+	smooth = reg + lr.mu*huberSum(lr.m, delta, lr.alpha, lr.mu)
+	if grad == nil {
+		return smooth, exact
+	}
+	lr.pairWeights()
+	n := p.n
+	for _, fb := range lr.blocks {
+		k, r := fb.k, fb.blk.r
+		if k == 0 {
+			continue
+		}
+		clear(fb.gy)
+		addEmbeddedGradient(fb.y, fb.k, p.pairs, lr.w, fb.gy)
+		g := grad[fb.off : fb.off+r*k]
+		l := z[fb.off : fb.off+r*k]
+		if d := fb.blk.phiDiag; d != nil {
+			for i := 0; i < n; i++ {
+				floats.ScaleTo(g[i*k:(i+1)*k], d[i], fb.gy[i*k:(i+1)*k])
+			}
+		} else {
+			mat.NewDense(r, k, g).Mul(fb.blk.phi.T(), mat.NewDense(n, k, fb.gy))
+		}
+		floats.AddScaled(g, 2, l)
+	}
+	return smooth, exact
+}
+
+// pairWeights sums the multipliers onto the pairs: w_q = Σ_{c: left(c)=q}
+// α_c − Σ_{c: right(c)=q} α_c, so that Σ_c α_c (d(left) − d(right)) =
+// Σ_q w_q d(q) and the dual slack's comparison term is Σ_q w_q E_q.
+func (lr *lowRank) pairWeights() {
+	clear(lr.w)
+	for c, a := range lr.alpha {
+		lr.w[lr.p.left[c]] += a
+		lr.w[lr.p.right[c]] -= a
+	}
+}
+
+// addEmbeddedDistances adds ‖y_a − y_b‖² (rows of the n×k matrix y) to
+// dist[q] for every pair q = {a, b}.
+func addEmbeddedDistances(y []float64, k int, pairs []data.Pair, dist []float64) {
+	for q, pr := range pairs {
+		ya, yb := y[pr.A*k:(pr.A+1)*k], y[pr.B*k:(pr.B+1)*k]
+		s := 0.0
+		for c, v := range ya {
+			t := v - yb[c]
+			s += t * t
+		}
+		dist[q] += s
+	}
+}
+
+// addEmbeddedGradient adds ∂/∂Y of Σ_q w_q ‖y_a − y_b‖² to gy:
+// 2w_q(y_a − y_b) to row a and its negative to row b.
+func addEmbeddedGradient(y []float64, k int, pairs []data.Pair, w, gy []float64) {
+	for q, pr := range pairs {
+		wq := w[q]
+		if wq == 0 {
+			continue
+		}
+		ya, yb := y[pr.A*k:(pr.A+1)*k], y[pr.B*k:(pr.B+1)*k]
+		ga, gb := gy[pr.A*k:(pr.A+1)*k], gy[pr.B*k:(pr.B+1)*k]
+		for c, v := range ya {
+			t := 2 * wq * (v - yb[c])
+			ga[c] += t
+			gb[c] -= t
+		}
+	}
+}
+
+// slackOperator returns v ↦ Φᵀ(Σ_q w_q E_q)Φ v for block b (r-vectors):
+// the dual slack S(α) = I + ΦᵀMΦ of the block minus I, applied in
+// O(n·r + |pairs|) without forming it (O(n + |pairs|) for GNMDS).
+func (lr *lowRank) slackOperator(b int) func(v, out []float64) {
+	blk := lr.blocks[b].blk
+	n, r := lr.p.n, blk.r
+	u := make([]float64, n)
+	zn := make([]float64, n)
+	pairs, w := lr.p.pairs, lr.w
+	return func(v, out []float64) {
+		if d := blk.phiDiag; d != nil {
+			for i := range u {
+				u[i] = d[i] * v[i]
+			}
+		} else {
+			mat.NewVecDense(n, u).MulVec(blk.phi, mat.NewVecDense(r, v))
+		}
+		clear(zn)
+		for q, pr := range pairs {
+			t := w[q] * (u[pr.A] - u[pr.B])
+			zn[pr.A] += t
+			zn[pr.B] -= t
+		}
+		if d := blk.phiDiag; d != nil {
+			for i := range out {
+				out[i] = d[i] * zn[i]
+			}
+			return
+		}
+		mat.NewVecDense(r, out).MulVec(blk.phi.T(), mat.NewVecDense(n, zn))
+	}
+}
+
+// certificate returns the dual scaling t of the multipliers in lr.alpha
+// (the largest t ≤ 1 with I + tΦᵀMΦ ⪰ 0 in every block, from Lanczos
+// lower estimates of λ_min) and each block's smallest Ritz pairs of ΦᵀMΦ
+// (up to want), for rank growth. lr.w must hold the alphas' pair weights.
+func (lr *lowRank) certificate(want int) (t float64, rz []ritz, ok bool) {
+	tn := lr.p.tune.lowRank
+	t = 1
+	rz = make([]ritz, len(lr.blocks))
+	for b, fb := range lr.blocks {
+		r := fb.blk.r
+		res, good := smallestEigen(r, lr.slackOperator(b), want, min(r, tn.lanczosSteps), tn.lanczosTol)
+		if !good {
+			return 0, nil, false
+		}
+		rz[b] = res
+		if res.lower < 0 {
+			t = math.Min(t, 1/(-res.lower))
+		}
+	}
+	return t, rz, true
+}
+
+// lowRankBest is the best point of a low-rank fit: its exact objective,
+// factors and ranks.
+type lowRankBest struct {
+	f     float64
+	z     []float64
+	ranks []int
+}
+
+func (bst *lowRankBest) keep(lr *lowRank, f float64, z []float64) {
+	if f < bst.f {
+		bst.f = f
+		bst.z = append(bst.z[:0], z...)
+		bst.ranks = lr.ranks()
+	}
+}
+
+// run is the low-rank method's loop: L-BFGS on the smoothed objective
+// between certificate checks; at each check, grow the blocks whose dual
+// slack has negative directions, else shrink δ once the smoothed problem is
+// solved (its own gap small), as the accelerated method does.
+func (lr *lowRank) run(ctx context.Context, x0 []float64, s Settings) (solution, error) {
+	p, tn := lr.p, lr.p.tune.lowRank
+	z, ranks := lr.start(x0)
+	lr.layout(ranks)
+	delta := tn.startDelta
+	sol := solution{objective: math.Inf(1)}
+	best := lowRankBest{f: math.Inf(1)}
+	g := make([]float64, len(z))
+	opt := newLBFGS(tn.memory)
+	it := 0
+	prevSmooth := math.Inf(1)
+	for {
+		if err := ctx.Err(); err != nil {
+			return sol, err
+		}
+		fs, fe := lr.evaluate(z, delta, g)
+		best.keep(lr, fe, z)
+		sol.objective = best.f
+		t, rz, ok := lr.certificate(tn.grow)
+		if ok {
+			sol.keepBound(t*floats.Sum(lr.alpha), lr.alpha)
+		}
+		s.report(Iteration{Iter: it, Objective: fe, Best: sol.objective, Bound: sol.bound, Smoothing: delta, Stage: StageLowRank})
+		if sol.certified(s.Tol) {
+			sol.converged = true
+			break
+		}
+		if it >= s.MaxIter || !ok {
+			break
+		}
+		if it >= tn.firstPhaseIters || delta <= tn.firstPhaseDelta {
+			cur := lr.ranks()
+			lr.layout(best.ranks)
+			sol.x = lr.matrices(best.z)
+			lr.layout(cur)
+			it, err := lr.refine(ctx, z, rz, &sol, s, it)
+			sol.iters = it
+			return sol, err
+		}
+		// Grow or shrink δ only once L-BFGS has stalled at this rank and
+		// δ: growing earlier adds directions the current columns would
+		// have taken (the rank ran to n on GNMDS).
+		stalled := prevSmooth-fs <= tn.stallFraction*fs
+		prevSmooth = fs
+		grown := false
+		if stalled {
+			z, grown = lr.grow(z, rz, fs, delta, s.Tol)
+		}
+		if stalled && !grown {
+			// The smoothed problem's own gap, against its dual value
+			// tΣα − δ/(2μ)·t²Σα² (Huber's conjugate).
+			sumA, sumA2 := floats.Sum(lr.alpha), floats.Dot(lr.alpha, lr.alpha)
+			smoothedGap := fs - (t*sumA - delta/(2*lr.mu)*t*t*sumA2)
+			if smoothedGap <= math.Max(0.25*s.Tol*sol.objective, 0.05*p.beta*delta) {
+				delta /= 10
+			}
+		}
+		if stalled {
+			opt.reset()
+		}
+		g = resize(g, len(z))
+		steps, err := lr.descend(ctx, z, g, delta, opt, min(tn.checkEvery, s.MaxIter-it), &best, s, it, sol.bound)
+		it += steps
+		if err != nil {
+			return sol, err
+		}
+	}
+	sol.iters = it
+	lr.layout(best.ranks)
+	sol.x = lr.matrices(best.z)
+	return sol, nil
+}
+
+// descend takes up to steps L-BFGS steps on f_δ from z (in place) with a
+// backtracking Armijo line search, reporting each as an iteration and
+// keeping the best point; it stops early when the line search makes no
+// progress.
+func (lr *lowRank) descend(ctx context.Context, z, g []float64, delta float64, opt *lbfgs, steps int, best *lowRankBest, s Settings, it0 int, bound float64) (int, error) {
+	dim := len(z)
+	d := make([]float64, dim)
+	zn := make([]float64, dim)
+	gn := make([]float64, dim)
+	sv := make([]float64, dim)
+	yv := make([]float64, dim)
+	f, _ := lr.evaluate(z, delta, g)
+	for it := 0; it < steps; it++ {
+		if err := ctx.Err(); err != nil {
+			return it, err
+		}
+		opt.direction(g, d)
+		gd := floats.Dot(g, d)
+		if !(gd < 0) {
+			opt.reset()
+			floats.ScaleTo(d, -1, g)
+			gd = -floats.Dot(g, g)
+		}
+		if gd == 0 {
+			return it, nil
+		}
+		step := 1.0
+		if len(opt.s) == 0 {
+			step = math.Min(1, 1/math.Sqrt(-gd))
+		}
+		accepted := false
+		var fn, fe float64
+		for try := 0; try < 40; try++ {
+			floats.AddScaledTo(zn, z, step, d)
+			fn, fe = lr.evaluate(zn, delta, gn)
+			if fn <= f+1e-4*step*gd {
+				accepted = true
+				break
+			}
+			step /= 2
+		}
+		if !accepted {
+			return it, nil
+		}
+		floats.SubTo(sv, zn, z)
+		floats.SubTo(yv, gn, g)
+		opt.update(sv, yv)
+		copy(z, zn)
+		copy(g, gn)
+		f = fn
+		best.keep(lr, fe, z)
+		s.report(Iteration{Iter: it0 + it + 1, Objective: fe, Best: best.f, Bound: bound, Smoothing: delta, Stage: StageLowRank})
+	}
+	return steps, nil
+}
+
+// start returns the factors of x0 (problem coordinates): for each block,
+// L = UΛ^{1/2} over X's eigenvalues above 1e-10 of the largest (an r³
+// eigendecomposition, once per warm-started fit), rank 0 for X = 0.
+func (lr *lowRank) start(x0 []float64) (z []float64, ranks []int) {
+	ranks = make([]int, len(lr.blocks))
+	cols := make([][]float64, len(lr.blocks)) // per block, r×k row-major
+	for b, fb := range lr.blocks {
+		blk := fb.blk
+		xb := x0[blk.off : blk.off+blk.size]
+		if floats.Norm(xb, math.Inf(1)) == 0 {
+			continue
+		}
+		vals, vecs := positiveEigen(mat.NewSymDense(blk.r, append([]float64(nil), xb...)), 1e-10, "a warm start")
+		k := len(vals)
+		l := make([]float64, blk.r*k)
+		for c, v := range vals {
+			sv := math.Sqrt(v)
+			for i := 0; i < blk.r; i++ {
+				l[i*k+c] = vecs.At(i, c) * sv
+			}
+		}
+		ranks[b], cols[b] = k, l
+	}
+	for b := range lr.blocks {
+		z = append(z, cols[b]...)
+	}
+	return z, ranks
+}
+
+// grow adds to each block the Ritz vectors of its dual slack S = I + ΦᵀMΦ
+// with negative Ritz values below −growTol (vᵀSv < 0: adding the column τv
+// lowers the objective at second order, the rank-growth step of Journée et
+// al. 2010), with one step τ for all found by backtracking from √f on
+// sufficient decrease. It reports whether any column joined.
+func (lr *lowRank) grow(z []float64, rz []ritz, f, delta, tol float64) ([]float64, bool) {
+	tn := lr.p.tune.lowRank
+	add := make([][][]float64, len(lr.blocks))
+	curvature := 0.0 // Σ (1 + θ_i) over the new columns: f(τ) ≈ f + τ²·curvature
+	any := false
+	for b, fb := range lr.blocks {
+		for i, th := range rz[b].vals {
+			if 1+th >= -growTol(tn, tol) || fb.k+len(add[b]) >= fb.blk.r {
+				break
+			}
+			add[b] = append(add[b], rz[b].vecs[i])
+			curvature += 1 + th
+			any = true
+		}
+	}
+	if !any {
+		return z, false
+	}
+	old := lr.ranks()
+	ranks := make([]int, len(old))
+	for b := range old {
+		ranks[b] = old[b] + len(add[b])
+	}
+	// The new layout: old columns first, new ones after, per block.
+	widen := func(tau float64) []float64 {
+		out := make([]float64, 0, len(z)+lr.p.n*len(add))
+		off := 0
+		for b, fb := range lr.blocks {
+			r, k := fb.blk.r, old[b]
+			for i := 0; i < r; i++ {
+				out = append(out, z[off+i*k:off+(i+1)*k]...)
+				for _, v := range add[b] {
+					out = append(out, tau*v[i])
+				}
+			}
+			off += r * k
+		}
+		return out
+	}
+	lr.layout(ranks)
+	tau := math.Sqrt(math.Max(f, 1e-300))
+	var zn []float64
+	for try := 0; try < 60; try++ {
+		zn = widen(tau)
+		fn, _ := lr.evaluate(zn, delta, nil)
+		if fn <= f+0.25*tau*tau*curvature {
+			return zn, true
+		}
+		tau /= 2
+	}
+	return zn, true // a tiny step: L-BFGS takes it from there
+}
+
+// matrices returns the problem's variable for the factors z: X = LLᵀ in
+// every block (r×r, row-major).
+func (lr *lowRank) matrices(z []float64) []float64 {
+	x := make([]float64, lr.p.dim)
+	for _, fb := range lr.blocks {
+		blk := fb.blk
+		if fb.k == 0 {
+			continue
+		}
+		l := mat.NewDense(blk.r, fb.k, z[fb.off:fb.off+blk.r*fb.k])
+		mat.NewDense(blk.r, blk.r, x[blk.off:blk.off+blk.size]).Mul(l, l.T())
+	}
+	return x
+}
+
+// growTol is how negative an eigenvalue 1 + θ of the dual slack must be
+// for its Ritz vector to join: an eigenvalue −ε scales the dual by
+// t = 1/(1+ε), a relative gap of about ε, so directions above
+// −growFraction·Tol cannot stop a certificate and are left out.
+func growTol(tn lowRankTuning, tol float64) float64 { return tn.growFraction * tol }

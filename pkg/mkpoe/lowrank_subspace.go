@@ -1,0 +1,199 @@
+package mkpoe
+
+import (
+	"context"
+
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+)
+
+// refine is the low-rank method's second phase (docs/solver.md, "Low-rank
+// method"): the problem restricted to a subspace per block, X = VX̃Vᵀ with
+// V (r×k) orthonormal, is the same problem on the features ΦV with k
+// columns (tr X = tr X̃, and every distance is unchanged), small enough for
+// the default method's interior-point stage, whose iteration count does not
+// grow with β. Its dual point is certified on the whole problem by Lanczos;
+// where the whole dual slack has negative directions the subspace was too
+// small, and those Ritz vectors join V (column generation) for the next
+// round. z holds the first phase's factors (the starting subspace: the
+// range of each L); rz the last certificate's Ritz pairs.
+func (lr *lowRank) refine(ctx context.Context, z []float64, rz []ritz, sol *solution, s Settings, it int) (int, error) {
+	p, tn := lr.p, lr.p.tune.lowRank
+	bases := make([]*mat.Dense, len(lr.blocks))
+	xr := make([][]float64, len(lr.blocks)) // the restricted start X̃ = (VᵀL)(VᵀL)ᵀ per block
+	for b, fb := range lr.blocks {
+		r, k := fb.blk.r, fb.k
+		var cols [][]float64
+		if k > 0 {
+			l := mat.NewDense(r, k, z[fb.off:fb.off+r*k])
+			for c := 0; c < k; c++ {
+				cols = append(cols, mat.Col(nil, c, l))
+			}
+		}
+		if k == 0 && len(rz[b].vecs) > 0 {
+			cols = append(cols, rz[b].vecs[0])
+		}
+		bases[b] = orthonormalAppend(nil, cols)
+		if bases[b] == nil {
+			bases[b] = orthonormalAppend(nil, [][]float64{unit(r, 0)})
+		}
+		_, kb := bases[b].Dims()
+		xr[b] = make([]float64, kb*kb)
+		if k > 0 {
+			l := mat.NewDense(r, k, z[fb.off:fb.off+r*k])
+			var vl mat.Dense
+			vl.Mul(bases[b].T(), l)
+			mat.NewDense(kb, kb, xr[b]).Mul(&vl, vl.T())
+		}
+	}
+	for round := 0; round < tn.subspaceRounds && it < s.MaxIter; round++ {
+		blocks := make([]block, len(lr.blocks))
+		for b, fb := range lr.blocks {
+			blocks[b] = block{phi: restrictFeatures(fb.blk, bases[b])}
+			_, blocks[b].r = blocks[b].phi.Dims()
+		}
+		pr := p.withBlocks(blocks)
+		x0 := make([]float64, pr.dim)
+		for b := range blocks {
+			copy(x0[blocks[b].off:], xr[b])
+		}
+		rs := s
+		rs.Init, rs.Tol, rs.MaxIter = nil, s.Tol/4, s.MaxIter-it
+		offset, bound := it, sol.bound
+		rs.Recorder = func(i Iteration) {
+			i.Iter += offset
+			i.Bound = bound
+			s.report(i)
+		}
+		sr, err := acceleratedMethod{}.solve(ctx, fitProblem{p: pr, x0: x0, s: rs, eigen: pr})
+		it += sr.iters
+		if err != nil {
+			return it, err
+		}
+		if sr.objective < sol.objective {
+			sol.objective = sr.objective
+			sol.x = lr.lift(bases, pr, sr.x)
+		}
+		if sr.dual == nil {
+			break
+		}
+		copy(lr.alpha, sr.dual)
+		lr.pairWeights()
+		t, rzn, ok := lr.certificate(tn.grow)
+		if !ok {
+			break
+		}
+		sol.keepBound(t*floats.Sum(lr.alpha), lr.alpha)
+		s.report(Iteration{Iter: it, Objective: sr.objective, Best: sol.objective, Bound: sol.bound, Stage: StageLowRank})
+		if sol.certified(s.Tol) {
+			sol.converged = true
+			break
+		}
+		grown := false
+		for b := range lr.blocks {
+			var add [][]float64
+			for i, th := range rzn[b].vals {
+				if 1+th < -growTol(tn, s.Tol) {
+					add = append(add, rzn[b].vecs[i])
+				}
+			}
+			if len(add) == 0 {
+				continue
+			}
+			_, kOld := bases[b].Dims()
+			bases[b] = orthonormalAppend(bases[b], add)
+			_, kNew := bases[b].Dims()
+			if kNew == kOld {
+				continue
+			}
+			grown = true
+			// The restricted solution, padded with zeros, starts the next
+			// round.
+			old := sr.x[blocks[b].off : blocks[b].off+blocks[b].size]
+			xr[b] = make([]float64, kNew*kNew)
+			for i := 0; i < kOld; i++ {
+				copy(xr[b][i*kNew:i*kNew+kOld], old[i*kOld:(i+1)*kOld])
+			}
+		}
+		if !grown {
+			break
+		}
+	}
+	return it, nil
+}
+
+// restrictFeatures returns ΦV (n×k), the features of the block restricted
+// to the subspace spanned by V's columns.
+func restrictFeatures(blk *block, v *mat.Dense) *mat.Dense {
+	_, k := v.Dims()
+	out := mat.NewDense(blk.phi.RawMatrix().Rows, k, nil)
+	if d := blk.phiDiag; d != nil {
+		for i := range d {
+			row := out.RawRowView(i)
+			floats.ScaleTo(row, d[i], v.RawRowView(i))
+		}
+		return out
+	}
+	out.Mul(blk.phi, v)
+	return out
+}
+
+// lift returns the whole problem's variable X = VX̃Vᵀ per block for the
+// restricted problem pr's solution xr.
+func (lr *lowRank) lift(bases []*mat.Dense, pr *problem, xr []float64) []float64 {
+	x := make([]float64, lr.p.dim)
+	for b, fb := range lr.blocks {
+		blk, rb := fb.blk, &pr.blocks[b]
+		var vx mat.Dense
+		vx.Mul(bases[b], mat.NewDense(rb.r, rb.r, xr[rb.off:rb.off+rb.size]))
+		mat.NewDense(blk.r, blk.r, x[blk.off:blk.off+blk.size]).Mul(&vx, bases[b].T())
+	}
+	return x
+}
+
+// orthonormalAppend returns v (r×k, orthonormal columns; nil for none)
+// with the vectors cols orthonormalised against it and each other by
+// Gram–Schmidt, twice (Parlett's "twice is enough"); a vector whose
+// remainder is below 1e-8 of its norm is dropped. It returns nil if the
+// result has no column.
+func orthonormalAppend(v *mat.Dense, cols [][]float64) *mat.Dense {
+	var basis [][]float64
+	if v != nil {
+		_, k := v.Dims()
+		for c := 0; c < k; c++ {
+			basis = append(basis, mat.Col(nil, c, v))
+		}
+	}
+	for _, col := range cols {
+		u := append([]float64(nil), col...)
+		norm := floats.Norm(u, 2)
+		if norm == 0 {
+			continue
+		}
+		for pass := 0; pass < 2; pass++ {
+			for _, q := range basis {
+				floats.AddScaled(u, -floats.Dot(q, u), q)
+			}
+		}
+		if rest := floats.Norm(u, 2); rest > 1e-8*norm {
+			floats.Scale(1/rest, u)
+			basis = append(basis, u)
+		}
+	}
+	if len(basis) == 0 {
+		return nil
+	}
+	r := len(basis[0])
+	out := mat.NewDense(r, len(basis), nil)
+	for c, q := range basis {
+		out.SetCol(c, q)
+	}
+	return out
+}
+
+// unit returns the r-vector e_i.
+func unit(r, i int) []float64 {
+	u := make([]float64, r)
+	u[i] = 1
+	return u
+}

@@ -1,0 +1,87 @@
+package mkpoe
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/mkpoe/mkpoe/pkg/mkpoe/internal/reference"
+	"gonum.org/v1/gonum/mat"
+)
+
+// TestLowRankMatchesBarrierOptimum holds the low-rank method to the
+// independent barrier solver's optimum on the small problems (full W; a
+// diagonal fit goes to the default method).
+func TestLowRankMatchesBarrierOptimum(t *testing.T) {
+	t.Parallel()
+	for _, pr := range smallProblems() {
+		t.Run(pr.name, func(t *testing.T) {
+			ref, err := reference.Barrier(pr.ks, pr.cs, pr.beta, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := Fit(pr.ks, pr.cs, &Settings{Beta: pr.beta, Solver: LowRank})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !m.Stats.Converged || m.Stats.RelativeGap > 1e-3 {
+				t.Errorf("not certified: gap %.3g after %d iterations", m.Stats.RelativeGap, m.Stats.Iterations)
+			}
+			if d := relDiff(m.Objective, ref.Objective); d > 1e-3 {
+				t.Errorf("objective %.8g, exact optimum %.8g: relative difference %.2g > 1e-3", m.Objective, ref.Objective, d)
+			}
+			if m.Stats.DualBound > ref.Objective*(1+1e-9)+1e-12 {
+				t.Errorf("dual bound %.10g exceeds the optimum %.10g", m.Stats.DualBound, ref.Objective)
+			}
+			t.Logf("low-rank %.8g (iters %d, gap %.2g), exact %.8g", m.Objective, m.Stats.Iterations, m.Stats.RelativeGap, ref.Objective)
+		})
+	}
+}
+
+// TestSmallestEigenMatchesDense checks the Lanczos λ_min and its lower
+// estimate against a dense eigendecomposition on random symmetric
+// matrices, with a cluster at the bottom like the dual slack's at the
+// optimum.
+func TestSmallestEigenMatchesDense(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		n, cluster int
+	}{{5, 1}, {40, 1}, {120, 6}, {300, 20}} {
+		rng := rand.New(rand.NewPCG(uint64(tc.n), 3))
+		a := mat.NewSymDense(tc.n, nil)
+		for i := 0; i < tc.n; i++ {
+			for j := i; j < tc.n; j++ {
+				a.SetSym(i, j, rng.NormFloat64())
+			}
+		}
+		// Shift a cluster of tc.cluster directions down to −50.
+		for c := 0; c < tc.cluster; c++ {
+			v := make([]float64, tc.n)
+			for i := range v {
+				v[i] = rng.NormFloat64()
+			}
+			vv := mat.NewVecDense(tc.n, v)
+			vv.ScaleVec(1/mat.Norm(vv, 2), vv)
+			a.SymRankOne(a, -50, vv)
+		}
+		var eig mat.EigenSym
+		if !eig.Factorize(a, false) {
+			t.Fatal("dense eigendecomposition failed")
+		}
+		want := eig.Values(nil)[0]
+		apply := func(v, out []float64) {
+			mat.NewVecDense(tc.n, out).MulVec(a, mat.NewVecDense(tc.n, v))
+		}
+		got, ok := smallestEigen(tc.n, apply, 3, tc.n, 1e-10)
+		if !ok {
+			t.Fatalf("n=%d: Lanczos failed", tc.n)
+		}
+		if d := math.Abs(got.vals[0] - want); d > 1e-8*math.Abs(want) {
+			t.Errorf("n=%d: λ_min %.12g, dense %.12g", tc.n, got.vals[0], want)
+		}
+		if got.lower > want+1e-12 {
+			t.Errorf("n=%d: lower estimate %.12g above λ_min %.12g", tc.n, got.lower, want)
+		}
+		t.Logf("n=%d cluster=%d: %d steps, λ_min %.10g (dense %.10g), lower %.10g", tc.n, tc.cluster, got.steps, got.vals[0], want, got.lower)
+	}
+}
