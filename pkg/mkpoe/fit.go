@@ -342,7 +342,22 @@ func fit(ctx context.Context, in input, cs []data.Comparison, s Settings) (*Mode
 		ws[b] = recoverW(&blocks[b], backs[b], sol.x)
 	}
 	bound := sol.bound
-	model, err := newModel(in, s, ws)
+	var projs []*mat.Dense
+	if sol.factors != nil {
+		for b, f := range sol.factors {
+			if f == nil {
+				projs = append(projs, mat.NewDense(1, ws[b].SymmetricDim(), nil))
+				continue
+			}
+			if backs[b] != nil {
+				var fw mat.Dense
+				fw.Mul(backs[b], f)
+				f = &fw
+			}
+			projs = append(projs, projectionFromFactor(f))
+		}
+	}
+	model, err := newModel(in, s, ws, projs...)
 	if err != nil {
 		return nil, err
 	}

@@ -303,6 +303,7 @@ func (lr *lowRank) run(ctx context.Context, x0 []float64, s Settings) (solution,
 		if ok {
 			sol.keepBound(t*floats.Sum(lr.alpha), lr.alpha)
 		}
+
 		s.report(Iteration{Iter: it, Objective: fe, Best: sol.objective, Bound: sol.bound, Smoothing: delta, Stage: StageLowRank})
 		if sol.certified(s.Tol) {
 			sol.converged = true
@@ -315,6 +316,7 @@ func (lr *lowRank) run(ctx context.Context, x0 []float64, s Settings) (solution,
 			cur := lr.ranks()
 			lr.layout(best.ranks)
 			sol.x = lr.matrices(best.z)
+			sol.factors = lr.factors(best.z)
 			lr.layout(cur)
 			it, err := lr.refine(ctx, z, rz, &sol, s, it)
 			sol.iters = it
@@ -351,6 +353,7 @@ func (lr *lowRank) run(ctx context.Context, x0 []float64, s Settings) (solution,
 	sol.iters = it
 	lr.layout(best.ranks)
 	sol.x = lr.matrices(best.z)
+	sol.factors = lr.factors(best.z)
 	return sol, nil
 }
 
@@ -517,3 +520,14 @@ func (lr *lowRank) matrices(z []float64) []float64 {
 // t = 1/(1+ε), a relative gap of about ε, so directions above
 // −growFraction·Tol cannot stop a certificate and are left out.
 func growTol(tn lowRankTuning, tol float64) float64 { return tn.growFraction * tol }
+
+// factors returns each block's factor L (r×k) of z, nil where k = 0.
+func (lr *lowRank) factors(z []float64) []*mat.Dense {
+	out := make([]*mat.Dense, len(lr.blocks))
+	for b, fb := range lr.blocks {
+		if fb.k > 0 {
+			out[b] = mat.NewDense(fb.blk.r, fb.k, append([]float64(nil), z[fb.off:fb.off+fb.blk.r*fb.k]...))
+		}
+	}
+	return out
+}

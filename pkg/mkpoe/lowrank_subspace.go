@@ -2,6 +2,7 @@ package mkpoe
 
 import (
 	"context"
+	"math"
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
@@ -73,6 +74,7 @@ func (lr *lowRank) refine(ctx context.Context, z []float64, rz []ritz, sol *solu
 		if sr.objective < sol.objective {
 			sol.objective = sr.objective
 			sol.x = lr.lift(bases, pr, sr.x)
+			sol.factors = liftFactors(bases, pr, sr.x)
 		}
 		if sr.dual == nil {
 			break
@@ -196,4 +198,33 @@ func unit(r, i int) []float64 {
 	u := make([]float64, r)
 	u[i] = 1
 	return u
+}
+
+// liftFactors returns per block F = VC (r×k) with X = FFᵀ, where the
+// restricted solution X̃ = CCᵀ (C from X̃'s eigenpairs above 1e-12 of the
+// largest; k×k, cheap); nil for X̃ = 0.
+func liftFactors(bases []*mat.Dense, pr *problem, xr []float64) []*mat.Dense {
+	out := make([]*mat.Dense, len(bases))
+	for b := range bases {
+		rb := &pr.blocks[b]
+		xb := xr[rb.off : rb.off+rb.size]
+		if floats.Norm(xb, math.Inf(1)) == 0 {
+			continue
+		}
+		vals, vecs := positiveEigen(mat.NewSymDense(rb.r, append([]float64(nil), xb...)), 1e-12, "a restricted solution")
+		if len(vals) == 0 {
+			continue
+		}
+		c := mat.NewDense(rb.r, len(vals), nil)
+		for j, v := range vals {
+			sv := math.Sqrt(v)
+			for i := 0; i < rb.r; i++ {
+				c.Set(i, j, vecs.At(i, j)*sv)
+			}
+		}
+		var f mat.Dense
+		f.Mul(bases[b], c)
+		out[b] = &f
+	}
+	return out
 }

@@ -33,6 +33,15 @@ func TestLowRankMatchesBarrierOptimum(t *testing.T) {
 			if m.Stats.DualBound > ref.Objective*(1+1e-9)+1e-12 {
 				t.Errorf("dual bound %.10g exceeds the optimum %.10g", m.Stats.DualBound, ref.Objective)
 			}
+			for b, w := range m.W {
+				var back mat.Dense
+				back.Mul(m.Proj[b].T(), m.Proj[b])
+				var diff mat.Dense
+				diff.Sub(&back, w)
+				if e := mat.Norm(&diff, math.Inf(1)) / math.Max(mat.Norm(w, math.Inf(1)), 1e-300); e > 1e-8 && mat.Norm(w, math.Inf(1)) > 0 {
+					t.Errorf("block %d: the model's projection N has ‖NᵀN − W‖/‖W‖ = %.2g", b, e)
+				}
+			}
 			t.Logf("low-rank %.8g (iters %d, gap %.2g), exact %.8g", m.Objective, m.Stats.Iterations, m.Stats.RelativeGap, ref.Objective)
 		})
 	}
@@ -83,5 +92,37 @@ func TestSmallestEigenMatchesDense(t *testing.T) {
 			t.Errorf("n=%d: lower estimate %.12g above λ_min %.12g", tc.n, got.lower, want)
 		}
 		t.Logf("n=%d cluster=%d: %d steps, λ_min %.10g (dense %.10g), lower %.10g", tc.n, tc.cluster, got.steps, got.vals[0], want, got.lower)
+	}
+}
+
+// TestProjectionFromFactor: the factor's projection N satisfies NᵀN = FFᵀ
+// and has the dense projection's rank, by decreasing row norm.
+func TestProjectionFromFactor(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(2, 9))
+	for _, tc := range []struct{ d, k int }{{6, 1}, {30, 4}, {50, 12}} {
+		f := randomFeatures(rng, tc.d, tc.k)
+		var w mat.SymDense
+		w.SymOuterK(1, f)
+		got := projectionFromFactor(f)
+		want := projection(&w)
+		if gr, _ := got.Dims(); gr != tc.k {
+			t.Errorf("d=%d k=%d: %d rows, want %d", tc.d, tc.k, gr, tc.k)
+		}
+		if wr, _ := want.Dims(); wr != tc.k {
+			t.Errorf("d=%d k=%d: dense projection has %d rows", tc.d, tc.k, wr)
+		}
+		var back mat.Dense
+		back.Mul(got.T(), got)
+		var diff mat.Dense
+		diff.Sub(&back, &w)
+		if e := mat.Norm(&diff, math.Inf(1)) / mat.Norm(&w, math.Inf(1)); e > 1e-12 {
+			t.Errorf("d=%d k=%d: ‖NᵀN − FFᵀ‖/‖FFᵀ‖ = %.2g", tc.d, tc.k, e)
+		}
+		for r := 1; r < tc.k; r++ {
+			if mat.Norm(got.RowView(r), 2) > mat.Norm(got.RowView(r-1), 2)*(1+1e-12) {
+				t.Errorf("d=%d k=%d: row %d longer than row %d", tc.d, tc.k, r, r-1)
+			}
+		}
 	}
 }

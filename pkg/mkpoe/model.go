@@ -88,7 +88,30 @@ func (m *Model) Dim() int {
 // treated as zero when the embedding is formed.
 const projectionTolerance = 1e-9
 
-func newModel(in input, s Settings, ws []*mat.SymDense) (*Model, error) {
+// projectionFromFactor is projection for w = FFᵀ given F (d×k): with
+// FᵀF = QΣ²Qᵀ, w's eigenvectors are FQΣ⁻¹ with eigenvalues Σ², so N =
+// Σ(FQΣ⁻¹)ᵀ = (FQ)ᵀ over the eigenvalues above projectionTolerance·λ_max:
+// O(d·k²) instead of a d³ eigendecomposition (the low-rank method's
+// models, whose W is known as a factor).
+func projectionFromFactor(f *mat.Dense) *mat.Dense {
+	d, k := f.Dims()
+	var g mat.SymDense
+	g.SymOuterK(1, f.T())
+	vals, q := positiveEigen(&g, projectionTolerance, "FᵀF")
+	if len(vals) == 0 || k == 0 {
+		return mat.NewDense(1, d, nil)
+	}
+	out := mat.NewDense(len(vals), d, nil)
+	for r := range vals {
+		c := len(vals) - 1 - r
+		out.RowView(r).(*mat.VecDense).MulVec(f, q.ColView(c))
+	}
+	return out
+}
+
+// newModel builds the model of the metrics ws; projs, if not nil, are
+// their projections already (projectionFromFactor), else computed.
+func newModel(in input, s Settings, ws []*mat.SymDense, projs ...*mat.Dense) (*Model, error) {
 	m := &Model{Input: in.kind, Mode: s.Mode, Combine: s.Combine, Beta: s.Beta, Solver: s.Solver,
 		N: in.n, NumInputs: in.numInputs, W: ws}
 	if in.kind == InputKernels && len(in.kernels) == 1 && in.numInputs > 1 {
@@ -96,8 +119,11 @@ func newModel(in input, s Settings, ws []*mat.SymDense) (*Model, error) {
 	} else if in.numInputs == 1 {
 		m.Combine = Separate
 	}
-	for _, w := range ws {
-		m.Proj = append(m.Proj, projection(w))
+	m.Proj = projs
+	if m.Proj == nil {
+		for _, w := range ws {
+			m.Proj = append(m.Proj, projection(w))
+		}
 	}
 	var parts []*mat.Dense
 	for b, proj := range m.Proj {

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
 )
 
 // solution is what a solver returns.
@@ -20,6 +21,11 @@ type solution struct {
 	// dual feasible) whose Σ is bound; nil if none. A fit warm-started
 	// along a β grid re-uses it (warmCertificate).
 	dual []float64
+	// factors, if not nil, holds per block F (r×k) with the block's X =
+	// FFᵀ (nil for X = 0), from a method that knows them (lowRank): the
+	// model's projection then costs O(n·k²) instead of an n³
+	// eigendecomposition.
+	factors []*mat.Dense
 }
 
 // scaledDual returns t·α for the multipliers α whose dual scaling t gave
