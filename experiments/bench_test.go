@@ -64,12 +64,12 @@ func BenchmarkAset400FoldPath(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			seconds := make([]float64, len(c.BetaGrid))
+			seconds := make([]float64, len(c.BetaGrid.Values))
 			worst := 0.0
 			b.ResetTimer()
 			for n := 0; n < b.N; n++ {
 				var prev *mkpoe.Model
-				for i, beta := range c.BetaGrid {
+				for i, beta := range c.BetaGrid.Values {
 					start := time.Now()
 					m, err := fitRow(b.Context(), c, *row, f, kidx, beta, prev, nil)
 					if err != nil {
@@ -87,7 +87,7 @@ func BenchmarkAset400FoldPath(b *testing.B) {
 					prev = m
 				}
 			}
-			for i, beta := range c.BetaGrid {
+			for i, beta := range c.BetaGrid.Values {
 				if beta >= 100 {
 					b.ReportMetric(seconds[i]/float64(b.N), fmt.Sprintf("s@β=%g", beta))
 				}

@@ -37,7 +37,7 @@ type Config struct {
 	Groups      []GroupConfig     `yaml:"groups"`
 	Constraints ConstraintsConfig `yaml:"constraints"`
 	Protocol    ProtocolConfig    `yaml:"protocol"`
-	BetaGrid    []float64         `yaml:"beta_grid"`
+	BetaGrid    BetaGrid          `yaml:"beta_grid"`
 	Solver      SolverConfig      `yaml:"solver"`
 	Rows        []RowConfig       `yaml:"rows"`
 	// Claims are comparisons of two rows that the text makes (e.g. "MKPOE
@@ -457,8 +457,8 @@ func (c *Config) validatePlanSize(ps *problems) {
 	if p.InnerFolds > maxInnerFolds {
 		ps.bad("protocol.inner_folds", fmt.Sprintf("must be at most %d", maxInnerFolds), p.InnerFolds)
 	}
-	if len(c.BetaGrid) > maxBetas {
-		ps.bad("beta_grid", fmt.Sprintf("must list at most %d values", maxBetas), len(c.BetaGrid))
+	if len(c.BetaGrid.Values) > maxBetas {
+		ps.bad("beta_grid", fmt.Sprintf("must list at most %d values", maxBetas), len(c.BetaGrid.Values))
 	}
 }
 
@@ -469,15 +469,21 @@ func (c *Config) validateBetaGrid(ps *problems) {
 	for _, r := range c.Rows {
 		needsBeta = needsBeta || r.Method != "native"
 	}
-	if needsBeta && len(c.BetaGrid) == 0 {
+	g := c.BetaGrid
+	if needsBeta && len(g.Values) == 0 {
 		ps.bad("beta_grid", "must list at least one β > 0 for k1/k4 rows", "none")
 	}
-	for i, b := range c.BetaGrid {
-		if !(b > 0) || math.IsInf(b, 0) {
-			ps.bad(fmt.Sprintf("beta_grid[%d]", i), "must be > 0 and finite", b)
+	for i, b := range g.Values {
+		switch {
+		case g.Relative && !(b > 1):
+			ps.bad(g.path(i), "must be > 1 (a multiple of β_min; at or below 1 the fit learns W = 0)", b)
+		case !(b > 0):
+			ps.bad(g.path(i), "must be > 0 and finite", b)
+		case math.IsInf(b, 0):
+			ps.bad(g.path(i), "must be > 0 and finite", b)
 		}
-		if i > 0 && b <= c.BetaGrid[i-1] {
-			ps.bad(fmt.Sprintf("beta_grid[%d]", i), "must be strictly increasing", b)
+		if i > 0 && b <= g.Values[i-1] {
+			ps.bad(g.path(i), "must be strictly increasing", b)
 		}
 	}
 }
@@ -670,7 +676,7 @@ func (c *Config) cvProtocol() cv.Protocol {
 	if c.Protocol.Holdout == holdoutComparisons {
 		h = cv.HoldOutComparisons
 	}
-	return cv.Protocol{HoldOut: h, Partition: c.Protocol.Outer == outerPartition, Splits: c.Protocol.Splits, TestFraction: c.Protocol.TestFraction, InnerFolds: c.Protocol.InnerFolds, BetaGrid: c.BetaGrid, Seed: c.Seed}
+	return cv.Protocol{HoldOut: h, Partition: c.Protocol.Outer == outerPartition, Splits: c.Protocol.Splits, TestFraction: c.Protocol.TestFraction, InnerFolds: c.Protocol.InnerFolds, BetaGrid: c.BetaGrid.Values, Seed: c.Seed}
 }
 
 // protocol.holdout values (cv.HoldOut) and protocol.outer values

@@ -21,7 +21,7 @@ func TestValidateOrder(t *testing.T) {
 	c.Protocol.Holdout = "x"
 	c.Protocol.InnerFolds = 101
 	c.Protocol.MaxTestComparisons = -1
-	c.BetaGrid = []float64{10, 1}
+	c.BetaGrid.Values = []float64{10, 1}
 	c.Solver.Tol = 2
 	c.Rows[len(c.Rows)-1].Mode = "x"
 	c.Rows[0].TrainSteps = &[]string{"bogus"}

@@ -52,7 +52,7 @@ func TestHarnessRunsPkgCVProtocol(t *testing.T) {
 		Comparisons: cv.FromTaxonomy{Taxonomy: ds.taxonomy, Labels: ds.labels},
 		Settings:    mkpoe.Settings{Mode: mkpoe.Diag, Tol: c.Solver.Tol},
 	}
-	res, err := cv.Nested(context.Background(), l, ds.n, cv.Protocol{Splits: 2, TestFraction: 0.25, InnerFolds: 2, BetaGrid: c.BetaGrid, Seed: c.Seed})
+	res, err := cv.Nested(context.Background(), l, ds.n, cv.Protocol{Splits: 2, TestFraction: 0.25, InnerFolds: 2, BetaGrid: c.BetaGrid.Values, Seed: c.Seed})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,6 +20,7 @@ func FuzzLoadConfig(f *testing.F) {
 	}
 	f.Add([]byte("name: x\nrows: [{method: k4}]\n"))
 	f.Add([]byte("protocol: {splits: 1000000000}\n"))
+	f.Add([]byte(strings.Replace(tinyConfig, "beta_grid: [1, 10]", "beta_grid: {relative_to_min: [1.5, 30]}", 1)))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		dir := t.TempDir()
 		p := filepath.Join(dir, "c.yaml")

@@ -87,7 +87,7 @@ func TestRunDeterministicAcrossWorkersAndResume(t *testing.T) {
 	}
 	// A changed config never reuses stale results.
 	changed := loadTiny(t, part.Output)
-	changed.BetaGrid = []float64{1, 100}
+	changed.BetaGrid.Values = []float64{1, 100}
 	if _, err := Run(context.Background(), changed, RunOptions{Workers: 2}); err != nil {
 		t.Fatal(err)
 	}

@@ -85,7 +85,7 @@ rows:
 // folds per split and β (val_zero_folds) so that the report can say why.
 func TestZeroModelsCounted(t *testing.T) {
 	c := loadTiny(t, filepath.Join(t.TempDir(), "run"))
-	c.BetaGrid = []float64{1e-6, 10}
+	c.BetaGrid.Values = []float64{1e-6, 10}
 	c.Rows = c.Rows[2:3] // the K1 diagonal row
 	s, err := Run(context.Background(), c, RunOptions{Workers: 2})
 	if err != nil {

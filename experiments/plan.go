@@ -98,6 +98,7 @@ type taskInputs struct {
 	Method              string         `yaml:"method"`
 	Mode                string         `yaml:"mode,omitempty"`
 	BetaGrid            []float64      `yaml:"beta_grid,omitempty"`
+	BetaRelative        bool           `yaml:"beta_relative,omitempty"` // beta_grid holds multiples of β_min
 	Solver              *SolverConfig  `yaml:"solver,omitempty"`
 }
 
@@ -137,7 +138,7 @@ func (c *Config) rowInputs(row RowConfig) string {
 	}
 	if row.Method != "native" {
 		solver := c.Solver
-		in.Mode, in.BetaGrid, in.Solver = row.Mode, c.BetaGrid, &solver
+		in.Mode, in.BetaGrid, in.BetaRelative, in.Solver = row.Mode, c.BetaGrid.Values, c.BetaGrid.Relative, &solver
 	}
 	// YAML, as Hash: nil and empty lists encode alike, so the digest
 	// survives config.resolved.yaml's round trip.
@@ -153,7 +154,7 @@ func (c *Config) rowInputs(row RowConfig) string {
 func TaskFits(c *Config, t results.Task) int {
 	switch t.Kind {
 	case KindCV:
-		return len(c.BetaGrid)
+		return len(c.BetaGrid.Values)
 	case KindRefit:
 		return 1
 	}

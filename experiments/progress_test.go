@@ -51,7 +51,7 @@ func TestTaskProgressCountsFits(t *testing.T) {
 		fits int
 	}{
 		{KindNative, 0},
-		{KindCV, len(c.BetaGrid)},
+		{KindCV, len(c.BetaGrid.Values)},
 		{KindRefit, 1},
 	} {
 		t.Run(test.kind, func(t *testing.T) {

@@ -82,7 +82,7 @@ func Merge(c *Config) (*results.Summary, error) {
 	if len(missing) > 0 {
 		return nil, fmt.Errorf("%d of %d tasks are missing or failed: %s", len(missing), len(plan), strings.Join(missing, ", "))
 	}
-	s := &results.Summary{Name: c.Name, ConfigHash: c.Hash(), Splits: c.Protocol.Splits, InnerFolds: c.Protocol.InnerFolds, BetaGrid: c.BetaGrid, SolverTol: c.Solver.Tol}
+	s := &results.Summary{Name: c.Name, ConfigHash: c.Hash(), Splits: c.Protocol.Splits, InnerFolds: c.Protocol.InnerFolds, BetaGrid: c.BetaGrid.Values, BetaRelative: c.BetaGrid.Relative, SolverTol: c.Solver.Tol}
 	for _, row := range c.Rows {
 		rs := results.Row{Label: row.Label, Method: row.Method, Mode: row.Mode, TableRow: row.tableRow(), Paper: row.Paper}
 		conv := rowConvergence{maxGap: math.NaN()}
@@ -97,9 +97,13 @@ func Merge(c *Config) (*results.Summary, error) {
 			} else {
 				res = byID[c.rowTaskID(KindRefit, row, sp, -1)]
 				rs.Beta = append(rs.Beta, res.Beta)
+				if c.BetaGrid.Relative {
+					rs.BetaMultiple = append(rs.BetaMultiple, res.BetaMultiple)
+					rs.MinBeta = append(rs.MinBeta, res.MinBeta)
+				}
 				rs.Models = append(rs.Models, res.Model)
 				var curves [][]float64
-				zeros := make([]int, len(c.BetaGrid))
+				zeros := make([]int, len(c.BetaGrid.Values))
 				for f := 0; f < c.Protocol.InnerFolds; f++ {
 					cvr := byID[c.rowTaskID(KindCV, row, sp, f)]
 					curves = append(curves, cvr.ValAccuracy)

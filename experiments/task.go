@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
 	"time"
 
@@ -68,7 +69,16 @@ func execTask(ctx context.Context, c *Config, ds *dataset, st *store, t results.
 		res.TestAccuracy, res.TestOutcomes = eval.Count(os).Accuracy(), string(os)
 		return nil
 	case KindCV:
-		pts, err := cv.Sweep(ctx, &rowTrial{c: c, row: row, f: f, kidx: kidx, tp: tp}, c.BetaGrid)
+		grid := c.BetaGrid.Values
+		if c.BetaGrid.Relative {
+			mb, err := rowMinBeta(c, row, f, kidx)
+			if err != nil {
+				return err
+			}
+			res.MinBeta = mb
+			grid = scaledGrid(grid, mb)
+		}
+		pts, err := cv.Sweep(ctx, &rowTrial{c: c, row: row, f: f, kidx: kidx, tp: tp}, grid)
 		for _, p := range pts {
 			res.Betas = append(res.Betas, p.Beta)
 			res.ValAccuracy = append(res.ValAccuracy, p.Score)
@@ -83,6 +93,14 @@ func execTask(ctx context.Context, c *Config, ds *dataset, st *store, t results.
 		beta, err := chooseBeta(c, st, t)
 		if err != nil {
 			return err
+		}
+		if c.BetaGrid.Relative {
+			mb, err := rowMinBeta(c, row, f, kidx)
+			if err != nil {
+				return err
+			}
+			res.MinBeta, res.BetaMultiple = mb, beta
+			beta *= mb
 		}
 		m, err := fitRow(ctx, c, row, f, kidx, beta, nil, tp)
 		if err != nil {
@@ -282,7 +300,39 @@ func chooseBeta(c *Config, st *store, t results.Task) (float64, error) {
 	if b < 0 {
 		return 0, fmt.Errorf("no inner fold of split %d has a scorable validation comparison for any β", t.Split)
 	}
-	return c.BetaGrid[b], nil
+	return c.BetaGrid.Values[b], nil
+}
+
+// rowMinBeta returns β_min of a row's fit on the fold's training set
+// (mkpoe.MinBeta), the unit of a relative beta_grid; an error when it is 0
+// or +Inf, where multiples of it mean nothing.
+func rowMinBeta(c *Config, row RowConfig, f *fold, kidx []int) (float64, error) {
+	mode, err := mkpoe.ParseMode(row.Mode)
+	if err != nil {
+		return 0, err
+	}
+	s := &mkpoe.Settings{Mode: mode}
+	if row.Method == "k1" {
+		s.Combine = mkpoe.Sum
+	}
+	mb, err := mkpoe.MinBeta(f.gramsOf(kidx), f.trainCs, s)
+	if err != nil {
+		return 0, err
+	}
+	if !(mb > 0) || math.IsInf(mb, 0) {
+		return 0, fmt.Errorf("β_min of this training set is %g (%s), so beta_grid.relative_to_min has no unit here: give beta_grid as a list of β values", mb,
+			map[bool]string{true: "no comparison can be improved on: W = 0 at every β", false: "a coordinate without regulariser weight helps at every β"}[mb > 0])
+	}
+	return mb, nil
+}
+
+// scaledGrid returns the multiples m·unit of a relative grid.
+func scaledGrid(multiples []float64, unit float64) []float64 {
+	out := make([]float64, len(multiples))
+	for i, m := range multiples {
+		out[i] = m * unit
+	}
+	return out
 }
 
 // stepReports converts constraint.Run's reports to their file form (nil

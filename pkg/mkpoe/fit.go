@@ -41,36 +41,68 @@ func Fit(ks []mat.Symmetric, cs []data.Comparison, s *Settings) (*Model, error) 
 	return FitContext(context.Background(), ks, cs, s)
 }
 
+// MinBeta returns β_min for the kernels and comparisons of a [Fit] with
+// settings s (Mode and Combine; Beta is not needed): the largest β at
+// which W = 0 is optimal, so that a fit at β ≤ β_min learns nothing
+// (docs/solver.md, "The smallest useful β"). It is what [Stats.MinBeta]
+// reports, computed without fitting, for grids given relative to it. It
+// validates its inputs like Fit.
+func MinBeta(ks []mat.Symmetric, cs []data.Comparison, s *Settings) (float64, error) {
+	given := Settings{}
+	if s != nil {
+		given = *s
+	}
+	given.Beta, given.Init, given.Recorder = 1, nil, nil
+	in, err := kernelInput(ks, cs, &given)
+	if err != nil {
+		return 0, err
+	}
+	set, _ := given.withDefaults() // validated by kernelInput
+	blocks, _ := formulation(in, set.Mode, true, set.EigTol)
+	return newProblem(in.n, blocks, cs, 1).minBeta(), nil
+}
+
 // FitContext is [Fit] that stops within about one iteration when ctx is
 // cancelled, returning an error that wraps ctx.Err().
 func FitContext(ctx context.Context, ks []mat.Symmetric, cs []data.Comparison, s *Settings) (*Model, error) {
+	in, err := kernelInput(ks, cs, s)
+	if err != nil {
+		return nil, err
+	}
+	set, _ := s.withDefaults() // validated by kernelInput
+	return fit(ctx, in, cs, set)
+}
+
+// kernelInput validates the inputs of [Fit] and returns the kernels it
+// learns on (the sum kernel for Combine: Sum).
+func kernelInput(ks []mat.Symmetric, cs []data.Comparison, s *Settings) (input, error) {
 	if len(ks) == 0 {
-		return nil, invalidf("%w", ErrNoKernels)
+		return input{}, invalidf("%w", ErrNoKernels)
 	}
 	n := 0
 	for p, k := range ks {
 		if k == nil {
-			return nil, invalidf("mkpoe: kernel %d is nil", p)
+			return input{}, invalidf("mkpoe: kernel %d is nil", p)
 		}
 		if p == 0 {
 			n = k.SymmetricDim()
 		}
 		if k.SymmetricDim() != n {
-			return nil, invalidf("mkpoe: kernel %d is %d×%d, want %d×%d like kernel 0", p, k.SymmetricDim(), k.SymmetricDim(), n, n)
+			return input{}, invalidf("mkpoe: kernel %d is %d×%d, want %d×%d like kernel 0", p, k.SymmetricDim(), k.SymmetricDim(), n, n)
 		}
 		if err := checkFinite(k, n, n, fmt.Sprintf("kernel %d", p)); err != nil {
-			return nil, err
+			return input{}, err
 		}
 	}
 	if n == 0 {
-		return nil, invalidf("mkpoe: kernels must be non-empty, got 0×0")
+		return input{}, invalidf("mkpoe: kernels must be non-empty, got 0×0")
 	}
 	set, err := s.withDefaults()
 	if err != nil {
-		return nil, err
+		return input{}, err
 	}
 	if err := data.ValidateComparisons(cs, n); err != nil {
-		return nil, invalidf("mkpoe: %w", err)
+		return input{}, invalidf("mkpoe: %w", err)
 	}
 	used := ks
 	if set.Combine == Sum && len(ks) > 1 {
@@ -79,12 +111,11 @@ func FitContext(ctx context.Context, ks []mat.Symmetric, cs []data.Comparison, s
 			sum.AddSym(sum, k)
 		}
 		if err := checkFinite(sum, n, n, "the sum kernel"); err != nil {
-			return nil, err
+			return input{}, err
 		}
 		used = []mat.Symmetric{sum}
 	}
-	in := input{kind: InputKernels, n: n, kernels: used, numInputs: len(ks)}
-	return fit(ctx, in, cs, set)
+	return input{kind: InputKernels, n: n, kernels: used, numInputs: len(ks)}, nil
 }
 
 // checkFinite returns an error naming what and the first non-finite entry

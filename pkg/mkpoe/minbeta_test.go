@@ -1,6 +1,7 @@
 package mkpoe
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -173,5 +174,31 @@ func TestMinBetaLanczosMatchesDense(t *testing.T) {
 		if lanczos > dense*(1+1e-12) {
 			t.Errorf("%s: Lanczos β_min %.15g above the dense %.15g: W = 0 would be claimed optimal where it is not", tc.name, lanczos, dense)
 		}
+	}
+}
+
+// TestMinBetaWithoutFitting: MinBeta equals the Stats.MinBeta of a fit for
+// every mode and combination, and validates its inputs like Fit.
+func TestMinBetaWithoutFitting(t *testing.T) {
+	t.Parallel()
+	for _, pr := range smallProblems()[:4] {
+		for _, s := range []Settings{{Mode: Full}, {Mode: Diag}, {Mode: Full, Combine: Sum}} {
+			got, err := MinBeta(pr.ks, pr.cs, &s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fs := s
+			fs.Beta, fs.MaxIter = 1, 1
+			m, err := Fit(pr.ks, pr.cs, &fs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != m.Stats.MinBeta {
+				t.Errorf("%s %+v: MinBeta %.17g, the fit's %.17g", pr.name, s, got, m.Stats.MinBeta)
+			}
+		}
+	}
+	if _, err := MinBeta(nil, nil, nil); !errors.Is(err, ErrInvalidInput) {
+		t.Errorf("no kernels: error %v, want an invalid-input error", err)
 	}
 }

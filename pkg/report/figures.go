@@ -174,9 +174,13 @@ func ValidationSeries(s *results.Summary, row *results.Row) (betas []float64, cu
 	curves = row.ValCurve
 	for sp := range row.ValCurve {
 		c := -1
-		if sp < len(row.Beta) {
+		picked := row.Beta
+		if s.BetaRelative {
+			picked = row.BetaMultiple // the grid holds multiples of β_min
+		}
+		if sp < len(picked) {
 			for b, v := range s.BetaGrid {
-				if v == row.Beta[sp] {
+				if v == picked[sp] {
 					c = b
 				}
 			}
@@ -198,7 +202,11 @@ func ValidationFigure(s *results.Summary, th Theme) (*Figure, error) {
 		if len(curves) == 0 {
 			continue
 		}
-		pl := th.newPlot(row.Label, "β", "validation accuracy")
+		xLabel := "β"
+		if s.BetaRelative {
+			xLabel = "β / β_min (β_min of each training set)"
+		}
+		pl := th.newPlot(row.Label, xLabel, "validation accuracy")
 		pl.X.Scale = plot.LogScale{}
 		pl.X.Tick.Marker = logTicks{}
 		for sp, c := range curves {

@@ -72,7 +72,8 @@ if "rows" not in summary:
 ROW_FIELDS = {"label": "", "method": "", "mode": "", "table_row": "", "kernels": [], "accuracy": [], "mean": None,
               "std": None, "beta": [], "val_curve": [], "models": [], "train_comparisons": [],
               "test_comparisons": [], "paper": None, "kernel_share": [], "fits": None, "unconverged_fits": None,
-              "max_gap": None, "max_iterations": None, "test_tallies": [], "test_missing": [], "val_zero_folds": []}
+              "max_gap": None, "max_iterations": None, "test_tallies": [], "test_missing": [], "val_zero_folds": [],
+              "beta_multiple": [], "min_beta": []}
 
 
 def summary_row(r):
@@ -87,6 +88,9 @@ def summary_row(r):
 rows = pd.DataFrame([summary_row(r) for r in summary["rows"]], columns=list(ROW_FIELDS))
 SPLITS = int(summary.get("splits") or 0)
 BETA_GRID = [float(b) for b in summary.get("beta_grid") or []]
+# beta_relative: the grid holds multiples of each training set's β_min
+# (beta_grid: {relative_to_min: ...}), and rows record the chosen multiple.
+BETA_RELATIVE = bool(summary.get("beta_relative"))
 items = read_json("items.json", required=False)  # names, class labels, the items of each split
 timings = read_json("timings.json", required=False) or {}
 env = read_json("env.json", required=False) or {}
@@ -188,7 +192,7 @@ def show(fig):
     plt.close(fig)
 
 
-print(f"{summary.get('name', '?')}: {len(rows)} rows, {SPLITS} outer split(s), β grid {', '.join(map(go_g, BETA_GRID))}; "
+print(f"{summary.get('name', '?')}: {len(rows)} rows, {SPLITS} outer split(s), β grid {', '.join(map(go_g, BETA_GRID))}{' (multiples of β_min)' if BETA_RELATIVE else ''}; "
       f"run directory {RUN}")
 
 # %% table
@@ -444,10 +448,11 @@ for ax, r in zip(axes, learned):
         if s < len(r.val_zero_folds):  # W = 0 in some inner folds: all distances tie, accuracy 0 there
             zero = np.array([k > 0 for k in r.val_zero_folds[s]]) & ok
             ax.plot(x[zero], y[zero], "x", ms=8, color=f"C{s}")
-        if s < len(r.beta) and r.beta[s] in BETA_GRID and np.isfinite(y[BETA_GRID.index(r.beta[s])]):
-            ax.plot(r.beta[s], y[BETA_GRID.index(r.beta[s])], "o", ms=11, mfc="none", mec="red", mew=1.5)
+        picked = r.beta_multiple if BETA_RELATIVE else r.beta
+        if s < len(picked) and picked[s] in BETA_GRID and np.isfinite(y[BETA_GRID.index(picked[s])]):
+            ax.plot(picked[s], y[BETA_GRID.index(picked[s])], "o", ms=11, mfc="none", mec="red", mew=1.5)
     ax.set_xscale("log")
-    ax.set(title=r.label, xlabel="β", ylabel="validation accuracy")
+    ax.set(title=r.label, xlabel="β / β_min" if BETA_RELATIVE else "β", ylabel="validation accuracy")
     if len(r.val_curve) > 1:
         ax.legend(fontsize=8)
 fig.tight_layout()

@@ -73,9 +73,14 @@ type TaskResult struct {
 	// its accuracy is 0 by the tie rule); absent in older task files.
 	ZeroModel []bool `json:"zero_model,omitempty"`
 	// Beta is the β a refit chose; Model the model file, relative to the run directory.
-	Beta  float64 `json:"beta,omitempty"`
-	Model string  `json:"model,omitempty"`
-	Dim   int     `json:"dim,omitempty"`
+	Beta float64 `json:"beta,omitempty"`
+	// MinBeta is, for a relative beta_grid, β_min of the task's training
+	// set (the grid's unit); BetaMultiple the multiple a refit chose (Beta
+	// = BetaMultiple·MinBeta).
+	MinBeta      float64 `json:"min_beta,omitempty"`
+	BetaMultiple float64 `json:"beta_multiple,omitempty"`
+	Model        string  `json:"model,omitempty"`
+	Dim          int     `json:"dim,omitempty"`
 	// KernelShare is, for a k4 refit, each kernel's share of the trace
 	// regulariser Σ_p tr(W⁽ᵖ⁾K⁽ᵖ⁾) (mkpoe.Model.KernelShares).
 	KernelShare      []float64 `json:"kernel_share,omitempty"`
@@ -137,7 +142,10 @@ type Summary struct {
 	Splits     int       `json:"splits"`
 	InnerFolds int       `json:"inner_folds"`
 	BetaGrid   []float64 `json:"beta_grid"`
-	Rows       []Row     `json:"rows"`
+	// BetaRelative says BetaGrid holds multiples of each training set's
+	// β_min (beta_grid: {relative_to_min: …}) rather than β values.
+	BetaRelative bool  `json:"beta_relative,omitempty"`
+	Rows         []Row `json:"rows"`
 	// SolverTol is the relative duality gap every fit had to certify
 	// (solver.tol). 0 in summaries written before it was recorded.
 	SolverTol float64 `json:"solver_tol,omitempty"`
@@ -178,6 +186,10 @@ type Row struct {
 	Mean     float64   `json:"mean"`
 	Std      float64   `json:"std"` // sample standard deviation over splits (0 for one split)
 	Beta     []float64 `json:"beta,omitempty"`
+	// BetaMultiple and MinBeta are, for a relative grid, the multiple of
+	// β_min chosen per split and that split's β_min (Beta = their product).
+	BetaMultiple []float64 `json:"beta_multiple,omitempty"`
+	MinBeta      []float64 `json:"min_beta,omitempty"`
 	// ValCurve[s][b] is the mean validation accuracy of β = BetaGrid[b] on
 	// split s (cv.MeanCurve).
 	ValCurve [][]float64 `json:"val_curve,omitempty"`

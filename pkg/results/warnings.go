@@ -70,7 +70,11 @@ func (s *Summary) Warnings() []string {
 				where, to string
 			}{{g[0], "smallest", "below"}, {g[len(g)-1], "largest", "above"}} {
 				var at []string
-				for sp, b := range r.Beta {
+				chosen := r.Beta
+				if s.BetaRelative {
+					chosen = r.BetaMultiple
+				}
+				for sp, b := range chosen {
 					if b == edge.beta {
 						at = append(at, fmt.Sprint(sp))
 					}

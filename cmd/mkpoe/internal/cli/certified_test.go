@@ -49,8 +49,8 @@ func TestKernelGroupsHardFoldCertifies(t *testing.T) {
 	if err := json.Unmarshal(b, &res); err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Converged) != len(c.BetaGrid) {
-		t.Fatalf("%d fits recorded, want %d", len(res.Converged), len(c.BetaGrid))
+	if len(res.Converged) != len(c.BetaGrid.Values) {
+		t.Fatalf("%d fits recorded, want %d", len(res.Converged), len(c.BetaGrid.Values))
 	}
 	for i, ok := range res.Converged {
 		if !ok || !(res.Gaps[i] <= 1e-3) {

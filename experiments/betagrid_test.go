@@ -1,0 +1,135 @@
+package experiments
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mkpoe/mkpoe/pkg/cv"
+	"github.com/mkpoe/mkpoe/pkg/mkpoe"
+)
+
+// TestBetaGridForms: both forms of beta_grid parse, an absolute grid keeps
+// the hash it had as a plain list, and a bad relative grid is reported with
+// its YAML path.
+func TestBetaGridForms(t *testing.T) {
+	load := func(grid string) (*Config, error) {
+		dir := t.TempDir()
+		p := filepath.Join(dir, "tiny.yaml")
+		body := strings.Replace(tinyConfig, "beta_grid: [1, 10]", "beta_grid: "+grid, 1)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return LoadConfig(p)
+	}
+	abs, err := load("[1, 10]")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if abs.BetaGrid.Relative || len(abs.BetaGrid.Values) != 2 {
+		t.Errorf("[1, 10]: %+v", abs.BetaGrid)
+	}
+	rel, err := load("{relative_to_min: [1.5, 30]}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rel.BetaGrid.Relative || rel.BetaGrid.Values[0] != 1.5 || rel.BetaGrid.Values[1] != 30 {
+		t.Errorf("relative grid: %+v", rel.BetaGrid)
+	}
+	if abs.Hash() == rel.Hash() || abs.rowInputs(abs.Rows[2]) == rel.rowInputs(rel.Rows[2]) {
+		t.Error("a relative grid must change the config hash and the learned rows' task inputs")
+	}
+	for _, tc := range []struct{ grid, want string }{
+		{"{relative_to_min: [1, 10]}", "beta_grid.relative_to_min[0]: must be > 1 (a multiple of β_min; at or below 1 the fit learns W = 0), got 1"},
+		{"{relative_to_min: [3, 2]}", "beta_grid.relative_to_min[1]: must be strictly increasing, got 2"},
+		{"{relative: [3]}", `beta_grid: a mapping must have the one key relative_to_min (multiples of β_min), got "relative"`},
+		{"7", "beta_grid: must be a list of β values or {relative_to_min: [multiples of β_min]}"},
+	} {
+		if _, err := load(tc.grid); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("beta_grid: %s: error %v, want one containing %q", tc.grid, err, tc.want)
+		}
+	}
+}
+
+// TestRelativeBetaGridRun runs the tiny config with a relative grid: every
+// cv task fits at the multiples of its own training set's β_min (checked
+// against mkpoe.MinBeta computed here), every refit at the chosen multiple
+// of its training set's β_min, and the summary records both.
+func TestRelativeBetaGridRun(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "tiny.yaml")
+	body := strings.Replace(tinyConfig, "beta_grid: [1, 10]", "beta_grid: {relative_to_min: [2, 20]}", 1)
+	if err := os.WriteFile(cfg, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, s := runConfigFile(t, cfg)
+	if !s.BetaRelative || s.BetaGrid[0] != 2 || s.BetaGrid[1] != 20 {
+		t.Fatalf("summary grid %v relative %v", s.BetaGrid, s.BetaRelative)
+	}
+	ds, err := loadDataset(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := Plan(c)
+	st, err := openStore(c.Output, plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, task := range plan {
+		if task.Kind == KindNative {
+			continue
+		}
+		res, ok := st.load(task.ID)
+		if !ok {
+			t.Fatalf("task %s has no result", task.ID)
+		}
+		row := c.Rows[task.Row]
+		kidx := c.rowKernels(row)
+		id := cv.Outer(task.Split)
+		if task.Kind == KindCV {
+			id.Fold = task.Fold
+		}
+		f, err := taskFold(c, ds, row, kidx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mode, _ := mkpoe.ParseMode(row.Mode)
+		set := &mkpoe.Settings{Mode: mode}
+		if row.Method == "k1" {
+			set.Combine = mkpoe.Sum
+		}
+		want, err := mkpoe.MinBeta(f.gramsOf(kidx), f.trainCs, set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.MinBeta != want {
+			t.Errorf("%s: min_beta %.17g, recomputed %.17g", task.ID, res.MinBeta, want)
+		}
+		switch task.Kind {
+		case KindCV:
+			for b, beta := range res.Betas {
+				if beta != c.BetaGrid.Values[b]*want {
+					t.Errorf("%s: fit %d at β = %.17g, want %g·β_min = %.17g", task.ID, b, beta, c.BetaGrid.Values[b], c.BetaGrid.Values[b]*want)
+				}
+			}
+		case KindRefit:
+			if res.Beta != res.BetaMultiple*want || (res.BetaMultiple != 2 && res.BetaMultiple != 20) {
+				t.Errorf("%s: refit β = %.17g with multiple %g of β_min %.17g", task.ID, res.Beta, res.BetaMultiple, want)
+			}
+		}
+		checked++
+	}
+	if checked == 0 {
+		t.Fatal("no learned task checked")
+	}
+	for _, r := range s.Rows {
+		if r.Method == "native" {
+			continue
+		}
+		if len(r.BetaMultiple) != c.Protocol.Splits || len(r.MinBeta) != c.Protocol.Splits {
+			t.Errorf("row %s: beta_multiple %v, min_beta %v, want one per split", r.Label, r.BetaMultiple, r.MinBeta)
+		}
+	}
+}
