@@ -179,3 +179,43 @@ func BenchmarkGNMDS_n100_c20000(b *testing.B) {
 	b.ReportMetric(float64(m.Stats.Iterations), "iters")
 	b.ReportMetric(m.Stats.RelativeGap, "gap")
 }
+
+// BenchmarkPlantedGNMDS fits GNMDS on the planted sets of the scale
+// benchmarks (data.GeneratePlanted: 5-d points, 10% flipped triplets) at
+// 1.5·β_min with the low-rank and the default method, side by side (run
+// with -run XXX -bench PlantedGNMDS -benchtime 1x; the n = 1000 case takes
+// minutes with the default method).
+func BenchmarkPlantedGNMDS(b *testing.B) {
+	for _, size := range []struct{ n, m int }{{300, 6000}, {1000, 24000}} {
+		pl, err := data.GeneratePlanted(data.PlantedSpec{N: size.n, Dim: 5, Triplets: size.m, Flip: 0.1, Seed: 1})
+		if err != nil {
+			b.Fatal(err)
+		}
+		unit, err := MinBeta([]mat.Symmetric{identitySym(size.n)}, pl.Triplets, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, solver := range []Solver{LowRank, Accelerated} {
+			b.Run(fmt.Sprintf("n%d_c%d_%s", size.n, size.m, solver), func(b *testing.B) {
+				var m *Model
+				for i := 0; i < b.N; i++ {
+					if m, err = FitIdentity(size.n, pl.Triplets, &Settings{Beta: 1.5 * unit, Solver: solver}); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(m.Stats.Iterations), "iters")
+				b.ReportMetric(m.Stats.RelativeGap, "gap")
+				b.ReportMetric(float64(m.Dim()), "rank")
+			})
+		}
+	}
+}
+
+// identitySym is the n×n identity as a kernel.
+func identitySym(n int) *mat.SymDense {
+	k := mat.NewSymDense(n, nil)
+	for i := 0; i < n; i++ {
+		k.SetSym(i, i, 1)
+	}
+	return k
+}

@@ -341,6 +341,15 @@ func formulation(in input, mode Mode, eigen bool, eigTol float64) (blocks []bloc
 
 func fit(ctx context.Context, in input, cs []data.Comparison, s Settings) (*Model, error) {
 	start := time.Now()
+	if s.Rank > 0 {
+		dim := in.n
+		if in.kind == InputFeatures {
+			_, dim = in.features.Dims()
+		}
+		if s.Rank > dim {
+			return nil, invalidf("mkpoe: Settings.Rank must be at most the order of W (%d), got %d", dim, s.Rank)
+		}
+	}
 	m := methodFor(s.Solver)
 	blocks, backs := formulation(in, s.Mode, m.eigenbasis(), s.EigTol)
 	p := newProblem(in.n, blocks, cs, s.Beta)

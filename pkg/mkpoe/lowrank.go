@@ -28,6 +28,7 @@ func (lowRankMethod) solve(ctx context.Context, fp fitProblem) (solution, error)
 		return acceleratedMethod{}.solve(ctx, fp)
 	}
 	lr := newLowRank(fp.p)
+	lr.maxRank = fp.s.Rank
 	return lr.run(ctx, fp.x0, fp.s)
 }
 
@@ -35,13 +36,14 @@ func (lowRankMethod) solve(ctx context.Context, fp fitProblem) (solution, error)
 // every block full with R = I), the factors' shapes and scratch per pair
 // and comparison.
 type lowRank struct {
-	p      *problem
-	mu     float64 // β/|𝒞|
-	blocks []lowRankBlock
-	dist   []float64 // per pair: Σ_b ‖y_a − y_b‖²
-	m      []float64 // per comparison: the margin 1 + d(i,j) − d(k,l)
-	alpha  []float64 // per comparison: μ·h_δ'(m_c)
-	w      []float64 // per pair: Σ α over comparisons it is the left pair of, minus the right
+	p       *problem
+	maxRank int     // Settings.Rank: columns per block at most (0: no bound)
+	mu      float64 // β/|𝒞|
+	blocks  []lowRankBlock
+	dist    []float64 // per pair: Σ_b ‖y_a − y_b‖²
+	m       []float64 // per comparison: the margin 1 + d(i,j) − d(k,l)
+	alpha   []float64 // per comparison: μ·h_δ'(m_c)
+	w       []float64 // per pair: Σ α over comparisons it is the left pair of, minus the right
 }
 
 // lowRankBlock is one block's factor L (r×k, row-major, at off in the flat
@@ -312,7 +314,7 @@ func (lr *lowRank) run(ctx context.Context, x0 []float64, s Settings) (solution,
 		if it >= s.MaxIter || !ok {
 			break
 		}
-		if it >= tn.firstPhaseIters || delta <= tn.firstPhaseDelta {
+		if lr.maxRank == 0 && (it >= tn.firstPhaseIters || delta <= tn.firstPhaseDelta) {
 			cur := lr.ranks()
 			lr.layout(best.ranks)
 			sol.x = lr.matrices(best.z)
@@ -331,7 +333,15 @@ func (lr *lowRank) run(ctx context.Context, x0 []float64, s Settings) (solution,
 		if stalled {
 			z, grown = lr.grow(z, rz, fs, delta, s.Tol)
 		}
-		if stalled && !grown {
+		if stalled && !grown && lr.maxRank > 0 {
+			// A fixed rank: the convex gap need not close. Stationary once
+			// the smoothing's error βδ/2 is within Tol/2 of the objective.
+			if p.beta*delta <= s.Tol*sol.objective {
+				sol.converged = true
+				break
+			}
+			delta /= 10
+		} else if stalled && !grown {
 			// The smoothed problem's own gap, against its dual value
 			// tΣα − δ/(2μ)·t²Σα² (Huber's conjugate).
 			sumA, sumA2 := floats.Sum(lr.alpha), floats.Dot(lr.alpha, lr.alpha)
@@ -426,12 +436,16 @@ func (lr *lowRank) start(x0 []float64) (z []float64, ranks []int) {
 			continue
 		}
 		vals, vecs := positiveEigen(mat.NewSymDense(blk.r, append([]float64(nil), xb...)), 1e-10, "a warm start")
-		k := len(vals)
+		first := 0 // ascending: a rank bound keeps the largest
+		if lr.maxRank > 0 && len(vals) > lr.maxRank {
+			first = len(vals) - lr.maxRank
+		}
+		k := len(vals) - first
 		l := make([]float64, blk.r*k)
-		for c, v := range vals {
-			sv := math.Sqrt(v)
+		for c := 0; c < k; c++ {
+			sv := math.Sqrt(vals[first+c])
 			for i := 0; i < blk.r; i++ {
-				l[i*k+c] = vecs.At(i, c) * sv
+				l[i*k+c] = vecs.At(i, first+c) * sv
 			}
 		}
 		ranks[b], cols[b] = k, l
@@ -454,7 +468,7 @@ func (lr *lowRank) grow(z []float64, rz []ritz, f, delta, tol float64) ([]float6
 	any := false
 	for b, fb := range lr.blocks {
 		for i, th := range rz[b].vals {
-			if 1+th >= -growTol(tn, tol) || fb.k+len(add[b]) >= fb.blk.r {
+			if 1+th >= -growTol(tn, tol) || fb.k+len(add[b]) >= fb.blk.r || (lr.maxRank > 0 && fb.k+len(add[b]) >= lr.maxRank) {
 				break
 			}
 			add[b] = append(add[b], rz[b].vecs[i])

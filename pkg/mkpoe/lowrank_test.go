@@ -1,6 +1,7 @@
 package mkpoe
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -122,6 +123,50 @@ func TestProjectionFromFactor(t *testing.T) {
 		for r := 1; r < tc.k; r++ {
 			if mat.Norm(got.RowView(r), 2) > mat.Norm(got.RowView(r-1), 2)*(1+1e-12) {
 				t.Errorf("d=%d k=%d: row %d longer than row %d", tc.d, tc.k, r, r-1)
+			}
+		}
+	}
+}
+
+// TestFixedRank: Settings.Rank bounds every W's rank; with a bound above
+// the optimum's rank the fit is the convex optimum (barrier, 1e-3), below
+// it the objective is above the optimum and the reported bound below it,
+// and the settings that make no sense are refused.
+func TestFixedRank(t *testing.T) {
+	t.Parallel()
+	for _, pr := range smallProblems()[:4] {
+		ref, err := reference.Barrier(pr.ks, pr.cs, pr.beta, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := pr.ks[0].SymmetricDim()
+		for _, rank := range []int{1, 2, n} {
+			m, err := Fit(pr.ks, pr.cs, &Settings{Beta: pr.beta, Rank: rank})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for b, w := range m.W {
+				vals, _ := positiveEigen(w, 1e-9, "W")
+				if len(vals) > rank {
+					t.Errorf("%s rank %d: W[%d] has rank %d", pr.name, rank, b, len(vals))
+				}
+			}
+			if !m.Stats.Converged {
+				t.Errorf("%s rank %d: not stationary after %d iterations", pr.name, rank, m.Stats.Iterations)
+			}
+			if m.Objective < ref.Objective*(1-1e-7) || m.Stats.DualBound > ref.Objective*(1+1e-9)+1e-12 {
+				t.Errorf("%s rank %d: objective %.8g, bound %.8g around the optimum %.8g", pr.name, rank, m.Objective, m.Stats.DualBound, ref.Objective)
+			}
+			if rank == n {
+				if d := relDiff(m.Objective, ref.Objective); d > 1e-3 {
+					t.Errorf("%s rank n: objective %.8g, optimum %.8g (relative %.2g)", pr.name, m.Objective, ref.Objective, d)
+				}
+			}
+			t.Logf("%s rank %d: objective %.6g (optimum %.6g), gap to the convex bound %.3g", pr.name, rank, m.Objective, ref.Objective, m.Stats.RelativeGap)
+		}
+		for _, s := range []Settings{{Beta: 1, Rank: -1}, {Beta: 1, Rank: 2, Mode: Diag}, {Beta: 1, Rank: 2, Solver: Accelerated}, {Beta: 1, Rank: n + 1}} {
+			if _, err := Fit(pr.ks, pr.cs, &s); !errors.Is(err, ErrInvalidInput) {
+				t.Errorf("%+v: error %v, want an invalid-input error", s, err)
 			}
 		}
 	}

@@ -186,6 +186,14 @@ type Settings struct {
 	// eigenvalues below EigTol·λ_max are dropped (the kernel's numerical
 	// rank). Default 1e-10. Deviation: see docs/deviations.md.
 	EigTol float64
+	// Rank, if positive, bounds the rank of every W⁽ᵖ⁾ (an embedding of at
+	// most Rank dimensions per kernel): the low-rank method's factored
+	// problem at a fixed number of columns, which is not convex, so the fit
+	// ends at a stationary point of the smoothed objective (Converged: the
+	// smoothing is below Tol and L-BFGS has stalled) and Stats.RelativeGap
+	// is its certified distance to the convex problem's optimum, whose
+	// lower bound is Stats.DualBound. Needs Mode Full; implies LowRank.
+	Rank int
 	// Init, if not nil, warm-starts the solver from a model fitted on the
 	// same inputs (for example at a neighbouring β). It is read, not changed.
 	Init *Model
@@ -218,6 +226,18 @@ func (s *Settings) withDefaults() (Settings, error) {
 		return out, err
 	}
 	out.Solver = solver
+	if out.Rank < 0 {
+		return out, invalidf("mkpoe: Settings.Rank must be >= 0 (0: no bound), got %d", out.Rank)
+	}
+	if out.Rank > 0 {
+		if out.Mode != Full {
+			return out, invalidf("mkpoe: Settings.Rank bounds a full W: it needs Mode Full, got %v", out.Mode)
+		}
+		if s.Solver != "" && out.Solver != LowRank {
+			return out, invalidf("mkpoe: Settings.Rank is a bound of the low-rank method: Solver must be lowrank or empty, got %q", s.Solver)
+		}
+		out.Solver = LowRank
+	}
 	if out.MaxIter < 0 {
 		return out, invalidf("mkpoe: Settings.MaxIter must be >= 0, got %d", out.MaxIter)
 	}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -31,6 +32,7 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	mode := fs.String("mode", "full", "full or diag: form of each W")
 	combine := fs.String("combine", "separate", "separate (K4, one W per kernel) or sum (K1, one W on the sum kernel)")
 	solver := fs.String("solver", "accelerated", "accelerated (default), lowrank (factored W = LLᵀ; cost follows the rank: many items, full W) or subgradient (the paper's Appendix B)")
+	rank := fs.Int("rank", 0, "at most this many dimensions per kernel (full W only; implies --solver lowrank; prints the distance to the convex optimum's bound); 0: no bound")
 	maxIter := fs.Int("max-iter", 0, "iteration limit (0: solver default)")
 	tol := fs.Float64("tol", 0, "relative accuracy (0: default 1e-3, certified by a duality gap)")
 	out := fs.String("out", "", "model file to write (JSON; required)")
@@ -59,7 +61,10 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if *compFile == "" || *out == "" {
 		return usagef("--comparisons and --out are required")
 	}
-	s := &mkpoe.Settings{Beta: *beta, MaxIter: *maxIter, Tol: *tol}
+	if *rank < 0 {
+		return usagef("--rank must be >= 1 (0: no bound), got %d", *rank)
+	}
+	s := &mkpoe.Settings{Beta: *beta, MaxIter: *maxIter, Tol: *tol, Rank: *rank}
 	var err error
 	if s.Mode, err = mkpoe.ParseMode(*mode); err != nil {
 		return badInput(fmt.Errorf("--mode: %w", err))
@@ -69,6 +74,15 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	if s.Solver, err = mkpoe.ParseSolver(*solver); err != nil {
 		return badInput(fmt.Errorf("--solver: %w", err))
+	}
+	if *rank > 0 {
+		if s.Mode != mkpoe.Full {
+			return usagef("--rank bounds a full W: it needs --mode full, got --mode %s", *mode)
+		}
+		if solverSet(fs) && s.Solver != mkpoe.LowRank {
+			return usagef("--rank is a bound of the low-rank method: use --solver lowrank (or leave --solver out), got --solver %s", *solver)
+		}
+		s.Solver = mkpoe.LowRank
 	}
 	if !(*beta > 0) {
 		return usagef("--beta must be > 0, got %v (β weighs the hinge loss against the trace regulariser)", *beta)
@@ -135,6 +149,11 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fmt.Fprintf(stdout, "objective %.10g\nbound %.10g\nrelative_gap %.3g\niterations %d\nconverged %v\ndimension %d\nseconds %.3f\n",
 		m.Objective, m.Stats.DualBound, m.Stats.RelativeGap, m.Stats.Iterations, m.Stats.Converged, m.Dim(), m.Stats.Seconds)
 	fmt.Fprintf(stdout, "min_beta %.6g\n", m.Stats.MinBeta)
+	if *rank > 0 {
+		// The rank-bounded problem is not convex: its solution is a
+		// stationary point, and the bound is the convex problem's.
+		fmt.Fprintf(stdout, "rank_bound %d\nconvex_gap %.3g\n", *rank, m.Stats.RelativeGap)
+	}
 	if !m.Stats.Converged {
 		fmt.Fprintf(stderr, "mkpoe fit: warning: stopped at the iteration limit before the requested accuracy (relative gap %.3g)\n", m.Stats.RelativeGap)
 	}
@@ -185,4 +204,11 @@ func readModel(path string) (*mkpoe.Model, error) {
 func embedAll(m *mkpoe.Model, rowFiles []string) (*mat.Dense, error) {
 	emb, err := query.Embedding(m, rowFiles)
 	return emb, badInput(err)
+}
+
+// solverSet reports whether --solver was given on the command line.
+func solverSet(fs *flag.FlagSet) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == "solver" })
+	return set
 }

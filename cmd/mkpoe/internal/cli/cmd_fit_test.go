@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
@@ -221,5 +222,103 @@ func TestFitWarnsBelowMinBeta(t *testing.T) {
 	}
 	if !strings.Contains(errs, "at or below min_beta") || !strings.Contains(errs, "W = 0 is optimal") {
 		t.Errorf("fit below min_beta gave no warning: %q", errs)
+	}
+}
+
+// TestFitLowRank: --solver lowrank fits the same kernel to the same
+// objective as the default solver (both certified to 1e-3) and records
+// its solver in the model file.
+func TestFitLowRank(t *testing.T) {
+	dir, kernel, comps, _ := fitFixture(t)
+	objective := func(stdout string) float64 {
+		t.Helper()
+		for _, line := range strings.Split(stdout, "\n") {
+			if v, ok := strings.CutPrefix(line, "objective "); ok {
+				f, err := strconv.ParseFloat(v, 64)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return f
+			}
+		}
+		t.Fatalf("no objective line in %q", stdout)
+		return 0
+	}
+	var got [2]float64
+	for i, solver := range []string{"accelerated", "lowrank"} {
+		out := filepath.Join(dir, solver+".json")
+		code, stdout, errs := run("fit", "--kernel", kernel, "--comparisons", comps, "--beta", "30", "--solver", solver, "--out", out)
+		if code != 0 {
+			t.Fatalf("--solver %s: exit %d: %s", solver, code, errs)
+		}
+		if !strings.Contains(stdout, "converged true") {
+			t.Errorf("--solver %s: not certified:\n%s", solver, stdout)
+		}
+		got[i] = objective(stdout)
+		if b := readModelSolver(t, out); b != solver {
+			t.Errorf("--solver %s: model file says solver %q", solver, b)
+		}
+	}
+	if d := math.Abs(got[0]-got[1]) / got[0]; d > 2e-3 {
+		t.Errorf("objectives %.8g (accelerated) and %.8g (lowrank) differ by %.2g relative", got[0], got[1], d)
+	}
+}
+
+// readModelSolver returns the "solver" field of a model file.
+func readModelSolver(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m struct {
+		Solver string `json:"solver"`
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m.Solver
+}
+
+// TestFitRank: --rank d gives an embedding of at most d dimensions and
+// prints the distance to the convex problem's bound; bad ranks exit 2 with
+// a message naming the flag.
+func TestFitRank(t *testing.T) {
+	dir, kernel, comps, _ := fitFixture(t)
+	code, stdout, errs := run("fit", "--kernel", kernel, "--comparisons", comps, "--beta", "30", "--rank", "2", "--out", filepath.Join(dir, "r2.json"))
+	if code != 0 {
+		t.Fatalf("--rank 2: exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"rank_bound 2\n", "convex_gap ", "converged true"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("--rank 2: output lacks %q:\n%s", want, stdout)
+		}
+	}
+	var dim int
+	for _, line := range strings.Split(stdout, "\n") {
+		if v, ok := strings.CutPrefix(line, "dimension "); ok {
+			dim, _ = strconv.Atoi(v)
+		}
+	}
+	if dim < 1 || dim > 2 {
+		t.Errorf("--rank 2: dimension %d", dim)
+	}
+	if s := readModelSolver(t, filepath.Join(dir, "r2.json")); s != "lowrank" {
+		t.Errorf("--rank 2: model solver %q, want lowrank", s)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--rank", "-1"}, "--rank must be >= 1"},
+		{[]string{"--rank", "2", "--mode", "diag"}, "--rank bounds a full W"},
+		{[]string{"--rank", "2", "--solver", "accelerated"}, "--rank is a bound of the low-rank method"},
+		{[]string{"--rank", "100000"}, "Settings.Rank must be at most the order of W"},
+	} {
+		args := append([]string{"fit", "--kernel", kernel, "--comparisons", comps, "--beta", "30", "--out", filepath.Join(dir, "bad.json")}, tc.args...)
+		code, _, errs := run(args...)
+		if code != 2 || !strings.Contains(errs, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and %q", tc.args, code, errs, tc.want)
+		}
 	}
 }
