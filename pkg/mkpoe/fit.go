@@ -356,6 +356,9 @@ func fit(ctx context.Context, in input, cs []data.Comparison, s Settings) (*Mode
 	if s.tuning != nil {
 		p.tune = s.tuning
 	}
+	if err := checkMemory(p, s.Solver); err != nil {
+		return nil, err
+	}
 	// Certificates and β_min need the eigenbasis form (R = I). W-space
 	// and the eigenbasis coincide for diagonal W, features and the
 	// identity; the subgradient method on full kernel blocks works in

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/mkpoe/mkpoe/pkg/mkpoe/internal/reference"
@@ -169,5 +170,22 @@ func TestFixedRank(t *testing.T) {
 				t.Errorf("%+v: error %v, want an invalid-input error", s, err)
 			}
 		}
+	}
+}
+
+// TestMemoryRefused: a fit whose estimated need exceeds the available
+// memory is refused before any allocation of its size, with an error
+// naming both figures.
+func TestMemoryRefused(t *testing.T) {
+	t.Parallel()
+	pr := smallProblems()[0]
+	tight := tuned(func(tu *tuning) { tu.hooks.availableMemory = func() uint64 { return 1000 } })
+	_, err := Fit(pr.ks, pr.cs, &Settings{Beta: 1, tuning: tight})
+	if !errors.Is(err, ErrInvalidInput) || !strings.Contains(err.Error(), "GiB are available") || !strings.Contains(err.Error(), "this fit needs about") {
+		t.Errorf("error %v, want an invalid-input error naming the memory needed and available", err)
+	}
+	roomy := tuned(func(tu *tuning) { tu.hooks.availableMemory = func() uint64 { return 1 << 40 } })
+	if _, err := Fit(pr.ks, pr.cs, &Settings{Beta: 1, tuning: roomy}); err != nil {
+		t.Errorf("with room: %v", err)
 	}
 }

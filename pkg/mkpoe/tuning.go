@@ -140,6 +140,9 @@ type testHooks struct {
 	// crossoverRoundEnd, if not nil, is told of every crossover round that
 	// ends without a certificate and whether it stopped loosely.
 	crossoverRoundEnd func(round int, loose bool)
+	// availableMemory, if not nil, replaces the system's available memory
+	// in checkMemory.
+	availableMemory func() uint64
 }
 
 // lowRankTuning steers the low-rank method (lowrank.go).
