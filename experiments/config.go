@@ -57,7 +57,8 @@ type ClaimConfig struct {
 
 // DatasetConfig selects a loader of pkg/data and its options.
 type DatasetConfig struct {
-	// Type is synthetic (embedded, no files), aset400, aloi10 or generic.
+	// Type is synthetic (embedded, no files), planted (generated points
+	// and triplets, no files), aset400, aloi10 or generic.
 	Type string `yaml:"type"`
 	// Dir is the data folder (aset400, aloi10), relative to the config file.
 	Dir string `yaml:"dir"`
@@ -72,6 +73,10 @@ type DatasetConfig struct {
 	Taxonomy any `yaml:"taxonomy"`
 	// Synthetic configures the embedded synthetic data set.
 	Synthetic SyntheticConfig `yaml:"synthetic"`
+	// Planted configures a planted-embedding data set (the scale
+	// benchmarks; data.GeneratePlanted). A pointer, omitted when absent, so
+	// that the hashes of configs without it do not change.
+	Planted *PlantedConfig `yaml:"planted,omitempty"`
 	// Generic: items file, comparisons file, named feature or kernel files.
 	Items       string            `yaml:"items"`
 	Comparisons string            `yaml:"comparisons"`
@@ -325,12 +330,14 @@ func (c *Config) validateDataset(ps *problems) {
 		if d.PerClass < 1 {
 			ps.bad("dataset.per_class", "must be >= 1", d.PerClass)
 		}
+	case "planted":
+		c.validatePlanted(ps)
 	case "generic":
 		if d.Items == "" || d.Comparisons == "" {
 			ps.bad("dataset", "generic data sets need items and comparisons files", fmt.Sprintf("items=%q comparisons=%q", d.Items, d.Comparisons))
 		}
 	default:
-		ps.bad("dataset.type", "must be synthetic, aset400, aloi10 or generic", fmt.Sprintf("%q", d.Type))
+		ps.bad("dataset.type", "must be synthetic, planted, aset400, aloi10 or generic", fmt.Sprintf("%q", d.Type))
 	}
 }
 
@@ -755,6 +762,38 @@ type SyntheticConfig struct {
 	Branching []int                 `yaml:"branching"` // children per taxonomy level (default [3, 2])
 	PerClass  int                   `yaml:"per_class"` // items per leaf class (default 10)
 	Views     []SyntheticViewConfig `yaml:"views"`
+}
+
+// PlantedConfig is dataset.planted: N points drawn from a standard normal
+// distribution in Dim dimensions, Triplets distinct random triplets
+// answered by their distances, each reversed with probability Flip; the
+// data set's one source, points, holds the true coordinates.
+type PlantedConfig struct {
+	N        int     `yaml:"n"`
+	Dim      int     `yaml:"dim"`
+	Triplets int     `yaml:"triplets"`
+	Flip     float64 `yaml:"flip"`
+}
+
+// validatePlanted checks dataset.planted.
+func (c *Config) validatePlanted(ps *problems) {
+	pl := c.Dataset.Planted
+	if pl == nil {
+		ps.bad("dataset.planted", "must give {n, dim, triplets, flip} for a planted data set", "nothing")
+		return
+	}
+	if pl.N < 3 || pl.N > mkpoe.MaxIdentityItems {
+		ps.bad("dataset.planted.n", fmt.Sprintf("must be in [3, %d]", mkpoe.MaxIdentityItems), pl.N)
+	}
+	if pl.Dim < 1 || pl.Dim > 1000 {
+		ps.bad("dataset.planted.dim", "must be in [1, 1000]", pl.Dim)
+	}
+	if most := float64(pl.N) * float64(pl.N-1) * float64(pl.N-2) / 8; pl.Triplets < 1 || float64(pl.Triplets) > most || pl.Triplets > 10_000_000 {
+		ps.bad("dataset.planted.triplets", fmt.Sprintf("must be in [1, min(n(n−1)(n−2)/8, 10⁷)] = [1, %.0f]", math.Min(most, 1e7)), pl.Triplets)
+	}
+	if !(pl.Flip >= 0 && pl.Flip < 0.5) {
+		ps.bad("dataset.planted.flip", "must be in [0, 0.5)", pl.Flip)
+	}
 }
 
 // SyntheticViewConfig is one synthetic view.

@@ -116,6 +116,17 @@ func loadDataset(c *Config) (*dataset, error) {
 			ds.sources[fmt.Sprintf("view%d", v+1)] = kernels.Input{Features: sub}
 		}
 		return ds, nil
+	case "planted":
+		pl := d.Planted
+		g, err := data.GeneratePlanted(data.PlantedSpec{N: pl.N, Dim: pl.Dim, Triplets: pl.Triplets, Flip: pl.Flip, Seed: c.Seed})
+		if err != nil {
+			return nil, fmt.Errorf("dataset.planted: %w", err)
+		}
+		ds := &dataset{n: pl.N, comps: g.Triplets, sources: map[string]kernels.Input{"points": {Features: g.Points}}}
+		for i := 0; i < pl.N; i++ {
+			ds.names = append(ds.names, fmt.Sprintf("p%05d", i))
+		}
+		return ds, nil
 	case "generic":
 		spec := data.Spec{Items: d.Items, Comparisons: d.Comparisons, OneBased: d.OneBased}
 		keys := sortedKeys(d.Features)

@@ -208,6 +208,9 @@ type eigenbasis struct {
 
 func kernelEigenbasis(k mat.Symmetric, relTol float64) eigenbasis {
 	n := k.SymmetricDim()
+	if eb, ok := diagonalEigenbasis(k, relTol); ok {
+		return eb
+	}
 	vals, u := positiveEigen(k, relTol, "a kernel")
 	r := len(vals)
 	if r == 0 {
@@ -224,6 +227,38 @@ func kernelEigenbasis(k mat.Symmetric, relTol float64) eigenbasis {
 		}
 	}
 	return eigenbasis{phi: phi, back: back}
+}
+
+// diagonalEigenbasis is kernelEigenbasis for a diagonal kernel (the
+// identity kernel of GNMDS through Fit, Sec. 3.3) whose every diagonal
+// entry is above relTol·max: its eigenvectors are the unit vectors, so Φ =
+// diag(√k_ii) and B = diag(1/√k_ii), square and diagonal, which the
+// solvers treat as such (block.phiDiag) instead of as dense n×n matrices,
+// and no n³ eigendecomposition runs. ok is false for any other kernel.
+func diagonalEigenbasis(k mat.Symmetric, relTol float64) (eigenbasis, bool) {
+	n := k.SymmetricDim()
+	lmax := 0.0
+	for i := 0; i < n; i++ {
+		lmax = math.Max(lmax, k.At(i, i))
+		for j := i + 1; j < n; j++ {
+			if k.At(i, j) != 0 {
+				return eigenbasis{}, false
+			}
+		}
+	}
+	for i := 0; i < n; i++ {
+		if v := k.At(i, i); !(v > relTol*lmax && v > 0) {
+			return eigenbasis{}, false
+		}
+	}
+	phi := mat.NewDense(n, n, nil)
+	back := mat.NewDense(n, n, nil)
+	for i := 0; i < n; i++ {
+		s := math.Sqrt(k.At(i, i))
+		phi.Set(i, i, s)
+		back.Set(i, i, 1/s)
+	}
+	return eigenbasis{phi: phi, back: back}, true
 }
 
 // positiveEigen returns the eigenvalues of a above relTol·λ_max (and above
@@ -370,12 +405,22 @@ func fit(ctx context.Context, in input, cs []data.Comparison, s Settings) (*Mode
 	}
 	minBeta := eigen.minBeta()
 	x0 := make([]float64, p.dim)
-	if s.Init != nil {
+	var initFactors []*mat.Dense
+	_, lowRank := m.(lowRankMethod)
+	switch {
+	case s.Init != nil && lowRank && !p.hasDiagBlock():
+		// The low-rank method starts from the previous model's factors,
+		// never an r×r matrix.
+		var err error
+		if initFactors, err = lowRankWarmStart(p, s.Init, in); err != nil {
+			return nil, err
+		}
+	case s.Init != nil:
 		if err := warmStart(p, backs, s.Init, x0, in); err != nil {
 			return nil, err
 		}
 	}
-	sol, err := m.solve(ctx, fitProblem{p: p, x0: x0, s: s, eigen: eigen})
+	sol, err := m.solve(ctx, fitProblem{p: p, x0: x0, s: s, eigen: eigen, init: initFactors})
 	if err != nil {
 		return nil, err
 	}
@@ -435,6 +480,17 @@ func recoverW(blk *block, back *mat.Dense, x []float64) *mat.SymDense {
 	if back == nil {
 		return symPart(z)
 	}
+	if d := blk.phiDiag; d != nil {
+		// A diagonal kernel (diagonalEigenbasis): B = diag(1/d), so W_ij =
+		// Z_ij/(d_i d_j) in O(n²) rather than two n³ products.
+		w := mat.NewSymDense(blk.r, nil)
+		for i := 0; i < blk.r; i++ {
+			for j := i; j < blk.r; j++ {
+				w.SetSym(i, j, 0.5*(xb[i*blk.r+j]+xb[j*blk.r+i])/(d[i]*d[j]))
+			}
+		}
+		return w
+	}
 	var bz, w mat.Dense
 	bz.Mul(back, z)
 	w.Mul(&bz, back.T())
@@ -486,6 +542,58 @@ func warmStart(p *problem, backs []*mat.Dense, init *Model, x0 []float64, in inp
 	}
 	p.project(p.newWorkspace(), x0)
 	return nil
+}
+
+// lowRankWarmStart returns each block's factor L (r×k, X = LLᵀ) of the
+// model init fitted on the same inputs, from its projection N (W = NᵀN):
+// Z = ΦᵀWΦ = (NΦ)ᵀ(NΦ), so L = (NΦ)ᵀ, or Nᵀ where W-space and the
+// eigenbasis coincide (features, the identity); rows of N that are zero
+// (W = 0) give no column. O(n·r·k) per block.
+func lowRankWarmStart(p *problem, init *Model, in input) ([]*mat.Dense, error) {
+	if init.Input != in.kind || init.N != in.n || len(init.Proj) != len(p.blocks) {
+		return nil, invalidf("mkpoe: Settings.Init was fitted on other inputs (%s, %d items, %d blocks), want %s, %d items, %d blocks",
+			init.Input, init.N, len(init.Proj), in.kind, in.n, len(p.blocks))
+	}
+	out := make([]*mat.Dense, len(p.blocks))
+	for b := range p.blocks {
+		blk := &p.blocks[b]
+		proj := init.Proj[b]
+		k, d := proj.Dims()
+		var rows []int
+		for i := 0; i < k; i++ {
+			if mat.Norm(proj.RowView(i), math.Inf(1)) > 0 {
+				rows = append(rows, i)
+			}
+		}
+		if len(rows) == 0 {
+			continue
+		}
+		nz := mat.NewDense(len(rows), d, nil)
+		for c, i := range rows {
+			nz.SetRow(c, proj.RawRowView(i))
+		}
+		l := mat.NewDense(blk.r, len(rows), nil)
+		switch {
+		case in.kind != InputKernels:
+			if d != blk.r {
+				return nil, invalidf("mkpoe: Settings.Init block %d has order %d, want %d (same inputs)", b, d, blk.r)
+			}
+			l.Copy(nz.T())
+		case blk.phiDiag != nil:
+			for i, di := range blk.phiDiag {
+				for c := range rows {
+					l.Set(i, c, di*nz.At(c, i))
+				}
+			}
+		default:
+			if d != in.n {
+				return nil, invalidf("mkpoe: Settings.Init block %d has order %d, want %d (same inputs)", b, d, in.n)
+			}
+			l.Mul(blk.phi.T(), nz.T())
+		}
+		out[b] = l
+	}
+	return out, nil
 }
 
 // warmCertificate tries to certify the warm start x0 (problem

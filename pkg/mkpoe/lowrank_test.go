@@ -189,3 +189,43 @@ func TestMemoryRefused(t *testing.T) {
 		t.Errorf("with room: %v", err)
 	}
 }
+
+// TestLowRankWarmStart: a sweep along a β grid warm-started from the
+// previous model's factors reaches the cold fits' certified objectives,
+// with kernels (one diagonal: the identity) and for GNMDS.
+func TestLowRankWarmStart(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(8, 8))
+	n := 40
+	hidden := randomFeatures(rng, n, 3)
+	cs := randomComparisons(rng, hidden, 600, 0.1, true)
+	id := mat.NewSymDense(n, nil)
+	for i := 0; i < n; i++ {
+		id.SetSym(i, i, 2)
+	}
+	fits := map[string]func(s *Settings) (*Model, error){
+		"kernels":  func(s *Settings) (*Model, error) { return Fit([]mat.Symmetric{rbfKernel(hidden), id}, cs, s) },
+		"identity": func(s *Settings) (*Model, error) { return FitIdentity(n, cs, s) },
+	}
+	for name, fit := range fits {
+		var prev *Model
+		for _, beta := range []float64{30, 100, 300} {
+			cold, err := fit(&Settings{Beta: beta, Solver: LowRank})
+			if err != nil {
+				t.Fatal(err)
+			}
+			warm, err := fit(&Settings{Beta: beta, Solver: LowRank, Init: prev})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !cold.Stats.Converged || !warm.Stats.Converged {
+				t.Errorf("%s β=%g: converged cold %v warm %v", name, beta, cold.Stats.Converged, warm.Stats.Converged)
+			}
+			if d := relDiff(warm.Objective, cold.Objective); d > 2e-3 {
+				t.Errorf("%s β=%g: warm objective %.8g, cold %.8g", name, beta, warm.Objective, cold.Objective)
+			}
+			t.Logf("%s β=%g: cold %d iterations, warm %d", name, beta, cold.Stats.Iterations, warm.Stats.Iterations)
+			prev = warm
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
 )
 
 // method is one way of solving the fitting problem of Alg. 4 (Eq. 13),
@@ -29,6 +30,10 @@ type fitProblem struct {
 	x0    []float64
 	s     Settings
 	eigen *problem
+	// init, for the low-rank method warm-started from Settings.Init, is
+	// each block's factor L (r×k) of the starting point (nil entries:
+	// X = 0); x0 is then zero.
+	init []*mat.Dense
 }
 
 // methodFor returns the method of a Solver value (validated by Settings).

@@ -33,7 +33,7 @@ rows:
   - {method: k4, kernel: a, mode: full}
   - {method: k1, group: nope, mode: sparse}
 `, []string{
-			`dataset.type: must be synthetic, aset400, aloi10 or generic, got "csv"`,
+			`dataset.type: must be synthetic, planted, aset400, aloi10 or generic, got "csv"`,
 			"kernels[0].type/params: must be a valid kernel type",
 			`kernels[1].name: must be unique, got "a" again`,
 			`kernels[1].normalize: must be none, diag, trace or center, got "sideways"`,
