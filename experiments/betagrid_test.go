@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -170,4 +171,63 @@ rows:
 		t.Errorf("GNMDS: %v fits not certified (max gap %v)", gnmds.UnconvergedFits, gnmds.MaxGap)
 	}
 	t.Logf("native %.3f, GNMDS %.3f (β = %v, %v·β_min)", native.Accuracy[0], gnmds.Accuracy[0], gnmds.Beta, gnmds.BetaMultiple)
+}
+
+// TestRankRow: a row with rank: d learns embeddings of at most d
+// dimensions, gets its own task inputs and label, and bad ranks are
+// reported with their YAML paths.
+func TestRankRow(t *testing.T) {
+	dir := t.TempDir()
+	body := `name: ranked
+seed: 2
+dataset: {type: planted, planted: {n: 40, dim: 3, triplets: 1500, flip: 0.1}}
+kernels:
+  - {name: identity, type: identity}
+protocol: {holdout: comparisons, splits: 1, test_fraction: 0.2, inner_folds: 2}
+beta_grid: {relative_to_min: [1.5, 3]}
+rows:
+  - {method: k1, kernel: identity, mode: full}
+  - {method: k1, kernel: identity, mode: full, rank: 2, table_row: identity rank 2}
+`
+	cfg := filepath.Join(dir, "ranked.yaml")
+	if err := os.WriteFile(cfg, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, s := runConfigFile(t, cfg)
+	if c.Rows[1].Label != "identity K1 full rank 2" {
+		t.Errorf("label %q", c.Rows[1].Label)
+	}
+	if c.rowInputs(c.Rows[0]) == c.rowInputs(c.Rows[1]) {
+		t.Error("a rank bound must change the row's task inputs")
+	}
+	if d := s.Rows[1].Accuracy[0]; !(d > 0.6) {
+		t.Errorf("rank-2 row accuracy %.3f", d)
+	}
+	for _, m := range s.Rows[1].Models {
+		b, err := os.ReadFile(filepath.Join(c.Output, m))
+		if err != nil {
+			t.Fatal(err)
+		}
+		model, err := mkpoe.ReadJSON(bytes.NewReader(b), m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if model.Dim() > 2 {
+			t.Errorf("%s: embedding of %d dimensions, want at most 2", m, model.Dim())
+		}
+	}
+	for _, tc := range []struct{ row, want string }{
+		{"{method: k1, kernel: identity, mode: full, rank: -1}", "rows[0].rank: must be >= 1"},
+		{"{method: k1, kernel: identity, mode: diag, rank: 2}", "rows[0].rank: bounds a full W: needs mode full"},
+		{"{method: native, kernel: identity, rank: 2}", "rows[0].rank: must be absent for a native row"},
+	} {
+		bad := strings.Replace(body, "  - {method: k1, kernel: identity, mode: full}\n  - {method: k1, kernel: identity, mode: full, rank: 2, table_row: identity rank 2}\n", "  - "+tc.row+"\n", 1)
+		p := filepath.Join(dir, "bad.yaml")
+		if err := os.WriteFile(p, []byte(bad), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := LoadConfig(p); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want %q", tc.row, err, tc.want)
+		}
+	}
 }

@@ -170,6 +170,10 @@ type RowConfig struct {
 	// Rows that share a kernel and a column need distinct table rows (the
 	// graph-processing experiment names them after their constraint sets).
 	TableRow string `yaml:"table_row,omitempty"`
+	// Rank, if positive, bounds the rank of a full W (an embedding of at
+	// most Rank dimensions per kernel): the row's fits use the low-rank
+	// method at that many columns (mkpoe.Settings.Rank).
+	Rank int `yaml:"rank,omitempty"`
 }
 
 // tableRow returns the table row of r: TableRow, else its kernel or group.
@@ -278,6 +282,9 @@ func (c *Config) applyDefaults() {
 				what = r.Group
 			}
 			r.Label = strings.TrimSpace(fmt.Sprintf("%s %s %s", what, strings.ToUpper(r.Method), r.Mode))
+			if r.Rank > 0 {
+				r.Label += fmt.Sprintf(" rank %d", r.Rank)
+			}
 		}
 	}
 }
@@ -506,6 +513,11 @@ func (c *Config) validateSolver(ps *problems) {
 	if c.Solver.MaxIter < 0 {
 		ps.bad("solver.max_iter", "must be >= 0", c.Solver.MaxIter)
 	}
+	for i, r := range c.Rows {
+		if r.Rank > 0 && c.Solver.Method == string(mkpoe.Subgradient) {
+			ps.bad(fmt.Sprintf("rows[%d].rank", i), "is a bound of the low-rank method, not of solver.method subgradient", r.Rank)
+		}
+	}
 }
 
 // validateRows checks rows and returns the set of row labels, and false
@@ -566,6 +578,14 @@ func (r RowConfig) validate(ps *problems, at string, kernelNames, groupNames map
 		}
 	} else if r.Mode != "" {
 		ps.bad(at+".mode", "must be empty for a native row", fmt.Sprintf("%q", r.Mode))
+	}
+	switch {
+	case r.Rank < 0:
+		ps.bad(at+".rank", "must be >= 1 (an embedding dimension), or absent", r.Rank)
+	case r.Rank > 0 && r.Method == "native":
+		ps.bad(at+".rank", "must be absent for a native row (it bounds a learned W)", r.Rank)
+	case r.Rank > 0 && r.Mode != "full":
+		ps.bad(at+".rank", "bounds a full W: needs mode full", fmt.Sprintf("%d with mode %q", r.Rank, r.Mode))
 	}
 	if r.TrainSteps != nil {
 		validateSteps(ps, at+".train_steps", *r.TrainSteps)

@@ -99,6 +99,7 @@ type taskInputs struct {
 	Mode                string         `yaml:"mode,omitempty"`
 	BetaGrid            []float64      `yaml:"beta_grid,omitempty"`
 	BetaRelative        bool           `yaml:"beta_relative,omitempty"` // beta_grid holds multiples of β_min
+	Rank                int            `yaml:"rank,omitempty"`          // the row's rank bound
 	Solver              *SolverConfig  `yaml:"solver,omitempty"`
 }
 
@@ -138,7 +139,7 @@ func (c *Config) rowInputs(row RowConfig) string {
 	}
 	if row.Method != "native" {
 		solver := c.Solver
-		in.Mode, in.BetaGrid, in.BetaRelative, in.Solver = row.Mode, c.BetaGrid.Values, c.BetaGrid.Relative, &solver
+		in.Mode, in.BetaGrid, in.BetaRelative, in.Solver, in.Rank = row.Mode, c.BetaGrid.Values, c.BetaGrid.Relative, &solver, row.Rank
 	}
 	// YAML, as Hash: nil and empty lists encode alike, so the digest
 	// survives config.resolved.yaml's round trip.

@@ -188,7 +188,10 @@ func fitRow(ctx context.Context, c *Config, row RowConfig, f *fold, kidx []int, 
 	if err != nil {
 		return nil, err
 	}
-	s := &mkpoe.Settings{Beta: beta, Mode: mode, Solver: mkpoe.Solver(c.Solver.Method), Tol: c.Solver.Tol, MaxIter: c.Solver.MaxIter, Init: init}
+	s := &mkpoe.Settings{Beta: beta, Mode: mode, Solver: mkpoe.Solver(c.Solver.Method), Tol: c.Solver.Tol, MaxIter: c.Solver.MaxIter, Init: init, Rank: row.Rank}
+	if row.Rank > 0 {
+		s.Solver = mkpoe.LowRank // the rank bound is the low-rank method's (validated)
+	}
 	if row.Method == "k1" {
 		s.Combine = mkpoe.Sum
 	}
