@@ -480,13 +480,16 @@ func recoverW(blk *block, back *mat.Dense, x []float64) *mat.SymDense {
 	if back == nil {
 		return symPart(z)
 	}
-	if d := blk.phiDiag; d != nil {
-		// A diagonal kernel (diagonalEigenbasis): B = diag(1/d), so W_ij =
-		// Z_ij/(d_i d_j) in O(n²) rather than two n³ products.
+	if b := diagonalOf(back); b != nil {
+		// A diagonal kernel (diagonalEigenbasis): W = BZBᵀ with B diagonal,
+		// in O(n²) and with the bits of the dense products (b_i·z_ij)·b_j.
+		// (B, not blk.phiDiag: preconditioning rescales the block.)
 		w := mat.NewSymDense(blk.r, nil)
 		for i := 0; i < blk.r; i++ {
 			for j := i; j < blk.r; j++ {
-				w.SetSym(i, j, 0.5*(xb[i*blk.r+j]+xb[j*blk.r+i])/(d[i]*d[j]))
+				wij := (b[i] * xb[i*blk.r+j]) * b[j]
+				wji := (b[j] * xb[j*blk.r+i]) * b[i]
+				w.SetSym(i, j, (wij+wji)/2)
 			}
 		}
 		return w

@@ -229,3 +229,45 @@ func TestLowRankWarmStart(t *testing.T) {
 		}
 	}
 }
+
+// TestDiagonalKernelW: for a diagonal kernel (diagonalEigenbasis, no
+// eigendecomposition) the returned W has the objective the fit reports,
+// recomputed in the paper's W-space (Eq. 13 with tr(WK)), for both
+// solvers, so that the shortcut's W = BZBᵀ is right even after
+// preconditioning rescaled the block.
+func TestDiagonalKernelW(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(4, 4))
+	n := 25
+	hidden := randomFeatures(rng, n, 3)
+	cs := randomComparisons(rng, hidden, 300, 0.1, true)
+	k := mat.NewSymDense(n, nil)
+	for i := 0; i < n; i++ {
+		k.SetSym(i, i, 0.5+rng.Float64())
+	}
+	for _, solver := range []Solver{Accelerated, LowRank} {
+		m, err := Fit([]mat.Symmetric{k}, cs, &Settings{Beta: 50, Solver: solver})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := m.W[0]
+		var wk mat.Dense
+		wk.Mul(w, k)
+		f := mat.Trace(&wk)
+		d := func(a, b int) float64 {
+			v := mat.NewVecDense(n, nil)
+			for t := 0; t < n; t++ {
+				v.SetVec(t, k.At(a, t)-k.At(b, t))
+			}
+			return mat.Inner(v, w, v)
+		}
+		loss := 0.0
+		for _, c := range cs {
+			loss += math.Max(0, 1+d(c.I, c.J)-d(c.K, c.L))
+		}
+		f += 50 * loss / float64(len(cs))
+		if e := relDiff(f, m.Objective); e > 1e-8 {
+			t.Errorf("%s: the objective of the returned W is %.12g, the fit reports %.12g", solver, f, m.Objective)
+		}
+	}
+}

@@ -3,9 +3,6 @@ package conic
 import (
 	"math"
 
-	"gonum.org/v1/gonum/floats"
-	"gonum.org/v1/gonum/lapack"
-	"gonum.org/v1/gonum/lapack/gonum"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/mkpoe/mkpoe/internal/linalg"
@@ -48,57 +45,15 @@ const stepCheck = 0.99
 // λ_min(A) in exact arithmetic; it is −Inf if the tridiagonal eigenvalue
 // problem fails.
 func lanczosMin(k int, apply func(v, out []float64), maxSteps int, tol float64) float64 {
-	m := min(maxSteps, k)
-	if m <= 0 {
+	start := make([]float64, k)
+	for i := range start {
+		start[i] = 1 + 0.5*math.Sin(float64(i)+1)
+	}
+	r, ok := Lanczos(k, apply, LanczosOptions{Start: start, MaxSteps: maxSteps, Tol: tol, Check: func(n int) bool { return n%4 == 0 }})
+	if !ok {
 		return math.Inf(-1)
 	}
-	q := make([]float64, (m+1)*k)
-	v := q[:k]
-	for i := range v {
-		v[i] = 1 + 0.5*math.Sin(float64(i)+1)
-	}
-	floats.Scale(1/floats.Norm(v, 2), v)
-	alpha := make([]float64, m)
-	beta := make([]float64, m)
-	w := make([]float64, k)
-	d := make([]float64, m)
-	e := make([]float64, m)
-	z := make([]float64, m*m)
-	work := make([]float64, max(2*m-2, 1))
-	var impl gonum.Implementation
-	for j := 0; j < m; j++ {
-		qj := q[j*k : (j+1)*k]
-		apply(qj, w)
-		alpha[j] = floats.Dot(qj, w)
-		// Full re-orthogonalisation, twice, which also removes α_j q_j
-		// and β_{j−1} q_{j−1}.
-		for pass := 0; pass < 2; pass++ {
-			for i := 0; i <= j; i++ {
-				qi := q[i*k : (i+1)*k]
-				floats.AddScaled(w, -floats.Dot(qi, w), qi)
-			}
-		}
-		b := floats.Norm(w, 2)
-		beta[j] = b
-		n := j + 1
-		scale := math.Abs(alpha[j])
-		invariant := b <= 1e-14*math.Max(scale, floats.Norm(alpha[:n], math.Inf(1)))
-		if n%4 == 0 || n == m || invariant {
-			copy(d, alpha[:n])
-			copy(e, beta[:n-1])
-			if !impl.Dsteqr(lapack.EVTridiag, n, d[:n], e[:n], z[:n*n], n, work) {
-				return math.Inf(-1)
-			}
-			// Ascending eigenvalues; z's first column is the smallest
-			// one's eigenvector of T, whose last entry sets the residual.
-			scale = math.Max(math.Abs(d[0]), math.Abs(d[n-1]))
-			if invariant || n == m || b*math.Abs(z[(n-1)*n]) <= tol*scale {
-				return d[0]
-			}
-		}
-		floats.ScaleTo(q[(j+1)*k:(j+2)*k], 1/b, w)
-	}
-	return math.Inf(-1) // not reached: n == m returns
+	return r.Vals[0]
 }
 
 // psdStep returns the largest step a ≤ 1 with base + a·dir ⪰ 0 for the
