@@ -335,20 +335,30 @@ func (lr *lowRank) run(ctx context.Context, x0 []float64, init []*mat.Dense, s S
 		// Grow or shrink δ only once L-BFGS has stalled at this rank and
 		// δ: growing earlier adds directions the current columns would
 		// have taken (the rank ran to n on GNMDS).
-		stalled := prevSmooth-fs <= tn.stallFraction*fs
+		progress := prevSmooth - fs
+		stalled := progress <= tn.stallFraction*fs
 		prevSmooth = fs
 		grown := false
 		if stalled {
 			z, grown = lr.grow(z, rz, fs, delta, s.Tol)
+			if grown {
+				prevSmooth = math.Inf(1) // a new column: no stall yet
+			}
 		}
 		if stalled && !grown && lr.maxRank > 0 {
 			// A fixed rank: the convex gap need not close. Stationary once
-			// the smoothing's error βδ/2 is within Tol/2 of the objective.
+			// the smoothing's error βδ/2 is within Tol/2 of the objective
+			// and f_δ fell by less than Tol/100 of itself over the last
+			// checkEvery steps (the looser stall above only moves δ on).
 			if p.beta*delta <= s.Tol*sol.objective {
-				sol.converged = true
-				break
+				if progress <= 0.01*s.Tol*fs {
+					sol.converged = true
+					break
+				}
+			} else {
+				delta /= 10
+				prevSmooth = math.Inf(1) // f_δ changed with δ: no stall yet
 			}
-			delta /= 10
 		} else if stalled && !grown {
 			// The smoothed problem's own gap, against its dual value
 			// tΣα − δ/(2μ)·t²Σα² (Huber's conjugate).
@@ -356,6 +366,7 @@ func (lr *lowRank) run(ctx context.Context, x0 []float64, init []*mat.Dense, s S
 			smoothedGap := fs - (t*sumA - delta/(2*lr.mu)*t*t*sumA2)
 			if smoothedGap <= math.Max(0.25*s.Tol*sol.objective, 0.05*p.beta*delta) {
 				delta /= 10
+				prevSmooth = math.Inf(1) // f_δ changed with δ: no stall yet
 			}
 		}
 		if stalled {
@@ -417,6 +428,13 @@ func (lr *lowRank) descend(ctx context.Context, z, g []float64, delta float64, o
 			step /= 2
 		}
 		if !accepted {
+			if len(opt.s) > 0 {
+				// The quasi-Newton direction failed: forget the curvature
+				// pairs and try the gradient before giving up.
+				opt.reset()
+				it--
+				continue
+			}
 			return it, nil
 		}
 		floats.SubTo(sv, zn, z)
