@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"log"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
@@ -68,7 +69,10 @@ func cvMultiple(ctx context.Context, n int, train []data.Comparison, seed uint64
 			if err != nil {
 				return 0, nil, fmt.Errorf("fold %d, %g·β_min: %w", f, mult, err)
 			}
-			scores[i] += modelAccuracy(m, score) / float64(len(folds))
+			acc := modelAccuracy(m, score)
+			log.Printf("  CV fold %d/%d, %g·β_min: %.2f s, rank %d, gap %.1e, fold accuracy %.4f",
+				f+1, len(folds), mult, m.Stats.Seconds, m.Dim(), m.Stats.RelativeGap, acc)
+			scores[i] += acc / float64(len(folds))
 		}
 	}
 	best := 0
