@@ -1,0 +1,105 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strings"
+)
+
+// row is one line of the results table: one method on one size, over the
+// repetitions.
+type row struct {
+	Size     size
+	Method   string
+	Seconds  []float64 // wall time per repetition (mkpoe: CV and refit)
+	Refit    []float64 // mkpoe only: the refit's own seconds per repetition
+	Accuracy []float64 // held-out accuracy per repetition
+	Rank     string    // mkpoe: model rank; cblearn: d
+	Gap      string    // mkpoe: certified relative gap; cblearn: "—"
+	Note     string    // set when the method failed or was skipped
+}
+
+// median returns the median of xs (NaN for none).
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// mean returns the mean of xs (NaN for none).
+func mean(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	t := 0.0
+	for _, x := range xs {
+		t += x
+	}
+	return t / float64(len(xs))
+}
+
+// formatSeconds prints a duration in seconds with three significant digits.
+func formatSeconds(s float64) string {
+	switch {
+	case s < 10:
+		return fmt.Sprintf("%.2f s", s)
+	case s < 100:
+		return fmt.Sprintf("%.1f s", s)
+	}
+	return fmt.Sprintf("%.0f s", s)
+}
+
+// timeCell is the median time over the repetitions, the range when there
+// are several, and the median refit time for mkpoe.
+func (r row) timeCell() string {
+	if r.Note != "" {
+		return r.Note
+	}
+	c := formatSeconds(median(r.Seconds))
+	if len(r.Seconds) > 1 {
+		s := append([]float64(nil), r.Seconds...)
+		sort.Float64s(s)
+		c += fmt.Sprintf(" (%s–%s)", strings.TrimSuffix(formatSeconds(s[0]), " s"), formatSeconds(s[len(s)-1]))
+	}
+	if len(r.Refit) > 0 {
+		c += ", refit " + formatSeconds(median(r.Refit))
+	}
+	return c
+}
+
+// accuracyCell is the mean held-out accuracy.
+func (r row) accuracyCell() string {
+	if len(r.Accuracy) == 0 {
+		return "—"
+	}
+	return fmt.Sprintf("%.4f", mean(r.Accuracy))
+}
+
+// writeTable writes rows as a Markdown table.
+func writeTable(w io.Writer, rows []row) error {
+	var b strings.Builder
+	b.WriteString("| n × train triplets | method | time | held-out accuracy | rank / d | certified gap |\n")
+	b.WriteString("|---|---|---|---|---|---|\n")
+	for _, r := range rows {
+		fmt.Fprintf(&b, "| %d × %d | %s | %s | %s | %s | %s |\n",
+			r.Size.N, r.Size.Triplets*8/10, r.Method, r.timeCell(), r.accuracyCell(), orDash(r.Rank), orDash(r.Gap))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// orDash returns s, or "—" when s is empty.
+func orDash(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
+}
