@@ -41,6 +41,16 @@ func TestFitContextCancel(t *testing.T) {
 		}},
 		{"features", func(ctx context.Context) (*Model, error) { return FitFeaturesContext(ctx, x, cs, s()) }},
 		{"identity", func(ctx context.Context) (*Model, error) { return FitIdentityContext(ctx, n, cs, s()) }},
+		{"lowrank identity", func(ctx context.Context) (*Model, error) {
+			set := s()
+			set.Solver = LowRank
+			return FitIdentityContext(ctx, n, cs, set)
+		}},
+		{"lowrank kernels rank 3", func(ctx context.Context) (*Model, error) {
+			set := s()
+			set.Rank = 3
+			return FitContext(ctx, ks, cs, set)
+		}},
 		{"subgradient", func(ctx context.Context) (*Model, error) {
 			set := s()
 			set.Solver = Subgradient

@@ -403,7 +403,10 @@ func fit(ctx context.Context, in input, cs []data.Comparison, s Settings) (*Mode
 		zb, _ := formulation(in, s.Mode, true, s.EigTol)
 		eigen = newProblem(in.n, zb, cs, s.Beta)
 	}
-	minBeta := eigen.minBeta()
+	minBeta := eigen.minBetaUntil(func() bool { return ctx.Err() != nil })
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	x0 := make([]float64, p.dim)
 	var initFactors []*mat.Dense
 	_, lowRank := m.(lowRankMethod)

@@ -26,7 +26,9 @@ type ritz struct {
 // then every max(8, n/4): the tridiagonal problem with vectors costs O(n³),
 // so a fixed stride would cost O(maxSteps⁴) in all (most of a certificate
 // at n = 1000). ok is false if the tridiagonal eigenproblem fails.
-func smallestEigen(k int, apply func(v, out []float64), want, maxSteps int, tol float64) (ritz, bool) {
+//
+// stop, if not nil, is asked before every step (a cancelled context).
+func smallestEigen(k int, apply func(v, out []float64), want, maxSteps int, tol float64, stop func() bool) (ritz, bool) {
 	start := make([]float64, k)
 	for i := range start {
 		// A fixed vector with no structure shared with item order.
@@ -40,7 +42,7 @@ func smallestEigen(k int, apply func(v, out []float64), want, maxSteps int, tol 
 		next = n + max(8, n/4)
 		return true
 	}
-	r, ok := conic.Lanczos(k, apply, conic.LanczosOptions{Start: start, MaxSteps: maxSteps, Tol: tol, Check: check, Want: want})
+	r, ok := conic.Lanczos(k, apply, conic.LanczosOptions{Start: start, MaxSteps: maxSteps, Tol: tol, Check: check, Want: want, Stop: stop})
 	if !ok {
 		return ritz{}, false
 	}

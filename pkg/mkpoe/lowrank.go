@@ -31,6 +31,7 @@ func (lowRankMethod) solve(ctx context.Context, fp fitProblem) (solution, error)
 	}
 	lr := newLowRank(fp.p)
 	lr.maxRank = fp.s.Rank
+	lr.stop = func() bool { return ctx.Err() != nil }
 	return lr.run(ctx, fp.x0, fp.init, fp.s)
 }
 
@@ -39,8 +40,9 @@ func (lowRankMethod) solve(ctx context.Context, fp fitProblem) (solution, error)
 // and comparison.
 type lowRank struct {
 	p       *problem
-	maxRank int     // Settings.Rank: columns per block at most (0: no bound)
-	mu      float64 // β/|𝒞|
+	maxRank int         // Settings.Rank: columns per block at most (0: no bound)
+	stop    func() bool // reports a cancelled fit (nil: never), asked by Lanczos
+	mu      float64     // β/|𝒞|
 	blocks  []lowRankBlock
 	dist    []float64 // per pair: Σ_b ‖y_a − y_b‖²
 	m       []float64 // per comparison: the margin 1 + d(i,j) − d(k,l)
@@ -253,7 +255,7 @@ func (lr *lowRank) certificate(want int) (t float64, rz []ritz, ok bool) {
 	rz = make([]ritz, len(lr.blocks))
 	for b, fb := range lr.blocks {
 		r := fb.blk.r
-		res, good := smallestEigen(r, lr.slackOperator(b), want, min(r, tn.lanczosSteps), tn.lanczosTol)
+		res, good := smallestEigen(r, lr.slackOperator(b), want, min(r, tn.lanczosSteps), tn.lanczosTol, lr.stop)
 		if !good {
 			return 0, nil, false
 		}
@@ -310,6 +312,9 @@ func (lr *lowRank) run(ctx context.Context, x0 []float64, init []*mat.Dense, s S
 		best.keep(lr, fe, z)
 		sol.objective = best.f
 		t, rz, ok := lr.certificate(tn.grow)
+		if err := ctx.Err(); err != nil {
+			return sol, err
+		}
 		if ok {
 			sol.keepBound(t*floats.Sum(lr.alpha), lr.alpha)
 		}
@@ -419,6 +424,9 @@ func (lr *lowRank) descend(ctx context.Context, z, g []float64, delta float64, o
 		accepted := false
 		var fn, fe float64
 		for try := 0; try < 40; try++ {
+			if err := ctx.Err(); err != nil {
+				return it, err // each trial costs a whole evaluation
+			}
 			floats.AddScaledTo(zn, z, step, d)
 			fn, fe = lr.evaluate(zn, delta, gn)
 			if fn <= f+1e-4*step*gd {
@@ -562,6 +570,9 @@ func (lr *lowRank) grow(z []float64, rz []ritz, f, delta, tol float64) ([]float6
 	tau := math.Sqrt(math.Max(f, 1e-300))
 	var zn []float64
 	for try := 0; try < 60; try++ {
+		if lr.stop != nil && lr.stop() {
+			break // cancelled: the caller sees ctx.Err at its next step
+		}
 		zn = widen(tau)
 		fn, _ := lr.evaluate(zn, delta, nil)
 		if fn <= f+0.25*tau*tau*curvature {

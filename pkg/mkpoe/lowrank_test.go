@@ -83,7 +83,7 @@ func TestSmallestEigenMatchesDense(t *testing.T) {
 		apply := func(v, out []float64) {
 			mat.NewVecDense(tc.n, out).MulVec(a, mat.NewVecDense(tc.n, v))
 		}
-		got, ok := smallestEigen(tc.n, apply, 3, tc.n, 1e-10)
+		got, ok := smallestEigen(tc.n, apply, 3, tc.n, 1e-10, nil)
 		if !ok {
 			t.Fatalf("n=%d: Lanczos failed", tc.n)
 		}

@@ -20,7 +20,11 @@ import "math"
 // feasibleScale at α_c = 1/|𝒞| (docs/solver.md, "The smallest useful β").
 // It is +Inf when no comparison can be improved on (W = 0 at every β) and 0
 // when a coordinate without regulariser weight helps (W ≠ 0 at every β).
-func (p *problem) minBeta() float64 {
+func (p *problem) minBeta() float64 { return p.minBetaUntil(nil) }
+
+// minBetaUntil is minBeta whose Lanczos runs ask stop (nil: never) before
+// every step; a stopped run gives NaN (the fit is being cancelled).
+func (p *problem) minBetaUntil(stop func() bool) float64 {
 	nc := len(p.left)
 	if nc == 0 {
 		return math.Inf(1)
@@ -30,7 +34,7 @@ func (p *problem) minBeta() float64 {
 		alpha[c] = 1 / float64(nc)
 	}
 	if p.largeFullBlocks() {
-		return p.minBetaLanczos(alpha)
+		return p.minBetaLanczos(alpha, stop)
 	}
 	ws := p.newWorkspace()
 	g := make([]float64, p.dim)
@@ -61,13 +65,14 @@ func (p *problem) largeFullBlocks() bool {
 // low-rank method's certificate, lowRank.certificate) at the multipliers
 // alpha = 1/|𝒞|: β_min = 1/(−λ_min) over the blocks, from its lower
 // estimate of λ_min.
-func (p *problem) minBetaLanczos(alpha []float64) float64 {
+func (p *problem) minBetaLanczos(alpha []float64, stop func() bool) float64 {
 	lr := newLowRank(p)
+	lr.stop = stop
 	copy(lr.alpha, alpha)
 	lr.pairWeights()
 	t := math.Inf(1)
 	for b, fb := range lr.blocks {
-		res, ok := smallestEigen(fb.blk.r, lr.slackOperator(b), 1, fb.blk.r, p.tune.lowRank.lanczosTol)
+		res, ok := smallestEigen(fb.blk.r, lr.slackOperator(b), 1, fb.blk.r, p.tune.lowRank.lanczosTol, lr.stop)
 		if !ok {
 			return math.NaN()
 		}

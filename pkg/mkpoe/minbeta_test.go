@@ -167,7 +167,7 @@ func TestMinBetaLanczosMatchesDense(t *testing.T) {
 		for c := range alpha {
 			alpha[c] = 1 / float64(len(cs))
 		}
-		lanczos := p.minBetaLanczos(alpha)
+		lanczos := p.minBetaLanczos(alpha, nil)
 		if d := relDiff(lanczos, dense); d > 1e-8 {
 			t.Errorf("%s: Lanczos β_min %.12g, dense %.12g (relative difference %.2g)", tc.name, lanczos, dense, d)
 		}

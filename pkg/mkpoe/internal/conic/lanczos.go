@@ -35,6 +35,9 @@ type LanczosOptions struct {
 	// convergence) after step n; the last step is always checked.
 	Check func(n int) bool
 	Want  int // Ritz vectors to return
+	// Stop, if not nil, is asked before every step; true abandons the run
+	// (ok = false): a cancelled fit's way out of a long Lanczos run.
+	Stop func() bool
 }
 
 // Lanczos runs the Lanczos method with full re-orthogonalisation (Golub &
@@ -61,6 +64,9 @@ func Lanczos(k int, apply func(v, out []float64), opt LanczosOptions) (Ritz, boo
 	work := make([]float64, max(2*m-2, 1))
 	var impl gonum.Implementation
 	for j := 0; j < m; j++ {
+		if opt.Stop != nil && opt.Stop() {
+			return Ritz{}, false
+		}
 		qj := q[j*k : (j+1)*k]
 		apply(qj, w)
 		alpha[j] = floats.Dot(qj, w)
