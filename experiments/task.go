@@ -212,7 +212,7 @@ func FitRecorder(record func(progress.Iteration)) mkpoe.Recorder {
 		return nil
 	}
 	return func(it mkpoe.Iteration) {
-		record(progress.Iteration{Iter: it.Iter, Stage: string(it.Stage), Best: it.Best, Bound: it.Bound, Gap: it.Gap()})
+		record(progress.Iteration{Iter: it.Iter, Stage: string(it.Stage), Best: it.Best, Bound: it.Bound, Gap: it.Gap(), Rank: it.Rank})
 	}
 }
 

@@ -52,6 +52,9 @@ type Iteration struct {
 	// Gap is the certified relative gap (Best − Bound)/Best
 	// (mkpoe.Iteration.Gap); shown only when Bound > 0.
 	Gap float64
+	// Rank is the low-rank method's number of columns (all blocks), shown
+	// when positive.
+	Rank int
 }
 
 // Fit is the latest report of one running fit. Record receives the fit's
@@ -93,7 +96,11 @@ func Describe(it Iteration, ok bool) string {
 	if it.Bound > 0 {
 		gap = "certified gap " + formatGap(it.Gap)
 	}
-	return fmt.Sprintf("iteration %d, %s, objective %.6g, %s", it.Iter, it.Stage, it.Best, gap)
+	stage := it.Stage
+	if it.Rank > 0 {
+		stage = fmt.Sprintf("%s (rank %d)", it.Stage, it.Rank)
+	}
+	return fmt.Sprintf("iteration %d, %s, objective %.6g, %s", it.Iter, stage, it.Best, gap)
 }
 
 // describeShort is Describe for the live line of a run.

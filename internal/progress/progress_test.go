@@ -70,6 +70,8 @@ func TestDescribe(t *testing.T) {
 		{Iteration{}, false, "setting up (no iteration yet)"},
 		{withGap(Iteration{Iter: 430, Best: 12.3456, Bound: 12.0864, Stage: "interior-point"}), true,
 			"iteration 430, interior-point, objective 12.3456, certified gap 2.1e-02"},
+		{withGap(Iteration{Iter: 60, Best: 49727.9, Bound: 22000, Stage: "low-rank", Rank: 24}), true,
+			"iteration 60, low-rank (rank 24), objective 49727.9, certified gap 5.6e-01"},
 		{withGap(Iteration{Iter: 7, Best: 2.5, Stage: "subgradient"}), true,
 			"iteration 7, subgradient, objective 2.5, no certificate yet"},
 		{withGap(Iteration{Iter: 9, Best: 2, Bound: 2.0000000001, Stage: "accelerated"}), true,

@@ -319,7 +319,7 @@ func (lr *lowRank) run(ctx context.Context, x0 []float64, init []*mat.Dense, s S
 			sol.keepBound(t*floats.Sum(lr.alpha), lr.alpha)
 		}
 
-		s.report(Iteration{Iter: it, Objective: fe, Best: sol.objective, Bound: sol.bound, Smoothing: delta, Stage: StageLowRank})
+		s.report(Iteration{Iter: it, Objective: fe, Best: sol.objective, Bound: sol.bound, Smoothing: delta, Stage: StageLowRank, Rank: lr.totalRank()})
 		if sol.certified(s.Tol) {
 			sol.converged = true
 			break
@@ -452,7 +452,7 @@ func (lr *lowRank) descend(ctx context.Context, z, g []float64, delta float64, o
 		copy(g, gn)
 		f = fn
 		best.keep(lr, fe, z)
-		s.report(Iteration{Iter: it0 + it + 1, Objective: fe, Best: best.f, Bound: bound, Smoothing: delta, Stage: StageLowRank})
+		s.report(Iteration{Iter: it0 + it + 1, Objective: fe, Best: best.f, Bound: bound, Smoothing: delta, Stage: StageLowRank, Rank: lr.totalRank()})
 	}
 	return steps, nil
 }
@@ -613,4 +613,13 @@ func (lr *lowRank) factors(z []float64) []*mat.Dense {
 		}
 	}
 	return out
+}
+
+// totalRank is the number of columns of the factors over all blocks.
+func (lr *lowRank) totalRank() int {
+	k := 0
+	for _, fb := range lr.blocks {
+		k += fb.k
+	}
+	return k
 }

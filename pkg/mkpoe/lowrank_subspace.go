@@ -89,7 +89,7 @@ func (lr *lowRank) refine(ctx context.Context, z []float64, rz []ritz, sol *solu
 			break
 		}
 		sol.keepBound(t*floats.Sum(lr.alpha), lr.alpha)
-		s.report(Iteration{Iter: it, Objective: sr.objective, Best: sol.objective, Bound: sol.bound, Stage: StageLowRank})
+		s.report(Iteration{Iter: it, Objective: sr.objective, Best: sol.objective, Bound: sol.bound, Stage: StageLowRank, Rank: pr.totalOrder()})
 		if sol.certified(s.Tol) {
 			sol.converged = true
 			break

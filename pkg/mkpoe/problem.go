@@ -680,3 +680,13 @@ func (blk *block) regWeight(k int) float64 {
 	}
 	return blk.regDiag[k]
 }
+
+// totalOrder is the sum of the blocks' orders r (a restricted problem's
+// subspace dimension in the low-rank method's progress reports).
+func (p *problem) totalOrder() int {
+	r := 0
+	for _, blk := range p.blocks {
+		r += blk.r
+	}
+	return r
+}

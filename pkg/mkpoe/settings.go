@@ -135,6 +135,9 @@ type Iteration struct {
 	Bound     float64 // the best certified lower bound so far (0 if none)
 	Smoothing float64 // the Huber smoothing width δ (accelerated stage only, else 0)
 	Stage     Stage   // the method running
+	// Rank is, in the low-rank method's own stages, the number of columns
+	// of its factors over all blocks (0 elsewhere).
+	Rank int
 }
 
 // Gap returns the certified relative gap (Best − Bound)/Best of the
