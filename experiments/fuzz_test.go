@@ -21,6 +21,9 @@ func FuzzLoadConfig(f *testing.F) {
 	f.Add([]byte("name: x\nrows: [{method: k4}]\n"))
 	f.Add([]byte("protocol: {splits: 1000000000}\n"))
 	f.Add([]byte(strings.Replace(tinyConfig, "beta_grid: [1, 10]", "beta_grid: {relative_to_min: [1.5, 30]}", 1)))
+	if b, err := os.ReadFile(filepath.Join("..", "configs", "scale_planted2000.yaml")); err == nil {
+		f.Add(b) // a planted data set, a relative grid, the low-rank solver
+	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		dir := t.TempDir()
 		p := filepath.Join(dir, "c.yaml")
