@@ -50,6 +50,17 @@ func fitGNMDS(ctx context.Context, n int, cs []data.Comparison, multiple float64
 	return mkpoe.FitIdentityContext(ctx, n, cs, &mkpoe.Settings{Beta: multiple * bmin, Solver: mkpoe.LowRank})
 }
 
+// fitGNMDSRank is fitGNMDS with the rank of W bounded by rank
+// (mkpoe.Settings.Rank): a stationary point of the rank-bounded problem,
+// whose Stats.RelativeGap is its distance to the convex problem's bound.
+func fitGNMDSRank(ctx context.Context, n int, cs []data.Comparison, multiple float64, rank int) (*mkpoe.Model, error) {
+	bmin, err := mkpoe.MinBeta([]mat.Symmetric{identity(n)}, cs, nil)
+	if err != nil {
+		return nil, fmt.Errorf("β_min: %w", err)
+	}
+	return mkpoe.FitIdentityContext(ctx, n, cs, &mkpoe.Settings{Beta: multiple * bmin, Rank: rank})
+}
+
 // modelAccuracy scores a fitted model on comparisons by its learned
 // distances d(a,b) = W_aa + W_bb − 2W_ab.
 func modelAccuracy(m *mkpoe.Model, cs []data.Comparison) float64 {
