@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mkpoe/mkpoe/pkg/cv"
 	"github.com/mkpoe/mkpoe/pkg/mkpoe"
 )
 
@@ -88,11 +87,7 @@ func TestRelativeBetaGridRun(t *testing.T) {
 		}
 		row := c.Rows[task.Row]
 		kidx := c.rowKernels(row)
-		id := cv.Outer(task.Split)
-		if task.Kind == KindCV {
-			id.Fold = task.Fold
-		}
-		f, err := taskFold(c, ds, row, kidx, id)
+		f, err := taskFold(c, ds, row, kidx, taskFoldID(task))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -45,14 +45,20 @@ func runTask(ctx context.Context, c *Config, ds *dataset, st *store, t results.T
 	return res, false
 }
 
-func execTask(ctx context.Context, c *Config, ds *dataset, st *store, t results.Task, tp *progress.Task, res *results.TaskResult) error {
-	row := c.Rows[t.Row]
-	kidx := c.rowKernels(row)
+// taskFoldID returns the fold a task trains and scores on: its outer split,
+// and for a cv task the inner fold.
+func taskFoldID(t results.Task) cv.FoldID {
 	id := cv.Outer(t.Split)
 	if t.Kind == KindCV {
 		id.Fold = t.Fold
 	}
-	f, err := taskFold(c, ds, row, kidx, id)
+	return id
+}
+
+func execTask(ctx context.Context, c *Config, ds *dataset, st *store, t results.Task, tp *progress.Task, res *results.TaskResult) error {
+	row := c.Rows[t.Row]
+	kidx := c.rowKernels(row)
+	f, err := taskFold(c, ds, row, kidx, taskFoldID(t))
 	if err != nil {
 		return err
 	}
@@ -71,7 +77,7 @@ func execTask(ctx context.Context, c *Config, ds *dataset, st *store, t results.
 	case KindCV:
 		grid := c.BetaGrid.Values
 		if c.BetaGrid.Relative {
-			mb, err := rowMinBeta(c, row, f, kidx)
+			mb, err := rowMinBeta(row, f, kidx)
 			if err != nil {
 				return err
 			}
@@ -95,7 +101,7 @@ func execTask(ctx context.Context, c *Config, ds *dataset, st *store, t results.
 			return err
 		}
 		if c.BetaGrid.Relative {
-			mb, err := rowMinBeta(c, row, f, kidx)
+			mb, err := rowMinBeta(row, f, kidx)
 			if err != nil {
 				return err
 			}
@@ -188,12 +194,9 @@ func fitRow(ctx context.Context, c *Config, row RowConfig, f *fold, kidx []int, 
 	if err != nil {
 		return nil, err
 	}
-	s := &mkpoe.Settings{Beta: beta, Mode: mode, Solver: mkpoe.Solver(c.Solver.Method), Tol: c.Solver.Tol, MaxIter: c.Solver.MaxIter, Init: init, Rank: row.Rank}
+	s := &mkpoe.Settings{Beta: beta, Mode: mode, Combine: rowCombine(row), Solver: mkpoe.Solver(c.Solver.Method), Tol: c.Solver.Tol, MaxIter: c.Solver.MaxIter, Init: init, Rank: row.Rank}
 	if row.Rank > 0 {
 		s.Solver = mkpoe.LowRank // the rank bound is the low-rank method's (validated)
-	}
-	if row.Method == "k1" {
-		s.Combine = mkpoe.Sum
 	}
 	if tp != nil {
 		s.Recorder = FitRecorder(tp.StartFit(beta))
@@ -309,24 +312,35 @@ func chooseBeta(c *Config, st *store, t results.Task) (float64, error) {
 // rowMinBeta returns β_min of a row's fit on the fold's training set
 // (mkpoe.MinBeta), the unit of a relative beta_grid; an error when it is 0
 // or +Inf, where multiples of it mean nothing.
-func rowMinBeta(c *Config, row RowConfig, f *fold, kidx []int) (float64, error) {
+func rowMinBeta(row RowConfig, f *fold, kidx []int) (float64, error) {
 	mode, err := mkpoe.ParseMode(row.Mode)
 	if err != nil {
 		return 0, err
 	}
-	s := &mkpoe.Settings{Mode: mode}
-	if row.Method == "k1" {
-		s.Combine = mkpoe.Sum
-	}
-	mb, err := mkpoe.MinBeta(f.gramsOf(kidx), f.trainCs, s)
+	mb, err := mkpoe.MinBeta(f.gramsOf(kidx), f.trainCs, &mkpoe.Settings{Mode: mode, Combine: rowCombine(row)})
 	if err != nil {
 		return 0, err
 	}
-	if !(mb > 0) || math.IsInf(mb, 0) {
-		return 0, fmt.Errorf("β_min of this training set is %g (%s), so beta_grid.relative_to_min has no unit here: give beta_grid as a list of β values", mb,
-			map[bool]string{true: "no comparison can be improved on: W = 0 at every β", false: "a coordinate without regulariser weight helps at every β"}[mb > 0])
+	why := ""
+	switch {
+	case math.IsInf(mb, 1):
+		why = "no comparison can be improved on: W = 0 at every β"
+	case !(mb > 0):
+		why = "a coordinate without regulariser weight helps at every β"
+	}
+	if why != "" {
+		return 0, fmt.Errorf("β_min of this training set is %g (%s), so beta_grid.relative_to_min has no unit here: give beta_grid as a list of β values", mb, why)
 	}
 	return mb, nil
+}
+
+// rowCombine is a learned row's kernel combination: the sum kernel for
+// k1 (Sec. 4.1; one kernel is its own sum), one W per kernel for k4.
+func rowCombine(row RowConfig) mkpoe.Combine {
+	if row.Method == "k1" {
+		return mkpoe.Sum
+	}
+	return mkpoe.Separate
 }
 
 // scaledGrid returns the multiples m·unit of a relative grid.

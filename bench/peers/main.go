@@ -232,7 +232,7 @@ func mkpoeRep(ctx context.Context, sz size, train, test []data.Comparison, seed 
 	if ranked == nil {
 		return nil
 	}
-	m, err := fitGNMDSRank(ctx, sz.N, train, res.Multiple, rank)
+	m, err := fitGNMDS(ctx, sz.N, train, res.Multiple, rank)
 	if err != nil {
 		return fmt.Errorf("rank %d at %g·β_min: %w", rank, res.Multiple, err)
 	}

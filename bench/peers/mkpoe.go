@@ -41,24 +41,15 @@ func identity(n int) *mat.SymDense {
 }
 
 // fitGNMDS fits GNMDS (KPOE on K = I, low-rank solver) at β = multiple·β_min
-// of cs.
-func fitGNMDS(ctx context.Context, n int, cs []data.Comparison, multiple float64) (*mkpoe.Model, error) {
+// of cs; rank > 0 bounds the rank of W (mkpoe.Settings.Rank: a stationary
+// point of the rank-bounded problem, whose Stats.RelativeGap is its
+// distance to the convex problem's bound).
+func fitGNMDS(ctx context.Context, n int, cs []data.Comparison, multiple float64, rank int) (*mkpoe.Model, error) {
 	bmin, err := mkpoe.MinBeta([]mat.Symmetric{identity(n)}, cs, nil)
 	if err != nil {
 		return nil, fmt.Errorf("β_min: %w", err)
 	}
-	return mkpoe.FitIdentityContext(ctx, n, cs, &mkpoe.Settings{Beta: multiple * bmin, Solver: mkpoe.LowRank})
-}
-
-// fitGNMDSRank is fitGNMDS with the rank of W bounded by rank
-// (mkpoe.Settings.Rank): a stationary point of the rank-bounded problem,
-// whose Stats.RelativeGap is its distance to the convex problem's bound.
-func fitGNMDSRank(ctx context.Context, n int, cs []data.Comparison, multiple float64, rank int) (*mkpoe.Model, error) {
-	bmin, err := mkpoe.MinBeta([]mat.Symmetric{identity(n)}, cs, nil)
-	if err != nil {
-		return nil, fmt.Errorf("β_min: %w", err)
-	}
-	return mkpoe.FitIdentityContext(ctx, n, cs, &mkpoe.Settings{Beta: multiple * bmin, Rank: rank})
+	return mkpoe.FitIdentityContext(ctx, n, cs, &mkpoe.Settings{Beta: multiple * bmin, Solver: mkpoe.LowRank, Rank: rank})
 }
 
 // modelAccuracy scores a fitted model on comparisons by its learned
@@ -76,7 +67,7 @@ func cvMultiple(ctx context.Context, n int, train []data.Comparison, seed uint64
 	for f := range folds {
 		fit, score := foldSplit(train, folds, f)
 		for i, mult := range betaMultiples {
-			m, err := fitGNMDS(ctx, n, fit, mult)
+			m, err := fitGNMDS(ctx, n, fit, mult, 0)
 			if err != nil {
 				return 0, nil, fmt.Errorf("fold %d, %g·β_min: %w", f, mult, err)
 			}
@@ -103,7 +94,7 @@ func runMkpoe(ctx context.Context, n int, train, test []data.Comparison, seed ui
 	if err != nil {
 		return mkpoeResult{}, err
 	}
-	m, err := fitGNMDS(ctx, n, train, mult)
+	m, err := fitGNMDS(ctx, n, train, mult, 0)
 	if err != nil {
 		return mkpoeResult{}, fmt.Errorf("refit at %g·β_min: %w", mult, err)
 	}

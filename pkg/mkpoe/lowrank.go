@@ -32,7 +32,7 @@ func (lowRankMethod) solve(ctx context.Context, fp fitProblem) (solution, error)
 	lr := newLowRank(fp.p)
 	lr.maxRank = fp.s.Rank
 	lr.stop = func() bool { return ctx.Err() != nil }
-	return lr.run(ctx, fp.x0, fp.init, fp.s)
+	return lr.run(ctx, fp.init, fp.s)
 }
 
 // lowRank is the state of a low-rank fit: the problem (eigenbasis form,
@@ -131,9 +131,7 @@ func (lr *lowRank) embed(z []float64) {
 func (lr *lowRank) evaluate(z []float64, delta float64, grad []float64) (smooth, exact float64) {
 	p := lr.p
 	lr.embed(z)
-	for q := range lr.dist {
-		lr.dist[q] = 0
-	}
+	clear(lr.dist)
 	for _, fb := range lr.blocks {
 		if fb.k > 0 {
 			addEmbeddedDistances(fb.y, fb.k, p.pairs, lr.dist)
@@ -287,16 +285,15 @@ func (bst *lowRankBest) keep(lr *lowRank, f float64, z []float64) {
 // between certificate checks; at each check, grow the blocks whose dual
 // slack has negative directions, else shrink δ once the smoothed problem is
 // solved (its own gap small), as the accelerated method does.
-func (lr *lowRank) run(ctx context.Context, x0 []float64, init []*mat.Dense, s Settings) (solution, error) {
+//
+// init holds the starting factors (lowRankWarmStart; nil: X = 0, every
+// block at rank 0). A warm start runs at δ = startDelta too: going
+// straight to the subspace phase cost 5× the iterations on
+// TestLowRankWarmStart where the rank had to grow.
+func (lr *lowRank) run(ctx context.Context, init []*mat.Dense, s Settings) (solution, error) {
 	p, tn := lr.p, lr.p.tune.lowRank
-	z, ranks := lr.start(x0)
+	z, ranks := lr.startFactors(init)
 	delta := tn.startDelta
-	if init != nil {
-		// From the previous fit's factors, at δ = startDelta: going
-		// straight to the subspace phase cost 5× the iterations on
-		// TestLowRankWarmStart where the rank had to grow.
-		z, ranks = lr.startFactors(init)
-	}
 	lr.layout(ranks)
 	sol := solution{objective: math.Inf(1)}
 	best := lowRankBest{f: math.Inf(1)}
@@ -343,7 +340,7 @@ func (lr *lowRank) run(ctx context.Context, x0 []float64, init []*mat.Dense, s S
 		progress := prevSmooth - fs
 		stalled := progress <= tn.stallFraction*fs
 		prevSmooth = fs
-		grown := false
+		grown, deltaBefore := false, delta
 		if stalled {
 			z, grown = lr.grow(z, rz, fs, delta, s.Tol)
 			if grown {
@@ -377,8 +374,13 @@ func (lr *lowRank) run(ctx context.Context, x0 []float64, init []*mat.Dense, s S
 		if stalled {
 			opt.reset()
 		}
-		g = resize(g, len(z))
-		steps, err := lr.descend(ctx, z, g, delta, opt, min(tn.checkEvery, s.MaxIter-it), &best, s, it, sol.bound)
+		if grown || delta != deltaBefore {
+			// fs and g are those of the check's point; a new column or δ
+			// changes them.
+			g = resize(g, len(z))
+			fs, _ = lr.evaluate(z, delta, g)
+		}
+		steps, err := lr.descend(ctx, z, g, fs, delta, opt, min(tn.checkEvery, s.MaxIter-it), &best, s, it, sol.bound)
 		it += steps
 		if err != nil {
 			return sol, err
@@ -391,18 +393,17 @@ func (lr *lowRank) run(ctx context.Context, x0 []float64, init []*mat.Dense, s S
 	return sol, nil
 }
 
-// descend takes up to steps L-BFGS steps on f_δ from z (in place) with a
-// backtracking Armijo line search, reporting each as an iteration and
-// keeping the best point; it stops early when the line search makes no
-// progress.
-func (lr *lowRank) descend(ctx context.Context, z, g []float64, delta float64, opt *lbfgs, steps int, best *lowRankBest, s Settings, it0 int, bound float64) (int, error) {
+// descend takes up to steps L-BFGS steps on f_δ from z (in place; f and g
+// are f_δ(z) and its gradient, updated) with a backtracking Armijo line
+// search, reporting each as an iteration and keeping the best point; it
+// stops early when the line search makes no progress.
+func (lr *lowRank) descend(ctx context.Context, z, g []float64, f, delta float64, opt *lbfgs, steps int, best *lowRankBest, s Settings, it0 int, bound float64) (int, error) {
 	dim := len(z)
 	d := make([]float64, dim)
 	zn := make([]float64, dim)
 	gn := make([]float64, dim)
 	sv := make([]float64, dim)
 	yv := make([]float64, dim)
-	f, _ := lr.evaluate(z, delta, g)
 	for it := 0; it < steps; it++ {
 		if err := ctx.Err(); err != nil {
 			return it, err
@@ -457,44 +458,12 @@ func (lr *lowRank) descend(ctx context.Context, z, g []float64, delta float64, o
 	return steps, nil
 }
 
-// start returns the factors of x0 (problem coordinates): for each block,
-// L = UΛ^{1/2} over X's eigenvalues above 1e-10 of the largest (an r³
-// eigendecomposition, once per warm-started fit), rank 0 for X = 0.
-func (lr *lowRank) start(x0 []float64) (z []float64, ranks []int) {
-	ranks = make([]int, len(lr.blocks))
-	cols := make([][]float64, len(lr.blocks)) // per block, r×k row-major
-	for b, fb := range lr.blocks {
-		blk := fb.blk
-		xb := x0[blk.off : blk.off+blk.size]
-		if floats.Norm(xb, math.Inf(1)) == 0 {
-			continue
-		}
-		vals, vecs := positiveEigen(mat.NewSymDense(blk.r, append([]float64(nil), xb...)), 1e-10, "a warm start")
-		first := 0 // ascending: a rank bound keeps the largest
-		if lr.maxRank > 0 && len(vals) > lr.maxRank {
-			first = len(vals) - lr.maxRank
-		}
-		k := len(vals) - first
-		l := make([]float64, blk.r*k)
-		for c := 0; c < k; c++ {
-			sv := math.Sqrt(vals[first+c])
-			for i := 0; i < blk.r; i++ {
-				l[i*k+c] = vecs.At(i, first+c) * sv
-			}
-		}
-		ranks[b], cols[b] = k, l
-	}
-	for b := range lr.blocks {
-		z = append(z, cols[b]...)
-	}
-	return z, ranks
-}
-
-// startFactors is start from given factors (lowRankWarmStart), each cut
-// to the rank bound by its longest columns.
+// startFactors returns the flat variable and ranks of the factors init
+// (lowRankWarmStart), each cut to the rank bound by its longest columns;
+// nil init (or a nil entry) is rank 0.
 func (lr *lowRank) startFactors(init []*mat.Dense) (z []float64, ranks []int) {
 	ranks = make([]int, len(lr.blocks))
-	for b := range lr.blocks {
+	for b := range init {
 		f := init[b]
 		if f == nil {
 			continue
