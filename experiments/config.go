@@ -147,6 +147,14 @@ type SolverConfig struct {
 	Method  string  `yaml:"method"`   // accelerated (default), lowrank or subgradient
 	Tol     float64 `yaml:"tol"`      // default 1e-3
 	MaxIter int     `yaml:"max_iter"` // default: solver's
+	// KernelRank and KernelEnergy, if set, truncate every kernel of the
+	// full-W rows (k1 and k4 with mode full) to its leading eigenpairs:
+	// at most KernelRank of them, and only as many as hold KernelEnergy
+	// of the positive eigenvalues' sum (mkpoe.Settings.KernelRank and
+	// KernelEnergy). Native and diagonal rows are not affected. The
+	// fraction each fit kept is recorded in its task file.
+	KernelRank   int     `yaml:"kernel_rank,omitempty"`
+	KernelEnergy float64 `yaml:"kernel_energy,omitempty"`
 }
 
 // RowConfig is one row of the table.
@@ -512,6 +520,15 @@ func (c *Config) validateSolver(ps *problems) {
 	}
 	if c.Solver.MaxIter < 0 {
 		ps.bad("solver.max_iter", "must be >= 0", c.Solver.MaxIter)
+	}
+	if c.Solver.KernelRank < 0 {
+		ps.bad("solver.kernel_rank", "must be >= 1 (eigenpairs kept per kernel), or absent", c.Solver.KernelRank)
+	}
+	if !(c.Solver.KernelEnergy >= 0 && c.Solver.KernelEnergy < 1) {
+		ps.bad("solver.kernel_energy", "must be in (0, 1) (the fraction of each kernel's eigenvalue sum kept), or absent", c.Solver.KernelEnergy)
+	}
+	if (c.Solver.KernelRank > 0 || c.Solver.KernelEnergy > 0) && c.Solver.Method == string(mkpoe.Subgradient) {
+		ps.bad("solver.kernel_rank", "truncates the kernels' eigenbasis, which solver.method subgradient does not use", c.Solver.Method)
 	}
 	for i, r := range c.Rows {
 		if r.Rank > 0 && c.Solver.Method == string(mkpoe.Subgradient) {

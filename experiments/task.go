@@ -77,7 +77,7 @@ func execTask(ctx context.Context, c *Config, ds *dataset, st *store, t results.
 	case KindCV:
 		grid := c.BetaGrid.Values
 		if c.BetaGrid.Relative {
-			mb, err := rowMinBeta(row, f, kidx)
+			mb, err := rowMinBeta(c, row, f, kidx)
 			if err != nil {
 				return err
 			}
@@ -101,7 +101,7 @@ func execTask(ctx context.Context, c *Config, ds *dataset, st *store, t results.
 			return err
 		}
 		if c.BetaGrid.Relative {
-			mb, err := rowMinBeta(row, f, kidx)
+			mb, err := rowMinBeta(c, row, f, kidx)
 			if err != nil {
 				return err
 			}
@@ -117,7 +117,7 @@ func execTask(ctx context.Context, c *Config, ds *dataset, st *store, t results.
 			return err
 		}
 		res.TestAccuracy, res.TestOutcomes = eval.Count(os).Accuracy(), string(os)
-		res.Beta, res.Dim = beta, m.Dim()
+		res.Beta, res.Dim, res.KernelEnergy = beta, m.Dim(), m.Stats.KernelEnergy
 		if res.KernelShare, err = m.KernelShares(f.gramsOf(kidx)); err != nil {
 			return err
 		}
@@ -190,19 +190,35 @@ func testMissing(c *Config, ds *dataset, f *fold, kidx []int) int {
 // stops within about one solver iteration when ctx is cancelled. tp, if not
 // nil, follows the fit's progress.
 func fitRow(ctx context.Context, c *Config, row RowConfig, f *fold, kidx []int, beta float64, init *mkpoe.Model, tp *progress.Task) (*mkpoe.Model, error) {
-	mode, err := mkpoe.ParseMode(row.Mode)
+	s, err := rowSettings(c, row)
 	if err != nil {
 		return nil, err
 	}
-	s := &mkpoe.Settings{Beta: beta, Mode: mode, Combine: rowCombine(row), Solver: mkpoe.Solver(c.Solver.Method), Tol: c.Solver.Tol, MaxIter: c.Solver.MaxIter, Init: init, Rank: row.Rank}
-	if row.Rank > 0 {
-		s.Solver = mkpoe.LowRank // the rank bound is the low-rank method's (validated)
-	}
+	s.Beta, s.Init = beta, init
 	if tp != nil {
 		s.Recorder = FitRecorder(tp.StartFit(beta))
 		defer tp.EndFit()
 	}
 	return mkpoe.FitContext(ctx, f.gramsOf(kidx), f.trainCs, s)
+}
+
+// rowSettings are the solver settings of a learned row's fits, β apart:
+// its mode and combination, the config's solver, the row's rank bound
+// (the low-rank method's, validated) and, for a full W, the kernels'
+// truncation.
+func rowSettings(c *Config, row RowConfig) (*mkpoe.Settings, error) {
+	mode, err := mkpoe.ParseMode(row.Mode)
+	if err != nil {
+		return nil, err
+	}
+	s := &mkpoe.Settings{Mode: mode, Combine: rowCombine(row), Solver: mkpoe.Solver(c.Solver.Method), Tol: c.Solver.Tol, MaxIter: c.Solver.MaxIter, Rank: row.Rank}
+	if row.Rank > 0 {
+		s.Solver = mkpoe.LowRank
+	}
+	if mode == mkpoe.Full {
+		s.KernelRank, s.KernelEnergy = c.Solver.KernelRank, c.Solver.KernelEnergy
+	}
+	return s, nil
 }
 
 // FitRecorder adapts a progress display's record function (a
@@ -312,12 +328,12 @@ func chooseBeta(c *Config, st *store, t results.Task) (float64, error) {
 // rowMinBeta returns β_min of a row's fit on the fold's training set
 // (mkpoe.MinBeta), the unit of a relative beta_grid; an error when it is 0
 // or +Inf, where multiples of it mean nothing.
-func rowMinBeta(row RowConfig, f *fold, kidx []int) (float64, error) {
-	mode, err := mkpoe.ParseMode(row.Mode)
+func rowMinBeta(c *Config, row RowConfig, f *fold, kidx []int) (float64, error) {
+	s, err := rowSettings(c, row)
 	if err != nil {
 		return 0, err
 	}
-	mb, err := mkpoe.MinBeta(f.gramsOf(kidx), f.trainCs, &mkpoe.Settings{Mode: mode, Combine: rowCombine(row)})
+	mb, err := mkpoe.MinBeta(f.gramsOf(kidx), f.trainCs, s)
 	if err != nil {
 		return 0, err
 	}

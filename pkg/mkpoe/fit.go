@@ -58,7 +58,7 @@ func MinBeta(ks []mat.Symmetric, cs []data.Comparison, s *Settings) (float64, er
 		return 0, err
 	}
 	set, _ := given.withDefaults() // validated by kernelInput
-	blocks, _ := formulation(in, set.Mode, true, set.EigTol)
+	blocks, _ := formulation(in, set.Mode, true, cutOf(set))
 	return newProblem(in.n, blocks, cs, 1).minBeta(), nil
 }
 
@@ -206,27 +206,78 @@ type eigenbasis struct {
 	phi, back *mat.Dense
 }
 
-func kernelEigenbasis(k mat.Symmetric, relTol float64) eigenbasis {
-	n := k.SymmetricDim()
-	if eb, ok := diagonalEigenbasis(k, relTol); ok {
-		return eb
+// kernelCut says which eigenpairs of a kernel its eigenbasis keeps:
+// those above relTol·λ_max (the numerical rank, Settings.EigTol), and of
+// them at most rank leading ones (Settings.KernelRank, 0: all) and only as
+// many leading ones as hold energy of the positive eigenvalues' sum
+// (Settings.KernelEnergy, 0: all).
+type kernelCut struct {
+	relTol float64
+	rank   int
+	energy float64
+}
+
+// cutOf is the kernel cut of validated settings.
+func cutOf(s Settings) kernelCut {
+	return kernelCut{relTol: s.EigTol, rank: s.KernelRank, energy: s.KernelEnergy}
+}
+
+// truncates reports whether the cut may keep fewer than the numerical rank.
+func (c kernelCut) truncates() bool { return c.rank > 0 || c.energy > 0 }
+
+// keep returns how many of the positive eigenvalues vals (ascending) the
+// cut keeps, counted from the largest, and the fraction of their sum kept.
+func (c kernelCut) keep(vals []float64) (int, float64) {
+	total := floats.Sum(vals)
+	k := len(vals)
+	if c.rank > 0 && c.rank < k {
+		k = c.rank
 	}
-	vals, u := positiveEigen(k, relTol, "a kernel")
+	if c.energy > 0 {
+		kept := 0.0
+		for t := 1; t <= k; t++ {
+			kept += vals[len(vals)-t]
+			if kept >= c.energy*total {
+				k = t
+				break
+			}
+		}
+	}
+	if total == 0 {
+		return k, 1
+	}
+	return k, floats.Sum(vals[len(vals)-k:]) / total
+}
+
+// kernelEigenbasis returns the eigenbasis of kernel k after the cut, and
+// the fraction of its positive eigenvalues' sum the basis keeps (1 unless
+// the cut truncates).
+func kernelEigenbasis(k mat.Symmetric, cut kernelCut) (eigenbasis, float64) {
+	n := k.SymmetricDim()
+	if !cut.truncates() {
+		if eb, ok := diagonalEigenbasis(k, cut.relTol); ok {
+			return eb, 1
+		}
+	}
+	vals, u := positiveEigen(k, cut.relTol, "a kernel")
+	keep, energy := cut.keep(vals)
+	first := len(vals) - keep
+	vals = vals[first:]
 	r := len(vals)
 	if r == 0 {
 		// A zero kernel: keep one zero column so shapes stay valid.
-		return eigenbasis{phi: mat.NewDense(n, 1, nil), back: mat.NewDense(n, 1, nil)}
+		return eigenbasis{phi: mat.NewDense(n, 1, nil), back: mat.NewDense(n, 1, nil)}, 1
 	}
 	phi := mat.NewDense(n, r, nil)
 	back := mat.NewDense(n, r, nil)
 	for c, v := range vals {
 		s := math.Sqrt(v)
 		for i := 0; i < n; i++ {
-			phi.Set(i, c, u.At(i, c)*s)
-			back.Set(i, c, u.At(i, c)/s)
+			phi.Set(i, c, u.At(i, first+c)*s)
+			back.Set(i, c, u.At(i, first+c)/s)
 		}
 	}
-	return eigenbasis{phi: phi, back: back}
+	return eigenbasis{phi: phi, back: back}, energy
 }
 
 // diagonalEigenbasis is kernelEigenbasis for a diagonal kernel (the
@@ -328,7 +379,7 @@ func ones(n int) []float64 {
 // eigenbasis when eigen is true (default solver), else in the paper's
 // W-space (subgradient solver). backs[p] maps a block's variable Z back to
 // W = B Z Bᵀ (nil: W = Z).
-func formulation(in input, mode Mode, eigen bool, eigTol float64) (blocks []block, backs []*mat.Dense) {
+func formulation(in input, mode Mode, eigen bool, cut kernelCut) (blocks []block, backs []*mat.Dense) {
 	add := func(b block, back *mat.Dense) {
 		_, b.r = b.phi.Dims()
 		if !b.diag {
@@ -362,8 +413,8 @@ func formulation(in input, mode Mode, eigen bool, eigTol float64) (blocks []bloc
 				}
 				add(block{diag: true, phi: kd, c: c}, nil)
 			case eigen:
-				eb := kernelEigenbasis(k, eigTol)
-				add(block{phi: eb.phi}, eb.back)
+				eb, energy := kernelEigenbasis(k, cut)
+				add(block{phi: eb.phi, energy: energy}, eb.back)
 			default:
 				reg := mat.NewSymDense(in.n, nil)
 				reg.CopySym(k)
@@ -376,6 +427,9 @@ func formulation(in input, mode Mode, eigen bool, eigTol float64) (blocks []bloc
 
 func fit(ctx context.Context, in input, cs []data.Comparison, s Settings) (*Model, error) {
 	start := time.Now()
+	if cutOf(s).truncates() && in.kind != InputKernels {
+		return nil, invalidf("mkpoe: Settings.KernelRank and KernelEnergy truncate kernels; a %s input has none", in.kind)
+	}
 	if s.Rank > 0 {
 		dim := in.n
 		if in.kind == InputFeatures {
@@ -386,7 +440,7 @@ func fit(ctx context.Context, in input, cs []data.Comparison, s Settings) (*Mode
 		}
 	}
 	m := methodFor(s.Solver)
-	blocks, backs := formulation(in, s.Mode, m.eigenbasis(), s.EigTol)
+	blocks, backs := formulation(in, s.Mode, m.eigenbasis(), cutOf(s))
 	p := newProblem(in.n, blocks, cs, s.Beta)
 	if s.tuning != nil {
 		p.tune = s.tuning
@@ -400,7 +454,7 @@ func fit(ctx context.Context, in input, cs []data.Comparison, s Settings) (*Mode
 	// W-space and gets one of its own.
 	eigen := p
 	if !m.eigenbasis() && s.Mode == Full && in.kind == InputKernels {
-		zb, _ := formulation(in, s.Mode, true, s.EigTol)
+		zb, _ := formulation(in, s.Mode, true, cutOf(s))
 		eigen = newProblem(in.n, zb, cs, s.Beta)
 	}
 	minBeta := eigen.minBetaUntil(func() bool { return ctx.Err() != nil })
@@ -465,6 +519,11 @@ func fit(ctx context.Context, in input, cs []data.Comparison, s Settings) (*Mode
 	model.Stats.RelativeGap = relativeGap(sol.objective, bound)
 	for _, b := range blocks {
 		model.Stats.BlockDims = append(model.Stats.BlockDims, b.r)
+	}
+	if cutOf(s).truncates() {
+		for _, b := range blocks {
+			model.Stats.KernelEnergy = append(model.Stats.KernelEnergy, b.energy)
+		}
 	}
 	return model, nil
 }

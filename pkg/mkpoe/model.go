@@ -53,6 +53,10 @@ type Stats struct {
 	Trace       []float64 // exact objective after each iteration
 	Seconds     float64
 	BlockDims   []int // size of each block's variable (kernel numerical rank in the eigenbasis)
+	// KernelEnergy is, when Settings.KernelRank or KernelEnergy truncated
+	// the kernels, the fraction of each kernel's positive eigenvalues' sum
+	// its block kept (nil without truncation).
+	KernelEnergy []float64
 	// MinBeta is β_min, the largest β at which W = 0 is optimal for these
 	// inputs and comparisons (+Inf: at every β): a fit at β ≤ MinBeta
 	// returns W = 0, every comparison a tie. It scales with the data, not
@@ -323,20 +327,21 @@ type modelJSON struct {
 	Solver  string  `json:"solver"`
 	// Seed is ignored: models before 2026-11-23 recorded Settings.Seed,
 	// which no solver used (both are deterministic).
-	Seed        uint64        `json:"seed,omitempty"`
-	N           int           `json:"n"`
-	NumInputs   int           `json:"num_inputs"`
-	Objective   float64       `json:"objective"`
-	DualBound   float64       `json:"dual_bound"`
-	RelativeGap float64       `json:"relative_gap"`
-	Iterations  int           `json:"iterations"`
-	Converged   bool          `json:"converged"`
-	Seconds     float64       `json:"seconds"`
-	BlockDims   []int         `json:"block_dims"`
-	Trace       []float64     `json:"objective_trace"`
-	W           [][][]float64 `json:"W"`
-	Projection  [][][]float64 `json:"projection"`
-	Train       [][]float64   `json:"train_embedding"`
+	Seed         uint64        `json:"seed,omitempty"`
+	N            int           `json:"n"`
+	NumInputs    int           `json:"num_inputs"`
+	Objective    float64       `json:"objective"`
+	DualBound    float64       `json:"dual_bound"`
+	RelativeGap  float64       `json:"relative_gap"`
+	Iterations   int           `json:"iterations"`
+	Converged    bool          `json:"converged"`
+	Seconds      float64       `json:"seconds"`
+	BlockDims    []int         `json:"block_dims"`
+	KernelEnergy []float64     `json:"kernel_energy,omitempty"`
+	Trace        []float64     `json:"objective_trace"`
+	W            [][][]float64 `json:"W"`
+	Projection   [][][]float64 `json:"projection"`
+	Train        [][]float64   `json:"train_embedding"`
 }
 
 // ModelFormat is the format tag of model files.
@@ -374,7 +379,7 @@ func (m *Model) WriteJSON(w io.Writer) error {
 	j := modelJSON{Format: ModelFormat, Input: m.Input, Mode: m.Mode.String(), Combine: m.Combine.String(), Beta: m.Beta,
 		Solver: string(m.Solver), N: m.N, NumInputs: m.NumInputs, Objective: m.Objective,
 		DualBound: m.Stats.DualBound, RelativeGap: m.Stats.RelativeGap, Iterations: m.Stats.Iterations,
-		Converged: m.Stats.Converged, Seconds: m.Stats.Seconds, BlockDims: m.Stats.BlockDims, Trace: m.Stats.Trace,
+		Converged: m.Stats.Converged, Seconds: m.Stats.Seconds, BlockDims: m.Stats.BlockDims, KernelEnergy: m.Stats.KernelEnergy, Trace: m.Stats.Trace,
 		Train: rowsOf(m.Train)}
 	for b := range m.W {
 		j.W = append(j.W, rowsOf(m.W[b]))
@@ -414,7 +419,7 @@ func ReadJSON(r io.Reader, name string) (*Model, error) {
 	m := &Model{Input: j.Input, Mode: mode, Combine: comb, Beta: j.Beta, Solver: Solver(j.Solver), N: j.N,
 		NumInputs: j.NumInputs, Objective: j.Objective,
 		Stats: Stats{Iterations: j.Iterations, Converged: j.Converged, DualBound: j.DualBound, RelativeGap: j.RelativeGap,
-			Trace: j.Trace, Seconds: j.Seconds, BlockDims: j.BlockDims}}
+			Trace: j.Trace, Seconds: j.Seconds, BlockDims: j.BlockDims, KernelEnergy: j.KernelEnergy}}
 	for b := range j.W {
 		w, err := denseOf(j.W[b], fmt.Sprintf("W[%d]", b))
 		if err != nil {
@@ -471,6 +476,16 @@ func (m *Model) checkShapes() error {
 	}
 	if r, c := m.Train.Dims(); r != m.N || c != dim {
 		return fmt.Errorf("train_embedding must be %d×%d (n × the projections' rows), got %d×%d", m.N, dim, r, c)
+	}
+	if e := m.Stats.KernelEnergy; e != nil {
+		if len(e) != len(m.W) {
+			return fmt.Errorf("kernel_energy must list one fraction per block (%d), got %d", len(m.W), len(e))
+		}
+		for b, v := range e {
+			if !(v > 0 && v <= 1) {
+				return fmt.Errorf("kernel_energy[%d] must be in (0, 1], got %v", b, v)
+			}
+		}
 	}
 	return nil
 }

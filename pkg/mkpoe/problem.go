@@ -34,8 +34,11 @@ type block struct {
 	// K = I, and its preconditioned form), is that diagonal (diagonalOf);
 	// nil otherwise. Set with phi, in formulation and precondition.
 	phiDiag []float64
-	off     int // offset of this block in the flat variable
-	size    int // r*r (full) or r (diag)
+	// energy is, for a kernel's eigenbasis, the fraction of the kernel's
+	// positive eigenvalues' sum that phi keeps (kernelEigenbasis).
+	energy float64
+	off    int // offset of this block in the flat variable
+	size   int // r*r (full) or r (diag)
 }
 
 // problem is the MKPOE objective of Alg. 4 over a set of blocks,

@@ -197,6 +197,18 @@ type Settings struct {
 	// is its certified distance to the convex problem's optimum, whose
 	// lower bound is Stats.DualBound. Needs Mode Full; implies LowRank.
 	Rank int
+	// KernelRank, if positive, truncates every kernel of a full W to its
+	// KernelRank leading eigenpairs (K ≈ U_rΛ_rU_rᵀ), so that W⁽ᵖ⁾ is
+	// learned on that kernel's top-r eigenbasis: r×r variables instead of
+	// n×n. KernelEnergy, if in (0, 1), keeps the fewest leading eigenpairs
+	// whose eigenvalues sum to at least that fraction of the kernel's
+	// positive eigenvalues. With both, the smaller basis wins. The fit
+	// (objective, certificate, β_min) is then that of the truncated
+	// kernels; Stats.KernelEnergy records the fraction each block kept.
+	// Both need Mode Full and a solver working in the eigenbasis (not
+	// Subgradient); default 0: the whole numerical rank (EigTol).
+	KernelRank   int
+	KernelEnergy float64
 	// Init, if not nil, warm-starts the solver from a model fitted on the
 	// same inputs (for example at a neighbouring β). It is read, not changed.
 	Init *Model
@@ -240,6 +252,20 @@ func (s *Settings) withDefaults() (Settings, error) {
 			return out, invalidf("mkpoe: Settings.Rank is a bound of the low-rank method: Solver must be lowrank or empty, got %q", s.Solver)
 		}
 		out.Solver = LowRank
+	}
+	if out.KernelRank < 0 {
+		return out, invalidf("mkpoe: Settings.KernelRank must be >= 0 (0: no truncation), got %d", out.KernelRank)
+	}
+	if !(out.KernelEnergy >= 0 && out.KernelEnergy < 1) {
+		return out, invalidf("mkpoe: Settings.KernelEnergy must be in [0, 1) (0: no truncation), got %v", out.KernelEnergy)
+	}
+	if out.KernelRank > 0 || out.KernelEnergy > 0 {
+		if out.Mode != Full {
+			return out, invalidf("mkpoe: Settings.KernelRank and KernelEnergy truncate the eigenbasis of a full W: they need Mode Full, got %v", out.Mode)
+		}
+		if out.Solver == Subgradient {
+			return out, invalidf("mkpoe: Settings.KernelRank and KernelEnergy truncate the eigenbasis, which the subgradient solver does not use (it works in W-space)")
+		}
 	}
 	if out.MaxIter < 0 {
 		return out, invalidf("mkpoe: Settings.MaxIter must be >= 0, got %d", out.MaxIter)

@@ -81,6 +81,10 @@ type TaskResult struct {
 	BetaMultiple float64 `json:"beta_multiple,omitempty"`
 	Model        string  `json:"model,omitempty"`
 	Dim          int     `json:"dim,omitempty"`
+	// KernelEnergy is, for a refit whose kernels solver.kernel_rank or
+	// kernel_energy truncated, the fraction of each kernel's positive
+	// eigenvalues' sum its eigenbasis kept (mkpoe.Stats.KernelEnergy).
+	KernelEnergy []float64 `json:"kernel_energy,omitempty"`
 	// KernelShare is, for a k4 refit, each kernel's share of the trace
 	// regulariser Σ_p tr(W⁽ᵖ⁾K⁽ᵖ⁾) (mkpoe.Model.KernelShares).
 	KernelShare      []float64 `json:"kernel_share,omitempty"`

@@ -32,6 +32,8 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	mode := fs.String("mode", "full", "full or diag: form of each W")
 	combine := fs.String("combine", "separate", "separate (K4, one W per kernel) or sum (K1, one W on the sum kernel)")
 	solver := fs.String("solver", "accelerated", "accelerated (default), lowrank (factored W = LLᵀ; cost follows the rank: many items, full W) or subgradient (the paper's Appendix B)")
+	kernelRank := fs.Int("kernel-rank", 0, "truncate every kernel to its leading eigenpairs, at most this many (full W; prints the energy kept); 0: the whole numerical rank")
+	kernelEnergy := fs.Float64("kernel-energy", 0, "truncate every kernel to the fewest leading eigenpairs holding this fraction of its eigenvalue sum, in (0,1) (full W); 0: none")
 	rank := fs.Int("rank", 0, "at most this many dimensions per kernel (full W only; implies --solver lowrank; prints the distance to the convex optimum's bound); 0: no bound")
 	maxIter := fs.Int("max-iter", 0, "iteration limit (0: solver default)")
 	tol := fs.Float64("tol", 0, "relative accuracy (0: default 1e-3, certified by a duality gap)")
@@ -64,7 +66,13 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if *rank < 0 {
 		return usagef("--rank must be >= 1 (0: no bound), got %d", *rank)
 	}
-	s := &mkpoe.Settings{Beta: *beta, MaxIter: *maxIter, Tol: *tol, Rank: *rank}
+	if *kernelRank < 0 {
+		return usagef("--kernel-rank must be >= 1 (0: no truncation), got %d", *kernelRank)
+	}
+	if !(*kernelEnergy >= 0 && *kernelEnergy < 1) {
+		return usagef("--kernel-energy must be in (0,1) (0: no truncation), got %v", *kernelEnergy)
+	}
+	s := &mkpoe.Settings{Beta: *beta, MaxIter: *maxIter, Tol: *tol, Rank: *rank, KernelRank: *kernelRank, KernelEnergy: *kernelEnergy}
 	var err error
 	if s.Mode, err = mkpoe.ParseMode(*mode); err != nil {
 		return badInput(fmt.Errorf("--mode: %w", err))
@@ -153,6 +161,9 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		// The rank-bounded problem is not convex: its solution is a
 		// stationary point, and the bound is the convex problem's.
 		fmt.Fprintf(stdout, "rank_bound %d\nconvex_gap %.3g\n", *rank, m.Stats.RelativeGap)
+	}
+	for b, e := range m.Stats.KernelEnergy {
+		fmt.Fprintf(stdout, "kernel_energy[%d] %.6g\nkernel_rank[%d] %d\n", b, e, b, m.Stats.BlockDims[b])
 	}
 	if !m.Stats.Converged {
 		fmt.Fprintf(stderr, "mkpoe fit: warning: stopped at the iteration limit before the requested accuracy (relative gap %.3g)\n", m.Stats.RelativeGap)

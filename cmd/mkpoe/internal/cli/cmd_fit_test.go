@@ -322,3 +322,39 @@ func TestFitRank(t *testing.T) {
 		}
 	}
 }
+
+// TestFitKernelRank: --kernel-rank truncates the kernel and prints the
+// energy kept; bad values and a diagonal W are refused with exit 2.
+func TestFitKernelRank(t *testing.T) {
+	dir, kernel, comps, _ := fitFixture(t)
+	code, stdout, errs := run("fit", "--kernel", kernel, "--comparisons", comps, "--beta", "30", "--kernel-rank", "1", "--out", filepath.Join(dir, "k1.json"))
+	if code != 0 {
+		t.Fatalf("--kernel-rank 1: exit %d: %s", code, errs)
+	}
+	var energy float64
+	for _, line := range strings.Split(stdout, "\n") {
+		if v, ok := strings.CutPrefix(line, "kernel_energy[0] "); ok {
+			energy, _ = strconv.ParseFloat(v, 64)
+		}
+	}
+	if !strings.Contains(stdout, "kernel_rank[0] 1\n") {
+		t.Errorf("--kernel-rank 1: no kernel_rank[0] 1 line:\n%s", stdout)
+	}
+	if !(energy > 0 && energy < 1) {
+		t.Errorf("--kernel-rank 1: kernel energy %v not printed in (0,1):\n%s", energy, stdout)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--kernel-rank", "-1"}, "--kernel-rank must be >= 1"},
+		{[]string{"--kernel-energy", "1.5"}, "--kernel-energy must be in (0,1)"},
+		{[]string{"--kernel-rank", "2", "--mode", "diag"}, "they need Mode Full"},
+	} {
+		args := append([]string{"fit", "--kernel", kernel, "--comparisons", comps, "--beta", "30", "--out", filepath.Join(dir, "bad.json")}, tc.args...)
+		code, _, errs := run(args...)
+		if code != 2 || !strings.Contains(errs, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and %q", tc.args, code, errs, tc.want)
+		}
+	}
+}

@@ -1,0 +1,183 @@
+package mkpoe
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/mkpoe/mkpoe/pkg/mkpoe/internal/reference"
+)
+
+// TestKernelCutKeep checks the truncation rule on hand-computed spectra
+// (eigenvalues ascending, as positiveEigen returns them).
+func TestKernelCutKeep(t *testing.T) {
+	vals := []float64{1, 2, 3, 4} // sum 10
+	for _, tc := range []struct {
+		cut        kernelCut
+		keep       int
+		energyKept float64
+	}{
+		{kernelCut{}, 4, 1},
+		{kernelCut{rank: 2}, 2, 0.7},
+		{kernelCut{rank: 9}, 4, 1},
+		{kernelCut{energy: 0.35}, 1, 0.4},
+		{kernelCut{energy: 0.4}, 1, 0.4},
+		{kernelCut{energy: 0.5}, 2, 0.7},
+		{kernelCut{energy: 0.95}, 4, 1},
+		{kernelCut{rank: 1, energy: 0.95}, 1, 0.4}, // the smaller basis wins
+		{kernelCut{rank: 3, energy: 0.5}, 2, 0.7},
+	} {
+		keep, e := tc.cut.keep(vals)
+		if keep != tc.keep || math.Abs(e-tc.energyKept) > 1e-15 {
+			t.Errorf("%+v: keep %d (energy %g), want %d (%g)", tc.cut, keep, e, tc.keep, tc.energyKept)
+		}
+	}
+}
+
+// truncatedKernel returns U_rΛ_rU_rᵀ over the r largest eigenvalues of k,
+// and the fraction of the positive eigenvalues' sum they hold: the kernel a
+// KernelRank = r fit learns on, built independently of kernelEigenbasis.
+func truncatedKernel(k mat.Symmetric, r int) (*mat.SymDense, float64) {
+	var eig mat.EigenSym
+	if !eig.Factorize(k, true) {
+		panic("eigendecomposition failed")
+	}
+	vals := eig.Values(nil)
+	var u mat.Dense
+	eig.VectorsTo(&u)
+	n := k.SymmetricDim()
+	out := mat.NewSymDense(n, nil)
+	total, kept := 0.0, 0.0
+	for c := range vals {
+		if vals[c] > 0 {
+			total += vals[c]
+		}
+	}
+	for c := n - r; c < n; c++ {
+		kept += vals[c]
+		col := mat.Col(nil, c, &u)
+		out.SymRankOne(out, vals[c], mat.NewVecDense(n, col))
+	}
+	return out, kept / total
+}
+
+// TestKernelRankMatchesTruncatedKernel checks a KernelRank fit against an
+// independent optimum: the barrier method on the explicitly truncated
+// kernels. Both are the same convex problem, so objectives agree within
+// the certified tolerance, and Stats.KernelEnergy is the kept fraction.
+func TestKernelRankMatchesTruncatedKernel(t *testing.T) {
+	t.Parallel()
+	for _, pr := range smallProblems()[:4] {
+		for _, solver := range []Solver{Accelerated, LowRank} {
+			for _, combine := range []Combine{Separate, Sum} {
+				if combine == Sum && len(pr.ks) == 1 {
+					continue
+				}
+				name := fmt.Sprintf("%s/%s/%v", pr.name, solver, combine)
+				const rank = 3
+				src := pr.ks
+				if combine == Sum {
+					sum := mat.NewSymDense(pr.ks[0].SymmetricDim(), nil)
+					for _, k := range pr.ks {
+						sum.AddSym(sum, k)
+					}
+					src = []mat.Symmetric{sum}
+				}
+				var trunc []mat.Symmetric
+				var energy []float64
+				for _, k := range src {
+					kt, e := truncatedKernel(k, rank)
+					trunc = append(trunc, kt)
+					energy = append(energy, e)
+				}
+				ref, err := reference.Barrier(trunc, pr.cs, pr.beta, false)
+				if err != nil {
+					t.Fatal(err)
+				}
+				m, err := Fit(pr.ks, pr.cs, &Settings{Beta: pr.beta, Solver: solver, Combine: combine, KernelRank: rank})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !m.Stats.Converged || m.Stats.RelativeGap > 1e-3 {
+					t.Errorf("%s: not certified (gap %.3g)", name, m.Stats.RelativeGap)
+				}
+				if d := relDiff(m.Objective, ref.Objective); d > 1e-3 {
+					t.Errorf("%s: objective %.8g, optimum on the truncated kernels %.8g (relative %.2g)", name, m.Objective, ref.Objective, d)
+				}
+				if len(m.Stats.KernelEnergy) != len(energy) {
+					t.Fatalf("%s: KernelEnergy %v, want %d entries", name, m.Stats.KernelEnergy, len(energy))
+				}
+				for b, e := range energy {
+					if math.Abs(m.Stats.KernelEnergy[b]-e) > 1e-9 || m.Stats.BlockDims[b] != rank {
+						t.Errorf("%s block %d: energy %.12g dims %d, want %.12g and %d", name, b, m.Stats.KernelEnergy[b], m.Stats.BlockDims[b], e, rank)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestKernelEnergyCut checks that KernelEnergy keeps the fewest leading
+// eigenpairs holding the fraction asked, and that fits without truncation
+// record no energy.
+func TestKernelEnergyCut(t *testing.T) {
+	t.Parallel()
+	pr := smallProblems()[0]
+	k := pr.ks[0]
+	vals, _ := positiveEigen(k, 1e-10, "k")
+	total := 0.0
+	for _, v := range vals {
+		total += v
+	}
+	for _, frac := range []float64{0.5, 0.9, 0.999} {
+		want, kept := 0, 0.0
+		for kept < frac*total {
+			want++
+			kept += vals[len(vals)-want]
+		}
+		m, err := Fit(pr.ks[:1], pr.cs, &Settings{Beta: pr.beta, KernelEnergy: frac})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Stats.BlockDims[0] != want || m.Stats.KernelEnergy[0] < frac || math.Abs(m.Stats.KernelEnergy[0]-kept/total) > 1e-12 {
+			t.Errorf("energy %g: %d eigenpairs, energy %g; want %d, %g", frac, m.Stats.BlockDims[0], m.Stats.KernelEnergy[0], want, kept/total)
+		}
+	}
+	m, err := Fit(pr.ks[:1], pr.cs, &Settings{Beta: pr.beta})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Stats.KernelEnergy != nil {
+		t.Errorf("no truncation asked: KernelEnergy %v, want nil", m.Stats.KernelEnergy)
+	}
+}
+
+// TestKernelTruncationRefused checks the settings that cannot truncate.
+func TestKernelTruncationRefused(t *testing.T) {
+	t.Parallel()
+	pr := smallProblems()[0]
+	for _, s := range []Settings{
+		{Beta: 1, KernelRank: -1},
+		{Beta: 1, KernelEnergy: -0.1},
+		{Beta: 1, KernelEnergy: 1},
+		{Beta: 1, KernelEnergy: math.NaN()},
+		{Beta: 1, KernelRank: 2, Mode: Diag},
+		{Beta: 1, KernelEnergy: 0.9, Solver: Subgradient},
+	} {
+		if _, err := Fit(pr.ks, pr.cs, &s); !errors.Is(err, ErrInvalidInput) {
+			t.Errorf("%+v: error %v, want an invalid-input error", s, err)
+		}
+	}
+	n := pr.ks[0].SymmetricDim()
+	x := randomFeatures(rand.New(rand.NewPCG(1, 2)), n, 4)
+	if _, err := FitFeatures(x, pr.cs, &Settings{Beta: 1}); err != nil {
+		t.Fatalf("features without truncation: %v", err)
+	}
+	if _, err := FitFeatures(x, pr.cs, &Settings{Beta: 1, KernelRank: 1}); !errors.Is(err, ErrInvalidInput) {
+		t.Errorf("features with KernelRank: error %v, want an invalid-input error", err)
+	}
+}
