@@ -53,9 +53,10 @@ func fitGNMDS(ctx context.Context, n int, cs []data.Comparison, multiple float64
 }
 
 // modelAccuracy scores a fitted model on comparisons by its learned
-// distances d(a,b) = W_aa + W_bb − 2W_ab.
+// distances d(a,b) = W_aa + W_bb − 2W_ab (W formed from the low-rank
+// model's projection, mkpoe.Model.Metric).
 func modelAccuracy(m *mkpoe.Model, cs []data.Comparison) float64 {
-	return accuracy(cs, gramDist(m.W[0].At))
+	return accuracy(cs, gramDist(m.Metric(0).At))
 }
 
 // cvMultiple runs cvFolds-fold CV over train for every multiple in

@@ -33,7 +33,7 @@ func ExampleFit() {
 	}
 	fmt.Printf("certified within 1e-3: %v\n", m.Stats.Converged && m.Stats.RelativeGap <= 1e-3)
 	fmt.Printf("training accuracy: %.2f\n", eval.Accuracy(cs, eval.EmbeddingDistance(m.Train)))
-	fmt.Printf("weight on the identity kernel: %.3f\n", mat.Trace(m.W[1]))
+	fmt.Printf("weight on the identity kernel: %.3f\n", mat.Trace(m.Metric(1)))
 	// Output:
 	// certified within 1e-3: true
 	// training accuracy: 1.00

@@ -131,7 +131,7 @@ func fingerprintLine(name string, m *Model, err error) string {
 		return fmt.Sprintf("%s ERR %v\n", name, err)
 	}
 	h := sha256.New()
-	for _, w := range m.W {
+	for _, w := range metrics(m) {
 		n := w.SymmetricDim()
 		for i := 0; i < n; i++ {
 			for j := i; j < n; j++ {

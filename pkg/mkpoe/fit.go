@@ -482,16 +482,15 @@ func fit(ctx context.Context, in input, cs []data.Comparison, s Settings) (*Mode
 		return nil, err
 	}
 	blocks = p.blocks
-	ws := make([]*mat.SymDense, len(blocks))
-	for b := range blocks {
-		ws[b] = recoverW(&blocks[b], backs[b], sol.x)
-	}
 	bound := sol.bound
+	// A method that knows its factors (the low-rank method) gives a
+	// factored model: W = NᵀN with N from the factor, never formed.
+	var ws []*mat.SymDense
 	var projs []*mat.Dense
 	if sol.factors != nil {
 		for b, f := range sol.factors {
 			if f == nil {
-				projs = append(projs, mat.NewDense(1, ws[b].SymmetricDim(), nil))
+				projs = append(projs, mat.NewDense(1, metricOrder(&blocks[b], backs[b]), nil))
 				continue
 			}
 			if backs[b] != nil {
@@ -500,6 +499,11 @@ func fit(ctx context.Context, in input, cs []data.Comparison, s Settings) (*Mode
 				f = &fw
 			}
 			projs = append(projs, projectionFromFactor(f))
+		}
+	} else {
+		ws = make([]*mat.SymDense, len(blocks))
+		for b := range blocks {
+			ws[b] = recoverW(&blocks[b], backs[b], sol.x)
 		}
 	}
 	model, err := newModel(in, s, ws, projs...)
@@ -526,6 +530,17 @@ func fit(ctx context.Context, in input, cs []data.Comparison, s Settings) (*Mode
 		}
 	}
 	return model, nil
+}
+
+// metricOrder is the order of a block's metric W = BZBᵀ (n for kernels
+// and the identity, D for features): the rows of back, or the block's
+// own order where W-space is the block's space (back nil).
+func metricOrder(blk *block, back *mat.Dense) int {
+	if back != nil {
+		r, _ := back.Dims()
+		return r
+	}
+	return blk.r
 }
 
 // recoverW returns the n×n (or D×D) metric of a block from its variable.
@@ -575,13 +590,13 @@ func symPart(a mat.Matrix) *mat.SymDense {
 
 // warmStart fills x0 from a previous model on the same inputs.
 func warmStart(p *problem, backs []*mat.Dense, init *Model, x0 []float64, in input) error {
-	if init.Input != in.kind || init.N != in.n || len(init.W) != len(p.blocks) {
+	if init.Input != in.kind || init.N != in.n || init.Blocks() != len(p.blocks) {
 		return invalidf("mkpoe: Settings.Init must be a model fitted on the same inputs (%s, n=%d, %d blocks), got %s, n=%d, %d blocks",
-			in.kind, in.n, len(p.blocks), init.Input, init.N, len(init.W))
+			in.kind, in.n, len(p.blocks), init.Input, init.N, init.Blocks())
 	}
 	for b := range p.blocks {
 		blk := &p.blocks[b]
-		w := init.W[b]
+		w := init.Metric(b) // formed here for a factored Init (a low-rank fit's)
 		xb := x0[blk.off : blk.off+blk.size]
 		if blk.diag {
 			if w.SymmetricDim() != blk.r {

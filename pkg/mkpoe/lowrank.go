@@ -327,7 +327,6 @@ func (lr *lowRank) run(ctx context.Context, init []*mat.Dense, s Settings) (solu
 		if lr.maxRank == 0 && (it >= tn.firstPhaseIters || delta <= tn.firstPhaseDelta) {
 			cur := lr.ranks()
 			lr.layout(best.ranks)
-			sol.x = lr.matrices(best.z)
 			sol.factors = lr.factors(best.z)
 			lr.layout(cur)
 			it, err := lr.refine(ctx, z, rz, &sol, s, it)
@@ -388,7 +387,6 @@ func (lr *lowRank) run(ctx context.Context, init []*mat.Dense, s Settings) (solu
 	}
 	sol.iters = it
 	lr.layout(best.ranks)
-	sol.x = lr.matrices(best.z)
 	sol.factors = lr.factors(best.z)
 	return sol, nil
 }
@@ -550,21 +548,6 @@ func (lr *lowRank) grow(z []float64, rz []ritz, f, delta, tol float64) ([]float6
 		tau /= 2
 	}
 	return zn, true // a tiny step: L-BFGS takes it from there
-}
-
-// matrices returns the problem's variable for the factors z: X = LLᵀ in
-// every block (r×r, row-major).
-func (lr *lowRank) matrices(z []float64) []float64 {
-	x := make([]float64, lr.p.dim)
-	for _, fb := range lr.blocks {
-		blk := fb.blk
-		if fb.k == 0 {
-			continue
-		}
-		l := mat.NewDense(blk.r, fb.k, z[fb.off:fb.off+blk.r*fb.k])
-		mat.NewDense(blk.r, blk.r, x[blk.off:blk.off+blk.size]).Mul(l, l.T())
-	}
-	return x
 }
 
 // growTol is how negative an eigenvalue 1 + θ of the dual slack must be

@@ -73,7 +73,6 @@ func (lr *lowRank) refine(ctx context.Context, z []float64, rz []ritz, sol *solu
 		}
 		if sr.objective < sol.objective {
 			sol.objective = sr.objective
-			sol.x = lr.lift(bases, pr, sr.x)
 			sol.factors = liftFactors(bases, pr, sr.x)
 		}
 		if sr.dual == nil {
@@ -141,19 +140,6 @@ func restrictFeatures(blk *block, v *mat.Dense) *mat.Dense {
 	}
 	out.Mul(blk.phi, v)
 	return out
-}
-
-// lift returns the whole problem's variable X = VX̃Vᵀ per block for the
-// restricted problem pr's solution xr.
-func (lr *lowRank) lift(bases []*mat.Dense, pr *problem, xr []float64) []float64 {
-	x := make([]float64, lr.p.dim)
-	for b, fb := range lr.blocks {
-		blk, rb := fb.blk, &pr.blocks[b]
-		var vx mat.Dense
-		vx.Mul(bases[b], mat.NewDense(rb.r, rb.r, xr[rb.off:rb.off+rb.size]))
-		mat.NewDense(blk.r, blk.r, x[blk.off:blk.off+blk.size]).Mul(&vx, bases[b].T())
-	}
-	return x
 }
 
 // orthonormalAppend returns v (r×k, orthonormal columns; nil for none)

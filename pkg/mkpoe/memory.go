@@ -9,18 +9,16 @@ import (
 
 // memoryNeed estimates the bytes a fit holds at its peak, from the shapes
 // of its problem (docs/solver.md, "Memory"): per full block of order r over
-// n items, its coordinates (n·r), the method's r×r matrices (about ten for
-// the default method: iterate, momentum, gradient, eigenvectors and their
-// scratch; two for the low-rank method: the returned X and its copy) and
-// the model's n×n W; per diagonal block its n×r coordinates twice; per
-// comparison about 64 bytes (pairs, indices, margins, multipliers). It is a
-// planning figure: GNMDS at n = 10⁴ with 10⁶ triplets, low-rank, at W = 0
-// is estimated at 3.2 GB and peaked at 2.7 GB resident (/usr/bin/time -v).
+// n items, its coordinates (n·r) and, for the default method, about ten
+// r×r matrices (iterate, momentum, gradient, eigenvectors and their
+// scratch) and the model's n×n W; the low-rank method keeps only factors
+// of k ≪ r columns and returns a factored model (no r×r matrix, no W);
+// per diagonal block its n×r coordinates twice; per comparison about 64
+// bytes (pairs, indices, margins, multipliers). It is a planning figure:
+// GNMDS at n = 10⁴ with 10⁶ triplets, low-rank, at W = 0 was estimated at
+// 3.2 GB and peaked at 2.7 GB resident (/usr/bin/time -v) when that model
+// still held X and a dense W.
 func memoryNeed(p *problem, solver Solver) float64 {
-	squares := 10.0
-	if solver == LowRank {
-		squares = 2
-	}
 	n := float64(p.n)
 	bytes := 64 * float64(len(p.left)+len(p.pairs))
 	for _, blk := range p.blocks {
@@ -29,7 +27,11 @@ func memoryNeed(p *problem, solver Solver) float64 {
 			bytes += 8 * 2 * n * r
 			continue
 		}
-		bytes += 8 * (n*r + squares*r*r + n*n)
+		if solver == LowRank {
+			bytes += 8 * n * r
+			continue
+		}
+		bytes += 8 * (n*r + 10*r*r + n*n)
 	}
 	return bytes
 }

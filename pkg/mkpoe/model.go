@@ -28,10 +28,14 @@ type Model struct {
 	NumInputs int
 	// W holds one metric per block: W⁽ᵖ⁾ (n×n) per kernel, one W on the sum
 	// kernel with Sum, or W (D×D) for features. Diagonal W are full matrices
-	// with zeros off the diagonal.
+	// with zeros off the diagonal. W is nil in a factored model (see
+	// [Model.Factored]), which holds its metrics only as Proj, W⁽ᵖ⁾ =
+	// N⁽ᵖ⁾ᵀN⁽ᵖ⁾: read the metrics through [Model.Metric], which works for
+	// both forms.
 	W []*mat.SymDense
 	// Proj holds N⁽ᵖ⁾ = Λ^{1/2}Vᵀ from W⁽ᵖ⁾ = VΛVᵀ, keeping the positive
 	// eigenvalues (Sec. 3.2): g(x) = (N⁽ᵖ⁾ K⁽ᵖ⁾_x)_p concatenated (Sec. 4.3).
+	// In a factored model it defines the metric: W⁽ᵖ⁾ = N⁽ᵖ⁾ᵀN⁽ᵖ⁾.
 	Proj []*mat.Dense
 	// Train is the embedding of the training items, one row per item.
 	Train *mat.Dense
@@ -82,6 +86,46 @@ func (m *Model) IsZero() bool {
 	return true
 }
 
+// Factored reports whether the model holds its metrics only as the
+// projections Proj (W⁽ᵖ⁾ = N⁽ᵖ⁾ᵀN⁽ᵖ⁾, W nil): the models of the low-rank
+// solver, whose N has k ≪ n rows, so that neither memory nor the model
+// file grows with n². [Model.Metric] forms W⁽ᵖ⁾ when it is needed.
+func (m *Model) Factored() bool { return m.W == nil && len(m.Proj) > 0 }
+
+// Blocks returns the number of metrics W⁽ᵖ⁾ of the model: one per kernel
+// (K4), or one (Sum, features, identity).
+func (m *Model) Blocks() int {
+	if m.W != nil {
+		return len(m.W)
+	}
+	return len(m.Proj)
+}
+
+// MetricDim returns the order of the metric W⁽ᵇ⁾ (n for kernels and the
+// identity, D for features) without forming it.
+func (m *Model) MetricDim(b int) int {
+	if m.W != nil {
+		return m.W[b].SymmetricDim()
+	}
+	_, c := m.Proj[b].Dims()
+	return c
+}
+
+// Metric returns the metric W⁽ᵇ⁾ of block b, 0 ≤ b < [Model.Blocks], in
+// either form of the model: the stored W[b] of a dense model (not a copy:
+// do not modify it), or N⁽ᵇ⁾ᵀN⁽ᵇ⁾ formed from Proj[b] for a factored one,
+// a new n×n matrix at O(k·n²) per call (callers that read it more than
+// once should keep it).
+func (m *Model) Metric(b int) *mat.SymDense {
+	if m.W != nil {
+		return m.W[b]
+	}
+	_, d := m.Proj[b].Dims()
+	w := mat.NewSymDense(d, nil)
+	w.SymOuterK(1, m.Proj[b].T())
+	return w
+}
+
 // Dim returns the dimension of the embedding.
 func (m *Model) Dim() int {
 	_, d := m.Train.Dims()
@@ -114,7 +158,9 @@ func projectionFromFactor(f *mat.Dense) *mat.Dense {
 }
 
 // newModel builds the model of the metrics ws; projs, if not nil, are
-// their projections already (projectionFromFactor), else computed.
+// their projections already (projectionFromFactor), else computed. With ws
+// nil the model is factored (W = NᵀN for the projections projs, W not
+// kept).
 func newModel(in input, s Settings, ws []*mat.SymDense, projs ...*mat.Dense) (*Model, error) {
 	m := &Model{Input: in.kind, Mode: s.Mode, Combine: s.Combine, Beta: s.Beta, Solver: s.Solver,
 		N: in.n, NumInputs: in.numInputs, W: ws}
@@ -241,7 +287,7 @@ func (m *Model) Embed(rows []*mat.Dense) (*mat.Dense, error) {
 	t, _ := rows[0].Dims()
 	for p, r := range rows {
 		rt, rc := r.Dims()
-		if want := m.W[0].SymmetricDim(); m.Input == InputFeatures && rc != want {
+		if want := m.MetricDim(0); m.Input == InputFeatures && rc != want {
 			return nil, fmt.Errorf("mkpoe: feature rows must have %d columns, got %d", want, rc)
 		}
 		if m.Input == InputKernels && rc != m.N {
@@ -252,7 +298,7 @@ func (m *Model) Embed(rows []*mat.Dense) (*mat.Dense, error) {
 		}
 	}
 	inputs := rows
-	if len(m.W) == 1 && len(rows) > 1 {
+	if m.Blocks() == 1 && len(rows) > 1 {
 		sum := mat.DenseCopyOf(rows[0])
 		for _, r := range rows[1:] {
 			sum.Add(sum, r)
@@ -290,23 +336,33 @@ func (m *Model) EmbedWithTraining(rows []*mat.Dense) (*mat.Dense, error) {
 // (Sec. 5.1.4 reads the learned weights this way). grams are the training
 // kernels given to Fit, in the same order. It returns nil for a model with
 // a single W (K1 on the sum kernel, one kernel, LPOE, GNMDS). Negative
-// traces (round-off of a zero block) count as 0; all zero gives all 0.
+// traces (round-off of a zero block) count as 0; all zero gives all 0. For a
+// factored model the trace is tr(NKNᵀ), O(k·n²), W not formed.
 func (m *Model) KernelShares(grams []mat.Symmetric) ([]float64, error) {
-	if len(m.W) < 2 {
+	blocks := m.Blocks()
+	if blocks < 2 {
 		return nil, nil
 	}
-	if len(grams) != len(m.W) {
-		return nil, fmt.Errorf("mkpoe: KernelShares needs %d kernels (one per W), got %d", len(m.W), len(grams))
+	if len(grams) != blocks {
+		return nil, fmt.Errorf("mkpoe: KernelShares needs %d kernels (one per W), got %d", blocks, len(grams))
 	}
 	shares := make([]float64, len(grams))
 	total := 0.0
 	for p, g := range grams {
-		if n := g.SymmetricDim(); n != m.W[p].SymmetricDim() {
-			return nil, fmt.Errorf("mkpoe: KernelShares: kernel %d is %d×%d, W is %d×%d", p, n, n, m.W[p].SymmetricDim(), m.W[p].SymmetricDim())
+		if n, d := g.SymmetricDim(), m.MetricDim(p); n != d {
+			return nil, fmt.Errorf("mkpoe: KernelShares: kernel %d is %d×%d, W is %d×%d", p, n, n, d, d)
 		}
-		var wk mat.Dense
-		wk.Mul(m.W[p], g)
-		shares[p] = math.Max(mat.Trace(&wk), 0)
+		if m.W == nil {
+			// tr(NᵀNK) = tr(NKNᵀ) = Σ_{r,i} (NK)_ri N_ri.
+			var nk mat.Dense
+			nk.Mul(m.Proj[p], g)
+			nk.MulElem(&nk, m.Proj[p])
+			shares[p] = math.Max(mat.Sum(&nk), 0)
+		} else {
+			var wk mat.Dense
+			wk.Mul(m.W[p], g)
+			shares[p] = math.Max(mat.Trace(&wk), 0)
+		}
 		total += shares[p]
 	}
 	if total > 0 {
@@ -317,7 +373,8 @@ func (m *Model) KernelShares(grams []mat.Symmetric) ([]float64, error) {
 	return shares, nil
 }
 
-// modelJSON is the file form of a Model ("mkpoe-model/1").
+// modelJSON is the file form of a Model ("mkpoe-model/1"); see
+// [Model.WriteJSON] for the two forms of its metrics.
 type modelJSON struct {
 	Format  string  `json:"format"`
 	Input   string  `json:"input"`
@@ -327,21 +384,22 @@ type modelJSON struct {
 	Solver  string  `json:"solver"`
 	// Seed is ignored: models before 2026-11-23 recorded Settings.Seed,
 	// which no solver used (both are deterministic).
-	Seed         uint64        `json:"seed,omitempty"`
-	N            int           `json:"n"`
-	NumInputs    int           `json:"num_inputs"`
-	Objective    float64       `json:"objective"`
-	DualBound    float64       `json:"dual_bound"`
-	RelativeGap  float64       `json:"relative_gap"`
-	Iterations   int           `json:"iterations"`
-	Converged    bool          `json:"converged"`
-	Seconds      float64       `json:"seconds"`
-	BlockDims    []int         `json:"block_dims"`
-	KernelEnergy []float64     `json:"kernel_energy,omitempty"`
-	Trace        []float64     `json:"objective_trace"`
-	W            [][][]float64 `json:"W"`
-	Projection   [][][]float64 `json:"projection"`
-	Train        [][]float64   `json:"train_embedding"`
+	Seed         uint64    `json:"seed,omitempty"`
+	N            int       `json:"n"`
+	NumInputs    int       `json:"num_inputs"`
+	Objective    float64   `json:"objective"`
+	DualBound    float64   `json:"dual_bound"`
+	RelativeGap  float64   `json:"relative_gap"`
+	Iterations   int       `json:"iterations"`
+	Converged    bool      `json:"converged"`
+	Seconds      float64   `json:"seconds"`
+	BlockDims    []int     `json:"block_dims"`
+	KernelEnergy []float64 `json:"kernel_energy,omitempty"`
+	Trace        []float64 `json:"objective_trace"`
+	// W is absent in the file of a factored model (Model.Factored).
+	W          [][][]float64 `json:"W,omitempty"`
+	Projection [][][]float64 `json:"projection"`
+	Train      [][]float64   `json:"train_embedding"`
 }
 
 // ModelFormat is the format tag of model files.
@@ -374,7 +432,16 @@ func denseOf(rows [][]float64, what string) (*mat.Dense, error) {
 	return out, nil
 }
 
-// WriteJSON writes the model as JSON.
+// WriteJSON writes the model as JSON, format [ModelFormat]: one object
+// with the settings ("input", "mode", "combine", "beta", "solver", "n",
+// "num_inputs"), the solver's statistics ("objective", "dual_bound",
+// "relative_gap", "iterations", "converged", "seconds", "block_dims",
+// "objective_trace"), and the matrices as arrays of rows: "projection"
+// (one N⁽ᵖ⁾ per block, k_p rows of n, or D for features),
+// "train_embedding" (n rows of Σ_p k_p) and, for a dense model only, "W"
+// (one n×n, or D×D, metric per block). A factored model (Model.Factored,
+// the low-rank solver's) is written without "W": its metrics are
+// W⁽ᵖ⁾ = N⁽ᵖ⁾ᵀN⁽ᵖ⁾, and the file grows with k·n instead of n².
 func (m *Model) WriteJSON(w io.Writer) error {
 	j := modelJSON{Format: ModelFormat, Input: m.Input, Mode: m.Mode.String(), Combine: m.Combine.String(), Beta: m.Beta,
 		Solver: string(m.Solver), N: m.N, NumInputs: m.NumInputs, Objective: m.Objective,
@@ -383,13 +450,21 @@ func (m *Model) WriteJSON(w io.Writer) error {
 		Train: rowsOf(m.Train)}
 	for b := range m.W {
 		j.W = append(j.W, rowsOf(m.W[b]))
+	}
+	for b := range m.Proj {
 		j.Projection = append(j.Projection, rowsOf(m.Proj[b]))
 	}
 	enc := json.NewEncoder(w)
 	return enc.Encode(j)
 }
 
-// ReadJSON reads a model written by WriteJSON. name is used in messages.
+// ReadJSON reads a model written by WriteJSON, in either form: with "W"
+// (a dense model, as every file before factored models) or without it (a
+// factored model, W nil, metrics from "projection"). It checks that the
+// matrices fit together (one block per input kernel, W square and n×n,
+// each projection's columns the order of its W, or n without W, the
+// training embedding n × the projections' rows). name is used in
+// messages.
 func ReadJSON(r io.Reader, name string) (*Model, error) {
 	var j modelJSON
 	dec := json.NewDecoder(r)
@@ -413,8 +488,11 @@ func ReadJSON(r io.Reader, name string) (*Model, error) {
 	default:
 		return nil, fmt.Errorf("mkpoe: reading model %s: input must be kernels, features or identity, got %q", name, j.Input)
 	}
-	if len(j.W) == 0 || len(j.W) != len(j.Projection) {
-		return nil, fmt.Errorf("mkpoe: reading model %s: W and projection must list the same non-zero number of blocks, got %d and %d", name, len(j.W), len(j.Projection))
+	if len(j.Projection) == 0 {
+		return nil, fmt.Errorf("mkpoe: reading model %s: projection must list at least one block", name)
+	}
+	if len(j.W) != 0 && len(j.W) != len(j.Projection) {
+		return nil, fmt.Errorf("mkpoe: reading model %s: W and projection must list the same number of blocks (or W none, a factored model), got %d and %d", name, len(j.W), len(j.Projection))
 	}
 	m := &Model{Input: j.Input, Mode: mode, Combine: comb, Beta: j.Beta, Solver: Solver(j.Solver), N: j.N,
 		NumInputs: j.NumInputs, Objective: j.Objective,
@@ -429,6 +507,8 @@ func ReadJSON(r io.Reader, name string) (*Model, error) {
 			return nil, fmt.Errorf("mkpoe: reading model %s: W[%d] must be square, got %d×%d", name, b, r, c)
 		}
 		m.W = append(m.W, symPart(w))
+	}
+	for b := range j.Projection {
 		p, err := denseOf(j.Projection[b], fmt.Sprintf("projection[%d]", b))
 		if err != nil {
 			return nil, fmt.Errorf("%w (in %s)", err, name)
@@ -444,10 +524,11 @@ func ReadJSON(r io.Reader, name string) (*Model, error) {
 	return m, nil
 }
 
-// checkShapes checks that a model's matrices fit together (Sec. 4.3): one W
-// per input kernel (one for Sum, features and identity), each n×n for
-// kernels and identity; each projection r_b × dim W_b; the training
-// embedding n × Σ_b r_b.
+// checkShapes checks that a model's matrices fit together (Sec. 4.3): one
+// block per input kernel (one for Sum, features and identity); each W
+// n×n for kernels and identity, and each projection r_b × dim W_b (r_b × n
+// for kernels and identity in a factored model, which has no W); the
+// training embedding n × Σ_b r_b.
 func (m *Model) checkShapes() error {
 	if m.N <= 0 {
 		return fmt.Errorf("n must be > 0, got %d", m.N)
@@ -459,16 +540,30 @@ func (m *Model) checkShapes() error {
 	if m.Input == InputKernels && m.Combine != Sum {
 		wantBlocks = m.NumInputs
 	}
-	if len(m.W) != wantBlocks {
+	factored := m.W == nil
+	if factored && len(m.Proj) != wantBlocks {
+		return fmt.Errorf("a factored %s model with %d inputs (combine %s) has %d projections, got %d", m.Input, m.NumInputs, m.Combine, wantBlocks, len(m.Proj))
+	}
+	if !factored && len(m.W) != wantBlocks {
 		return fmt.Errorf("a %s model with %d inputs (combine %s) has %d W, got %d", m.Input, m.NumInputs, m.Combine, wantBlocks, len(m.W))
 	}
+	if !factored && len(m.Proj) != len(m.W) {
+		return fmt.Errorf("a model with %d W has %d projections, got %d", len(m.W), len(m.W), len(m.Proj))
+	}
 	dim := 0
-	for b, w := range m.W {
-		k := w.SymmetricDim()
+	for b, proj := range m.Proj {
+		r, c := proj.Dims()
+		if factored {
+			if m.Input != InputFeatures && c != m.N {
+				return fmt.Errorf("block %d: projection[%d] must have %d columns (n = %d), got %d", b, b, m.N, m.N, c)
+			}
+			dim += r
+			continue
+		}
+		k := m.W[b].SymmetricDim()
 		if m.Input != InputFeatures && k != m.N {
 			return fmt.Errorf("block %d: W[%d] must be %d×%d (n = %d), got %d×%d", b, b, m.N, m.N, m.N, k, k)
 		}
-		r, c := m.Proj[b].Dims()
 		if c != k {
 			return fmt.Errorf("projection[%d] must have %d columns (W[%d] is %d×%d), got %d", b, k, b, k, k, c)
 		}
@@ -478,8 +573,8 @@ func (m *Model) checkShapes() error {
 		return fmt.Errorf("train_embedding must be %d×%d (n × the projections' rows), got %d×%d", m.N, dim, r, c)
 	}
 	if e := m.Stats.KernelEnergy; e != nil {
-		if len(e) != len(m.W) {
-			return fmt.Errorf("kernel_energy must list one fraction per block (%d), got %d", len(m.W), len(e))
+		if len(e) != m.Blocks() {
+			return fmt.Errorf("kernel_energy must list one fraction per block (%d), got %d", m.Blocks(), len(e))
 		}
 		for b, v := range e {
 			if !(v > 0 && v <= 1) {

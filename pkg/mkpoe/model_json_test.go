@@ -80,21 +80,42 @@ func TestReadJSONShapes(t *testing.T) {
 }
 
 // FuzzReadJSON: any bytes are read as a model or rejected without a panic,
-// and an accepted model embeds new items of the right shape.
+// and an accepted model, dense or factored (no "W"), forms its metrics and
+// embeds new items of the right shape.
 func FuzzReadJSON(f *testing.F) {
 	f.Add(smallModelJSON(f))
+	f.Add(factoredModelJSON(f))
 	f.Add([]byte(`{"format":"mkpoe-model/1"}`))
+	// Hand-made factored files: kernels (one block, k = 1), features (D = 3).
+	f.Add([]byte(`{"format":"mkpoe-model/1","input":"kernels","mode":"full","combine":"separate","n":2,"num_inputs":1,` +
+		`"projection":[[[1,2]]],"train_embedding":[[1],[2]]}`))
+	f.Add([]byte(`{"format":"mkpoe-model/1","input":"features","mode":"full","combine":"separate","n":2,"num_inputs":1,` +
+		`"projection":[[[1,0,2],[0,1,0]]],"train_embedding":[[1,0],[2,1]]}`))
+	f.Add([]byte(`{"format":"mkpoe-model/1","input":"identity","mode":"full","combine":"separate","n":3,"num_inputs":1,` +
+		`"projection":[[[1,0,-1]]],"train_embedding":[[1],[0],[-1]]}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		m, err := ReadJSON(bytes.NewReader(b), "f.json")
 		if err != nil {
 			return
 		}
-		if m.Input != InputKernels {
+		if m.Factored() == (m.W != nil) {
+			t.Fatalf("Factored %v with %d W", m.Factored(), len(m.W))
+		}
+		for blk := 0; blk < m.Blocks(); blk++ {
+			if d := m.MetricDim(blk); d <= 64 && m.Metric(blk).SymmetricDim() != d {
+				t.Fatalf("block %d: metric of order %d, MetricDim %d", blk, m.Metric(blk).SymmetricDim(), d)
+			}
+		}
+		if m.Input == InputIdentity {
 			return
+		}
+		cols := m.N
+		if m.Input == InputFeatures {
+			cols = m.MetricDim(0)
 		}
 		rows := make([]*mat.Dense, m.NumInputs)
 		for i := range rows {
-			rows[i] = mat.NewDense(1, m.N, nil)
+			rows[i] = mat.NewDense(1, cols, nil)
 		}
 		if _, err := m.EmbedWithTraining(rows); err != nil {
 			t.Fatalf("an accepted model cannot embed: %v", err)

@@ -152,8 +152,8 @@ func TestFitNoComparisonsGivesZero(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if m.Objective != 0 || mat.Norm(m.W[0], 2) != 0 {
-			t.Errorf("%v: with no comparisons the optimum is W = 0, got objective %g, ‖W‖ = %g", mode, m.Objective, mat.Norm(m.W[0], 2))
+		if m.Objective != 0 || mat.Norm(m.Metric(0), 2) != 0 {
+			t.Errorf("%v: with no comparisons the optimum is W = 0, got objective %g, ‖W‖ = %g", mode, m.Objective, mat.Norm(m.Metric(0), 2))
 		}
 	}
 }
@@ -231,7 +231,7 @@ func TestEmbedTrainingRowsEqualsTrain(t *testing.T) {
 				}
 				v.SetVec(r, s)
 			}
-			d += mat.Inner(v, m.W[p], v)
+			d += mat.Inner(v, m.Metric(p), v)
 		}
 		var e float64
 		for c := 0; c < m.Dim(); c++ {
@@ -311,7 +311,7 @@ func TestLPOEMatchesKPOEOnLinearKernel(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r, c := lp.W[0].Dims(); r != d || c != d {
+		if r, c := lp.Metric(0).Dims(); r != d || c != d {
 			t.Fatalf("LPOE W is %d×%d, want %d×%d", r, c, d, d)
 		}
 		if mode == Diag {

@@ -11,7 +11,7 @@ import (
 
 // solution is what a solver returns.
 type solution struct {
-	x         []float64 // the best iterate found (feasible)
+	x         []float64 // the best iterate found (feasible); nil when factors holds it
 	objective float64   // exact objective f(x)
 	bound     float64   // best certified lower bound on min f (0 if none)
 	iters     int
@@ -22,9 +22,9 @@ type solution struct {
 	// along a β grid re-uses it (warmCertificate).
 	dual []float64
 	// factors, if not nil, holds per block F (r×k) with the block's X =
-	// FFᵀ (nil for X = 0), from a method that knows them (lowRank): the
-	// model's projection then costs O(n·k²) instead of an n³
-	// eigendecomposition.
+	// FFᵀ (nil for X = 0), from a method that knows them (lowRank), and
+	// x is then nil (no r×r matrix is formed): the model is factored,
+	// its projection costs O(n·k²) instead of an n³ eigendecomposition.
 	factors []*mat.Dense
 }
 

@@ -64,7 +64,7 @@ func TestTenfoldCertificate(t *testing.T) {
 				}
 				up := c
 				up.beta = 10 * beta
-				f, f10 := c.objectiveOf(m.W), up.objectiveOf(m.W)
+				f, f10 := c.objectiveOf(metrics(m)), up.objectiveOf(metrics(m))
 				loss := (f10 - f) / 9
 				gap10 := (f10 - m.Stats.DualBound) / f10
 				if loss <= tol*f && gap10 > tol/2 {

@@ -91,8 +91,9 @@ func WeightSeries(m *mkpoe.Model) ([][]float64, error) {
 	if m.Mode != mkpoe.Diag {
 		return nil, fmt.Errorf("report: weight figure needs a diagonal model, got mode %s", m.Mode)
 	}
-	out := make([][]float64, len(m.W))
-	for p, w := range m.W {
+	out := make([][]float64, m.Blocks())
+	for p := range out {
+		w := m.Metric(p)
 		n := w.SymmetricDim()
 		out[p] = make([]float64, n)
 		for i := 0; i < n; i++ {

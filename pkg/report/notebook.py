@@ -99,13 +99,24 @@ _models = {}
 
 
 def model(path):
-    """A refit model (models/<refit id>.json, mkpoe.Model JSON): W per kernel, training embedding, objective trace."""
+    """A refit model (models/<refit id>.json, mkpoe.Model JSON): W per kernel, training embedding, objective trace.
+
+    A factored model (the low-rank solver's) has no "W" in its file: its metrics are NᵀN for the
+    projections N ("projection"), and m["W"] is then empty (see metric_diagonals)."""
     if path not in _models:
         m = read_json(path)
         m["W"] = [np.array(w, dtype=float) for w in m.get("W") or []]
+        m["projection"] = [np.array(p, dtype=float) for p in m.get("projection") or []]
         m["train_embedding"] = np.array(m.get("train_embedding") or [], dtype=float)
         _models[path] = m
     return _models[path]
+
+
+def metric_diagonals(m):
+    """The diagonal of each block's metric W: from "W", or as the column sums of squares of N (W = NᵀN) for a factored model."""
+    if m["W"]:
+        return [np.diag(w) for w in m["W"]]
+    return [(p**2).sum(axis=0) for p in m["projection"]]
 
 
 def held_out(path):
@@ -496,7 +507,7 @@ def plot_weights(i, split):
     m = model(r.models[split])
     if m.get("mode") != "diag":
         raise ValueError(f"row {r.label!r}: the weights figure needs a diagonal model, got mode {m.get('mode')!r}")
-    ws = [np.diag(w) for w in m["W"]]
+    ws = metric_diagonals(m)
     names = r.kernels if len(r.kernels) == len(ws) else [f"kernel {p + 1}" for p in range(len(ws))]
     top = max([0.0] + [w.max() for w in ws if len(w)]) or 1.0
     fig, axes = plt.subplots(len(ws), 1, sharex=True, figsize=(8, 1.5 * len(ws) + 0.6), squeeze=False)
