@@ -144,7 +144,7 @@ type ProtocolConfig struct {
 
 // SolverConfig are mkpoe.Settings shared by every fit.
 type SolverConfig struct {
-	Method  string  `yaml:"method"`   // accelerated (default), lowrank or subgradient
+	Method  string  `yaml:"method"`   // accelerated (default), lowrank, auto or subgradient
 	Tol     float64 `yaml:"tol"`      // default 1e-3
 	MaxIter int     `yaml:"max_iter"` // default: solver's
 	// KernelRank and KernelEnergy, if set, truncate every kernel of the
@@ -513,7 +513,7 @@ func (c *Config) validateBetaGrid(ps *problems) {
 // validateSolver checks solver.
 func (c *Config) validateSolver(ps *problems) {
 	if _, err := mkpoe.ParseSolver(c.Solver.Method); err != nil {
-		ps.bad("solver.method", "must be accelerated, lowrank or subgradient", fmt.Sprintf("%q", c.Solver.Method))
+		ps.bad("solver.method", "must be accelerated, lowrank, auto or subgradient", fmt.Sprintf("%q", c.Solver.Method))
 	}
 	if !(c.Solver.Tol > 0 && c.Solver.Tol < 1) {
 		ps.bad("solver.tol", "must be in (0,1)", c.Solver.Tol)

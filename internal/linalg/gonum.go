@@ -69,6 +69,30 @@ func choleskySolve(n int, a, b []float64) {
 // quarter of the spectrum, or an inverse iteration does not reach a small
 // residual, it falls back to that QR iteration (dsteqr on the same T and Q).
 func symEigenRange(n int, a []float64, vl, vu float64, vals, vecs []float64) (int, bool) {
+	return symEigenSelect(n, a, func([]float64) (float64, float64) { return vl, vu }, vals, vecs)
+}
+
+// symEigenLeading is symEigenSelect keeping the largest keep(all)
+// eigenvalues: the range from midway between all[n−k−1] and all[n−k] up,
+// so a cut inside a tie keeps fewer.
+func symEigenLeading(n int, a []float64, keep func(all []float64) int, vals, vecs []float64) (int, bool) {
+	return symEigenSelect(n, a, func(all []float64) (float64, float64) {
+		k := keep(all)
+		switch {
+		case k <= 0:
+			return 0, 0
+		case k >= n:
+			return math.Inf(-1), math.Inf(1)
+		}
+		// Midway, so that the QR fallback's slightly different values
+		// fall on the same sides.
+		return all[n-k-1] + (all[n-k]-all[n-k-1])/2, math.Inf(1)
+	}, vals, vecs)
+}
+
+// symEigenSelect is symEigenRange with the range chosen by choose from
+// every eigenvalue (ascending) once they are known.
+func symEigenSelect(n int, a []float64, choose func(all []float64) (vl, vu float64), vals, vecs []float64) (int, bool) {
 	impl := lapackgo.Implementation{}
 	d := make([]float64, n)
 	e := make([]float64, max(n-1, 1))
@@ -81,6 +105,10 @@ func symEigenRange(n int, a []float64, vl, vu float64, vals, vecs []float64) (in
 	off := append([]float64(nil), e...)
 	if !impl.Dsterf(n, all, off) {
 		return 0, false
+	}
+	vl, vu := choose(all)
+	if !(vl < vu) {
+		return 0, true
 	}
 	var want []float64
 	for _, v := range all {

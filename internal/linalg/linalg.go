@@ -246,6 +246,28 @@ func SymEigenRange(n int, a []float64, vl, vu float64, vals, vecs []float64) (m 
 	return symEigenRange(n, a, vl, vu, vals, vecs)
 }
 
+// SymEigenLeading computes the k largest eigenpairs of the symmetric n×n
+// matrix a (row-major; only the upper triangle is read; a is destroyed),
+// k = keep(all) chosen from every eigenvalue (ascending) once they are
+// known: it returns the number m of pairs found, the values in vals[:m]
+// ascending and the vectors as in SymEigenRange (vector q at
+// vecs[q*n:q*n+n]). The pure-Go build keeps the eigenvalues above
+// all[n−k−1] (a cut inside a tie keeps fewer than k); OpenBLAS's dsyevr
+// selects by index. It costs one reduction to tridiagonal form plus k
+// vectors instead of the whole decomposition (the truncated eigenbasis of
+// a large kernel, docs/solver.md "Kernel truncation"). vals and vecs need
+// room for n values and n vectors. It reports false if the algorithm did
+// not converge.
+func SymEigenLeading(n int, a []float64, keep func(all []float64) int, vals, vecs []float64) (m int, ok bool) {
+	if len(a) < n*n || len(vals) < n || len(vecs) < n*n {
+		panic("linalg: SymEigenLeading: a and vecs need n×n entries and vals n")
+	}
+	if n == 0 {
+		return 0, true
+	}
+	return symEigenLeading(n, a, keep, vals, vecs)
+}
+
 // FastSingle reports whether CholeskySingle is an optimised LAPACK
 // routine: OpenBLAS's spotrf under -tags openblas, 0.36 s against dpotrf's
 // 0.84 s at n = 4400 on one core here (docs/solver.md, "Mixed precision").

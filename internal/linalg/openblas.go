@@ -61,6 +61,25 @@ func symEigenRange(n int, a []float64, vl, vu float64, vals, vecs []float64) (in
 	return int(m), info == 0
 }
 
+// symEigenLeading is LAPACK's dsyevr twice: every eigenvalue (values
+// only, on a copy), then the vectors of the keep(all) largest by index.
+func symEigenLeading(n int, a []float64, keep func(all []float64) int, vals, vecs []float64) (int, bool) {
+	all := make([]float64, n)
+	if !symEigen(n, append([]float64(nil), a[:n*n]...), all, false) {
+		return 0, false
+	}
+	k := min(keep(all), n)
+	if k <= 0 {
+		return 0, true
+	}
+	var m C.lapack_int
+	isuppz := make([]C.lapack_int, 2*n)
+	info := C.LAPACKE_dsyevr(C.LAPACK_COL_MAJOR, 'V', 'I', 'L', C.lapack_int(n),
+		(*C.double)(&a[0]), C.lapack_int(n), 0, 0, C.lapack_int(n-k+1), C.lapack_int(n), 0,
+		&m, (*C.double)(&vals[0]), (*C.double)(&vecs[0]), C.lapack_int(n), &isuppz[0])
+	return int(m), info == 0
+}
+
 // cholesky is LAPACK's dpotrf through LAPACKE. The row-major upper
 // triangle is the column-major lower one, so the factor L = Uᵀ is computed
 // in place without the transposed copy that LAPACKE makes for row-major

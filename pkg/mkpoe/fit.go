@@ -251,33 +251,91 @@ func (c kernelCut) keep(vals []float64) (int, float64) {
 
 // kernelEigenbasis returns the eigenbasis of kernel k after the cut, and
 // the fraction of its positive eigenvalues' sum the basis keeps (1 unless
-// the cut truncates).
+// the cut truncates). Bases of large kernels come from eigenCache when a
+// fit or MinBeta on the same kernel computed them already.
 func kernelEigenbasis(k mat.Symmetric, cut kernelCut) (eigenbasis, float64) {
+	if cut.truncates() {
+		return eigenCache.basis(k, cut, func() (eigenbasis, float64) { return truncatedEigenbasis(k, cut) })
+	}
+	if eb, ok := diagonalEigenbasis(k, cut.relTol); ok {
+		return eb, 1
+	}
+	return eigenCache.basis(k, cut, func() (eigenbasis, float64) { return wholeEigenbasis(k, cut.relTol), 1 })
+}
+
+// wholeEigenbasis is the eigenbasis of k over its numerical rank (the
+// eigenvalues above relTol·λ_max).
+func wholeEigenbasis(k mat.Symmetric, relTol float64) eigenbasis {
 	n := k.SymmetricDim()
-	if !cut.truncates() {
-		if eb, ok := diagonalEigenbasis(k, cut.relTol); ok {
-			return eb, 1
+	vals, u := positiveEigen(k, relTol, "a kernel")
+	if len(vals) == 0 {
+		// A zero kernel: keep one zero column so shapes stay valid.
+		return eigenbasis{phi: mat.NewDense(n, 1, nil), back: mat.NewDense(n, 1, nil)}
+	}
+	return scaledEigenbasis(vals, func(i, c int) float64 { return u.At(i, c) }, n)
+}
+
+// truncatedEigenbasis is kernelEigenbasis for a cut that truncates: only
+// the kept eigenpairs' vectors are computed (linalg.SymEigenLeading), one
+// reduction to tridiagonal form instead of the whole decomposition.
+func truncatedEigenbasis(k mat.Symmetric, cut kernelCut) (eigenbasis, float64) {
+	n := k.SymmetricDim()
+	a := make([]float64, n*n)
+	for i := 0; i < n; i++ {
+		for j := i; j < n; j++ {
+			a[i*n+j] = k.At(i, j)
 		}
 	}
-	vals, u := positiveEigen(k, cut.relTol, "a kernel")
-	keep, energy := cut.keep(vals)
-	first := len(vals) - keep
-	vals = vals[first:]
-	r := len(vals)
-	if r == 0 {
-		// A zero kernel: keep one zero column so shapes stay valid.
+	// positive holds the eigenvalues the numerical rank keeps (ascending),
+	// as positiveEigen would: those above relTol·λ_max and 0.
+	var positive []float64
+	want := 0
+	keep := func(all []float64) int {
+		lmax := all[len(all)-1]
+		for _, v := range all {
+			if v > cut.relTol*lmax && v > 0 {
+				positive = append(positive, v)
+			}
+		}
+		want, _ = cut.keep(positive)
+		return want
+	}
+	vals := make([]float64, n)
+	vecs := make([]float64, n*n)
+	m, ok := linalg.SymEigenLeading(n, a, keep, vals, vecs)
+	if !ok {
+		panic("mkpoe: eigendecomposition of a kernel failed to converge")
+	}
+	if m != want {
+		// The cut fell inside a tie of eigenvalues, which the pure-Go
+		// build's value range cannot split: take the leading ones of the
+		// whole decomposition (ties broken by its order).
+		all, u := positiveEigen(k, cut.relTol, "a kernel")
+		keep, energy := cut.keep(all)
+		first := len(all) - keep
+		return scaledEigenbasis(all[first:], func(i, c int) float64 { return u.At(i, first+c) }, n), energy
+	}
+	if m == 0 {
 		return eigenbasis{phi: mat.NewDense(n, 1, nil), back: mat.NewDense(n, 1, nil)}, 1
 	}
+	energy := floats.Sum(vals[:m]) / floats.Sum(positive)
+	return scaledEigenbasis(vals[:m], func(i, c int) float64 { return vecs[c*n+i] }, n), energy
+}
+
+// scaledEigenbasis is Φ = UΛ^{1/2}, B = UΛ^{-1/2} for the eigenvalues vals
+// and eigenvector entries u(i, c) (item i, eigenpair c).
+func scaledEigenbasis(vals []float64, u func(i, c int) float64, n int) eigenbasis {
+	r := len(vals)
 	phi := mat.NewDense(n, r, nil)
 	back := mat.NewDense(n, r, nil)
 	for c, v := range vals {
 		s := math.Sqrt(v)
 		for i := 0; i < n; i++ {
-			phi.Set(i, c, u.At(i, first+c)*s)
-			back.Set(i, c, u.At(i, first+c)/s)
+			phi.Set(i, c, u(i, c)*s)
+			back.Set(i, c, u(i, c)/s)
 		}
 	}
-	return eigenbasis{phi: phi, back: back}, energy
+	return eigenbasis{phi: phi, back: back}
 }
 
 // diagonalEigenbasis is kernelEigenbasis for a diagonal kernel (the
@@ -439,6 +497,12 @@ func fit(ctx context.Context, in input, cs []data.Comparison, s Settings) (*Mode
 			return nil, invalidf("mkpoe: Settings.Rank must be at most the order of W (%d), got %d", dim, s.Rank)
 		}
 	}
+	auto := s.Solver == Auto
+	if auto {
+		// Both candidates work in the eigenbasis; memory is checked for
+		// the cheaper one now and for the choice once it is made.
+		s.Solver = LowRank
+	}
 	m := methodFor(s.Solver)
 	blocks, backs := formulation(in, s.Mode, m.eigenbasis(), cutOf(s))
 	p := newProblem(in.n, blocks, cs, s.Beta)
@@ -460,6 +524,13 @@ func fit(ctx context.Context, in input, cs []data.Comparison, s Settings) (*Mode
 	minBeta := eigen.minBetaUntil(func() bool { return ctx.Err() != nil })
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	if auto {
+		s.Solver = autoSolver(p, s, minBeta)
+		m = methodFor(s.Solver)
+		if err := checkMemory(p, s.Solver); err != nil {
+			return nil, err
+		}
 	}
 	x0 := make([]float64, p.dim)
 	var initFactors []*mat.Dense
@@ -541,6 +612,32 @@ func metricOrder(blk *block, back *mat.Dense) int {
 		return r
 	}
 	return blk.r
+}
+
+// autoMinItems and autoMaxMultiple delimit where Auto chooses the
+// low-rank method: full W, at least autoMinItems items, β at most
+// autoMaxMultiple·β_min (docs/solver.md, "Which method runs when").
+const (
+	autoMinItems    = 300
+	autoMaxMultiple = 2.0
+)
+
+// autoSolver is Settings.Solver Auto's choice for the problem p at β_min
+// minBeta: LowRank where it was measured faster (GNMDS at n = 300 × 6000
+// and 1.5·β_min: 0.5 s against 10 s; n = 1000 × 24,000: 21–31 s against
+// 618 s; five kernels truncated to rank 100 at n = 2000 × 48,000: 8 s
+// against 131 s), Accelerated elsewhere: diagonal blocks, a fixed rank
+// aside, small sets and β above 2·β_min, where the low-rank method's
+// certificate closes slowly (n = 100 × 4000 at 10·β_min: 120 s against
+// 14 s).
+func autoSolver(p *problem, s Settings, minBeta float64) Solver {
+	if s.Rank > 0 {
+		return LowRank
+	}
+	if p.hasDiagBlock() || p.n < autoMinItems || !(s.Beta <= autoMaxMultiple*minBeta) {
+		return Accelerated
+	}
+	return LowRank
 }
 
 // recoverW returns the n×n (or D×D) metric of a block from its variable.

@@ -90,6 +90,12 @@ const (
 	// its cost follows the rank of the solution rather than n³. Diagonal
 	// fits use Accelerated.
 	LowRank Solver = "lowrank"
+	// Auto chooses LowRank or Accelerated per fit once β_min is known
+	// (docs/solver.md, "Which method runs when"): LowRank for full W on at
+	// least autoMinItems items at β ≤ autoMaxMultiple·β_min, where it was
+	// measured 16–25× faster, Accelerated otherwise (diagonal W, small
+	// sets, large multiples of β_min). Model.Solver records the choice.
+	Auto Solver = "auto"
 )
 
 // ParseSolver parses a solver name; "" means [Accelerated].
@@ -101,8 +107,10 @@ func ParseSolver(s string) (Solver, error) {
 		return Subgradient, nil
 	case LowRank:
 		return LowRank, nil
+	case Auto:
+		return Auto, nil
 	}
-	return "", invalidf("mkpoe: solver must be accelerated, lowrank or subgradient, got %q", s)
+	return "", invalidf("mkpoe: solver must be accelerated, lowrank, auto or subgradient, got %q", s)
 }
 
 // Stage names the method that produced an [Iteration].
@@ -174,7 +182,7 @@ type Settings struct {
 	Mode Mode
 	// Combine is Separate (K₄, default) or Sum (K₁). Ignored with one kernel.
 	Combine Combine
-	// Solver is Accelerated (default, ""), LowRank or Subgradient.
+	// Solver is Accelerated (default, ""), LowRank, Auto or Subgradient.
 	Solver Solver
 	// MaxIter bounds the iterations, as Stats.Iterations counts them: the
 	// first-order method's plus the interior-point stage's Newton steps.
@@ -248,8 +256,8 @@ func (s *Settings) withDefaults() (Settings, error) {
 		if out.Mode != Full {
 			return out, invalidf("mkpoe: Settings.Rank bounds a full W: it needs Mode Full, got %v", out.Mode)
 		}
-		if s.Solver != "" && out.Solver != LowRank {
-			return out, invalidf("mkpoe: Settings.Rank is a bound of the low-rank method: Solver must be lowrank or empty, got %q", s.Solver)
+		if s.Solver != "" && out.Solver != LowRank && out.Solver != Auto {
+			return out, invalidf("mkpoe: Settings.Rank is a bound of the low-rank method: Solver must be lowrank, auto or empty, got %q", s.Solver)
 		}
 		out.Solver = LowRank
 	}

@@ -9,6 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/mkpoe/mkpoe/pkg/data"
 	"github.com/mkpoe/mkpoe/pkg/mkpoe/internal/reference"
 )
 
@@ -179,5 +180,82 @@ func TestKernelTruncationRefused(t *testing.T) {
 	}
 	if _, err := FitFeatures(x, pr.cs, &Settings{Beta: 1, KernelRank: 1}); !errors.Is(err, ErrInvalidInput) {
 		t.Errorf("features with KernelRank: error %v, want an invalid-input error", err)
+	}
+}
+
+// TestKernelRankTies: a cut inside a tie of eigenvalues (the identity
+// kernel: all equal) still keeps KernelRank eigenpairs, and their energy.
+func TestKernelRankTies(t *testing.T) {
+	t.Parallel()
+	const n = 12
+	id := mat.NewSymDense(n, nil)
+	for i := 0; i < n; i++ {
+		id.SetSym(i, i, 1)
+	}
+	eb, energy := kernelEigenbasis(id, kernelCut{relTol: 1e-10, rank: 4})
+	if _, r := eb.phi.Dims(); r != 4 || math.Abs(energy-4.0/n) > 1e-12 {
+		t.Errorf("identity at rank 4: %d eigenpairs, energy %g; want 4 and %g", r, energy, 4.0/n)
+	}
+	var g mat.Dense
+	g.Mul(eb.phi.T(), eb.phi)
+	for i := 0; i < 4; i++ {
+		for j := 0; j < 4; j++ {
+			want := 0.0
+			if i == j {
+				want = 1
+			}
+			if math.Abs(g.At(i, j)-want) > 1e-12 {
+				t.Fatalf("ΦᵀΦ[%d][%d] = %g, want %g (orthonormal eigenvectors of eigenvalue 1)", i, j, g.At(i, j), want)
+			}
+		}
+	}
+}
+
+// TestAutoSolver: Auto picks the low-rank method for full W on ≥ 300
+// items near β_min, the default elsewhere, records its choice, and its fit
+// is certified like the chosen method's own (the default's fits are cut
+// short: only the choice is checked).
+func TestAutoSolver(t *testing.T) {
+	t.Parallel()
+	pl, err := data.GeneratePlanted(data.PlantedSpec{N: autoMinItems, Dim: 3, Triplets: 3000, Flip: 0.1, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	small := smallProblems()[0]
+	unit, err := MinBeta([]mat.Symmetric{identitySym(autoMinItems)}, pl.Triplets, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		fit  func() (*Model, error)
+		want Solver
+	}{
+		{"300 items at 1.5·β_min", func() (*Model, error) {
+			return FitIdentity(autoMinItems, pl.Triplets, &Settings{Beta: 1.5 * unit, Solver: Auto})
+		}, LowRank},
+		{"300 items at 3·β_min", func() (*Model, error) {
+			return FitIdentity(autoMinItems, pl.Triplets, &Settings{Beta: 3 * unit, Solver: Auto, MaxIter: 10})
+		}, Accelerated},
+		{"300 items, diagonal", func() (*Model, error) {
+			return FitIdentity(autoMinItems, pl.Triplets, &Settings{Beta: 1.5 * unit, Solver: Auto, Mode: Diag, MaxIter: 10})
+		}, Accelerated},
+		{"few items", func() (*Model, error) {
+			return Fit(small.ks, small.cs, &Settings{Beta: small.beta, Solver: Auto})
+		}, Accelerated},
+		{"few items, fixed rank", func() (*Model, error) {
+			return Fit(small.ks, small.cs, &Settings{Beta: small.beta, Solver: Auto, Rank: 2})
+		}, LowRank},
+	} {
+		m, err := tc.fit()
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if m.Solver != tc.want {
+			t.Errorf("%s: solver %q, want %q", tc.name, m.Solver, tc.want)
+		}
+		if tc.want == LowRank && tc.name != "few items, fixed rank" && (!m.Stats.Converged || m.Stats.RelativeGap > 1e-3) {
+			t.Errorf("%s: not certified (gap %.3g)", tc.name, m.Stats.RelativeGap)
+		}
 	}
 }

@@ -31,7 +31,7 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	beta := fs.Float64("beta", 0, "β > 0: weight of the hinge loss (required)")
 	mode := fs.String("mode", "full", "full or diag: form of each W")
 	combine := fs.String("combine", "separate", "separate (K4, one W per kernel) or sum (K1, one W on the sum kernel)")
-	solver := fs.String("solver", "accelerated", "accelerated (default), lowrank (factored W = LLᵀ; cost follows the rank: many items, full W) or subgradient (the paper's Appendix B)")
+	solver := fs.String("solver", "accelerated", "accelerated (default), lowrank (factored W = LLᵀ; cost follows the rank: many items, full W), auto (lowrank for full W on ≥ 300 items at β ≤ 2·β_min, else accelerated) or subgradient (the paper's Appendix B)")
 	kernelRank := fs.Int("kernel-rank", 0, "truncate every kernel to its leading eigenpairs, at most this many (full W; prints the energy kept); 0: the whole numerical rank")
 	kernelEnergy := fs.Float64("kernel-energy", 0, "truncate every kernel to the fewest leading eigenpairs holding this fraction of its eigenvalue sum, in (0,1) (full W); 0: none")
 	rank := fs.Int("rank", 0, "at most this many dimensions per kernel (full W only; implies --solver lowrank; prints the distance to the convex optimum's bound); 0: no bound")
@@ -87,7 +87,7 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		if s.Mode != mkpoe.Full {
 			return usagef("--rank bounds a full W: it needs --mode full, got --mode %s", *mode)
 		}
-		if solverSet(fs) && s.Solver != mkpoe.LowRank {
+		if solverSet(fs) && s.Solver != mkpoe.LowRank && s.Solver != mkpoe.Auto {
 			return usagef("--rank is a bound of the low-rank method: use --solver lowrank (or leave --solver out), got --solver %s", *solver)
 		}
 		s.Solver = mkpoe.LowRank
