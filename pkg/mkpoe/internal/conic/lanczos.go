@@ -51,7 +51,10 @@ func Lanczos(k int, apply func(v, out []float64), opt LanczosOptions) (Ritz, boo
 	if m <= 0 {
 		return Ritz{}, false
 	}
-	q := make([]float64, (m+1)*k)
+	// The Lanczos vectors, one per step, and T's eigenvectors grow with
+	// the steps taken, not the bound m: at n = 10⁴ items m = n would be
+	// 1.6 GB where a few hundred steps are taken.
+	q := make([]float64, k, min(m+1, 64)*k)
 	v := q[:k]
 	copy(v, opt.Start)
 	floats.Scale(1/floats.Norm(v, 2), v)
@@ -60,7 +63,7 @@ func Lanczos(k int, apply func(v, out []float64), opt LanczosOptions) (Ritz, boo
 	w := make([]float64, k)
 	d := make([]float64, m)
 	e := make([]float64, m)
-	z := make([]float64, m*m)
+	var z []float64
 	work := make([]float64, max(2*m-2, 1))
 	var impl gonum.Implementation
 	for j := 0; j < m; j++ {
@@ -86,6 +89,10 @@ func Lanczos(k int, apply func(v, out []float64), opt LanczosOptions) (Ritz, boo
 		if opt.Check(n) || n == m || invariant {
 			copy(d, alpha[:n])
 			copy(e, beta[:n-1])
+			if cap(z) < n*n {
+				z = make([]float64, 0, 2*n*n)
+			}
+			z = z[:n*n] // Dsteqr (EVTridiag) sets it to the identity first
 			if !impl.Dsteqr(lapack.EVTridiag, n, d[:n], e[:n], z[:n*n], n, work) {
 				return Ritz{}, false
 			}
@@ -109,6 +116,7 @@ func Lanczos(k int, apply func(v, out []float64), opt LanczosOptions) (Ritz, boo
 				return out, true
 			}
 		}
+		q = append(q, w...)
 		floats.ScaleTo(q[(j+1)*k:(j+2)*k], 1/b, w)
 	}
 	return Ritz{}, false // not reached: n == m returns
