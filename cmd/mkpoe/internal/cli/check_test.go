@@ -160,3 +160,21 @@ func TestRunDirBelongsToOneExperiment(t *testing.T) {
 		t.Error("--force did not take the directory over")
 	}
 }
+
+// TestCommandHelp: every command's -h starts with its synopsis ("Usage:
+// mkpoe NAME …", CONFIG or RUN_DIR for those that take one) and exits 0.
+func TestCommandHelp(t *testing.T) {
+	for name, cmd := range commands {
+		if cmd.run == nil {
+			continue
+		}
+		code, stdout, stderr := run(name, "-h")
+		help := stdout + stderr
+		if code != 0 || !strings.HasPrefix(help, "Usage:") || !strings.Contains(help, "mkpoe "+name+" ") {
+			t.Errorf("%s -h: exit %d, help starts %q", name, code, help[:min(len(help), 80)])
+		}
+		if cmd.synopsis == "" || strings.Count(help, "Usage") != 1 {
+			t.Errorf("%s -h: synopsis %q, %d usage lines", name, cmd.synopsis, strings.Count(help, "Usage"))
+		}
+	}
+}

@@ -18,27 +18,34 @@ import (
 type command struct {
 	summary string
 	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+	// synopsis is what follows "mkpoe NAME" in the command's -h.
+	synopsis string
 }
 
 // commands lists the subcommands. Each lives in its own cmd_<name>.go file.
-// Add one line per command, keeping the list sorted.
-var commands = map[string]command{
-	"check":  {"validate a config and its data, print the plan size", runCheck},
-	"embed":  {"write the learned embedding of training and new items", runEmbed},
-	"eval":   {"accuracy of a learned model on comparisons (also for new items)", runEval},
-	"fit":    {"learn a similarity space from kernels/features and comparisons", runFit},
-	"graph":  {"clean a comparison set: dedup, contradictions, acyclic subset, transitive reduction", runGraph},
-	"help":   {"print this list", nil},
-	"kernel": {"build a kernel matrix (and out-of-sample rows) from features", runKernel},
-	"merge":  {"build a run's summary once every task is done; else name what is missing", runMerge},
-	"native": {"accuracy of a kernel's native space on comparisons", runNative},
-	"plan":   {"list the tasks of a config's plan", runPlan},
-	"query":  {"the k nearest neighbours of items in a learned model's or a kernel's space", runQuery},
-	"report": {"tables, figures, HTML and notebook from a run directory", runReport},
-	"run":    {"run an experiment config: nested CV over β, resumable, parallel", runRun},
-	"slurm":  {"write (and --submit) Slurm array jobs for a run, then a merge job", runSlurm},
-	"synth":  {"write a synthetic generic data set with noisy triplets (for GNMDS and comparison holdout)", runSynth},
-	"status": {"done, missing and failed tasks of a run, and how to resubmit them", runStatus},
+// Add one line per command, keeping the list sorted. It is filled by init:
+// the commands' flag sets read it for their -h (newFlagSet).
+var commands map[string]command
+
+func init() {
+	commands = map[string]command{
+		"check":  {"validate a config and its data, print the plan size", runCheck, "CONFIG [--out DIR]"},
+		"embed":  {"write the learned embedding of training and new items", runEmbed, "--model MODEL.json --out FILE [(--kernel-rows FILE)...]"},
+		"eval":   {"accuracy of a learned model on comparisons (also for new items)", runEval, "--model MODEL.json --comparisons FILE [(--kernel-rows FILE)...] [flags]"},
+		"fit":    {"learn a similarity space from kernels/features and comparisons", runFit, "(--kernel FILE... | --features FILE | --identity N) --comparisons FILE --beta B --out MODEL.json [flags]"},
+		"graph":  {"clean a comparison set: dedup, contradictions, acyclic subset, transitive reduction", runGraph, "--comparisons FILE [flags]"},
+		"help":   {"print this list", nil, ""},
+		"kernel": {"build a kernel matrix (and out-of-sample rows) from features", runKernel, "--type T --features FILE --out FILE [flags]"},
+		"merge":  {"build a run's summary once every task is done; else name what is missing", runMerge, "RUN_DIR (or CONFIG [--out DIR])"},
+		"native": {"accuracy of a kernel's native space on comparisons", runNative, "--kernel FILE --comparisons FILE [flags]"},
+		"plan":   {"list the tasks of a config's plan", runPlan, "CONFIG [--out DIR] [flags]"},
+		"query":  {"the k nearest neighbours of items in a learned model's or a kernel's space", runQuery, "(--model MODEL.json | --kernel FILE... | --run DIR) --item ITEM... [flags]"},
+		"report": {"tables, figures, HTML and notebook from a run directory", runReport, "RUN_DIR [--formats LIST] [--out DIR]"},
+		"run":    {"run an experiment config: nested CV over β, resumable, parallel", runRun, "CONFIG [--out DIR] [--workers N] [flags]"},
+		"slurm":  {"write (and --submit) Slurm array jobs for a run, then a merge job", runSlurm, "CONFIG [--out DIR] [--submit] [flags]"},
+		"synth":  {"write a synthetic generic data set with noisy triplets (for GNMDS and comparison holdout)", runSynth, "--out DIR [flags]"},
+		"status": {"done, missing and failed tasks of a run, and how to resubmit them", runStatus, "RUN_DIR (or CONFIG [--out DIR])"},
+	}
 }
 
 // Exit statuses of Main.
@@ -158,10 +165,26 @@ func printUsage(w io.Writer) {
 type flagSet = flag.FlagSet
 
 // newFlagSet returns a flag set that reports errors instead of exiting.
+// Its -h prints the command's synopsis and summary before the flags
+// (commands that need more text set their own Usage).
 func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("mkpoe "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	if cmd, ok := commands[name]; ok {
+		fs.Usage = func() {
+			fmt.Fprintf(stderr, "Usage: mkpoe %s %s\n\n%s.\n\nFlags:\n", name, cmd.synopsis, upperFirst(cmd.summary))
+			fs.PrintDefaults()
+		}
+	}
 	return fs
+}
+
+// upperFirst returns s with its first letter in upper case.
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 // parseFlags parses args and rejects positional arguments unless allowed.

@@ -21,7 +21,7 @@ func addShardFlags(fs *flagSet) *slurm.ShardRequest {
 	fs.IntVar(&f.Index, "task-index", -1, "run only plan task `I` (with --task-count N: the tasks with index ≡ I mod N); default $SLURM_ARRAY_TASK_ID")
 	fs.IntVar(&f.Count, "task-count", 0, "number of shards `N` for --task-index (default $SLURM_ARRAY_TASK_COUNT when the array is 0..N-1)")
 	fs.StringVar(&f.Shard, "shard", "", "shard `i/N`: the tasks with plan index ≡ i mod N (same as --task-index i --task-count N)")
-	fs.IntVar(&f.Phase, "phase", -1, "run only the tasks of phase `P` (0: native and cv, 1: refits); default both")
+	fs.IntVar(&f.Phase, "phase", -1, "run only the tasks of phase `P` (0: native and cv, 1: refits, -1: both)")
 	return f
 }
 

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mkpoe/mkpoe/experiments"
 
@@ -42,6 +43,16 @@ func TestUnconvergedFitsAreMarked(t *testing.T) {
 		}
 		if code, o.statusJSON, _ = run("status", dir, "--json"); code != ExitOK {
 			t.Fatalf("status --json: exit %d", code)
+		}
+		// A task file newer than the summary (a task rerun after the
+		// merge): complete, but the summary is stale.
+		tasks, _ := filepath.Glob(filepath.Join(dir, "tasks", "*.json"))
+		later := time.Now().Add(time.Minute)
+		if err := os.Chtimes(tasks[0], later, later); err != nil {
+			t.Fatal(err)
+		}
+		if _, stale, _ := run("status", dir); !strings.Contains(stale, "complete, not merged yet: mkpoe merge ") {
+			t.Errorf("status after a newer task file:\n%s", stale)
 		}
 		if err := json.Unmarshal(readFile(t, filepath.Join(dir, "summary.json")), &o.summary); err != nil {
 			t.Fatal(err)
@@ -85,7 +96,7 @@ func TestUnconvergedFitsAreMarked(t *testing.T) {
 			converged: true,
 			want: map[string][]string{
 				"stdout":          {"| both K4 full | good + junk | "},
-				"status":          {"22 tasks: 22 done, 0 missing, 0 failed\ncomplete: mkpoe merge "},
+				"status":          {"22 tasks: 22 done, 0 missing, 0 failed\ncomplete: ", "/summary.json\n"},
 				"summary.json":    {`"unconverged_fits": 0`, `"fits": 10`},
 				"report/table.md": {"| all converged (max gap "},
 			},

@@ -294,7 +294,7 @@ func TestFitErrorFromSolver(t *testing.T) {
 // TestPanicIsInternalError: a command that panics exits 3 (internal error,
 // please report) and never 2, the status of bad input.
 func TestPanicIsInternalError(t *testing.T) {
-	commands["test-panic"] = command{"panics (test only)", func(context.Context, []string, io.Writer, io.Writer) error {
+	commands["test-panic"] = command{summary: "panics (test only)", run: func(context.Context, []string, io.Writer, io.Writer) error {
 		var rows []int
 		return fmt.Errorf("row %d", rows[len(rows)]) // an index out of range: a bug
 	}}
