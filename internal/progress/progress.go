@@ -508,7 +508,7 @@ func (r *Run) taskText(t *Task, now time.Time) string {
 	case t.fit == nil:
 		return s + fmt.Sprintf(", %d/%d fits done, preparing", t.done, t.fits)
 	}
-	return s + fmt.Sprintf(", fit %d/%d (β=%g), %s", t.done+1, t.fits, t.beta, Describe(t.fit.Last()))
+	return s + fmt.Sprintf(", fit %d/%d (β=%.4g), %s", t.done+1, t.fits, t.beta, Describe(t.fit.Last()))
 }
 
 // draw redraws the live line:
