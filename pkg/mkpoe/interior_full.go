@@ -137,6 +137,9 @@ func (p *problem) interiorFull(ctx context.Context, sol solution, s Settings) (s
 				res, err = conic.Solve(ctx, cp, s.Tol*0.05, rest)
 			}
 		}
+		if h := p.tune.hooks.interiorRun; h != nil {
+			h(cp)
+		}
 		if err != nil && !(errors.Is(err, conic.ErrStalled) && res.X != nil) {
 			if errors.Is(err, conic.ErrStalled) {
 				return best, nil

@@ -2,11 +2,14 @@ package mkpoe
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
 
+	"github.com/mkpoe/mkpoe/pkg/data"
+	"github.com/mkpoe/mkpoe/pkg/mkpoe/internal/conic"
 	"github.com/mkpoe/mkpoe/pkg/mkpoe/internal/reference"
 	"gonum.org/v1/gonum/mat"
 )
@@ -268,5 +271,85 @@ func TestDiagonalKernelW(t *testing.T) {
 		if e := relDiff(f, m.Objective); e > 1e-8 {
 			t.Errorf("%s: the objective of the returned W is %.12g, the fit reports %.12g", solver, f, m.Objective)
 		}
+	}
+}
+
+// TestLowRankPCGMatchesBarrierOptimum fits planted GNMDS problems whose
+// restricted problems go to the K-space interior point (|T| about twice
+// K), by the low-rank method with their Newton systems solved by
+// preconditioned conjugate gradients at every order (conic.Settings
+// PCGMinDim 0; by default only from K = 256): the fits must take
+// preconditioned steps, stay within 1e-3 of the independent barrier
+// solver's optimum, certified, and agree with the fit that forms every
+// Newton system whole.
+func TestLowRankPCGMatchesBarrierOptimum(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		n, triplets int
+		mult        float64 // β in multiples of β_min
+		long        bool    // skipped with -short (the barrier takes 7 s)
+	}{
+		{n: 20, triplets: 500, mult: 5},
+		{n: 24, triplets: 600, mult: 5, long: true},
+	} {
+		t.Run(fmt.Sprintf("n%d_c%d_%gbetamin", tc.n, tc.triplets, tc.mult), func(t *testing.T) {
+			t.Parallel()
+			if tc.long && testing.Short() {
+				t.Skip("the barrier reference is slow")
+			}
+			pl, err := data.GeneratePlanted(data.PlantedSpec{N: tc.n, Dim: 5, Triplets: tc.triplets, Flip: 0.1, Seed: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cs := pl.Triplets
+			beta := tc.mult * newProblem(tc.n, []block{{phi: identity(tc.n), r: tc.n, phiDiag: ones(tc.n)}}, cs, 1).minBeta()
+			var st conic.PCGStats
+			fit := func(direct bool) *Model {
+				tu := tuned(func(tu *tuning) {
+					tu.lowRank.directNewton = direct
+					tu.conic.PCGMinDim = 0
+					tu.hooks.interiorRun = func(cp *conic.Problem) {
+						if ne, ok := cp.System.(*conic.NormalEquations); ok && !direct {
+							s := ne.PCGStats()
+							st.Steps += s.Steps
+							st.Dense += s.Dense
+							st.Iterations += s.Iterations
+							st.Fallbacks += s.Fallbacks
+						}
+					}
+				})
+				m, err := FitIdentity(tc.n, cs, &Settings{Beta: beta, Solver: LowRank, tuning: tu})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return m
+			}
+			m, whole := fit(false), fit(true)
+			if st.Steps == 0 || st.Fallbacks > 0 {
+				t.Errorf("PCG %+v: want preconditioned steps and no fall back", st)
+			}
+			id := mat.NewSymDense(tc.n, nil)
+			for i := 0; i < tc.n; i++ {
+				id.SetSym(i, i, 1)
+			}
+			ref, err := reference.Barrier([]mat.Symmetric{id}, cs, beta, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !m.Stats.Converged || m.Stats.RelativeGap > 1e-3 {
+				t.Errorf("not certified: gap %.3g after %d iterations", m.Stats.RelativeGap, m.Stats.Iterations)
+			}
+			if d := relDiff(m.Objective, ref.Objective); d > 1e-3 {
+				t.Errorf("objective %.8g, exact optimum %.8g: relative difference %.2g > 1e-3", m.Objective, ref.Objective, d)
+			}
+			if m.Stats.DualBound > ref.Objective*(1+1e-9)+1e-12 {
+				t.Errorf("dual bound %.10g exceeds the optimum %.10g", m.Stats.DualBound, ref.Objective)
+			}
+			if d := relDiff(m.Objective, whole.Objective); d > 1e-6 || m.Stats.Iterations != whole.Stats.Iterations {
+				t.Errorf("objective %.10g in %d iterations with PCG, %.10g in %d forming every system whole",
+					m.Objective, m.Stats.Iterations, whole.Objective, whole.Stats.Iterations)
+			}
+			t.Logf("low-rank with PCG %.8g (gap %.2g), exact %.8g; PCG %+v", m.Objective, m.Stats.RelativeGap, ref.Objective, st)
+		})
 	}
 }

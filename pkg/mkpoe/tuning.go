@@ -143,6 +143,9 @@ type testHooks struct {
 	// availableMemory, if not nil, replaces the system's available memory
 	// in checkMemory.
 	availableMemory func() uint64
+	// interiorRun, if not nil, is shown every interior-point run of
+	// interiorFull once it has ended.
+	interiorRun func(cp *conic.Problem)
 }
 
 // lowRankTuning steers the low-rank method (lowrank.go).
@@ -162,6 +165,10 @@ type lowRankTuning struct {
 	// stallFraction: L-BFGS has stalled when f_δ fell by less than this
 	// fraction over checkEvery steps; only then do columns join or δ shrink.
 	stallFraction float64
+	// directNewton turns off the preconditioned conjugate gradients of
+	// the restricted problems' Newton systems (conic.Settings.PCGNewton):
+	// every system is formed whole, as the default method does.
+	directNewton bool
 }
 
 // defaultTuning returns the tuning every fit uses unless a test overrides

@@ -38,6 +38,13 @@ type NormalEquations struct {
 	// (upper triangle), with which a solve recovers Bᵀ Δα (factor).
 	w, m, gram []float64
 	scaled     linalg.ScaledGram
+
+	// pcg is the current step's preconditioned solve (pcg.go), nil when
+	// the step's M was formed whole; stats counts them.
+	pcg   *pcgStep
+	stats PCGStats
+	// cgLimit, if positive, replaces pcgMaxIter (tests of the fall back).
+	cgLimit int
 }
 
 // mulB computes out = B x. B is a whole mat.Dense (pkg/mkpoe's restrict),
@@ -60,18 +67,35 @@ func (ne *NormalEquations) mulBT(_ *Problem, a, out []float64) {
 // weight is below 1e-14 of the largest contribute nothing at double
 // precision and are skipped.
 func (ne *NormalEquations) factor(cp *Problem, ns *newtonStep) (*cholFactor, bool) {
-	nts, x, sd, delta := ns.nts, ns.pt.x, ns.pt.sd, ns.delta
-	_, K := ne.B.Dims()
-	maxW := 0.0
+	rows, maxW := weightedRows(ns.delta)
+	ne.pcg = nil
+	if cp.Settings.PCGNewton {
+		if f, ok := ne.pcgFactor(cp, ns, rows, maxW); ok {
+			return f, true
+		}
+		ne.stats.Dense++
+	}
+	return ne.factorWhole(cp, ns, rows)
+}
+
+// weightedRows returns the comparisons whose weight 1/Δ_c is at least
+// 1e-14 of the largest, maxW.
+func weightedRows(delta []float64) (rows []int, maxW float64) {
 	for _, d := range delta {
 		maxW = math.Max(maxW, 1/d)
 	}
-	var rows []int
 	for c, d := range delta {
 		if 1/d >= 1e-14*maxW {
 			rows = append(rows, c)
 		}
 	}
+	return rows, maxW
+}
+
+// factorWhole forms and factors M over the rows (see factor).
+func (ne *NormalEquations) factorWhole(cp *Problem, ns *newtonStep, rows []int) (*cholFactor, bool) {
+	delta := ns.delta
+	_, K := ne.B.Dims()
 	// Scratch reused across iterations: these are the largest
 	// allocations of the method, and reallocating them kept the garbage
 	// collector busy.
@@ -85,21 +109,28 @@ func (ne *NormalEquations) factor(cp *Problem, ns *newtonStep) (*cholFactor, boo
 		// Only the upper triangle is formed and read (factorSPD).
 		ne.scaled.Upper(ne.B.RawMatrix().Data, K, rows, ne.w, md)
 		copy(ne.gram, md)
-		m := mat.NewSymDense(K, md)
-		// 𝒲⁻¹: z/x on orthants; W⁻¹ ⊗ₛ W⁻¹ on PSD blocks, W⁻¹ = G⁻ᵀG⁻¹.
-		for b, bl := range cp.Blocks {
-			if !bl.PSD {
-				for t := 0; t < bl.K; t++ {
-					i := bl.Off + t
-					md[i*K+i] += sd[i] / x[i]
-				}
-				continue
-			}
-			addKronSym(m, bl.Off, bl.K, nts[b].winv)
-		}
+		ne.addScalingInverse(cp, ns, md)
 	}
 	fill(ne.m)
 	return factorSPD(K, ne.m, fill)
+}
+
+// addScalingInverse adds 𝒲⁻¹ to the upper triangle of the K×K row-major
+// md: z/x on orthants; W⁻¹ ⊗ₛ W⁻¹ on PSD blocks, W⁻¹ = G⁻ᵀG⁻¹.
+func (ne *NormalEquations) addScalingInverse(cp *Problem, ns *newtonStep, md []float64) {
+	nts, x, sd := ns.nts, ns.pt.x, ns.pt.sd
+	_, K := ne.B.Dims()
+	m := mat.NewSymDense(K, md)
+	for b, bl := range cp.Blocks {
+		if !bl.PSD {
+			for t := 0; t < bl.K; t++ {
+				i := bl.Off + t
+				md[i*K+i] += sd[i] / x[i]
+			}
+			continue
+		}
+		addKronSym(m, bl.Off, bl.K, nts[b].winv)
+	}
 }
 
 // solve computes the Newton direction from the normal equations
@@ -125,7 +156,24 @@ func (ne *NormalEquations) solve(cp *Problem, ns *newtonStep, t targets, d direc
 		rhs[k] -= rd[k] + bth[k]
 	}
 	copy(d.x, rhs)
-	if !ns.chol.solve(d.x) {
+	st := ne.pcg
+	if st != nil && st.ns != ns {
+		st = nil
+	}
+	if st != nil && !ne.pcgSolve(st, d.x) {
+		// The conjugate gradients did not converge: form this step's M
+		// whole after all.
+		ne.stats.Fallbacks++
+		ne.pcg, st = nil, nil
+		rows, _ := weightedRows(delta)
+		f, ok := ne.factorWhole(cp, ns, rows)
+		if !ok {
+			return false
+		}
+		ns.chol = f
+		copy(d.x, rhs)
+	}
+	if st == nil && !ns.chol.solve(d.x) {
 		return false
 	}
 	bdx := make([]float64, nT)
@@ -134,6 +182,14 @@ func (ne *NormalEquations) solve(cp *Problem, ns *newtonStep, t targets, d direc
 		d.alpha[c] = bdx[c]/delta[c] + h[c]
 		d.xi[c] = (rxi[c] + xi[c]*d.alpha[c]) / (mu - alpha[c])
 		d.sl[c] = (rs[c] - sl[c]*d.alpha[c]) / alpha[c]
+	}
+	if st != nil {
+		// ΔS = BᵀΔα + r_d by a product with B: P's Gram part is not M's.
+		cp.mulBT(d.alpha, d.sd)
+		for k := range d.sd {
+			d.sd[k] += rd[k]
+		}
+		return allFinite(d.x)
 	}
 	// ΔS = Bᵀ Δα + r_d with Bᵀ Δα = Bᵀ diag(1/Δ) B Δx + Bᵀ h: the
 	// Newton matrix's Gram part times Δx (a K×K product) instead

@@ -50,6 +50,22 @@ type Settings struct {
 	// blocks in the comparison-space matrix"). Tests run either way in
 	// either build.
 	LowOrderMax int
+
+	// PCGNewton solves the K-space Newton system (NormalEquations) by
+	// conjugate gradients preconditioned by the rows of the largest
+	// weights (pcg.go) where forming the whole matrix costs much more.
+	// Off by default: pkg/mkpoe's low-rank method turns it on for its
+	// restricted problems only.
+	PCGNewton bool
+	// PCGMinDim is the smallest K at which PCGNewton takes the iterative
+	// solve. Forming M costs |T|·K²/2 multiply-adds at the speed of a
+	// matrix product, a conjugate-gradient iteration 2·|T|·K at the
+	// speed of memory (about half in pure Go on this machine), and a
+	// solve took 6–25 iterations where |T|/K ≥ 7 (up to 104 below), two
+	// solves per step: the iterations cost less than forming M from
+	// K ≈ 150 on, and the preconditioner (K rows and a K×K
+	// factorisation) more on top.
+	PCGMinDim int
 }
 
 // DefaultSettings returns the tuning every fit uses unless a test changes
@@ -61,6 +77,7 @@ func DefaultSettings() Settings {
 		MixedMinSize:    3000,              // above the break-even n ≈ 2300, below the fixture's 4400
 		LanczosMaxSteps: 64,                // twice the 32 steps every measured step length needed
 		LowOrderMax:     0,                 // pure Go: the look-ups beat the product from k = 3
+		PCGMinDim:       256,               // the iterations' cost against forming M's (see PCGMinDim)
 	}
 	if linalg.FastProducts {
 		s.LowOrderMax = 12 // OpenBLAS: the product (24 ms at k = 12) beats the look-ups (38 ms) below k = 16
