@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/mkpoe/mkpoe/experiments"
+	"github.com/mkpoe/mkpoe/internal/linalg"
 	"github.com/mkpoe/mkpoe/internal/progress"
 	"github.com/mkpoe/mkpoe/pkg/data"
 	"github.com/mkpoe/mkpoe/pkg/mkpoe"
@@ -157,6 +158,7 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fmt.Fprintf(stdout, "objective %.10g\nbound %.10g\nrelative_gap %.3g\niterations %d\nconverged %v\ndimension %d\nseconds %.3f\n",
 		m.Objective, m.Stats.DualBound, m.Stats.RelativeGap, m.Stats.Iterations, m.Stats.Converged, m.Dim(), m.Stats.Seconds)
 	fmt.Fprintf(stdout, "min_beta %.6g\n", m.Stats.MinBeta)
+	fmt.Fprintf(stdout, "solver %s\nbackend %s\n", m.Solver, backendName())
 	if *rank > 0 {
 		// The rank-bounded problem is not convex: its solution is a
 		// stationary point, and the bound is the convex problem's.
@@ -222,4 +224,13 @@ func solverSet(fs *flag.FlagSet) bool {
 	set := false
 	fs.Visit(func(f *flag.Flag) { set = set || f.Name == "solver" })
 	return set
+}
+
+// backendName is the linear algebra compiled in, as fit reports it:
+// "gonum" (pure Go) or "openblas (KERNELS)".
+func backendName() string {
+	if core := linalg.BLASCore(); core != "" {
+		return linalg.Backend() + " (" + core + ")"
+	}
+	return linalg.Backend()
 }

@@ -289,7 +289,7 @@ func TestFitRank(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("--rank 2: exit %d: %s", code, errs)
 	}
-	for _, want := range []string{"rank_bound 2\n", "convex_gap ", "converged true"} {
+	for _, want := range []string{"rank_bound 2\n", "convex_gap ", "converged true", "solver lowrank\n", "backend " + backendName() + "\n"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("--rank 2: output lacks %q:\n%s", want, stdout)
 		}
