@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Quickstart: learn a multi-kernel similarity space (MKPOE, Alg. 4) on the toy
-# example, then compare native and learned accuracy on comparisons about new
-# items. Usage: scripts/quickstart.sh [OUTDIR]
+# The single-fit commands on the toy example (examples/toy): native accuracy
+# of each kernel, fit in the four modes (K1/K4, diagonal/full, MKPOE Alg. 4),
+# eval on comparisons about new items, embed. The experiment quickstart is
+# `mkpoe run configs/quickstart.yaml` (README). Usage:
+# scripts/toy_commands.sh [OUTDIR] (default results/toy_commands).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-out=${1:-results/quickstart}
+out=${1:-results/toy_commands}
 mkdir -p "$out"
 toy=examples/toy
 echo "== building mkpoe"
