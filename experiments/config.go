@@ -6,9 +6,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -207,19 +209,36 @@ func LoadConfig(path string) (*Config, error) {
 	if len(b) > maxConfigBytes {
 		return nil, fmt.Errorf("config %s: a config file must be at most %d MB, got %.1f MB (data belong in the files the dataset section names)", path, maxConfigBytes>>20, float64(len(b))/(1<<20))
 	}
-	dec := yaml.NewDecoder(bytes.NewReader(b))
-	dec.KnownFields(true)
-	var c Config
-	if err := dec.Decode(&c); err != nil {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(b, &doc); err != nil {
 		return nil, fmt.Errorf("parsing YAML file %s: %w", path, err)
+	}
+	// Unknown keys and values of the wrong kind first, every one of them
+	// (shapeProblems), then the rules on what could be read.
+	var ps problems
+	reported := map[string]bool{}
+	shapeProblems(&doc, reflect.TypeOf(Config{}), &ps, reported)
+	if reported[""] {
+		return nil, fmt.Errorf("config %s:\n%w", path, errors.Join(ps...))
+	}
+	var c Config
+	if len(ps) == 0 {
+		dec := yaml.NewDecoder(bytes.NewReader(b))
+		dec.KnownFields(true)
+		if err := dec.Decode(&c); err != nil && !errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("parsing YAML file %s: %w", path, err)
+		}
+	} else {
+		_ = doc.Decode(&c) // what can be read; shapeProblems said what cannot
 	}
 	if c.Name == "" {
 		c.Name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	}
 	c.resolvePaths(filepath.Dir(path))
 	c.applyDefaults()
-	if err := c.Validate(); err != nil {
-		return nil, fmt.Errorf("config %s:\n%w", path, err)
+	c.validate(&ps, reported)
+	if len(ps) > 0 {
+		return nil, fmt.Errorf("config %s:\n%w", path, errors.Join(ps...))
 	}
 	return &c, nil
 }
@@ -303,6 +322,14 @@ func (c *Config) applyDefaults() {
 // steps, protocol, β grid, solver, rows, claims.
 func (c *Config) Validate() error {
 	var ps problems
+	c.validate(&ps, nil)
+	return errors.Join(ps...)
+}
+
+// validate adds every rule's problems to ps, except those of a YAML path
+// in skip or below one (LoadConfig's shape problems, already reported).
+func (c *Config) validate(out *problems, skip map[string]bool) {
+	var ps problems
 	c.validateDataset(&ps)
 	kernelNames := c.validateKernels(&ps)
 	groupNames := c.validateGroups(&ps, kernelNames)
@@ -313,7 +340,25 @@ func (c *Config) Validate() error {
 	if labels, ok := c.validateRows(&ps, kernelNames, groupNames); ok {
 		c.validateClaims(&ps, labels)
 	}
-	return errors.Join(ps...)
+	for _, p := range ps {
+		if !underReported(p.Error(), skip) {
+			*out = append(*out, p)
+		}
+	}
+}
+
+// underReported reports whether a problem "path: …" concerns a path in
+// skip or below one.
+func underReported(msg string, skip map[string]bool) bool {
+	for path := range skip {
+		if path == "" {
+			continue
+		}
+		if rest, ok := strings.CutPrefix(msg, path); ok && (strings.HasPrefix(rest, ":") || strings.HasPrefix(rest, ".") || strings.HasPrefix(rest, "[")) {
+			return true
+		}
+	}
+	return false
 }
 
 // problems collects the errors of Validate.

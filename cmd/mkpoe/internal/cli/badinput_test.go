@@ -207,7 +207,7 @@ func TestBadInputTable(t *testing.T) {
 	configs := []struct {
 		name, yaml, want string
 	}{
-		{"unknown key", "name: x\nbogus: 1\n", "field bogus not found"},
+		{"unknown key", "name: x\nbogus: 1\n", "line 2, column 1: bogus: is not a key of the config"},
 		{"wrong type", "name: x\nseed: many\n", "many"},
 		{"bad protocol", strings.Replace(tinyConfig, "inner_folds: 2", "inner_folds: 1", 1), "protocol.inner_folds"},
 		{"bad beta grid", strings.Replace(tinyConfig, "beta_grid: [1, 10]", "beta_grid: [10, 1]", 1), "beta_grid[1]"},

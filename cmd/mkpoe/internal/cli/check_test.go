@@ -13,13 +13,18 @@ func TestBadConfigs(t *testing.T) {
 		name, yaml string
 		want       []string
 	}{
-		{"unknown key", "name: x\nbogus: 1\n", []string{"field bogus not found"}},
+		{"unknown key", "name: x\nbogus: 1\n", []string{"line 2, column 1: bogus: is not a key of the config (its keys: beta_grid, "}},
+		{"misspelt keys, all reported", "name: x\nbeta_gird: [1]\nprotocol: {test_fraction: 20}\nrows:\n  - {method: k1, kernal: a}\n", []string{
+			"line 2, column 1: beta_gird: is not a key of the config (did you mean beta_grid?)",
+			"rows[0].kernal: is not a key of rows[0] (did you mean kernel?)",
+			"protocol.test_fraction: must be in (0,1), got 20"}},
+		{"not a config", "- a\n- b\n", []string{"the file is a list, not an experiment config"}},
 		{"a huge file", "name: x\n" + strings.Repeat("# padding\n", 500000), []string{"a config file must be at most 4 MB, got 4.8 MB"}},
 		{"too large", "name: x\nprotocol: {splits: 100000, inner_folds: 1000}\nbeta_grid: [" + strings.Repeat("1,", 200) + "1]\n" +
 			"rows:\n" + strings.Repeat("  - {method: native, kernel: a}\n", 2000), []string{
 			"protocol.splits: must be at most 1000, got 100000", "protocol.inner_folds: must be at most 100, got 1000",
 			"beta_grid: must list at most 100 values, got 201", "rows: must list at most 1000 rows, got 2000"}},
-		{"wrong type", "name: x\nseed: many\n", []string{"cannot unmarshal", "many"}},
+		{"wrong type", "name: x\nseed: many\n", []string{"line 2, column 7: seed: must be a whole number, got \"many\""}},
 		{"many problems at once", `
 dataset: {type: csv}
 kernels:

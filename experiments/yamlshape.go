@@ -1,0 +1,221 @@
+package experiments
+
+import (
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// shapeProblems walks a config's YAML document against the Go type it
+// decodes into and reports, all at once, every key that names no field
+// (with the nearest known key) and every value of the wrong kind, each with
+// its line, column and YAML path, in words rather than Go types. LoadConfig
+// runs it before decoding, so that a misspelt key does not hide the file's
+// other problems. paths receives the YAML path of every value reported, so
+// that the validation rules do not report the same value again.
+func shapeProblems(doc *yaml.Node, t reflect.Type, ps *problems, paths map[string]bool) {
+	if doc.Kind == yaml.DocumentNode {
+		if len(doc.Content) == 0 {
+			return
+		}
+		doc = doc.Content[0]
+	}
+	if doc.Kind != yaml.MappingNode {
+		paths[""] = true
+		*ps = append(*ps, fmt.Errorf("line %d: the file is %s, not an experiment config: a config is a mapping of keys (name, dataset, kernels, protocol, beta_grid, rows, ...; docs/configs.md)", doc.Line, describeNode(doc)))
+		return
+	}
+	walkShape(doc, t, "", ps, paths)
+}
+
+var unmarshalerType = reflect.TypeOf((*yaml.Unmarshaler)(nil)).Elem()
+
+func walkShape(n *yaml.Node, t reflect.Type, path string, ps *problems, paths map[string]bool) {
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
+		return // absent: the field keeps its zero value (validation decides)
+	}
+	bad := func(rule string) {
+		paths[path] = true
+		*ps = append(*ps, fmt.Errorf("line %d, column %d: %s: %s, got %s", n.Line, n.Column, path, rule, describeNode(n)))
+	}
+	if reflect.PointerTo(t).Implements(unmarshalerType) {
+		// A type that reads several forms (beta_grid) checks itself.
+		if err := n.Decode(reflect.New(t).Interface()); err != nil {
+			paths[path] = true
+			*ps = append(*ps, err)
+		}
+		return
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		if n.Kind != yaml.MappingNode {
+			bad("must be a mapping (key: value pairs)")
+			return
+		}
+		fields := yamlFields(t)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			key, val := n.Content[i], n.Content[i+1]
+			at := joinPath(path, key.Value)
+			ft, ok := fields[key.Value]
+			if !ok {
+				paths[at] = true
+				*ps = append(*ps, fmt.Errorf("line %d, column %d: %s: is not a key of %s%s", key.Line, key.Column, at, sectionName(path), suggestKey(key.Value, fields)))
+				continue
+			}
+			walkShape(val, ft, at, ps, paths)
+		}
+	case reflect.Slice, reflect.Array:
+		if n.Kind != yaml.SequenceNode {
+			bad("must be a list")
+			return
+		}
+		for i, el := range n.Content {
+			walkShape(el, t.Elem(), fmt.Sprintf("%s[%d]", path, i), ps, paths)
+		}
+	case reflect.Map:
+		if n.Kind != yaml.MappingNode {
+			bad("must be a mapping (key: value pairs)")
+			return
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			walkShape(n.Content[i+1], t.Elem(), joinPath(path, n.Content[i].Value), ps, paths)
+		}
+	case reflect.Interface:
+		// Any value (kernel parameters are checked by their kernel).
+	default:
+		if n.Kind != yaml.ScalarNode {
+			bad("must be " + scalarWords(t))
+			return
+		}
+		if err := n.Decode(reflect.New(t).Interface()); err != nil {
+			bad("must be " + scalarWords(t))
+		}
+	}
+}
+
+// yamlFields maps the YAML keys of struct type t to their field types, as
+// yaml.v3 names them: the tag's name, else the lower-cased field name;
+// inline fields contribute theirs.
+func yamlFields(t reflect.Type) map[string]reflect.Type {
+	out := map[string]reflect.Type{}
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		tag := f.Tag.Get("yaml")
+		name, opts, _ := strings.Cut(tag, ",")
+		if name == "-" {
+			continue
+		}
+		if strings.Contains(opts, "inline") {
+			for k, v := range yamlFields(f.Type) {
+				out[k] = v
+			}
+			continue
+		}
+		if name == "" {
+			name = strings.ToLower(f.Name)
+		}
+		out[name] = f.Type
+	}
+	return out
+}
+
+func joinPath(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+// sectionName names the mapping a key belongs to, for messages.
+func sectionName(path string) string {
+	if path == "" {
+		return "the config"
+	}
+	return path
+}
+
+// suggestKey is " (did you mean X?)" for the known key nearest to key, or
+// the list of known keys when none is near.
+func suggestKey(key string, fields map[string]reflect.Type) string {
+	var names []string
+	for k := range fields {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	best, bestD := "", len(key)+1
+	for _, k := range names {
+		if d := editDistance(strings.ToLower(key), k); d < bestD {
+			best, bestD = k, d
+		}
+	}
+	if bestD <= max(2, len(key)/3) {
+		return fmt.Sprintf(" (did you mean %s?)", best)
+	}
+	return fmt.Sprintf(" (its keys: %s)", strings.Join(names, ", "))
+}
+
+// editDistance is the Levenshtein distance between a and b (bytes).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// scalarWords says in words what a scalar of Go type t must be.
+func scalarWords(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a whole number"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.String:
+		return "a text value"
+	}
+	return "a single value"
+}
+
+// describeNode says what a YAML node is, quoting short scalars.
+func describeNode(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		v := n.Value
+		if len(v) > 40 {
+			v = v[:40] + "…"
+		}
+		return fmt.Sprintf("%q", v)
+	}
+	return "an empty document"
+}
