@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -301,8 +302,18 @@ func (c *Config) applyDefaults() {
 			c.Kernels[i].Normalize = "none"
 		}
 	}
+	defer c.canonicalClaimLabels()
 	for i := range c.Rows {
 		r := &c.Rows[i]
+		// One spelling per mode: mkpoe.ParseMode decides, and its alias
+		// (diagonal) becomes the canonical name before labels, task ids
+		// and table columns are derived from it.
+		if m, err := mkpoe.ParseMode(r.Mode); err == nil && r.Mode != "" {
+			r.Mode = m.String()
+		}
+		if m := strings.ToLower(r.Method); slices.Contains([]string{"native", "k1", "k4"}, m) {
+			r.Method = m // K1, K4 as the paper writes them
+		}
 		if r.Label == "" {
 			what := r.Kernel
 			if what == "" {
@@ -311,6 +322,22 @@ func (c *Config) applyDefaults() {
 			r.Label = strings.TrimSpace(fmt.Sprintf("%s %s %s", what, strings.ToUpper(r.Method), r.Mode))
 			if r.Rank > 0 {
 				r.Label += fmt.Sprintf(" rank %d", r.Rank)
+			}
+		}
+	}
+}
+
+// canonicalClaimLabels spells each claim's rows as the rows' labels are
+// spelt (labels match case aside).
+func (c *Config) canonicalClaimLabels() {
+	for i := range c.Claims {
+		cl := &c.Claims[i]
+		for _, r := range c.Rows {
+			if strings.EqualFold(cl.Better, r.Label) {
+				cl.Better = r.Label
+			}
+			if strings.EqualFold(cl.Worse, r.Label) {
+				cl.Worse = r.Label
 			}
 		}
 	}
@@ -598,10 +625,10 @@ func (c *Config) validateRows(ps *problems, kernelNames, groupNames map[string]b
 	cells := map[[3]string]int{}
 	for i, r := range c.Rows {
 		at := fmt.Sprintf("rows[%d]", i)
-		if labels[r.Label] {
-			ps.bad(at+".label", "must be unique", fmt.Sprintf("%q again", r.Label))
+		if labels[strings.ToLower(r.Label)] {
+			ps.bad(at+".label", "must be unique (case aside: claims and query --row match labels so)", fmt.Sprintf("%q again", r.Label))
 		}
-		labels[r.Label] = true
+		labels[strings.ToLower(r.Label)] = true
 		cell := [3]string{r.tableRow(), r.Method, r.Mode}
 		if j, taken := cells[cell]; taken && cell[0] != "" {
 			ps.bad(at+".table_row", fmt.Sprintf("must differ from rows[%d]'s: both put a %s %s result in table row %q", j, r.Method, r.Mode, cell[0]), fmt.Sprintf("%q", cell[0]))
@@ -665,11 +692,15 @@ func (c *Config) validateClaims(ps *problems, labels map[string]bool) {
 			ps.bad(at+".claim", "must say the claim in words", `""`)
 		}
 		for _, side := range []struct{ key, label string }{{"better", cl.Better}, {"worse", cl.Worse}} {
-			if !labels[side.label] {
-				ps.bad(at+"."+side.key, "must be the label of a row", fmt.Sprintf("%q", side.label))
+			if !labels[strings.ToLower(side.label)] {
+				var all []string
+				for _, r := range c.Rows {
+					all = append(all, strconv.Quote(r.Label))
+				}
+				ps.bad(at+"."+side.key, "must be the label of a row (case aside), one of "+strings.Join(all, ", "), fmt.Sprintf("%q", side.label))
 			}
 		}
-		if cl.Better == cl.Worse && cl.Better != "" {
+		if strings.EqualFold(cl.Better, cl.Worse) && cl.Better != "" {
 			ps.bad(at+".worse", "must differ from better", fmt.Sprintf("%q", cl.Worse))
 		}
 	}

@@ -289,12 +289,13 @@ func runEmbedding(m *mkpoe.Model, heldPath string, nTest int, of string) (emb *m
 	return all, true, nil
 }
 
-// pickRow finds the learned row labelled label, or the only learned row.
+// pickRow finds the learned row labelled label (case aside, as configs
+// match labels), or the only learned row.
 func pickRow(sum *results.Summary, label string) (*results.Row, error) {
 	var learned []string
 	for i := range sum.Rows {
 		r := &sum.Rows[i]
-		if label != "" && r.Label == label {
+		if label != "" && strings.EqualFold(r.Label, label) {
 			if !r.Learned() {
 				return nil, fmt.Errorf("--row %q is a native row, with no learned model: query its kernel's native space with --kernel FILE", label)
 			}

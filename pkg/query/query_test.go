@@ -231,6 +231,7 @@ func TestPickRow(t *testing.T) {
 	}}
 	for _, test := range []struct{ label, want, err string }{
 		{"K1 diag", "K1 diag", ""},
+		{"k1 DIAG", "K1 diag", ""}, // labels match case aside
 		{"native good", "", "is a native row"},
 		{"K4 none", "", "lists no refit models"},
 		{"bogus", "", `no row is labelled "bogus"; the learned rows are "K4 diag", "K1 diag"`},
