@@ -396,6 +396,22 @@ func (ps *problems) bad(path, rule string, value any) {
 	*ps = append(*ps, fmt.Errorf("%s: %s, got %v", path, rule, value))
 }
 
+// kernelTypeHint is " (did you mean T?)" for a misspelt kernel type, or
+// for a word of a type's description (cosine: cf and tfidf), else "".
+func kernelTypeHint(typ string) string {
+	var near []string
+	for _, t := range kernels.Types() {
+		summary, _, _ := kernels.Describe(t)
+		if editDistance(strings.ToLower(typ), t) <= max(1, len(t)/3) || (len(typ) >= 3 && strings.Contains(strings.ToLower(summary), strings.ToLower(typ))) {
+			near = append(near, t)
+		}
+	}
+	if len(near) == 0 {
+		return ""
+	}
+	return " (did you mean " + strings.Join(near, " or ") + "?)"
+}
+
 // validateDataset checks dataset: a known type and the fields it needs.
 func (c *Config) validateDataset(ps *problems) {
 	d := c.Dataset
@@ -446,8 +462,10 @@ func (c *Config) validateKernels(ps *problems) map[string]bool {
 			if c.Dataset.Type != "generic" {
 				ps.bad(at+".type", "precomputed kernels need a generic data set (the source is an n×n kernel file)", fmt.Sprintf("%q", k.Type))
 			}
+		} else if _, _, known := kernels.Describe(k.Type); !known {
+			ps.bad(at+".type", "must be one of "+strings.Join(kernels.Types(), ", ")+" or precomputed (docs/configs.md, \"Kernel types\")"+kernelTypeHint(k.Type), fmt.Sprintf("%q", k.Type))
 		} else if _, err := kernels.New(k.Type, k.Params); err != nil {
-			ps.bad(at+".type/params", "must be a valid kernel type and parameters", err)
+			*ps = append(*ps, fmt.Errorf("%s.params: %s", at, strings.TrimPrefix(err.Error(), "kernels: ")))
 		}
 		if _, err := kernels.ParseNormalization(k.Normalize); err != nil {
 			ps.bad(at+".normalize", "must be none, diag, trace or center", fmt.Sprintf("%q", k.Normalize))

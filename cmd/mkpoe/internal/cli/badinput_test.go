@@ -211,7 +211,7 @@ func TestBadInputTable(t *testing.T) {
 		{"wrong type", "name: x\nseed: many\n", "many"},
 		{"bad protocol", strings.Replace(tinyConfig, "inner_folds: 2", "inner_folds: 1", 1), "protocol.inner_folds"},
 		{"bad beta grid", strings.Replace(tinyConfig, "beta_grid: [1, 10]", "beta_grid: [10, 1]", 1), "beta_grid[1]"},
-		{"unknown kernel type", strings.Replace(tinyConfig, "type: linear}", "type: gauss}", 1), "kernels[0].type/params"},
+		{"unknown kernel type", strings.Replace(tinyConfig, "type: linear}", "type: gauss}", 1), "kernels[0].type: must be one of"},
 		{"unknown group", strings.Replace(tinyConfig, "{method: k1, group: both, mode: diag}", "{method: k1, group: nope, mode: diag}", 1), "rows[2].group"},
 		{"source the data lack", strings.Replace(tinyConfig, "source: good", "source: goood", 1), "kernels[0].source"},
 		{"not YAML", "{{{", "c-not-YAML.yaml"},

@@ -39,7 +39,7 @@ rows:
   - {method: k1, group: nope, mode: sparse}
 `, []string{
 			`dataset.type: must be synthetic, planted, aset400, aloi10 or generic, got "csv"`,
-			"kernels[0].type/params: must be a valid kernel type",
+			"kernels[0].type: must be one of cf, chi2, identity, linear, noise, ppk, rbf, tfidf or precomputed",
 			`kernels[1].name: must be unique, got "a" again`,
 			`kernels[1].normalize: must be none, diag, trace or center, got "sideways"`,
 			"protocol.splits: must be >= 1, got -1",
@@ -108,7 +108,7 @@ func TestOneValidationForRunCheckSlurm(t *testing.T) {
 		{"a source the data set lacks", "{name: good, source: good, type: linear}", "{name: good, source: goood, type: linear}",
 			`kernels[0].source: must be one of [good junk] for a synthetic data set, got "goood"`},
 		{"negative bandwidth", "{name: good, source: good, type: linear}", "{name: good, source: good, type: rbf, params: {bandwidth: -1}}",
-			`kernels[0].type/params: must be a valid kernel type and parameters, got kernels: parameter "bandwidth" of kernel type "rbf" must be ≥ 0, got -1`},
+			`kernels[0].params: parameter "bandwidth" of kernel type "rbf" must be ≥ 0, got -1`},
 		{"normalize on a precomputed kernel", "{name: good, source: good, type: linear}", "{name: good, source: good, type: precomputed, normalize: diag}",
 			`kernels[0].normalize: must be none for a precomputed kernel (the file is used as it is: normalise it before), got "diag"`},
 	} {
