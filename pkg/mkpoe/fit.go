@@ -246,7 +246,7 @@ func (c kernelCut) keep(vals []float64) (int, float64) {
 	if total == 0 {
 		return k, 1
 	}
-	return k, floats.Sum(vals[len(vals)-k:]) / total
+	return k, math.Min(1, floats.Sum(vals[len(vals)-k:])/total) // rounding aside, at most 1
 }
 
 // kernelEigenbasis returns the eigenbasis of kernel k after the cut, and
@@ -318,7 +318,9 @@ func truncatedEigenbasis(k mat.Symmetric, cut kernelCut) (eigenbasis, float64) {
 	if m == 0 {
 		return eigenbasis{phi: mat.NewDense(n, 1, nil), back: mat.NewDense(n, 1, nil)}, 1
 	}
-	energy := floats.Sum(vals[:m]) / floats.Sum(positive)
+	// At most 1 (LAPACK's eigenvalues of the two passes differ in the
+	// last bits; a model file with 1+ε would be refused when read).
+	energy := math.Min(1, floats.Sum(vals[:m])/floats.Sum(positive))
 	return scaledEigenbasis(vals[:m], func(i, c int) float64 { return vecs[c*n+i] }, n), energy
 }
 

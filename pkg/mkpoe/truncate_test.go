@@ -1,12 +1,14 @@
 package mkpoe
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/mkpoe/mkpoe/pkg/data"
@@ -103,11 +105,18 @@ func TestKernelRankMatchesTruncatedKernel(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if !m.Stats.Converged || m.Stats.RelativeGap > 1e-3 {
+				if !m.Stats.Converged || m.Stats.RelativeGap > 1e-3 || m.Stats.KernelEnergy[0] > 1 {
 					t.Errorf("%s: not certified (gap %.3g)", name, m.Stats.RelativeGap)
 				}
 				if d := relDiff(m.Objective, ref.Objective); d > 1e-3 {
 					t.Errorf("%s: objective %.8g, optimum on the truncated kernels %.8g (relative %.2g)", name, m.Objective, ref.Objective, d)
+				}
+				var buf bytes.Buffer
+				if err := m.WriteJSON(&buf); err != nil {
+					t.Fatal(err)
+				}
+				if back, err := ReadJSON(&buf, name); err != nil || !floats.Equal(back.Stats.KernelEnergy, m.Stats.KernelEnergy) {
+					t.Errorf("%s: the model file does not read back with its kernel energy: %v", name, err)
 				}
 				if len(m.Stats.KernelEnergy) != len(energy) {
 					t.Fatalf("%s: KernelEnergy %v, want %d entries", name, m.Stats.KernelEnergy, len(energy))

@@ -159,6 +159,9 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		m.Objective, m.Stats.DualBound, m.Stats.RelativeGap, m.Stats.Iterations, m.Stats.Converged, m.Dim(), m.Stats.Seconds)
 	fmt.Fprintf(stdout, "min_beta %.6g\n", m.Stats.MinBeta)
 	fmt.Fprintf(stdout, "solver %s\nbackend %s\n", m.Solver, backendName())
+	if advice := linalg.BLASAdvice(); advice != "" {
+		fmt.Fprintf(stderr, "mkpoe fit: warning: %s\n", advice)
+	}
 	if *rank > 0 {
 		// The rank-bounded problem is not convex: its solution is a
 		// stationary point, and the bound is the convex problem's.
