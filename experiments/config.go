@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -30,11 +31,14 @@ import (
 // Decode with [LoadConfig]; every field's zero value means the documented
 // default filled in by [Config.applyDefaults].
 type Config struct {
-	Name        string        `yaml:"name"`        // experiment name (default: config file name)
-	Description string        `yaml:"description"` // free text for reports
-	Seed        uint64        `yaml:"seed"`        // every random choice derives from it
-	Output      string        `yaml:"output"`      // run directory (default results/<name>), relative to the working directory
-	Dataset     DatasetConfig `yaml:"dataset"`
+	Name        string `yaml:"name"`        // experiment name (default: config file name)
+	Description string `yaml:"description"` // free text for reports
+	Seed        uint64 `yaml:"seed"`        // every random choice derives from it
+	Output      string `yaml:"output"`      // run directory (default results/<name>), relative to the working directory
+	// configDir is the folder of the config file, against which dataset
+	// paths were resolved (LoadConfig); "" for a config built in code.
+	configDir string
+	Dataset   DatasetConfig `yaml:"dataset"`
 	// Kernels are built per fold from training items only (no leakage).
 	Kernels     []KernelConfig    `yaml:"kernels"`
 	Groups      []GroupConfig     `yaml:"groups"`
@@ -259,6 +263,7 @@ func (c *Config) resolvePaths(dir string) {
 		}
 		return filepath.Join(dir, p)
 	}
+	c.configDir = dir
 	d := &c.Dataset
 	d.Dir, d.LastFMDir, d.Items, d.Comparisons = abs(d.Dir), abs(d.LastFMDir), abs(d.Items), abs(d.Comparisons)
 	for k, v := range d.Features {
@@ -724,8 +729,48 @@ func (c *Config) validateClaims(ps *problems, labels map[string]bool) {
 	}
 }
 
+// checkDataPaths reports, all at once, every dataset path that does not
+// exist, with its key, the rule (relative to the config file's folder) and
+// the fix (the data set's fetch script, or an absolute path).
+func (c *Config) checkDataPaths() error {
+	d := c.Dataset
+	fetch := map[string]string{"aset400": "scripts/fetch_aset400.sh", "aloi10": "scripts/fetch_aloi.sh"}[d.Type]
+	type entry struct{ key, path string }
+	paths := []entry{{"dataset.dir", d.Dir}, {"dataset.lastfm_dir", d.LastFMDir}, {"dataset.items", d.Items}, {"dataset.comparisons", d.Comparisons}}
+	keys := make([]string, 0, len(d.Features))
+	for k := range d.Features {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		paths = append(paths, entry{"dataset.features." + k, d.Features[k]})
+	}
+	var ps problems
+	for _, e := range paths {
+		if e.path == "" {
+			continue
+		}
+		if _, err := os.Stat(e.path); err == nil {
+			continue
+		}
+		rule := "does not exist"
+		if c.configDir != "" {
+			rule += fmt.Sprintf(" (dataset paths are relative to the config file's folder, %s)", c.configDir)
+		}
+		fix := "give the path from the config file's folder, or an absolute one"
+		if fetch != "" {
+			fix = fmt.Sprintf("fetch the data with %s [--mirror DIR] from the repository, or give the path from the config file's folder", fetch)
+		}
+		ps = append(ps, fmt.Errorf("%s: %s %s; %s", e.key, e.path, rule, fix))
+	}
+	return errors.Join(ps...)
+}
+
 // loadAndCheckData loads c's data set and runs checkData on it.
 func (c *Config) loadAndCheckData() (*dataset, error) {
+	if err := c.checkDataPaths(); err != nil {
+		return nil, err
+	}
 	ds, err := loadDataset(c)
 	if err != nil {
 		return nil, fmt.Errorf("dataset: %w", err)

@@ -183,3 +183,21 @@ func TestCommandHelp(t *testing.T) {
 		}
 	}
 }
+
+// TestMissingDataNamesKeyRuleAndFix: a copied config whose data folder is
+// not beside it names the key, the rule (relative to the config file's
+// folder) and the fetch script, exit 2.
+func TestMissingDataNamesKeyRuleAndFix(t *testing.T) {
+	dir := t.TempDir()
+	cfg := writeFile(t, dir, "copied.yaml", string(readFile(t, filepath.Join(repoRoot, "configs", "aset400_short.yaml"))))
+	code, _, errs := run("check", cfg)
+	for _, want := range []string{
+		"dataset.dir: " + filepath.Join(filepath.Dir(dir), "data", "aset400") + " does not exist (dataset paths are relative to the config file's folder, " + dir + ")",
+		"fetch the data with scripts/fetch_aset400.sh [--mirror DIR]",
+		"dataset.lastfm_dir: ",
+	} {
+		if code != 2 || !strings.Contains(errs, want) {
+			t.Errorf("exit %d, stderr lacks %q:\n%s", code, want, errs)
+		}
+	}
+}
