@@ -19,6 +19,9 @@ type Interval struct {
 	Reps   int     `json:"reps"`   // bootstrap replicates
 	N      int     `json:"n"`      // paired observations, over all strata
 	Strata int     `json:"strata"` // e.g. outer splits
+	// P is, for ClusteredBootstrap, the two-sided bootstrap p-value of no
+	// difference (0 when not computed: PairedBootstrap).
+	P float64 `json:"p,omitempty"`
 }
 
 // PairedBootstrap estimates the difference mean(x) − mean(y) of two scores
