@@ -1,10 +1,15 @@
 package experiments
 
 import (
+	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/mkpoe/mkpoe/pkg/results"
 )
 
 // TestEnumSpellings: a mode's alias (diagonal) and the paper's upper-case
@@ -72,5 +77,49 @@ func TestLabelsCaseAside(t *testing.T) {
 	if _, err := load("rows:\n  - {method: native, kernel: points, label: A}\n  - {method: k1, kernel: identity, mode: full, label: a}\n"); err == nil ||
 		!strings.Contains(err.Error(), `rows[1].label: must be unique`) {
 		t.Errorf("labels differing in case: %v", err)
+	}
+}
+
+// TestTestAnchorsRecorded: native and refit task files record, per test
+// comparison, its anchor: the held-out item i of (i,j,i,k), one of the
+// split's test items (items.json), in the order of test_outcomes.
+func TestTestAnchorsRecorded(t *testing.T) {
+	c := loadTiny(t, filepath.Join(t.TempDir(), "run"))
+	if _, err := Run(context.Background(), c, RunOptions{Workers: 2}); err != nil {
+		t.Fatal(err)
+	}
+	var items struct {
+		Splits []struct {
+			Test []int `json:"test"`
+		} `json:"splits"`
+	}
+	if err := json.Unmarshal(readFile(t, filepath.Join(c.Output, "items.json")), &items); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(c.Output, "tasks", "*.json"))
+	checked := 0
+	for _, p := range files {
+		var res results.TaskResult
+		if err := json.Unmarshal(readFile(t, p), &res); err != nil {
+			t.Fatal(err)
+		}
+		if res.Kind == KindCV {
+			if res.TestAnchors != nil {
+				t.Errorf("%s: a cv task records anchors", p)
+			}
+			continue
+		}
+		if len(res.TestAnchors) != len(res.TestOutcomes) || len(res.TestAnchors) != res.TestComparisons || res.TestComparisons == 0 {
+			t.Fatalf("%s: %d anchors, %d outcomes, %d test comparisons", p, len(res.TestAnchors), len(res.TestOutcomes), res.TestComparisons)
+		}
+		for _, a := range res.TestAnchors {
+			if !slices.Contains(items.Splits[res.Split].Test, a) {
+				t.Fatalf("%s: anchor %d is not a test item of split %d", p, a, res.Split)
+			}
+		}
+		checked++
+	}
+	if checked == 0 {
+		t.Fatal("no native or refit task checked")
 	}
 }

@@ -73,6 +73,7 @@ func execTask(ctx context.Context, c *Config, ds *dataset, st *store, t results.
 	case KindNative:
 		os := nativeOutcomes(f, kidx)
 		res.TestAccuracy, res.TestOutcomes = eval.Count(os).Accuracy(), string(os)
+		res.TestAnchors = testAnchors(f)
 		return nil
 	case KindCV:
 		grid := c.BetaGrid.Values
@@ -117,6 +118,7 @@ func execTask(ctx context.Context, c *Config, ds *dataset, st *store, t results.
 			return err
 		}
 		res.TestAccuracy, res.TestOutcomes = eval.Count(os).Accuracy(), string(os)
+		res.TestAnchors = testAnchors(f)
 		res.Beta, res.Dim, res.KernelEnergy = beta, m.Dim(), m.Stats.KernelEnergy
 		if res.KernelShare, err = m.KernelShares(f.gramsOf(kidx)); err != nil {
 			return err
@@ -200,6 +202,23 @@ func fitRow(ctx context.Context, c *Config, row RowConfig, f *fold, kidx []int, 
 		defer tp.EndFit()
 	}
 	return mkpoe.FitContext(ctx, f.gramsOf(kidx), f.trainCs, s)
+}
+
+// testAnchors is, per test comparison (i,j,k,l) of f in order, the data
+// set's index of its anchor i: the held-out item of an (i,j,i,k)
+// comparison under item holdout, the first item under comparison holdout.
+// Comparisons sharing an anchor are correlated; claims resample anchors
+// (stats.ClusteredBootstrap).
+func testAnchors(f *fold) []int {
+	if len(f.testCs) == 0 {
+		return nil
+	}
+	items := append(append([]int(nil), f.train...), f.test...)
+	out := make([]int, len(f.testCs))
+	for n, c := range f.testCs {
+		out[n] = items[c.I]
+	}
+	return out
 }
 
 // rowSettings are the solver settings of a learned row's fits, β apart:

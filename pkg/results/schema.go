@@ -69,6 +69,11 @@ type TaskResult struct {
 	// (the paper counts it as an error), 'w' wrong (eval.Outcome). Absent
 	// in older task files.
 	TestOutcomes string `json:"test_outcomes,omitempty"`
+	// TestAnchors holds, beside TestOutcomes, the data set's index of each
+	// test comparison's anchor item (the held-out i of (i,j,i,k); under
+	// comparison holdout the first item), the cluster that a clustered
+	// bootstrap resamples. Absent in older task files.
+	TestAnchors []int `json:"test_anchors,omitempty"`
 	// ZeroModel[i] says whether fit i gave W = 0 (every distance ties, so
 	// its accuracy is 0 by the tie rule); absent in older task files.
 	ZeroModel []bool `json:"zero_model,omitempty"`
