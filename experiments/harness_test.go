@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -213,6 +214,18 @@ func TestQuickstartShowsMKPOE(t *testing.T) {
 		}
 	}
 	t.Logf("%s", SummaryMarkdown(s))
+	// Every claim has its anchor-clustered interval beside the i.i.d.
+	// one: the same difference over the same comparisons, a Holm p at
+	// least its own, and holds only where the clustered interval is above 0.
+	for _, cl := range s.Claims {
+		iv, ci := cl.Interval, cl.Clustered
+		if iv == nil || ci == nil || cl.HolmP == nil {
+			t.Fatalf("claim %q: interval %v, clustered %v (%s), Holm p %v", cl.Claim, iv, ci, cl.ClusteredNote, cl.HolmP)
+		}
+		if math.Abs(ci.Diff-iv.Diff) > 1e-12 || ci.N != iv.N || *cl.HolmP < ci.P || (cl.Holds && !(ci.Lo > 0 && *cl.HolmP < 0.05)) {
+			t.Errorf("claim %q: clustered %+v (Holm p %v, holds %v) against i.i.d. %+v", cl.Claim, *ci, *cl.HolmP, cl.Holds, *iv)
+		}
+	}
 	for _, cmp := range [][2]string{{"MKPOE K4 diag", "sum K1 diag"}, {"MKPOE K4 full", "sum K1 full"}, {"MKPOE K4 diag", "sum native"}, {"MKPOE K4 full", "sum native"}} {
 		if acc[cmp[0]] <= acc[cmp[1]] {
 			t.Errorf("%s accuracy %.4f does not beat %s %.4f", cmp[0], acc[cmp[0]], cmp[1], acc[cmp[1]])

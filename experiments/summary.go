@@ -158,6 +158,7 @@ func Merge(c *Config) (*results.Summary, error) {
 	for i, cl := range c.Claims {
 		s.Claims = append(s.Claims, checkClaim(c, cl, byID, c.Seed*1_000_033+uint64(i)))
 	}
+	holmClaims(s.Claims)
 	if err := writeJSON(filepath.Join(c.Output, "summary.json"), s); err != nil {
 		return nil, err
 	}
@@ -298,6 +299,8 @@ func checkClaim(c *Config, cl ClaimConfig, byID map[string]results.TaskResult, s
 		}
 		panic("experiments: claim names no row (Validate checks it): " + label)
 	}
+	var anchors [][]int // per split, from the better row's tasks (every row shares the test comparisons)
+	anchorsKnown := true
 	scores := func(r RowConfig) ([][]float64, string) {
 		kind := KindRefit
 		if r.Method == "native" {
@@ -308,6 +311,12 @@ func checkClaim(c *Config, cl ClaimConfig, byID map[string]results.TaskResult, s
 			res := byID[c.rowTaskID(kind, r, sp, -1)]
 			if res.TestComparisons > 0 && res.TestOutcomes == "" {
 				return nil, fmt.Sprintf("row %q: its task files predate test_outcomes (rerun them to check the claim)", r.Label)
+			}
+			if r.Label == cl.Better {
+				if len(res.TestAnchors) != len(res.TestOutcomes) {
+					anchorsKnown = false
+				}
+				anchors = append(anchors, res.TestAnchors)
 			}
 			xs := make([]float64, len(res.TestOutcomes))
 			for n, o := range []byte(res.TestOutcomes) {
@@ -329,10 +338,41 @@ func checkClaim(c *Config, cl ClaimConfig, byID map[string]results.TaskResult, s
 			} else {
 				out.Interval, out.Reproduced = &iv, iv.Lo > 0
 			}
+			switch {
+			case err != nil:
+			case !anchorsKnown:
+				out.ClusteredNote = "task files without test_anchors (rerun them for the clustered interval)"
+			default:
+				civ, err := stats.ClusteredBootstrap(x, y, anchors, claimReps, claimLevel, len(x) > 1, seed)
+				if err != nil {
+					out.ClusteredNote = fmt.Sprintf("not paired: %v", err)
+				} else {
+					out.Clustered = &civ
+				}
+			}
 		}
 	}
 	out.Note = note
 	return out
+}
+
+// holmClaims adjusts the clustered p-values of a config's claims together
+// (stats.Holm) and sets each claim's verdict under them.
+func holmClaims(cs []results.Claim) {
+	p := make([]float64, len(cs))
+	for i, cl := range cs {
+		p[i] = math.NaN()
+		if cl.Clustered != nil {
+			p[i] = cl.Clustered.P
+		}
+	}
+	for i, h := range stats.Holm(p) {
+		if math.IsNaN(h) {
+			continue
+		}
+		cs[i].HolmP = &h
+		cs[i].Holds = cs[i].Clustered.Lo > 0 && h < 1-claimLevel
+	}
 }
 
 // ClaimsMarkdown renders the summary's claims as a Markdown table (empty
@@ -344,8 +384,8 @@ func ClaimsMarkdown(s *results.Summary) string {
 		return ""
 	}
 	var b strings.Builder
-	b.WriteString("\nClaims: better − worse test accuracy (ties as errors, mean over splits) with a 95% paired bootstrap interval over the test comparisons of each split; reproduced when the interval lies above 0.\n\n")
-	b.WriteString("| Claim | Better | Worse | Paper | Difference | 95% interval | Reproduced |\n|---|---|---|---|---|---|---|\n")
+	b.WriteString("\nClaims: better − worse test accuracy (ties as errors, mean over splits) with a 95% paired bootstrap interval over the test comparisons of each split (reproduced when it lies above 0), and with a 95% interval that resamples anchor items (the clusters of correlated comparisons) within splits, and splits when there are several; its p-value is Holm-adjusted over the claims, and a claim holds when that interval lies above 0 and the adjusted p is below 0.05.\n\n")
+	b.WriteString("| " + strings.Join(results.ClaimHeader, " | ") + " |\n|" + strings.Repeat("---|", len(results.ClaimHeader)) + "\n")
 	for _, cl := range s.Claims {
 		b.WriteString("| " + strings.Join(cl.Cells(4), " | ") + " |\n")
 	}

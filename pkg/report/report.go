@@ -388,7 +388,7 @@ func convergence(r *results.Row) (string, bool) {
 }
 
 // claimHeader and claimsCaption head the claims table (Summary.Claims).
-var claimHeader = []string{"Claim", "Better", "Worse", "Paper", "Difference", "95% interval", "Reproduced"}
+var claimHeader = results.ClaimHeader
 
 const claimsCaption = "Better − worse test accuracy (ties as errors, mean over splits) with a 95% paired bootstrap interval " +
 	"over the test comparisons of each split (2000 seeded replicates); reproduced when the interval lies above 0."

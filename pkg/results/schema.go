@@ -178,6 +178,17 @@ type Claim struct {
 	Interval   *stats.Interval `json:"interval,omitempty"`
 	Reproduced bool            `json:"reproduced"`
 	Note       string          `json:"note,omitempty"`
+	// Clustered is the same difference with a 95% interval that resamples
+	// anchor items (the clusters of correlated test comparisons) within
+	// each split, and the splits too when there are several
+	// (stats.ClusteredBootstrap); its P, Holm-adjusted over the config's
+	// claims, is HolmP. Holds says the clustered interval lies above 0 and
+	// HolmP < 0.05. Absent (with ClusteredNote) for task files without
+	// test_anchors.
+	Clustered     *stats.Interval `json:"clustered,omitempty"`
+	HolmP         *float64        `json:"holm_p,omitempty"`
+	Holds         bool            `json:"holds"`
+	ClusteredNote string          `json:"clustered_note,omitempty"`
 }
 
 // Row is one row of the table.
@@ -289,10 +300,12 @@ type Split struct {
 	Test  []int `json:"test"`
 }
 
-// Cells returns the claim as table cells: the claim, the better and worse
-// rows, the paper's place, the difference and the interval with the given
-// number of decimals (signed), and "yes"/"no" reproduced; without an
-// interval the note takes its place and the rest is "—".
+// Cells returns the claim as table cells (ClaimHeader): the claim, the
+// better and worse rows, the paper's place, the difference and the i.i.d.
+// interval with the given number of decimals (signed), "yes"/"no"
+// reproduced, then the anchor-clustered interval, its Holm-adjusted p and
+// whether the claim holds under both; without an interval its note takes
+// its place and the rest is "—".
 func (c Claim) Cells(decimals int) []string {
 	diff, iv, reproduced := "—", c.Note, "—"
 	if c.Interval != nil {
@@ -304,5 +317,23 @@ func (c Claim) Cells(decimals int) []string {
 			reproduced = "yes"
 		}
 	}
-	return []string{c.Claim, c.Better, c.Worse, c.Paper, diff, iv, reproduced}
+	clustered, holm, holds := c.ClusteredNote, "—", "—"
+	if c.Clustered != nil {
+		f := "%+." + strconv.Itoa(decimals) + "f"
+		clustered = fmt.Sprintf("["+f+", "+f+"]", c.Clustered.Lo, c.Clustered.Hi)
+	}
+	if c.HolmP != nil {
+		holm = fmt.Sprintf("%.3g", *c.HolmP)
+		holds = "no"
+		if c.Holds {
+			holds = "yes"
+		}
+	}
+	if clustered == "" {
+		clustered = "—"
+	}
+	return []string{c.Claim, c.Better, c.Worse, c.Paper, diff, iv, reproduced, clustered, holm, holds}
 }
+
+// ClaimHeader names the columns of Claim.Cells.
+var ClaimHeader = []string{"Claim", "Better", "Worse", "Paper", "Difference", "95% interval", "Reproduced", "Anchor-clustered 95% interval", "Holm p", "Holds (clustered, Holm)"}
