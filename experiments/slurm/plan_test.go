@@ -169,7 +169,7 @@ func TestOptionsValidate(t *testing.T) {
 		{Options{Time: "99:99:99x"}, "--time"}, {Options{Time: "2:60:00"}, "--time"}, {Options{Time: "abc"}, "--time"}, {Options{Time: "-1"}, "--time"},
 		{Options{Mem: "4G"}, ""}, {Options{Mem: "1500"}, ""}, {Options{Mem: "512m"}, ""},
 		{Options{Mem: "abc"}, "--mem"}, {Options{Mem: "4GB"}, "--mem"}, {Options{Mem: "0"}, "--mem"}, {Options{Mem: "1.5G"}, "--mem"},
-		{Options{Partition: "debug"}, ""}, {Options{Partition: "a b"}, "must not contain spaces"}, {Options{Partition: "$(x)"}, "must not contain spaces"},
+		{Options{Partition: "debug"}, ""}, {Options{Partition: "a b"}, "--partition: must be"}, {Options{Partition: "$(x)"}, "--partition: must be"},
 	} {
 		err := tc.o.Validate()
 		if tc.err == "" && err != nil || tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {

@@ -235,7 +235,8 @@ func TestBadInputTable(t *testing.T) {
 	for _, cmd := range []string{"check", "plan", "run", "slurm"} {
 		add(cmd+" of a missing config", []string{"nope.yaml"}, cmd, filepath.Join(dir, "nope.yaml"))
 	}
-	for _, f := range []struct{ flag, value string }{{"--cpus", "0"}, {"--parallel", "-1"}, {"--mem", "abc"}, {"--time", "99:99:99x"}, {"--max-array-size", "-1"}} {
+	for _, f := range []struct{ flag, value string }{{"--cpus", "0"}, {"--parallel", "-1"}, {"--mem", "abc"}, {"--time", "99:99:99x"}, {"--max-array-size", "-1"},
+		{"--account", "a b"}, {"--qos", "$(id)"}, {"--constraint", "a;b"}, {"--partition", "a b"}, {"--sbatch-option", "--array=1"}, {"--sbatch-option", "-A x"}} {
 		add("slurm "+f.flag+" "+f.value, []string{f.flag}, "slurm", tiny, "--out", filepath.Join(dir, "srun"), f.flag, f.value)
 	}
 	for _, f := range [][]string{{"--shard", "3/2"}, {"--task-index", "-2"}, {"--phase", "5"}, {"--task-index", "999"}, {"--workers", "x"}} {

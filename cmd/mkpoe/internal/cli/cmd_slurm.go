@@ -34,11 +34,16 @@ func runSlurm(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	var doSubmit *bool
 	var bin *string
 	var force *bool
+	var extra stringList
 	c, err := loadConfigArgs("slurm", args, stderr, func(fs *flagSet) {
 		fs.IntVar(&o.Parallel, "parallel", 0, "at most `K` array tasks of a job run at once (--array=...%K); 0: no limit")
 		fs.StringVar(&o.Partition, "partition", "", "Slurm partition (default: the cluster's)")
 		fs.StringVar(&o.Time, "time", "", "time limit per task, e.g. 2:00:00 (default: the partition's)")
 		fs.StringVar(&o.Mem, "mem", "", "memory per task, e.g. 4G (default: the partition's)")
+		fs.StringVar(&o.Account, "account", "", "Slurm account `A` the jobs are charged to (default: your default account)")
+		fs.StringVar(&o.QOS, "qos", "", "Slurm quality of service `Q` (default: the account's)")
+		fs.StringVar(&o.Constraint, "constraint", "", "node features the jobs need, e.g. intel&ib (sbatch --constraint)")
+		fs.Var(&extra, "sbatch-option", "further sbatch option `--key=value` or --key for every job (repeatable), e.g. --sbatch-option=--gres=gpu:1;\nnot the options mkpoe slurm sets (--array, --output, --dependency, --parsable, --job-name, --cpus-per-task, --wrap) nor those with their own flag")
 		fs.IntVar(&o.CPUs, "cpus", 1, "CPUs per task; also GOMAXPROCS and the BLAS/OpenMP thread counts")
 		maxArray = fs.Int("max-array-size", 0, "Slurm's MaxArraySize (default: from scontrol show config, else 1001)")
 		doSubmit = fs.Bool("submit", false, "submit the jobs with sbatch (default: only write and print the commands)")
@@ -59,6 +64,7 @@ func runSlurm(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	case *maxArray < 0:
 		return usagef("--max-array-size: must be >= 1, got %d", *maxArray)
 	}
+	o.Extra = extra
 	if err := o.Validate(); err != nil {
 		return err
 	}

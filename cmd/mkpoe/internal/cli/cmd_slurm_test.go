@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -27,7 +28,8 @@ func TestSlurmScripts(t *testing.T) {
 	cfg := writeTiny(t)
 	dir := filepath.Join(t.TempDir(), "run")
 	code, out, errs := run("slurm", cfg, "--out", dir, "--max-array-size", "10", "--parallel", "2", "--cpus", "3",
-		"--mem", "1G", "--time", "0:10:00", "--partition", "debug", "--bin", "/opt/mkpoe")
+		"--mem", "1G", "--time", "0:10:00", "--partition", "debug", "--bin", "/opt/mkpoe",
+		"--account", "proj-42", "--qos", "high", "--constraint", "intel&ib", "--sbatch-option", "--gres=gpu:1", "--sbatch-option=--comment=a b; $(rm -rf /)", "--sbatch-option", "--requeue")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s%s", code, out, errs)
 	}
@@ -36,7 +38,9 @@ func TestSlurmScripts(t *testing.T) {
 	for _, want := range []string{
 		"#!/bin/bash\n#SBATCH --job-name=mkpoe-tiny-p0-c01\n#SBATCH --array=0-5%2\n",
 		"#SBATCH --output=" + dir + "/slurm/logs/phase0-chunk01-%a-%A.out\n",
-		"#SBATCH --cpus-per-task=3\n#SBATCH --partition=debug\n#SBATCH --time=0:10:00\n#SBATCH --mem=1G\n",
+		"#SBATCH --cpus-per-task=3\n#SBATCH --partition=debug\n#SBATCH --time=0:10:00\n#SBATCH --mem=1G\n" +
+			"#SBATCH --account=proj-42\n#SBATCH --qos=high\n#SBATCH --constraint=intel&ib\n" +
+			"#SBATCH --gres=gpu:1\n#SBATCH --comment='a b; $(rm -rf /)'\n#SBATCH --requeue\nset -euo pipefail\n",
 		"export GOMAXPROCS=3 OMP_NUM_THREADS=3 OPENBLAS_NUM_THREADS=3 MKL_NUM_THREADS=3\n",
 		"exec /opt/mkpoe run " + dir + "/config.resolved.yaml --out " + dir + " --phase 0 --task-index $((SLURM_ARRAY_TASK_ID + 10))\n",
 	} {
@@ -47,7 +51,8 @@ func TestSlurmScripts(t *testing.T) {
 	if p1 := script("phase1-chunk02.sbatch"); !strings.Contains(p1, "#SBATCH --array=0-1%2\n") || !strings.Contains(p1, "--phase 1 --task-index $((SLURM_ARRAY_TASK_ID + 20))") {
 		t.Errorf("phase1-chunk02.sbatch:\n%s", p1)
 	}
-	if m := script("merge.sbatch"); !strings.Contains(m, "exec /opt/mkpoe merge "+dir+"\n") || strings.Contains(m, "--array") {
+	if m := script("merge.sbatch"); !strings.Contains(m, "exec /opt/mkpoe merge "+dir+"\n") || strings.Contains(m, "--array") ||
+		!strings.Contains(m, "#SBATCH --account=proj-42\n#SBATCH --qos=high\n#SBATCH --constraint=intel&ib\n#SBATCH --gres=gpu:1\n#SBATCH --comment='a b; $(rm -rf /)'\n#SBATCH --requeue\n") {
 		t.Errorf("merge.sbatch:\n%s", m)
 	}
 	sub := script("submit.sh")
@@ -68,6 +73,7 @@ func TestSlurmScripts(t *testing.T) {
 
 	for _, bad := range [][]string{
 		{"--cpus", "0"}, {"--parallel", "-1"}, {"--mem", "1G; rm -rf /"}, {"--max-array-size", "-3"}, {"--bogus"},
+		{"--account", "a b"}, {"--sbatch-option", "--array=1-3"},
 	} {
 		if code, _, errs := run(append([]string{"slurm", cfg, "--out", dir}, bad...)...); code != ExitUsage {
 			t.Errorf("slurm %v: exit %d, want 2\n%s", bad, code, errs)
@@ -220,8 +226,10 @@ func TestStatusResubmitAndMerge(t *testing.T) {
 	}
 }
 
-// TestSlurmResourceFlags: --time and --mem take sbatch's formats; anything
-// else is a usage error naming the flag, before any file is written.
+// TestSlurmResourceFlags: --time and --mem take sbatch's formats, --account
+// and --qos Slurm names, --constraint feature expressions, --sbatch-option
+// long options that mkpoe slurm does not set itself; anything else is a
+// usage error naming the flag and the value, before any file is written.
 func TestSlurmResourceFlags(t *testing.T) {
 	cfg := writeTiny(t)
 	for _, tc := range []struct {
@@ -232,13 +240,21 @@ func TestSlurmResourceFlags(t *testing.T) {
 		{"--time", "99:99:99x", false}, {"--time", "2:60:00", false}, {"--time", "abc", false}, {"--time", "-1", false},
 		{"--mem", "4G", true}, {"--mem", "1500", true}, {"--mem", "512m", true},
 		{"--mem", "abc", false}, {"--mem", "4GB", false}, {"--mem", "0", false}, {"--mem", "1.5G", false},
+		{"--account", "proj-42", true}, {"--account", "my proj", false}, {"--account", "a;reboot", false}, {"--account", "a\nb", false},
+		{"--qos", "high", true}, {"--qos", "$(id)", false},
+		{"--constraint", "intel&(ib|opa)", true}, {"--constraint", "a b", false}, {"--constraint", "a`id`", false},
+		{"--partition", "gpu,cpu", true}, {"--partition", "a b", false}, {"--partition", "a'b", false},
+		{"--sbatch-option", "--gres=gpu:1", true}, {"--sbatch-option", "--comment=a b $(id) `id` 'q' \"d\" #c", true}, {"--sbatch-option", "--exclusive", true},
+		{"--sbatch-option", "gres=gpu:1", false}, {"--sbatch-option", "-A x", false}, {"--sbatch-option", "--comment=a\nb", false},
+		{"--sbatch-option", "--array=0-3", false}, {"--sbatch-option", "--arr=0-3", false}, {"--sbatch-option", "--output=x", false},
+		{"--sbatch-option", "--dependency=afterok:1", false}, {"--sbatch-option", "--parsable", false}, {"--sbatch-option", "--account=x", false},
 	} {
 		out := filepath.Join(t.TempDir(), "run")
 		code, _, stderr := run("slurm", cfg, "--out", out, tc.flag, tc.value, "--max-array-size", "1000")
 		switch {
 		case tc.ok && code != ExitOK:
 			t.Errorf("%s %s: exit %d: %s", tc.flag, tc.value, code, stderr)
-		case !tc.ok && (code != ExitUsage || !strings.Contains(stderr, tc.flag+": must be a Slurm")):
+		case !tc.ok && (code != ExitUsage || !strings.Contains(stderr, tc.flag+": ") || !strings.Contains(stderr, strconv.Quote(tc.value))):
 			t.Errorf("%s %s: exit %d, stderr %q; want exit %d naming %s", tc.flag, tc.value, code, stderr, ExitUsage, tc.flag)
 		case !tc.ok:
 			if _, err := os.Stat(out); !os.IsNotExist(err) {

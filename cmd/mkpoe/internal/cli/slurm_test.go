@@ -28,7 +28,9 @@ import (
 // plus the merge job; the merged summary.json must be byte-identical to a
 // local "mkpoe run". Then one task's result is deleted, "mkpoe status"
 // gives the --array list and the sbatch lines, only that task is rerun,
-// and the merge is byte-identical again.
+// and the merge is byte-identical again. The jobs are submitted with
+// --account, --qos, --constraint and --sbatch-option, which scontrol must
+// show on every job.
 //
 // It needs root and Slurm (apt-get install slurm-wlm slurmctld slurmd munge
 // slurm-client; .ci/run installs them) and is skipped otherwise.
@@ -79,7 +81,13 @@ func TestSlurmSingleNode(t *testing.T) {
 	want := readFile(t, filepath.Join(local, "summary.json"))
 
 	dir := filepath.Join(cl.dir, "run") // root-owned and readable by the jobs
-	out := mkpoe("slurm", cfg, "--out", dir, "--cpus", "1", "--submit")
+	// The account, QOS, constraint and pass-through options reach every
+	// job (the node has feature mkpoetest; there is no accounting, so any
+	// account is accepted); the comment's spaces and shell characters
+	// reach Slurm as given and run nothing.
+	const comment = `mkpoe test; $(touch /pwned) 'q' "d" #c`
+	out := mkpoe("slurm", cfg, "--out", dir, "--cpus", "1", "--account", "proj-42", "--qos", "normal",
+		"--constraint", "mkpoetest", "--sbatch-option", "--comment="+comment, "--sbatch-option=--nice=0", "--submit")
 	t.Logf("mkpoe slurm --submit:\n%s", out)
 	if !strings.Contains(out, "22 tasks in 4 array job(s) (MaxArraySize 10, scontrol show config)") {
 		t.Errorf("MaxArraySize was not read from the cluster:\n%s", out)
@@ -89,6 +97,21 @@ func TestSlurmSingleNode(t *testing.T) {
 	}
 	cl.waitIdle(t, ctx)
 	t.Logf("sweep done after %.1fs", time.Since(start).Seconds())
+	for _, m := range regexp.MustCompile(`submitted (\S+): job (\d+)`).FindAllStringSubmatch(out, -1) {
+		job, err := cl.command(ctx, "scontrol", "show", "job", m[2])
+		if err != nil {
+			t.Fatalf("scontrol show job %s (%s): %v\n%s", m[2], m[1], err, job)
+		}
+		// (Without accounting, Slurm takes --qos and shows QOS=(null).)
+		for _, want := range []string{`\bAccount=proj-42\s`, `\bFeatures=mkpoetest\s`, `\bComment=` + regexp.QuoteMeta(comment) + `[ \t]*\n`} {
+			if !regexp.MustCompile(want).MatchString(job) {
+				t.Errorf("job %s (%s) does not match %s:\n%s", m[2], m[1], want, job)
+			}
+		}
+	}
+	if _, err := os.Stat("/pwned"); err == nil {
+		t.Error("a job ran the --sbatch-option comment as a command")
+	}
 	if got, err := os.ReadFile(filepath.Join(dir, "summary.json")); err != nil || !bytes.Equal(got, want) {
 		t.Fatalf("Slurm summary differs from the local run (%v); merge logs:\n%s", err, cl.logs(t, dir, "merge-*.out"))
 	}
@@ -223,7 +246,7 @@ SelectTypeParameters=CR_CPU
 MpiDefault=none
 ReturnToService=2
 MaxArraySize=10
-NodeName=%[1]s NodeAddr=127.0.0.1 CPUs=%[6]d RealMemory=2000 State=UNKNOWN
+NodeName=%[1]s NodeAddr=127.0.0.1 CPUs=%[6]d RealMemory=2000 Feature=mkpoetest State=UNKNOWN
 PartitionName=debug Nodes=%[1]s Default=YES MaxTime=INFINITE State=UP
 `, host, sock, freePort(t), freePort(t), dir, runtime.NumCPU())
 	if err := os.WriteFile(filepath.Join(dir, "slurm.conf"), []byte(conf), 0o644); err != nil {
