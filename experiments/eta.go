@@ -10,13 +10,20 @@ import (
 
 // trainSize returns the rough training items and comparisons of a split
 // (before its inner folds): the items outside the test fraction and their
-// comparisons, at most max_train_comparisons. The ETA's prior only needs
+// comparisons (a taxonomy's: max_train_comparisons, else items²), at most
+// max_train_comparisons. The ETA's prior only needs
 // them roughly (docs/progress.md).
 func trainSize(c *Config, ds *dataset) (items, comps int) {
 	keep := 1 - c.Protocol.TestFraction
 	items = int(math.Round(float64(ds.n) * keep))
 	comps = int(math.Round(float64(len(ds.comps)) * keep * keep))
-	if m := c.Protocol.MaxTrainComparisons; m > 0 && comps > m {
+	m := c.Protocol.MaxTrainComparisons
+	switch {
+	case len(ds.comps) == 0 && m > 0: // a taxonomy's comparisons: drawn, at most m
+		comps = m
+	case len(ds.comps) == 0:
+		comps = items * items
+	case m > 0 && comps > m:
 		comps = m
 	}
 	return max(items, 1), max(comps, 1)

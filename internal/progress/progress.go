@@ -549,7 +549,14 @@ func (r *Run) eta(now time.Time) (Estimate, bool) {
 					return Estimate{}, false
 				}
 				if i == t.done {
-					c = math.Max(c-now.Sub(t.mark).Seconds(), 0)
+					// The running unit: what is left of it. One that
+					// nears or overruns its estimate may take half as
+					// long again (the high end), or end now (the low end).
+					e := now.Sub(t.mark).Seconds()
+					c = math.Max(c-e, 0)
+					if k == 2 {
+						c = math.Max(c, e/2)
+					}
 				}
 				left += c
 			}
