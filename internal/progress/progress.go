@@ -139,7 +139,8 @@ func FormatDuration(d time.Duration) string {
 
 // ETA estimates the time left from the work done so far: elapsed ×
 // (total − done)/done, the average rate so far applied to what is left. It
-// returns false when nothing is done yet (no rate to go by).
+// returns false when nothing is done yet (no rate to go by). Run no longer
+// uses it (its fits differ too much in cost: Run.ETA).
 func ETA(elapsed time.Duration, done, total int) (time.Duration, bool) {
 	if done <= 0 {
 		return 0, false
@@ -286,12 +287,12 @@ func (d *FitDisplay) Finish(now time.Time) {
 }
 
 // Run shows the progress of a run of tasks (mkpoe run): fits and tasks
-// done of the run's total, the time since it started, an ETA from the fits
-// done (ETA; from tasks when no task fits anything) and what the running
-// fits are at. On a terminal one line is redrawn at every Update; in a
+// done of the run's total, the time since it started, an ETA range
+// predicted from the finished units of work (Run.ETA, estimate.go) and
+// what the running fits are at. On a terminal one line is redrawn at every Update; in a
 // log a block of lines comes every Every:
 //
-//	progress: 12/40 fits (30%), 3/10 tasks, 1m20s elapsed, ETA 3m07s
+//	progress: 12/40 fits (30%), 3/10 tasks, 1m20s elapsed, ETA 2m10s–3m05s
 //	  running cv-…: 45s, fit 3/4 (β=100), iteration 230, accelerated, objective 12.3, certified gap 3.2e-02
 //
 // Task lines (Println) go between. All methods are safe for concurrent
