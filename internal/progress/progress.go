@@ -662,7 +662,7 @@ func (r *Run) taskText(t *Task, now time.Time) string {
 
 // draw redraws the live line:
 //
-//	phase 0 30% |██████              | 12/40 fits · 3/10 tasks · 1m20s · ETA 3m07s · cv-…: fit 3/4 β=100 it 230 accelerated gap 3.2e-02
+//	phase 0 30% |██████              | 12/40 fits · 3/10 tasks · 1m20s · ETA 2m10s–3m05s · cv-…: fit 3/4 β=100 it 230 accelerated gap 3.2e-02
 //
 // showing the running task that started first. The bar is progressbar's
 // rendering of the fits done (tasks when no task fits anything).
