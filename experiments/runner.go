@@ -100,8 +100,14 @@ func Run(ctx context.Context, c *Config, opts RunOptions) (*results.Summary, err
 		}
 	}
 	live, width := progress.Terminal(opts.Log)
-	disp := progress.NewRun(opts.Log, progress.RunOptions{Live: live, Width: width, Every: opts.ProgressEvery},
+	disp := progress.NewRun(opts.Log, progress.RunOptions{Live: live, Width: width, Every: opts.ProgressEvery, Workers: opts.Workers},
 		time.Now(), len(todo[0])+len(todo[1]), fits)
+	items, comps := trainSize(c, ds)
+	for phase := range todo {
+		for _, t := range todo[phase] {
+			disp.Plan(t.ID, phase, taskUnits(c, t, items, comps))
+		}
+	}
 	stopTicker := progress.Start(progress.Interval(live, opts.ProgressEvery), disp.Update)
 	defer disp.Finish()
 	defer stopTicker()

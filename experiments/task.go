@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
@@ -101,6 +102,7 @@ func execTask(ctx context.Context, c *Config, ds *dataset, st *store, t results.
 		if err != nil {
 			return err
 		}
+		tp.SetBeta(slices.Index(c.BetaGrid.Values, beta)) // the ETA's unit: its β is known now
 		if c.BetaGrid.Relative {
 			mb, err := rowMinBeta(c, row, f, kidx)
 			if err != nil {
@@ -199,7 +201,7 @@ func fitRow(ctx context.Context, c *Config, row RowConfig, f *fold, kidx []int, 
 	s.Beta, s.Init = beta, init
 	if tp != nil {
 		s.Recorder = FitRecorder(tp.StartFit(beta))
-		defer tp.EndFit()
+		defer func() { tp.EndFit(time.Now()) }()
 	}
 	return mkpoe.FitContext(ctx, f.gramsOf(kidx), f.trainCs, s)
 }

@@ -139,7 +139,8 @@ func FormatDuration(d time.Duration) string {
 
 // ETA estimates the time left from the work done so far: elapsed ×
 // (total − done)/done, the average rate so far applied to what is left. It
-// returns false when nothing is done yet (no rate to go by).
+// returns false when nothing is done yet (no rate to go by). Run no longer
+// uses it (its fits differ too much in cost: Run.ETA).
 func ETA(elapsed time.Duration, done, total int) (time.Duration, bool) {
 	if done <= 0 {
 		return 0, false
@@ -286,12 +287,12 @@ func (d *FitDisplay) Finish(now time.Time) {
 }
 
 // Run shows the progress of a run of tasks (mkpoe run): fits and tasks
-// done of the run's total, the time since it started, an ETA from the fits
-// done (ETA; from tasks when no task fits anything) and what the running
-// fits are at. On a terminal one line is redrawn at every Update; in a
+// done of the run's total, the time since it started, an ETA range
+// predicted from the finished units of work (Run.ETA, estimate.go) and
+// what the running fits are at. On a terminal one line is redrawn at every Update; in a
 // log a block of lines comes every Every:
 //
-//	progress: 12/40 fits (30%), 3/10 tasks, 1m20s elapsed, ETA 3m07s
+//	progress: 12/40 fits (30%), 3/10 tasks, 1m20s elapsed, ETA 2m10s–3m05s
 //	  running cv-…: 45s, fit 3/4 (β=100), iteration 230, accelerated, objective 12.3, certified gap 3.2e-02
 //
 // Task lines (Println) go between. All methods are safe for concurrent
@@ -313,6 +314,19 @@ type Run struct {
 	// bar renders the live line's bar (github.com/schollz/progressbar,
 	// without its own clock: elapsed time and ETA are ours, from fits).
 	bar *progressbar.ProgressBar
+
+	workers     int
+	est         estimator
+	planned     map[string]plannedTask // by task ID (Plan)
+	order       [2][]string            // planned task IDs by phase, in order
+	started     map[string]bool
+	startedFits int // fits of the started tasks
+}
+
+// plannedTask is a task of Plan: its phase and units.
+type plannedTask struct {
+	phase int
+	units []Unit
 }
 
 // RunOptions configure a Run display.
@@ -320,6 +334,9 @@ type RunOptions struct {
 	Live  bool          // a terminal: one live line
 	Width int           // live line width (0: no limit)
 	Every time.Duration // interval of plain blocks (0: PlainEvery; < 0: none)
+	// Workers is the number of tasks run at once (0: 1); the ETA
+	// schedules the work left on them.
+	Workers int
 }
 
 // NewRun returns the display of a run of tasks tasks performing fits
@@ -328,7 +345,8 @@ func NewRun(w io.Writer, opt RunOptions, start time.Time, tasks, fits int) *Run 
 	if opt.Every == 0 {
 		opt.Every = PlainEvery
 	}
-	r := &Run{w: w, live: opt.Live, width: opt.Width, every: opt.Every, start: start, printed: start, tasks: tasks, fits: fits}
+	r := &Run{w: w, live: opt.Live, width: opt.Width, every: opt.Every, start: start, printed: start, tasks: tasks, fits: fits,
+		workers: max(opt.Workers, 1), planned: map[string]plannedTask{}, started: map[string]bool{}}
 	if opt.Live {
 		r.bar = progressbar.NewOptions(max(fits, tasks, 1), progressbar.OptionSetWriter(io.Discard), progressbar.OptionSetWidth(20),
 			progressbar.OptionSetElapsedTime(false), progressbar.OptionSetPredictTime(false), progressbar.OptionSetRenderBlankState(true))
@@ -346,6 +364,11 @@ type Task struct {
 	start time.Time
 	beta  float64
 	fit   *Fit // the running fit (nil between fits)
+
+	phase int
+	units []Unit    // the task's units: its fits, or one for a native task
+	mark  time.Time // the task's start or its last fit's end
+	last  int       // its last sample in the estimator (-1: none)
 }
 
 // Live reports whether the display is a live line on a terminal.
@@ -358,13 +381,45 @@ func (r *Run) SetPhase(p int) {
 	r.mu.Unlock()
 }
 
+// Plan records the task id of phase phase (0 or 1) as work to do, with its
+// units (one per fit, or one for a native task), in the order the tasks
+// will start. The ETA estimates the planned tasks' units
+// (docs/progress.md); without a plan it takes every fit left as alike.
+func (r *Run) Plan(id string, phase int, units []Unit) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	phase = min(max(phase, 0), 1)
+	r.planned[id] = plannedTask{phase, units}
+	r.order[phase] = append(r.order[phase], id)
+}
+
 // StartTask records that task id, which performs fits fits, started at now.
 func (r *Run) StartTask(id string, fits int, now time.Time) *Task {
-	t := &Task{run: r, id: id, fits: fits, start: now}
+	t := &Task{run: r, id: id, fits: fits, start: now, mark: now, last: -1}
 	r.mu.Lock()
+	if p, ok := r.planned[id]; ok {
+		t.phase, t.units = p.phase, p.units
+	} else {
+		t.units = genericUnits(fits)
+	}
+	r.started[id] = true
+	r.startedFits += fits
 	r.running = append(r.running, t)
 	r.mu.Unlock()
 	return t
+}
+
+// genericUnits are the units of a task that was not planned: fits alike
+// fits, or a native task.
+func genericUnits(fits int) []Unit {
+	if fits == 0 {
+		return []Unit{{Row: "native", Mode: "native"}}
+	}
+	u := make([]Unit, fits)
+	for i := range u {
+		u[i] = Unit{Row: "fit"}
+	}
+	return u
 }
 
 // StartFit records that the task's next fit, at β = beta, started, and
@@ -380,8 +435,26 @@ func (t *Task) StartFit(beta float64) func(Iteration) {
 	return f.Record
 }
 
-// EndFit records that the task's running fit ended.
-func (t *Task) EndFit() {
+// SetBeta records that the task's fits of unknown β (a refit's, Beta -1)
+// are at index beta of the grid, once the task has chosen it.
+func (t *Task) SetBeta(beta int) {
+	if t == nil {
+		return
+	}
+	t.run.mu.Lock()
+	defer t.run.mu.Unlock()
+	units := append([]Unit(nil), t.units...)
+	for i := range units {
+		if units[i].Beta == -1 {
+			units[i].Beta = beta
+		}
+	}
+	t.units = units
+}
+
+// EndFit records that the task's running fit ended at now; the time since
+// the task started or its previous fit ended is the fit's time.
+func (t *Task) EndFit(now time.Time) {
 	if t == nil {
 		return
 	}
@@ -390,6 +463,10 @@ func (t *Task) EndFit() {
 	defer r.mu.Unlock()
 	t.fit = nil
 	if t.done < t.fits {
+		if t.done < len(t.units) {
+			t.last = r.est.add(t.units[t.done], now.Sub(t.mark).Seconds())
+		}
+		t.mark = now
 		t.done++
 		r.fitsDone++
 	}
@@ -401,6 +478,14 @@ func (t *Task) EndFit() {
 func (r *Run) EndTask(t *Task, line string, now time.Time) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	switch {
+	case t.fits == 0 && len(t.units) > 0:
+		r.est.add(t.units[0], now.Sub(t.start).Seconds())
+	case t.last >= 0 && t.done == t.fits:
+		// Scoring after the last fit: part of its time.
+		r.est.samples[t.last].sec += now.Sub(t.mark).Seconds()
+		r.est.dirty = true
+	}
 	r.fitsDone += t.fits - t.done
 	t.done = t.fits
 	r.tasksDone++
@@ -440,27 +525,91 @@ func (r *Run) Counts() (fitsDone, fits, tasksDone, tasks int) {
 	return r.fitsDone, r.fits, r.tasksDone, r.tasks
 }
 
-// ETA returns the estimated time left at now (ETA over fits, or over
-// tasks when no task fits anything), and false when there is no estimate
-// yet.
-func (r *Run) ETA(now time.Time) (time.Duration, bool) {
+// ETA returns the estimated time left at now (docs/progress.md, "How the
+// ETA is computed"), and false while nothing comparable to the work left
+// has finished.
+func (r *Run) ETA(now time.Time) (Estimate, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.eta(now)
 }
 
-func (r *Run) eta(now time.Time) (time.Duration, bool) {
-	if r.fits > 0 {
-		return ETA(now.Sub(r.start), r.fitsDone, r.fits)
+func (r *Run) eta(now time.Time) (Estimate, bool) {
+	if r.tasksDone >= r.tasks && len(r.running) == 0 {
+		return Estimate{}, true
 	}
-	return ETA(now.Sub(r.start), r.tasksDone, r.tasks)
+	r.est.rebuild()
+	var est [3]float64 // low, middle, high
+	for k := 0; k < 3; k++ {
+		var busy, queue [2][]float64
+		for _, t := range r.running {
+			left := 0.0
+			for i := t.done; i < len(t.units); i++ {
+				c, ok := r.unitCost(t.units[i], k)
+				if !ok {
+					return Estimate{}, false
+				}
+				if i == t.done {
+					// The running unit: what is left of it. One that
+					// nears or overruns its estimate may take half as
+					// long again (the high end), or end now (the low end).
+					e := now.Sub(t.mark).Seconds()
+					c = math.Max(c-e, 0)
+					if k == 2 {
+						c = math.Max(c, e/2)
+					}
+				}
+				left += c
+			}
+			busy[t.phase] = append(busy[t.phase], left)
+		}
+		for p := 0; p < 2; p++ {
+			for _, id := range r.order[p] {
+				if r.started[id] {
+					continue
+				}
+				left := 0.0
+				for _, u := range r.planned[id].units {
+					c, ok := r.unitCost(u, k)
+					if !ok {
+						return Estimate{}, false
+					}
+					left += c
+				}
+				queue[p] = append(queue[p], left)
+			}
+		}
+		if len(r.planned) == 0 {
+			// No plan: every fit left is alike (a native task when the
+			// run fits nothing).
+			u, n := genericUnits(1)[0], r.fits-r.startedFits
+			if r.fits == 0 {
+				u, n = genericUnits(0)[0], r.tasks-len(r.started)
+			}
+			for i := 0; i < n; i++ {
+				c, ok := r.unitCost(u, k)
+				if !ok {
+					return Estimate{}, false
+				}
+				queue[0] = append(queue[0], c)
+			}
+		}
+		est[k] = schedule(r.workers, busy, queue)
+	}
+	return Estimate{Low: seconds(est[0]), Mid: seconds((est[0] + est[2]) / 2), High: seconds(est[2])}, true
+}
+
+// unitCost is the estimator's low (k = 0), middle (1) or high (2) cost of u.
+func (r *Run) unitCost(u Unit, k int) (float64, bool) {
+	lo, mid, hi, ok := r.est.cost(u)
+	return [3]float64{lo, mid, hi}[k], ok
 }
 
 func (r *Run) etaText(now time.Time) string {
 	if eta, ok := r.eta(now); ok {
-		return "ETA " + FormatDuration(eta)
+		return eta.text()
 	}
-	return "ETA unknown (nothing done yet)"
+	return "ETA unknown (nothing comparable done yet)"
 }
 
 // Update shows the progress at now if it is due: the live line at every
@@ -513,7 +662,7 @@ func (r *Run) taskText(t *Task, now time.Time) string {
 
 // draw redraws the live line:
 //
-//	phase 0 30% |██████              | 12/40 fits · 3/10 tasks · 1m20s · ETA 3m07s · cv-…: fit 3/4 β=100 it 230 accelerated gap 3.2e-02
+//	phase 0 30% |██████              | 12/40 fits · 3/10 tasks · 1m20s · ETA 2m10s–3m05s · cv-…: fit 3/4 β=100 it 230 accelerated gap 3.2e-02
 //
 // showing the running task that started first. The bar is progressbar's
 // rendering of the fits done (tasks when no task fits anything).

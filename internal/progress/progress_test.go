@@ -163,52 +163,55 @@ func TestRunPlain(t *testing.T) {
 	rec(withGap(Iteration{Iter: 12, Best: 4.5, Bound: 4, Stage: "accelerated"}))
 	r.Update(at(29 * time.Second)) // not due
 	r.Update(at(30 * time.Second))
-	cv.EndFit()
+	cv.EndFit(at(30 * time.Second))
 	r.EndTask(native, "[1/2] native-b ok 31.0s", at(31*time.Second))
 	cv.StartFit(10)
 	r.Update(at(45 * time.Second)) // not due: 15 s since the last block
 	r.Update(at(60 * time.Second))
-	cv.EndFit()
+	cv.EndFit(at(60 * time.Second))
 	r.EndTask(cv, "[2/2] cv-a failed 70.0s: β=100: boom", at(70*time.Second)) // fits 3 and 4 will not run
 	refit := r.StartTask("refit-c", 1, at(70*time.Second))
 	r.Update(at(90 * time.Second))
 	refit.StartFit(100)
 	r.Update(at(95 * time.Second)) // not due
 	want := "" +
-		"progress: 0/5 fits (0%), 0/3 tasks, 30s elapsed, ETA unknown (nothing done yet)\n" +
+		"progress: 0/5 fits (0%), 0/3 tasks, 30s elapsed, ETA unknown (nothing comparable done yet)\n" +
 		"  running cv-a: 30s, fit 1/4 (β=1), iteration 12, accelerated, objective 4.5, certified gap 1.1e-01\n" +
 		"  running native-b: 30s, no fit (native space)\n" +
 		"[1/2] native-b ok 31.0s\n" +
-		"progress: 1/5 fits (20%), 1/3 tasks, 1m00s elapsed, ETA 4m00s\n" + // 60 s for 1 fit, 4 left
+		"progress: 1/5 fits (20%), 1/3 tasks, 1m00s elapsed, ETA 1m17s–2m03s\n" + // 30 s a fit, 3 left (one has run 30 s: up to 15 s more)
 		"  running cv-a: 1m00s, fit 2/4 (β=10), setting up (no iteration yet)\n" +
 		"[2/2] cv-a failed 70.0s: β=100: boom\n" +
-		"progress: 4/5 fits (80%), 2/3 tasks, 1m30s elapsed, ETA 23s\n" + // 90 s for 4 fits: 22.5 s for the last
+		"progress: 4/5 fits (80%), 2/3 tasks, 1m30s elapsed, ETA 6s–16s\n" + // the last has run 20 s of its 30 s
 		"  running refit-c: 20s, 0/1 fits done, preparing\n"
 	if got := b.String(); got != want {
 		t.Errorf("output\n%s\nwant\n%s", got, want)
 	}
-	if eta, ok := r.ETA(at(90 * time.Second)); !ok || eta != 22500*time.Millisecond {
-		t.Errorf("ETA %v, %v; want 22.5s", eta, ok)
+	// Fits took 30 s each; the refit has run 20 s of its 30 s (25.5–36 s).
+	if eta, ok := r.ETA(at(90 * time.Second)); !ok || !near(eta, Estimate{5500 * time.Millisecond, 10750 * time.Millisecond, 16 * time.Second}) {
+		t.Errorf("ETA %+v, %v; want 5.5s–16s", eta, ok)
 	}
 }
 
 // TestRunETAFromFits is the hand-computed case: 10 fits done of 40 in 20 s
-// leave 30 fits at 2 s each: 60 s, however many tasks are done.
+// leave 30 fits at 2 s each: 60 s, however many tasks are done, within
+// the range of the most similar level (−15%, +20%): 51–72 s, middle
+// 61.5 s.
 func TestRunETAFromFits(t *testing.T) {
 	r := NewRun(&strings.Builder{}, RunOptions{}, t0, 5, 40)
 	task := r.StartTask("cv", 40, t0)
 	for i := 0; i < 10; i++ {
 		task.StartFit(1)
-		task.EndFit()
+		task.EndFit(at(time.Duration(2*(i+1)) * time.Second))
 	}
-	if eta, ok := r.ETA(at(20 * time.Second)); !ok || eta != 60*time.Second {
-		t.Errorf("ETA %v, %v; want 60s", eta, ok)
+	if eta, ok := r.ETA(at(20 * time.Second)); !ok || !near(eta, Estimate{51 * time.Second, 61500 * time.Millisecond, 72 * time.Second}) {
+		t.Errorf("ETA %+v, %v; want 51s–72s", eta, ok)
 	}
-	// Without fits (native tasks only) the ETA counts tasks.
+	// Without fits (native tasks only) the ETA counts tasks: 3 left at 1 s.
 	n := NewRun(&strings.Builder{}, RunOptions{}, t0, 4, 0)
 	n.EndTask(n.StartTask("native", 0, t0), "", at(time.Second))
-	if eta, ok := n.ETA(at(10 * time.Second)); !ok || eta != 30*time.Second {
-		t.Errorf("native-only ETA %v, %v; want 30s", eta, ok)
+	if eta, ok := n.ETA(at(10 * time.Second)); !ok || !near(eta, Estimate{2550 * time.Millisecond, 3075 * time.Millisecond, 3600 * time.Millisecond}) {
+		t.Errorf("native-only ETA %+v, %v; want 2.55s–3.6s", eta, ok)
 	}
 }
 
@@ -221,14 +224,14 @@ func TestRunLive(t *testing.T) {
 	r.Update(at(time.Second))
 	rec := task.StartFit(100)
 	rec(withGap(Iteration{Iter: 230, Best: 12, Bound: 11.616, Stage: "accelerated"}))
-	task.EndFit()
+	task.EndFit(at(1500 * time.Millisecond))
 	task.StartFit(1000)(withGap(Iteration{Iter: 3, Best: 12, Stage: "accelerated"}))
 	r.Update(at(2 * time.Second))
 	r.Println("cv-a: not converged", at(3*time.Second))
 	r.Finish()
-	line1 := "\r\x1b[Kphase 0 0% |                    | 0/4 fits · 0/2 tasks · 1s · ETA unknown (nothing done yet) · cv-a: preparing"
-	line2 := "\r\x1b[Kphase 0 25% |█████               | 1/4 fits · 0/2 tasks · 2s · ETA 6s · cv-a: fit 2/4 β=1000 it 3 accelerated"
-	line3 := "\r\x1b[Kphase 0 25% |█████               | 1/4 fits · 0/2 tasks · 3s · ETA 9s · cv-a: fit 2/4 β=1000 it 3 accelerated"
+	line1 := "\r\x1b[Kphase 0 0% |                    | 0/4 fits · 0/2 tasks · 1s · ETA unknown (nothing comparable done yet) · cv-a: preparing"
+	line2 := "\r\x1b[Kphase 0 25% |█████               | 1/4 fits · 0/2 tasks · 2s · ETA 3s–5s · cv-a: fit 2/4 β=1000 it 3 accelerated"
+	line3 := "\r\x1b[Kphase 0 25% |█████               | 1/4 fits · 0/2 tasks · 3s · ETA 3s–4s · cv-a: fit 2/4 β=1000 it 3 accelerated"
 	want := line1 + line2 + "\r\x1b[Kcv-a: not converged\n" + line3 + "\r\x1b[K"
 	if got := b.String(); got != want {
 		t.Errorf("output\n%q\nwant\n%q", got, want)
@@ -263,7 +266,7 @@ func TestNilTask(t *testing.T) {
 	if task.StartFit(1) != nil {
 		t.Error("a nil Task gave a Recorder")
 	}
-	task.EndFit()
+	task.EndFit(t0)
 }
 
 // TestStart: updates come from the ticker until stop, which waits for the
@@ -336,4 +339,10 @@ func TestPlainOff(t *testing.T) {
 	if !strings.HasPrefix(live.String(), "\r\x1b[Kfit: 1h00m, ") {
 		t.Errorf("terminal output %q, want the live line", live.String())
 	}
+}
+
+// near reports whether e is within a millisecond of want, end by end.
+func near(e, want Estimate) bool {
+	d := func(a, b time.Duration) bool { return (a - b).Abs() <= time.Millisecond }
+	return d(e.Low, want.Low) && d(e.Mid, want.Mid) && d(e.High, want.High)
 }

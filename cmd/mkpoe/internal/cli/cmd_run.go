@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"time"
 
 	"github.com/mkpoe/mkpoe/experiments"
@@ -170,5 +171,18 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	for i, t := range plan {
 		fmt.Fprintf(stdout, "%d\t%s\t%s\t%s\n", i, t.ID, t.Kind, c.Rows[t.Row].Label)
 	}
+	fmt.Fprintln(stderr, priorLine(c))
 	return nil
+}
+
+// priorLine is plan's rough estimate of the run's time, on stderr (stdout
+// stays the task list): the plan's fits at the documented per-fit prior
+// (docs/progress.md, "The prior"), nothing measured.
+func priorLine(c *experiments.Config) string {
+	total, fits, err := experiments.PriorEstimate(c)
+	if err != nil {
+		return fmt.Sprintf("prior estimate: unknown (%v)", err)
+	}
+	return fmt.Sprintf("prior estimate (not measured; docs/progress.md): %d fits, about %s of work on one worker, %s on %d; "+
+		"often off by 3× either way", fits, progress.FormatDuration(total), progress.FormatDuration(total/time.Duration(max(runtime.NumCPU(), 1))), runtime.NumCPU())
 }

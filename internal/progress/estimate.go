@@ -1,0 +1,297 @@
+package progress
+
+import (
+	"fmt"
+	"math"
+	"time"
+)
+
+// Unit is one piece of work of a run whose time the ETA predicts: one fit,
+// or a native task (which fits nothing). docs/progress.md, "How the ETA is
+// computed", describes the estimate.
+type Unit struct {
+	// Row names the row's fits: method, mode and input digest, e.g.
+	// "k4full-1f2e3d4c" ("native-…" for a native task).
+	Row string
+	// Mode is "diag", "full" or "native".
+	Mode string
+	// Beta is the fit's index in the β grid; -1 for a refit, whose β is
+	// chosen by its cv tasks (any β of the grid).
+	Beta int
+	// Size is the fit's training size relative to the split's training
+	// set: (F−1)/F for a cv fold of F inner folds, 1 for a refit or a
+	// native task (0: 1).
+	Size float64
+	// Prior is the prior seconds of the unit (PriorSeconds; 0: 1). Only
+	// ratios of priors matter: they relate units of which nothing
+	// comparable has finished to the ones that have.
+	Prior float64
+}
+
+// SizeExponent is how a fit's time grows with its training size: time ∝
+// Size^SizeExponent(mode). A diag fit's work grows with the kernel blocks
+// and the comparisons (1.5); a full fit's far faster, its Newton systems
+// having a variable per entry of W (3: in configs/quickstart.yaml the full
+// refits, on 1.5 times the items of a cv fold, took 6 and 40 times as long
+// as the folds' fits).
+func SizeExponent(mode string) float64 {
+	if mode == "full" {
+		return 3
+	}
+	return 1.5
+}
+
+// PriorSeconds is the documented per-fit prior (docs/progress.md): the
+// seconds of one fit of the given mode ("diag", "full"; "native" for a
+// native task) learning blocks kernel blocks (a k4 row's kernels; 1 for k1
+// and native) on items training items and comps training comparisons, at
+// β index beta of the grid (-1: unknown, taken as the grid's middle, 1.5).
+//
+// It is calibrated on configs/quickstart.yaml on a busy 2-core machine (48
+// training items, 2000 comparisons; per fit about 0.02 s for a k1 diag
+// row, 0.08 s for the k4 diag row of 5 kernels, 0.25 s for a full row,
+// 0.02 s per native task) and is rough: a diag fit's time grows with the
+// items and the kernel blocks, a full fit's with the square of the items
+// (its blocks count little: the k4 full row was no dearer than k1 full),
+// and each step up the β grid makes a fit about 1.3 times dearer.
+func PriorSeconds(mode string, blocks, items, comps, beta int) float64 {
+	n := math.Max(float64(items), 1) / 48
+	m := math.Max(float64(comps), 1) / 2000
+	p := math.Max(float64(blocks), 1)
+	b := float64(beta)
+	if beta < 0 {
+		b = 1.5
+	}
+	g := math.Pow(1.3, b)
+	switch mode {
+	case "native":
+		return 0.02 * n * m
+	case "full":
+		return 0.25 * n * n * m * g
+	}
+	return 0.02 * p * n * m * g
+}
+
+func (u Unit) weight() float64 {
+	s := u.Size
+	if s <= 0 {
+		s = 1
+	}
+	p := u.Prior
+	if p <= 0 {
+		p = 1
+	}
+	return math.Pow(s, SizeExponent(u.Mode)) * p
+}
+
+// sample is a finished unit and the seconds it took.
+type sample struct {
+	u   Unit
+	sec float64
+}
+
+// stat accumulates the normalised times (seconds / weight) of a group of
+// finished units.
+type stat struct{ n, sum, sumsq, maxSize float64 }
+
+func (s *stat) add(v, size float64) {
+	s.n++
+	s.sum += v
+	s.sumsq += v * v
+	s.maxSize = math.Max(s.maxSize, size)
+}
+
+// size is a unit's Size, 0 read as 1.
+func (u Unit) size() float64 {
+	if u.Size <= 0 {
+		return 1
+	}
+	return u.Size
+}
+
+// Extrapolating to a larger training size than any finished unit of the
+// group (a refit from its cv folds' fits) widens the range by these
+// factors more.
+const extrapolateLo, extrapolateHi = 0.7, 1.3
+
+// Levels of the estimate, most similar first, and how far each widens the
+// range below and above its mean: the fallbacks are less sure, and err
+// low (a row's unseen β are dearer than its seen ones).
+var levels = [...]struct{ lo, hi float64 }{
+	{0.85, 1.2}, // same row and β index
+	{0.8, 1.3},  // same row, times its mode's cost at this β over theirs
+	{0.75, 1.4}, // same mode and β index
+	{0.7, 1.6},  // same row
+	{0.6, 1.8},  // same mode
+	{0.5, 2.0},  // any finished unit of the same kind (fit or native)
+	{0.3, 3.0},  // a native task, from the fits (by their priors)
+}
+
+type rowBeta struct {
+	key  string
+	beta int
+}
+
+// estimator holds the finished units' statistics by group.
+type estimator struct {
+	samples []sample
+	dirty   bool
+	rowBeta map[rowBeta]*stat
+	modeB   map[rowBeta]*stat
+	row     map[string]*stat
+	mode    map[string]*stat
+	kind    map[bool]*stat // true: native
+	// rowRatio holds a row's times over its mode's mean at the same β.
+	rowRatio map[string]*stat
+	nBeta    int
+}
+
+func (e *estimator) add(u Unit, sec float64) int {
+	e.samples = append(e.samples, sample{u, sec})
+	e.dirty = true
+	if u.Beta+1 > e.nBeta {
+		e.nBeta = u.Beta + 1
+	}
+	return len(e.samples) - 1
+}
+
+func (e *estimator) rebuild() {
+	if !e.dirty {
+		return
+	}
+	e.dirty = false
+	e.rowBeta, e.modeB = map[rowBeta]*stat{}, map[rowBeta]*stat{}
+	e.row, e.mode, e.kind = map[string]*stat{}, map[string]*stat{}, map[bool]*stat{}
+	get := func(m map[rowBeta]*stat, k rowBeta) *stat {
+		if m[k] == nil {
+			m[k] = &stat{}
+		}
+		return m[k]
+	}
+	gets := func(m map[string]*stat, k string) *stat {
+		if m[k] == nil {
+			m[k] = &stat{}
+		}
+		return m[k]
+	}
+	for _, s := range e.samples {
+		v := s.sec / s.u.weight()
+		if s.u.Beta >= 0 {
+			get(e.rowBeta, rowBeta{s.u.Row, s.u.Beta}).add(v, s.u.size())
+			get(e.modeB, rowBeta{s.u.Mode, s.u.Beta}).add(v, s.u.size())
+		}
+		gets(e.row, s.u.Row).add(v, s.u.size())
+		gets(e.mode, s.u.Mode).add(v, s.u.size())
+		native := s.u.Mode == "native"
+		if e.kind[native] == nil {
+			e.kind[native] = &stat{}
+		}
+		e.kind[native].add(v, s.u.size())
+	}
+	e.rowRatio = map[string]*stat{}
+	for _, s := range e.samples {
+		if s.u.Beta < 0 {
+			continue
+		}
+		m := e.modeB[rowBeta{s.u.Mode, s.u.Beta}]
+		gets(e.rowRatio, s.u.Row).add(s.sec/s.u.weight()/(m.sum/m.n), s.u.size())
+	}
+}
+
+// cost estimates the seconds of unit u: low, middle and high, and false
+// if nothing comparable (no unit of its kind) has finished.
+func (e *estimator) cost(u Unit) (lo, mid, hi float64, ok bool) {
+	if u.Beta == -1 && u.Mode != "native" && e.nBeta > 0 {
+		// A refit: its β is any of the grid's, chosen later.
+		lo, hi = math.Inf(1), 0
+		for b := 0; b < e.nBeta; b++ {
+			v := u
+			v.Beta = b
+			l, m, h, k := e.cost(v)
+			if !k {
+				return 0, 0, 0, false
+			}
+			lo, mid, hi = math.Min(lo, l), mid+m/float64(e.nBeta), math.Max(hi, h)
+		}
+		return lo, mid, hi, true
+	}
+	var groups [len(levels)]*stat
+	if u.Beta >= 0 {
+		groups[0], groups[2] = e.rowBeta[rowBeta{u.Row, u.Beta}], e.modeB[rowBeta{u.Mode, u.Beta}]
+		if r := e.rowRatio[u.Row]; r != nil && groups[2] != nil {
+			// The row's β seen so far relative to its mode's at the same
+			// β, applied to its mode's cost at this β.
+			m := groups[2].sum / groups[2].n
+			groups[1] = &stat{n: r.n, sum: r.sum * m, sumsq: r.sumsq * m * m, maxSize: r.maxSize}
+		}
+	}
+	groups[3], groups[4], groups[5] = e.row[u.Row], e.mode[u.Mode], e.kind[u.Mode == "native"]
+	if u.Mode == "native" {
+		// Natives are cheap: the fits' times, scaled by the priors, will
+		// do. A fit is never estimated from natives.
+		groups[6] = e.kind[false]
+	}
+	for i, g := range groups {
+		if g == nil || g.n == 0 {
+			continue
+		}
+		mean := g.sum / g.n
+		sd := math.Sqrt(math.Max(g.sumsq/g.n-mean*mean, 0))
+		w := u.weight()
+		lo, hi := math.Min(levels[i].lo*mean, mean-sd), math.Max(levels[i].hi*mean, mean+sd)
+		if u.size() > g.maxSize {
+			lo, hi = lo*extrapolateLo, hi*extrapolateHi
+		}
+		return lo * w, mean * w, hi * w, true
+	}
+	return 0, 0, 0, false
+}
+
+// Estimate is an ETA: the time left is likely between Low and High; Mid
+// is their middle.
+type Estimate struct{ Low, Mid, High time.Duration }
+
+// String prints the range, "2m10s–3m05s", or one value when both ends
+// print alike.
+func (e Estimate) String() string {
+	lo, hi := FormatDuration(e.Low), FormatDuration(e.High)
+	if lo == hi {
+		return lo
+	}
+	return lo + "–" + hi
+}
+
+// schedule returns the time the tasks left take on workers workers:
+// phase 0 tasks (busy: the running ones' time left; queue: the waiting
+// ones' times, in order) go to the worker free first; phase 1 starts when
+// phase 0 has ended.
+func schedule(workers int, busy [2][]float64, queue [2][]float64) float64 {
+	workers = max(workers, 1)
+	t := 0.0
+	for p := 0; p < 2; p++ {
+		free := make([]float64, workers)
+		for i := range free {
+			free[i] = t
+		}
+		for i, b := range busy[p] {
+			free[i%workers] += b
+		}
+		for _, q := range queue[p] {
+			k := 0
+			for i := range free {
+				if free[i] < free[k] {
+					k = i
+				}
+			}
+			free[k] += q
+		}
+		for _, f := range free {
+			t = math.Max(t, f)
+		}
+	}
+	return t
+}
+
+func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+
+func (e Estimate) text() string { return fmt.Sprintf("ETA %s", e) }

@@ -1,0 +1,231 @@
+package progress
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+)
+
+// timelineRow is a row of a synthetic run: its true per-fit seconds at β
+// index 0 on a whole training set, relative to the prior (PriorSeconds),
+// and how much dearer each step up the β grid is (the prior says 1.3).
+type timelineRow struct {
+	name, mode      string
+	blocks          int     // kernel blocks (k4: the kernels; else 1)
+	distort, growth float64 // true/prior at β index 0; factor per β index
+}
+
+// event is one step of a recorded timeline: a task starts, a fit ends, or
+// a task ends.
+type event struct {
+	at   float64 // seconds since the run started
+	seq  int     // order of events at the same time
+	kind int     // 0 start, 1 fit end, 2 task end
+	task int
+}
+
+type simTask struct {
+	id    string
+	phase int
+	units []Unit
+	cost  []float64 // true seconds of each unit
+	tail  float64   // scoring after the last fit
+	beta  int       // a refit's chosen β index (known once it starts)
+}
+
+// synthTimeline builds a run like the quickstart's and aset400_splits'
+// (native rows, then k1/k4 diag/full rows; splits × inner folds cv tasks
+// sweeping the β grid, then a refit per split at a chosen β) with true
+// costs that differ from the prior: the prior's ratios between modes and
+// β steps are off by up to 1.7×, and every fit has ±25% noise. The tasks
+// run on workers workers in plan order, refits after every cv task.
+func synthTimeline(seed uint64, workers int, rows []timelineRow, splits, folds, betas int) ([]simTask, []event) {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	const items, comps = 200, 4000
+	var tasks, refits []simTask
+	size := float64(folds-1) / float64(folds)
+	for _, row := range rows {
+		base := row.distort * PriorSeconds(row.mode, row.blocks, items, comps, 0)
+		for s := 0; s < splits; s++ {
+			if row.mode == "native" {
+				tasks = append(tasks, simTask{id: fmt.Sprintf("native-%s-s%d", row.name, s),
+					units: []Unit{{Row: row.name, Mode: "native", Size: 1, Prior: PriorSeconds("native", 1, items, comps, 0)}},
+					cost:  []float64{base * (0.75 + 0.5*rng.Float64())}})
+				continue
+			}
+			for f := 0; f < folds; f++ {
+				t := simTask{id: fmt.Sprintf("cv-%s-s%d-f%d", row.name, s, f), tail: 0.3}
+				for b := 0; b < betas; b++ {
+					t.units = append(t.units, Unit{Row: row.name, Mode: row.mode, Beta: b, Size: size, Prior: PriorSeconds(row.mode, row.blocks, items, comps, b)})
+					t.cost = append(t.cost, base*math.Pow(row.growth, float64(b))*math.Pow(size, trueExp(row.mode))*(0.75+0.5*rng.Float64()))
+				}
+				tasks = append(tasks, t)
+			}
+			b := rng.IntN(betas) // the β the cv tasks chose
+			refits = append(refits, simTask{id: fmt.Sprintf("refit-%s-s%d", row.name, s), phase: 1, tail: 0.3, beta: b,
+				units: []Unit{{Row: row.name, Mode: row.mode, Beta: -1, Size: 1, Prior: PriorSeconds(row.mode, row.blocks, items, comps, -1)}},
+				cost:  []float64{base * math.Pow(row.growth, float64(b)) * (0.75 + 0.5*rng.Float64())}})
+		}
+	}
+	tasks = append(tasks, refits...)
+	var events []event
+	seq := 0
+	emit := func(at float64, kind, task int) {
+		events = append(events, event{at, seq, kind, task})
+		seq++
+	}
+	t := 0.0
+	for phase := 0; phase < 2; phase++ {
+		free := make([]float64, workers)
+		for i := range free {
+			free[i] = t
+		}
+		for i, task := range tasks {
+			if task.phase != phase {
+				continue
+			}
+			k := 0
+			for j := range free {
+				if free[j] < free[k] {
+					k = j
+				}
+			}
+			now := free[k]
+			emit(now, 0, i)
+			for _, c := range task.cost {
+				now += c
+				if task.units[0].Mode != "native" {
+					emit(now, 1, i)
+				}
+			}
+			now += task.tail
+			emit(now, 2, i)
+			free[k] = now
+		}
+		for _, f := range free {
+			t = math.Max(t, f)
+		}
+	}
+	sort.SliceStable(events, func(i, j int) bool {
+		if events[i].at != events[j].at {
+			return events[i].at < events[j].at
+		}
+		return events[i].seq < events[j].seq
+	})
+	return tasks, events
+}
+
+// TestETAOnTimeline replays synthetic recorded timelines into a Run and
+// checks the ETA once a quarter, half and three quarters of the work is
+// done (at the first event after that share of the run's true time): the
+// middle of its range within ±30% of the true time left, and
+// the true time left inside the range.
+func TestETAOnTimeline(t *testing.T) {
+	// The rows' true costs are off the prior by 0.8–1.3× (the rows of a
+	// mode by up to 1.3× against each other), every fit by ±25% more, and
+	// their β steps are dearer than the prior's 1.3: 1.4 (diag), 1.6
+	// (full).
+	quick := []timelineRow{
+		{"clean", "native", 1, 1.2, 1}, {"sum", "native", 1, 0.8, 1},
+		{"k1diag-clean", "diag", 1, 0.8, 1.4}, {"k1diag-sum", "diag", 1, 1.0, 1.4},
+		{"k1full-sum", "full", 1, 1.3, 1.6}, {"k4diag-all", "diag", 5, 0.8, 1.4}, {"k4full-all", "full", 5, 1.0, 1.6},
+	}
+	aset := []timelineRow{
+		{"native-a", "native", 1, 1.3, 1}, {"k1diag-a", "diag", 1, 0.8, 1.4},
+		{"k4diag-all", "diag", 8, 1.0, 1.4}, {"k1full-a", "full", 1, 1.3, 1.6}, {"k4full-all", "full", 8, 1.0, 1.6},
+	}
+	skewed := []timelineRow{
+		{"native-a", "native", 1, 1.5, 1}, {"k1diag-a", "diag", 1, 0.6, 1.3},
+		{"k4diag-all", "diag", 8, 1.2, 1.4}, {"k1full-a", "full", 1, 1.7, 1.6}, {"k4full-all", "full", 8, 1.0, 1.5},
+	}
+	for _, test := range []struct {
+		name                 string
+		seed                 uint64
+		workers              int
+		rows                 []timelineRow
+		splits, folds, betas int
+		strict               bool // assert the ±30% (else only log)
+	}{
+		// One split: the last half of the run is mostly its single
+		// dearest refit, extrapolated from its folds' fits to a training
+		// set 1.5 times as large (off by its ±25% noise and the size
+		// exponent's error): logged, not asserted.
+		{"quickstart-like, 2 workers", 1, 2, quick, 1, 3, 4, false},
+		{"quickstart-like, 5 splits, 1 worker", 2, 1, quick, 5, 3, 4, true},
+		{"aset400_splits-like, 2 workers", 3, 2, aset, 10, 5, 6, true},
+		{"aset400_splits-like, 8 workers", 4, 8, aset, 10, 5, 6, true},
+		// Rows of one mode whose costs the prior gets wrong by 1.7× against
+		// each other, and whose β steps differ: until the dear row's
+		// first fits end, the ETA is off by as much (logged, not
+		// asserted; docs/progress.md).
+		{"prior off 1.7× within a mode, 2 workers", 5, 2, skewed, 10, 5, 6, false},
+	} {
+		t.Run(test.name, func(t *testing.T) {
+			tasks, events := synthTimeline(test.seed, test.workers, test.rows, test.splits, test.folds, test.betas)
+			totalFits := 0
+			for _, task := range tasks {
+				if task.units[0].Mode != "native" {
+					totalFits += len(task.units)
+				}
+			}
+			end := events[len(events)-1].at
+			r := NewRun(&strings.Builder{}, RunOptions{Every: -1, Workers: test.workers}, t0, len(tasks), totalFits)
+			for _, task := range tasks {
+				r.Plan(task.id, task.phase, task.units)
+			}
+			running := map[int]*Task{}
+			next := 0
+			var report []string
+			check := func(at float64) {
+				eta, ok := r.ETA(t0.Add(time.Duration(at * float64(time.Second))))
+				truth := end - at
+				mid, lo, hi := eta.Mid.Seconds(), eta.Low.Seconds(), eta.High.Seconds()
+				report = append(report, fmt.Sprintf("%d%%: truth %.1fs, ETA %.1f–%.1fs (middle %.1fs, %+.0f%%)", 25*next, truth, lo, hi, mid, 100*(mid/truth-1)))
+				if test.strict && (!ok || math.Abs(mid/truth-1) > 0.3 || truth < lo || truth > hi) {
+					t.Errorf("%d%% of the work done at %.1fs: ETA %s (middle %.1fs, known %v); truly %.1fs left", 25*next, at, eta, mid, ok, truth)
+				}
+			}
+			for _, e := range events {
+				// A quarter of the work: a quarter of the run's true
+				// time (the first fits, of the cheap rows, are far less
+				// than a quarter of the work), checked just before the
+				// first event after it.
+				for next < 3 && e.at*4 >= float64(next+1)*end {
+					next++
+					check(float64(next) * end / 4)
+				}
+				now := t0.Add(time.Duration(e.at * float64(time.Second)))
+				switch e.kind {
+				case 0:
+					fits := 0
+					if tasks[e.task].units[0].Mode != "native" {
+						fits = len(tasks[e.task].units)
+					}
+					running[e.task] = r.StartTask(tasks[e.task].id, fits, now)
+					if tasks[e.task].phase == 1 {
+						running[e.task].SetBeta(tasks[e.task].beta)
+					}
+				case 1:
+					running[e.task].StartFit(1)
+					running[e.task].EndFit(now)
+				case 2:
+					r.EndTask(running[e.task], "", now)
+				}
+			}
+			t.Logf("%d tasks, %d fits, %.1fs on %d workers:\n  %s", len(tasks), totalFits, end, test.workers, strings.Join(report, "\n  "))
+		})
+	}
+}
+
+// trueExp is how the synthetic fits' time grows with the training size:
+// faster than SizeExponent says.
+func trueExp(mode string) float64 {
+	if mode == "full" {
+		return 3.5
+	}
+	return 2
+}
