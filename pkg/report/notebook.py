@@ -460,7 +460,7 @@ for ax, r in zip(axes, learned):
     for s, curve in enumerate(r.val_curve):
         x, y = np.array(BETA_GRID), np.array(curve)
         ok = np.isfinite(y)
-        ax.plot(x[ok], y[ok], "o-", ms=3, color=f"C{s}", label=f"split {s}")
+        ax.plot(x[ok], y[ok], "o-", ms=3, color=f"C{s}", label=f"split {s}" if len(r.val_curve) > 1 else "mean over inner folds")
         if s < len(r.val_fold_min) and s < len(r.val_fold_max):  # spread across inner folds
             lo, hi = np.array(r.val_fold_min[s]), np.array(r.val_fold_max[s])
             band = np.isfinite(lo) & np.isfinite(hi)
