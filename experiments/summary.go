@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"os"
@@ -59,7 +60,7 @@ func (rc *rowConvergence) set(rs *results.Row) {
 }
 
 // Merge builds the summary from the task results in c.Output and writes
-// summary.json, table.md and timings.json. It is idempotent and reports
+// summary.json, table.md, table.csv, fits.csv and timings.json. It is idempotent and reports
 // which tasks are missing or failed if the run is incomplete.
 func Merge(c *Config) (*results.Summary, error) {
 	st, err := openStore(c.Output, Plan(c))
@@ -119,6 +120,8 @@ func Merge(c *Config) (*results.Summary, error) {
 				}
 				conv.add(&res)
 				rs.ValCurve = append(rs.ValCurve, cv.MeanCurve(curves))
+				lo, hi := cv.FoldRange(curves)
+				rs.ValFoldMin, rs.ValFoldMax = append(rs.ValFoldMin, lo), append(rs.ValFoldMax, hi)
 				if zeros != nil && (sp == 0 || rs.ValZeroFolds != nil) {
 					rs.ValZeroFolds = append(rs.ValZeroFolds, zeros)
 				} else {
@@ -168,7 +171,30 @@ func Merge(c *Config) (*results.Summary, error) {
 	if err := os.WriteFile(filepath.Join(c.Output, "table.md"), []byte(SummaryMarkdown(s)), 0o644); err != nil {
 		return nil, err
 	}
+	tasks := make([]results.TaskResult, 0, len(plan))
+	for _, t := range plan {
+		tasks = append(tasks, byID[t.ID])
+	}
+	if err := writeCSVs(c.Output, s, tasks); err != nil {
+		return nil, err
+	}
 	return s, nil
+}
+
+// writeCSVs writes table.csv and fits.csv (results.WriteTableCSV and
+// results.WriteFitsCSV) into the run directory dir.
+func writeCSVs(dir string, s *results.Summary, tasks []results.TaskResult) error {
+	var table, fits bytes.Buffer
+	if err := results.WriteTableCSV(&table, s); err != nil {
+		return err
+	}
+	if err := results.WriteFitsCSV(&fits, s, tasks); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, results.TableCSV), table.Bytes(), 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, results.FitsCSV), fits.Bytes(), 0o644)
 }
 
 // SummaryMarkdown renders the summary as a Markdown table: one row per config row,

@@ -221,6 +221,32 @@ func MeanCurve(curves [][]float64) []float64 {
 	return mean
 }
 
+// FoldRange returns, per β, the lowest and highest value over the inner
+// folds' validation curves (NaN values left out; NaN if every fold is NaN
+// there): the spread around MeanCurve.
+func FoldRange(curves [][]float64) (lo, hi []float64) {
+	if len(curves) == 0 {
+		return nil, nil
+	}
+	n := len(curves[0])
+	lo, hi = make([]float64, n), make([]float64, n)
+	for b := range n {
+		lo[b], hi[b] = math.NaN(), math.NaN()
+		for _, c := range curves {
+			if b >= len(c) || math.IsNaN(c[b]) {
+				continue
+			}
+			if math.IsNaN(lo[b]) || c[b] < lo[b] {
+				lo[b] = c[b]
+			}
+			if math.IsNaN(hi[b]) || c[b] > hi[b] {
+				hi[b] = c[b]
+			}
+		}
+	}
+	return lo, hi
+}
+
 // ChooseBeta returns the index of the highest mean validation score (the
 // rule of every table: β with the best mean inner-fold accuracy, Sec. 5);
 // ties go to the earliest β, the most regularised on an increasing grid.

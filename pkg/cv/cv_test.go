@@ -418,3 +418,29 @@ func TestPartitionFold(t *testing.T) {
 		t.Errorf("short strata: %v", err)
 	}
 }
+
+// TestFoldRange: per β the lowest and highest fold, NaN folds left out,
+// NaN where every fold is NaN.
+func TestFoldRange(t *testing.T) {
+	nan := math.NaN()
+	for _, tc := range []struct {
+		curves [][]float64
+		lo, hi []float64
+	}{
+		{nil, nil, nil},
+		{[][]float64{{0.5, 0.7}}, []float64{0.5, 0.7}, []float64{0.5, 0.7}},
+		{[][]float64{{0.5, 0.75, nan}, {0.6, 0.70, nan}, {0.7, 0.80, nan}}, []float64{0.5, 0.70, nan}, []float64{0.7, 0.80, nan}},
+		{[][]float64{{nan, 0.9}, {0.4, 0.1}}, []float64{0.4, 0.1}, []float64{0.4, 0.9}},
+	} {
+		lo, hi := FoldRange(tc.curves)
+		same := func(a, b []float64) bool {
+			return slices.EqualFunc(a, b, func(x, y float64) bool { return x == y || (math.IsNaN(x) && math.IsNaN(y)) })
+		}
+		if !same(lo, tc.lo) || !same(hi, tc.hi) {
+			t.Errorf("FoldRange(%v) = %v, %v, want %v, %v", tc.curves, lo, hi, tc.lo, tc.hi)
+		}
+		if mean := MeanCurve(tc.curves); len(mean) != len(lo) {
+			t.Errorf("FoldRange(%v): %d values, MeanCurve %d", tc.curves, len(lo), len(mean))
+		}
+	}
+}

@@ -191,12 +191,59 @@ func ValidationSeries(s *results.Summary, row *results.Row) (betas []float64, cu
 	return betas, curves, chosen
 }
 
+// ValidationBand returns the spread of a learned row's validation curve on
+// outer split sp across its inner folds as the figures draw it: per β of
+// the grid, the lowest and highest fold's validation accuracy
+// (results.Row.ValFoldMin, ValFoldMax). Both are nil when the summary does
+// not record them (summaries written before they were), or for a split
+// out of range.
+func ValidationBand(row *results.Row, sp int) (lo, hi []float64) {
+	if sp < 0 || sp >= len(row.ValFoldMin) || sp >= len(row.ValFoldMax) {
+		return nil, nil
+	}
+	return row.ValFoldMin[sp], row.ValFoldMax[sp]
+}
+
+// bandPolygon returns the polygon between lo and hi over x (the β with
+// both limits finite, in grid order), filled with c at low opacity, or nil
+// if fewer than two such β exist.
+func bandPolygon(x, lo, hi []float64, c color.Color) (*plotter.Polygon, error) {
+	var upper, lower plotter.XYs
+	for b := range x {
+		if b >= len(lo) || b >= len(hi) {
+			break
+		}
+		if math.IsNaN(lo[b]) || math.IsNaN(hi[b]) || math.IsInf(lo[b], 0) || math.IsInf(hi[b], 0) {
+			continue
+		}
+		upper = append(upper, plotter.XY{X: x[b], Y: hi[b]})
+		lower = append(lower, plotter.XY{X: x[b], Y: lo[b]})
+	}
+	if len(upper) < 2 {
+		return nil, nil
+	}
+	ring := append(plotter.XYs{}, upper...)
+	for i := len(lower) - 1; i >= 0; i-- {
+		ring = append(ring, lower[i])
+	}
+	pg, err := plotter.NewPolygon(ring)
+	if err != nil {
+		return nil, err
+	}
+	r, g, b, _ := c.RGBA()
+	pg.Color = color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: 0x38}
+	pg.LineStyle.Width = 0
+	return pg, nil
+}
+
 // ValidationFigure draws, per learned row, the mean inner-CV validation
-// accuracy against β (log x axis), one line per outer split, the chosen β
-// ringed. It returns nil if no row has a β sweep.
+// accuracy against β (log x axis), one line per outer split, shaded
+// between the lowest and highest inner fold's accuracy (ValidationBand)
+// where the summary records it, the chosen β ringed. It returns nil if no
+// row has a β sweep.
 func ValidationFigure(s *results.Summary, th Theme) (*Figure, error) {
 	var panels []*plot.Plot
-	zeroMarked := false
+	zeroMarked, banded := false, false
 	for i := range s.Rows {
 		row := &s.Rows[i]
 		betas, curves, chosen := ValidationSeries(s, row)
@@ -210,6 +257,18 @@ func ValidationFigure(s *results.Summary, th Theme) (*Figure, error) {
 		pl := th.newPlot(row.Label, xLabel, "validation accuracy")
 		pl.X.Scale = plot.LogScale{}
 		pl.X.Tick.Marker = logTicks{}
+		// Bands first, under every line.
+		for sp := range curves {
+			lo, hi := ValidationBand(row, sp)
+			pg, err := bandPolygon(betas, lo, hi, th.Color(sp))
+			if err != nil {
+				return nil, err
+			}
+			if pg != nil {
+				pl.Add(pg)
+				banded = true
+			}
+		}
 		for sp, c := range curves {
 			xys := finiteXYs(betas, c)
 			if len(xys) == 0 {
@@ -265,6 +324,9 @@ func ValidationFigure(s *results.Summary, th Theme) (*Figure, error) {
 	g := grid(panels, 2)
 	caption := fmt.Sprintf("Mean validation accuracy over %d inner folds against β (log scale) for each learned row; one line per outer split; "+
 		"the β chosen for the refit is ringed in red (ties go to the smallest β).", s.InnerFolds)
+	if banded {
+		caption += fmt.Sprintf(" The shaded band around each line spans the lowest to the highest validation accuracy among the %d inner folds (min–max, not a standard deviation).", s.InnerFolds)
+	}
 	if zeroMarked {
 		caption += " A cross marks β where the fit of some inner folds was W = 0 (the trace regulariser outweighs the hinge losses): " +
 			"every distance ties there, so those folds score 0 under the paper's tie rule (ties count as errors, Appendix C), which pulls the mean down."

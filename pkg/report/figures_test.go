@@ -11,6 +11,8 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/plot/vg"
+
+	"github.com/mkpoe/mkpoe/pkg/cv"
 )
 
 func TestWeightSeries(t *testing.T) {
@@ -304,5 +306,87 @@ func TestValidationFigureMarksZeroModels(t *testing.T) {
 	}
 	if bytes.Equal(a.Bytes(), b.Bytes()) {
 		t.Error("the figure with W = 0 points renders like the one without")
+	}
+}
+
+// TestValidationBand: a row whose inner folds scored known validation
+// accuracies gets a band from the lowest to the highest fold at every β
+// (hand-computed), drawn as one polygon per split under the mean line,
+// and the caption says the band is min–max over the inner folds.
+func TestValidationBand(t *testing.T) {
+	s := loadFixture(t).Summary
+	row := &s.Rows[1] // "A K1 diag", val_curve[0] = 0.60, 0.75, 0.70
+	// Per split, per inner fold (3), the validation accuracy at β = 1, 10, 100.
+	folds := [][][]float64{
+		{{0.5, 0.75, 0.65}, {0.6, 0.70, 0.70}, {0.7, 0.80, 0.75}},
+		{{0.55, 0.6, 0.78}, {0.55, 0.7, 0.78}, {0.55, 0.8, 0.78}},
+	}
+	wantLo := [][]float64{{0.5, 0.70, 0.65}, {0.55, 0.6, 0.78}}
+	wantHi := [][]float64{{0.7, 0.80, 0.75}, {0.55, 0.8, 0.78}}
+	plain, err := ValidationFigure(s, DefaultTheme())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(plain.Caption, "min–max") {
+		t.Errorf("caption mentions a band the summary does not record: %q", plain.Caption)
+	}
+	row.ValFoldMin, row.ValFoldMax = nil, nil
+	for sp, f := range folds {
+		if mean := cv.MeanCurve(f); !floats.EqualApprox(mean, row.ValCurve[sp], 1e-12) {
+			t.Fatalf("split %d: folds average %v, fixture's val_curve %v", sp, mean, row.ValCurve[sp])
+		}
+		lo, hi := cv.FoldRange(f)
+		row.ValFoldMin, row.ValFoldMax = append(row.ValFoldMin, lo), append(row.ValFoldMax, hi)
+	}
+	for sp := range folds {
+		lo, hi := ValidationBand(row, sp)
+		if !floats.Equal(lo, wantLo[sp]) || !floats.Equal(hi, wantHi[sp]) {
+			t.Errorf("split %d: band %v – %v, want %v – %v", sp, lo, hi, wantLo[sp], wantHi[sp])
+		}
+	}
+	if lo, hi := ValidationBand(row, 2); lo != nil || hi != nil {
+		t.Errorf("split 2 (none): band %v %v", lo, hi)
+	}
+	if lo, hi := ValidationBand(&s.Rows[3], 0); lo != nil || hi != nil {
+		t.Errorf("row without recorded folds: band %v %v", lo, hi)
+	}
+	// The polygon of split 0: the upper limits left to right, then the
+	// lower ones right to left.
+	pg, err := bandPolygon(s.BetaGrid, wantLo[0], wantHi[0], DefaultTheme().Color(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][2]float64{{1, 0.7}, {10, 0.8}, {100, 0.75}, {100, 0.65}, {10, 0.7}, {1, 0.5}}
+	if len(pg.XYs) != 1 || len(pg.XYs[0]) != len(want) {
+		t.Fatalf("polygon %v, want one ring of %v", pg.XYs, want)
+	}
+	for i, w := range want {
+		if p := pg.XYs[0][i]; p.X != w[0] || p.Y != w[1] {
+			t.Errorf("polygon vertex %d = (%v, %v), want %v", i, p.X, p.Y, w)
+		}
+	}
+	// A NaN limit drops its β; fewer than two β left: no band.
+	if pg, _ := bandPolygon(s.BetaGrid, []float64{0.5, math.NaN(), 0.6}, []float64{0.7, 0.8, math.NaN()}, DefaultTheme().Color(0)); pg != nil {
+		t.Errorf("band over one finite β: %v", pg.XYs)
+	}
+	banded, err := ValidationFigure(s, DefaultTheme())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(banded.Caption, "lowest to the highest validation accuracy among the 3 inner folds (min–max") {
+		t.Errorf("caption does not explain the band: %q", banded.Caption)
+	}
+	// The band is drawn, in PNG and SVG alike.
+	for _, format := range []string{"png", "svg"} {
+		var a, b bytes.Buffer
+		if err := plain.Render(&a, format, 72); err != nil {
+			t.Fatal(err)
+		}
+		if err := banded.Render(&b, format, 72); err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Equal(a.Bytes(), b.Bytes()) {
+			t.Errorf("%s: the figure with bands renders like the one without", format)
+		}
 	}
 }

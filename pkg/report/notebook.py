@@ -73,13 +73,14 @@ ROW_FIELDS = {"label": "", "method": "", "mode": "", "table_row": "", "kernels":
               "std": None, "beta": [], "val_curve": [], "models": [], "train_comparisons": [],
               "test_comparisons": [], "paper": None, "kernel_share": [], "fits": None, "unconverged_fits": None,
               "max_gap": None, "max_iterations": None, "test_tallies": [], "test_missing": [], "val_zero_folds": [],
-              "beta_multiple": [], "min_beta": []}
+              "beta_multiple": [], "min_beta": [], "val_fold_min": [], "val_fold_max": []}
 
 
 def summary_row(r):
     out = {k: (r.get(k) if r.get(k) is not None else v) for k, v in ROW_FIELDS.items()}
     out["accuracy"] = [num(v) for v in out["accuracy"]]
-    out["val_curve"] = [[num(v) for v in c] for c in out["val_curve"]]
+    for k in ("val_curve", "val_fold_min", "val_fold_max"):
+        out[k] = [[num(v) for v in c] for c in out[k]]
     out["mean"], out["std"] = num(out["mean"]), num(out["std"])
     return out
 
@@ -433,8 +434,10 @@ else:
 
 # %% fig-validation
 # Mean inner-CV validation accuracy against β (log axis) for each learned row,
-# one line per outer split (summary.json val_curve over beta_grid); the β
-# chosen for the refit ringed in red.
+# one line per outer split (summary.json val_curve over beta_grid), shaded
+# from the lowest to the highest inner fold's accuracy (min–max over folds:
+# val_fold_min, val_fold_max; absent in older summaries); the β chosen for
+# the refit ringed in red.
 
 
 def panels(n):
@@ -450,12 +453,21 @@ def panels(n):
 learned = [r for r in rows.itertuples() if len(r.val_curve) > 0]
 if not learned:
     raise ValueError("no row of summary.json has a validation curve (val_curve)")
+INNER_FOLDS = int(summary.get("inner_folds") or 0)
 fig, axes = panels(len(learned))
 for ax, r in zip(axes, learned):
+    banded = False
     for s, curve in enumerate(r.val_curve):
         x, y = np.array(BETA_GRID), np.array(curve)
         ok = np.isfinite(y)
-        ax.plot(x[ok], y[ok], "o-", ms=3, color=f"C{s}", label=f"split {s}")
+        ax.plot(x[ok], y[ok], "o-", ms=3, color=f"C{s}", label=f"split {s}" if len(r.val_curve) > 1 else "mean over inner folds")
+        if s < len(r.val_fold_min) and s < len(r.val_fold_max):  # spread across inner folds
+            lo, hi = np.array(r.val_fold_min[s]), np.array(r.val_fold_max[s])
+            band = np.isfinite(lo) & np.isfinite(hi)
+            ax.fill_between(x[band], lo[band], hi[band], color=f"C{s}", alpha=0.22, lw=0,
+                            label=f"split {s}: min–max over {INNER_FOLDS} inner folds" if len(r.val_curve) > 1
+                            else f"min–max over {INNER_FOLDS} inner folds")
+            banded = True
         if s < len(r.val_zero_folds):  # W = 0 in some inner folds: all distances tie, accuracy 0 there
             zero = np.array([k > 0 for k in r.val_zero_folds[s]]) & ok
             ax.plot(x[zero], y[zero], "x", ms=8, color=f"C{s}")
@@ -464,7 +476,7 @@ for ax, r in zip(axes, learned):
             ax.plot(picked[s], y[BETA_GRID.index(picked[s])], "o", ms=11, mfc="none", mec="red", mew=1.5)
     ax.set_xscale("log")
     ax.set(title=r.label, xlabel="β / β_min" if BETA_RELATIVE else "β", ylabel="validation accuracy")
-    if len(r.val_curve) > 1:
+    if len(r.val_curve) > 1 or banded:
         ax.legend(fontsize=8)
 fig.tight_layout()
 show(fig)

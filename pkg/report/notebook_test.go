@@ -145,7 +145,8 @@ func editSummary(t *testing.T, dir string, edit func(s map[string]any, rows []ma
 // Go ones (nbtest.Compare), that every figure cell draws a PNG, and that
 // the printed numbers are summary.json's (nbtest.CheckNumbers). The runs:
 // the fixture as is (convergence not recorded, as in older summaries); one
-// with unconverged fits, a NaN accuracy and β values printed in exponent
+// with unconverged fits, a NaN accuracy, a band across inner folds (with a
+// NaN β) and β values printed in exponent
 // form; one written by an older mkpoe (no table_row, kernel_share,
 // items.json, env.json, timings.json or config). It skips without
 // jupyter-nbconvert, pandas or matplotlib, and under -short.
@@ -172,6 +173,9 @@ func TestNotebookExecutes(t *testing.T) {
 				}
 				rows[1]["unconverged_fits"], rows[1]["max_gap"], rows[1]["max_iterations"] = 3, 0.0123, 250
 				rows[1]["val_zero_folds"] = []any{[]any{1, 0, 0}, []any{0, 0, 0}}
+				// Spread across inner folds, with a β where every fold was NaN.
+				rows[1]["val_fold_min"] = []any{[]any{0.5, 0.7, 0.65}, []any{0.55, 0.6, nil}}
+				rows[1]["val_fold_max"] = []any{[]any{0.7, 0.8, 0.75}, []any{0.55, 0.8, nil}}
 				// Ties ½: (7 + 1)/10 and (8 + 1)/11, mean 0.809, sd 0.013;
 				// tie rate 4/21.
 				rows[0]["test_tallies"] = []any{map[string]any{"right": 7, "ties": 2, "wrong": 1}, map[string]any{"right": 8, "ties": 2, "wrong": 1}}

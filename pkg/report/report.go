@@ -16,7 +16,7 @@ import (
 )
 
 // Formats are the output formats of [Build], in the order they are written.
-var Formats = []string{"md", "tex", "png", "svg", "html", "ipynb"}
+var Formats = []string{"md", "tex", "png", "svg", "html", "ipynb", "csv"}
 
 // Options control [Build]. The zero value writes every format with
 // [DefaultTheme] and default t-SNE settings.
@@ -68,8 +68,10 @@ type Report struct {
 // Build makes every piece of a run's report: the table (Markdown, LaTeX),
 // the figures (PNG, SVG), one self-contained HTML file and a Jupyter
 // notebook, and returns them as files named table.md, table.tex,
-// fig-*.png, fig-*.svg, report.html, report.ipynb and, with the notebook,
-// fig-map.tsv (the map's coordinates, which the notebook plots). It reads
+// fig-*.png, fig-*.svg, report.html, report.ipynb, with the notebook
+// fig-map.tsv (the map's coordinates, which the notebook plots), and
+// table.csv and fits.csv (format csv: [results.WriteTableCSV] and
+// [results.WriteFitsCSV]; fits.csv from Run.Tasks). It reads
 // only run (no refitting) and returns an error for an unknown format.
 func Build(run *Run, opts Options) ([]File, error) {
 	if err := checkFormats(opts.Formats); err != nil {
@@ -147,6 +149,14 @@ func (rep *Report) Files(formats []string) ([]File, error) {
 			if err := add("fig-map.tsv", rep.MapTSV); err != nil {
 				return nil, err
 			}
+		}
+	}
+	if want["csv"] {
+		if err := add(results.TableCSV, func(w io.Writer) error { return results.WriteTableCSV(w, rep.Run.Summary) }); err != nil {
+			return nil, err
+		}
+		if err := add(results.FitsCSV, func(w io.Writer) error { return results.WriteFitsCSV(w, rep.Run.Summary, rep.Run.Tasks) }); err != nil {
+			return nil, err
 		}
 	}
 	return files, nil

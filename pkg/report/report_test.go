@@ -37,7 +37,7 @@ func TestBuildFiles(t *testing.T) {
 		"fig-validation.png fig-validation.svg fig-objective.png fig-objective.svg " +
 		"fig-weights-mkpoe-k4-diag-s00.png fig-weights-mkpoe-k4-diag-s00.svg " +
 		"fig-weights-mkpoe-k4-diag-s01.png fig-weights-mkpoe-k4-diag-s01.svg " +
-		"fig-map.png fig-map.svg report.html report.ipynb fig-map.tsv"
+		"fig-map.png fig-map.svg report.html report.ipynb fig-map.tsv table.csv fits.csv"
 	if got := strings.Join(names, " "); got != want {
 		t.Errorf("files:\n got %s\nwant %s", got, want)
 	}

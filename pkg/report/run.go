@@ -32,6 +32,11 @@ type Run struct {
 	// Held maps a model path to the embedding of the split's held-out items
 	// (models/<id>.test.tsv written by the refit), if the run has it.
 	Held map[string]*mat.Dense
+	// Tasks are the task results behind the summary (tasks/<id>.json for
+	// every task ID of timings.json, or every tasks/*.json when it is
+	// missing), in ID order; files that are missing or unreadable are left
+	// out (the report's warnings name them). Only the csv format reads them.
+	Tasks []results.TaskResult
 }
 
 // Load reads a run directory through fsys (for example os.DirFS(dir)):
@@ -39,7 +44,8 @@ type Run struct {
 // config.resolved.yaml and every model file the summary names. It
 // returns [ErrNotRunDir] (wrapped) if summary.json is missing and an error
 // naming the file for anything unreadable. Task files (tasks/*.json) are
-// not read: the summary already holds what the report shows.
+// read leniently into Run.Tasks, for fits.csv only: the summary already
+// holds what the rest of the report shows.
 func Load(fsys fs.FS) (*Run, error) {
 	r := &Run{Env: map[string]string{}, Timings: map[string]float64{}, Models: map[string]*mkpoe.Model{}, Held: map[string]*mat.Dense{}}
 	b, err := fs.ReadFile(fsys, "summary.json")
@@ -69,6 +75,7 @@ func Load(fsys fs.FS) (*Run, error) {
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("report: reading config.resolved.yaml: %w", err)
 	}
+	r.Tasks = loadTasks(fsys, r.Timings)
 	for _, row := range r.Summary.Rows {
 		for _, path := range row.Models {
 			if _, ok := r.Models[path]; ok || path == "" {
@@ -94,6 +101,32 @@ func Load(fsys fs.FS) (*Run, error) {
 		}
 	}
 	return r, nil
+}
+
+// loadTasks reads the task files of the IDs in timings (all of tasks/*.json
+// if timings is empty), skipping any that is missing or unreadable.
+func loadTasks(fsys fs.FS, timings map[string]float64) []results.TaskResult {
+	var paths []string
+	if len(timings) > 0 {
+		for _, id := range sortedKeys(timings) {
+			paths = append(paths, "tasks/"+id+".json")
+		}
+	} else {
+		paths, _ = fs.Glob(fsys, "tasks/*.json")
+	}
+	var out []results.TaskResult
+	for _, p := range paths {
+		b, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			continue
+		}
+		t, err := results.DecodeTaskResult(b, p)
+		if err != nil || t.ID == "" {
+			continue
+		}
+		out = append(out, *t)
+	}
+	return out
 }
 
 func readJSON(fsys fs.FS, name string, v any) error {

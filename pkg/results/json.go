@@ -99,15 +99,17 @@ type plainRow Row
 
 type rowJSON struct {
 	plainRow
-	Accuracy []nfloat   `json:"accuracy"`
-	Mean     nfloat     `json:"mean"`
-	Std      nfloat     `json:"std"`
-	ValCurve [][]nfloat `json:"val_curve,omitempty"`
+	Accuracy   []nfloat   `json:"accuracy"`
+	Mean       nfloat     `json:"mean"`
+	Std        nfloat     `json:"std"`
+	ValCurve   [][]nfloat `json:"val_curve,omitempty"`
+	ValFoldMin [][]nfloat `json:"val_fold_min,omitempty"`
+	ValFoldMax [][]nfloat `json:"val_fold_max,omitempty"`
 }
 
 // MarshalJSON writes NaN accuracies as null.
 func (r Row) MarshalJSON() ([]byte, error) {
-	return json.Marshal(rowJSON{plainRow(r), toN(r.Accuracy), nfloat(r.Mean), nfloat(r.Std), toN2(r.ValCurve)})
+	return json.Marshal(rowJSON{plainRow(r), toN(r.Accuracy), nfloat(r.Mean), nfloat(r.Std), toN2(r.ValCurve), toN2(r.ValFoldMin), toN2(r.ValFoldMax)})
 }
 
 // UnmarshalJSON reads null accuracies as NaN and rejects unknown fields.
@@ -118,6 +120,7 @@ func (r *Row) UnmarshalJSON(b []byte) error {
 	}
 	*r = Row(aux.plainRow)
 	r.Accuracy, r.Mean, r.Std, r.ValCurve = fromN(aux.Accuracy), float64(aux.Mean), float64(aux.Std), fromN2(aux.ValCurve)
+	r.ValFoldMin, r.ValFoldMax = fromN2(aux.ValFoldMin), fromN2(aux.ValFoldMax)
 	return nil
 }
 
@@ -184,6 +187,20 @@ func (s *Summary) Validate() error {
 		for sp, c := range r.ValCurve {
 			if len(c) != len(s.BetaGrid) {
 				bad("val_curve[%d] must have one value per beta_grid entry (%d), got %d", sp, len(s.BetaGrid), len(c))
+			}
+		}
+		for _, nb := range []struct {
+			name string
+			band [][]float64
+		}{{"val_fold_min", r.ValFoldMin}, {"val_fold_max", r.ValFoldMax}} {
+			name, band := nb.name, nb.band
+			if band != nil && len(band) != len(r.ValCurve) {
+				bad("%s must have one list per val_curve split (%d), got %d", name, len(r.ValCurve), len(band))
+			}
+			for sp, c := range band {
+				if len(c) != len(s.BetaGrid) {
+					bad("%s[%d] must have one value per beta_grid entry (%d), got %d", name, sp, len(s.BetaGrid), len(c))
+				}
 			}
 		}
 		if r.ValZeroFolds != nil && len(r.ValZeroFolds) != len(r.ValCurve) {

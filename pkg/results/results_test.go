@@ -15,6 +15,7 @@ func TestSummaryRoundTripWithNaN(t *testing.T) {
 		Rows: []Row{{Label: "A K4 diag", Method: "k4", Mode: "diag", TableRow: "A", Kernels: []string{"A", "B"},
 			Accuracy: []float64{0.8, math.NaN()}, Mean: math.NaN(), Std: math.NaN(), Beta: []float64{1, 10},
 			ValCurve: [][]float64{{0.5, math.NaN()}, {0.25, 0.75}}, Models: []string{"m0", "m1"},
+			ValFoldMin: [][]float64{{0.4, math.NaN()}, {0.2, 0.7}}, ValFoldMax: [][]float64{{0.6, math.NaN()}, {0.3, 0.8}},
 			TrainComparisons: []int{3, 4}, TestComparisons: []int{1, 0}, Paper: &paper, KernelShare: []float64{0.25, 0.75},
 			Fits: &fits, UnconvergedFits: &bad, MaxGap: &gap}}}
 	var b bytes.Buffer
@@ -40,6 +41,17 @@ func TestSummaryRoundTripWithNaN(t *testing.T) {
 	r := back.Rows[0]
 	if !math.IsNaN(r.Mean) || !math.IsNaN(r.Accuracy[1]) || r.Accuracy[0] != 0.8 || !math.IsNaN(r.ValCurve[0][1]) || r.ValCurve[1][1] != 0.75 {
 		t.Errorf("decoded row %+v", r)
+	}
+	if !math.IsNaN(r.ValFoldMin[0][1]) || r.ValFoldMin[1][1] != 0.7 || !math.IsNaN(r.ValFoldMax[0][1]) || r.ValFoldMax[1][0] != 0.3 {
+		t.Errorf("decoded band %v – %v", r.ValFoldMin, r.ValFoldMax)
+	}
+	// A band of the wrong shape is rejected, naming the field.
+	back.Rows[0].ValFoldMax = r.ValFoldMax[:1]
+	back.Rows[0].ValFoldMin[1] = r.ValFoldMin[1][:1]
+	for _, want := range []string{"val_fold_max must have one list per val_curve split (2), got 1", "val_fold_min[1] must have one value per beta_grid entry (2), got 1"} {
+		if err := back.Validate(); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Validate: %v, want %q", err, want)
+		}
 	}
 }
 

@@ -213,6 +213,13 @@ type Row struct {
 	// ValCurve[s][b] is the mean validation accuracy of β = BetaGrid[b] on
 	// split s (cv.MeanCurve).
 	ValCurve [][]float64 `json:"val_curve,omitempty"`
+	// ValFoldMin[s][b] and ValFoldMax[s][b] are the lowest and highest
+	// validation accuracy of β = BetaGrid[b] over the inner folds of split
+	// s (NaN folds left out; NaN if every fold is NaN): the spread around
+	// ValCurve that the report's validation figures draw as a band.
+	// Absent in summaries written before they were recorded.
+	ValFoldMin [][]float64 `json:"val_fold_min,omitempty"`
+	ValFoldMax [][]float64 `json:"val_fold_max,omitempty"`
 	// ValZeroFolds[s][b] counts the inner folds of split s whose fit at
 	// β = BetaGrid[b] was W = 0: all distances tie, so those folds score 0
 	// under the tie rule. Absent when a cv task did not record it.

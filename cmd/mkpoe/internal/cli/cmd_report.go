@@ -10,7 +10,7 @@ import (
 	"github.com/mkpoe/mkpoe/pkg/report"
 )
 
-// runReport implements "mkpoe report RUN_DIR [--formats md,tex,png,svg,html,ipynb] [--out DIR]".
+// runReport implements "mkpoe report RUN_DIR [--formats md,tex,png,svg,html,ipynb,csv] [--out DIR]".
 func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("report", stderr)
 	formats := fs.String("formats", strings.Join(report.Formats, ","), "comma-separated outputs among "+strings.Join(report.Formats, ","))

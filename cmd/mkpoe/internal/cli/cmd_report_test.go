@@ -81,7 +81,7 @@ func TestReportCommandErrors(t *testing.T) {
 		{"no run dir", []string{"report"}, "usage: mkpoe report RUN_DIR"},
 		{"missing dir", []string{"report", filepath.Join(empty, "nope")}, "not a directory"},
 		{"not a run", []string{"report", empty}, "no summary.json"},
-		{"bad format", []string{"report", dir, "--formats", "md,pdf"}, `--formats: each must be one of md,tex,png,svg,html,ipynb, got "pdf"`},
+		{"bad format", []string{"report", dir, "--formats", "md,pdf"}, `--formats: each must be one of md,tex,png,svg,html,ipynb,csv, got "pdf"`},
 		{"extra argument", []string{"report", dir, "other"}, "unexpected arguments"},
 	} {
 		t.Run(test.name, func(t *testing.T) {
