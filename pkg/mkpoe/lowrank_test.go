@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mkpoe/mkpoe/internal/linalg"
 	"github.com/mkpoe/mkpoe/pkg/data"
 	"github.com/mkpoe/mkpoe/pkg/mkpoe/internal/conic"
 	"github.com/mkpoe/mkpoe/pkg/mkpoe/internal/reference"
@@ -304,12 +305,14 @@ func TestLowRankPCGMatchesBarrierOptimum(t *testing.T) {
 			cs := pl.Triplets
 			beta := tc.mult * newProblem(tc.n, []block{{phi: identity(tc.n), r: tc.n, phiDiag: ones(tc.n)}}, cs, 1).minBeta()
 			var st conic.PCGStats
+			kSpaceRuns := 0
 			fit := func(direct bool) *Model {
 				tu := tuned(func(tu *tuning) {
 					tu.lowRank.directNewton = direct
 					tu.conic.PCGMinDim = 0
 					tu.hooks.interiorRun = func(cp *conic.Problem) {
 						if ne, ok := cp.System.(*conic.NormalEquations); ok && !direct {
+							kSpaceRuns++
 							s := ne.PCGStats()
 							st.Steps += s.Steps
 							st.Dense += s.Dense
@@ -325,8 +328,13 @@ func TestLowRankPCGMatchesBarrierOptimum(t *testing.T) {
 				return m
 			}
 			m, whole := fit(false), fit(true)
-			if st.Steps == 0 || st.Fallbacks > 0 {
-				t.Errorf("PCG %+v: want preconditioned steps and no fall back", st)
+			switch {
+			case kSpaceRuns == 0 && linalg.Backend() != "gonum":
+				// The path is the build's: with OpenBLAS the n = 24 case
+				// certifies before any K-space interior point.
+				t.Logf("no K-space interior point on this build's path (%s)", linalg.Backend())
+			case st.Steps == 0 || st.Fallbacks > 0:
+				t.Errorf("PCG %+v over %d K-space runs: want preconditioned steps and no fall back", st, kSpaceRuns)
 			}
 			id := mat.NewSymDense(tc.n, nil)
 			for i := 0; i < tc.n; i++ {
