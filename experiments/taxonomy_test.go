@@ -12,7 +12,7 @@ import (
 // TestClusteredTaxonomy builds the ALOI taxonomy at load time from images
 // the experiment does not use (dataset.taxonomy: {cluster: unused_images,
 // levels}): with the taxonomy experiment's seed and 20 images per class,
-// the 879 left-over images give the tree of configs/aloi10_taxonomy.yaml,
+// the 879 left-over images give the tree of configs/taxonomies/aloi10.yaml,
 // which was clustered from all 1079 (items included); cutting into fewer
 // levels gives the coarser tree of the sensitivity config; bad
 // specifications are errors naming their YAML path.
@@ -21,7 +21,7 @@ func TestClusteredTaxonomy(t *testing.T) {
 	if _, err := os.Stat(aloi); err != nil {
 		t.Skip("no data/ (scripts/fetch_aloi.sh --mirror ../shared/data)")
 	}
-	shipped, err := data.ReadTaxonomyFile(filepath.Join("..", "configs", "aloi10_taxonomy.yaml"))
+	shipped, err := data.ReadTaxonomyFile(filepath.Join("..", "configs", "taxonomies", "aloi10.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

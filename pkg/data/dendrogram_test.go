@@ -77,7 +77,7 @@ func TestCutTaxonomy(t *testing.T) {
 }
 
 // TestClassTaxonomyALOI rebuilds the shipped ALOI taxonomy
-// (configs/aloi10_taxonomy.yaml) from all 1079 images as docs/datasets.md
+// (configs/taxonomies/aloi10.yaml) from all 1079 images as docs/datasets.md
 // describes it: the merge heights documented there and the tree of the
 // cut into 3, 5 and 7 clusters.
 func TestClassTaxonomyALOI(t *testing.T) {

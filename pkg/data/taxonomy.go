@@ -103,7 +103,7 @@ func ParseTaxonomy(s string) (*Taxonomy, error) {
 }
 
 // ReadTaxonomyFile reads a taxonomy file (see [ParseTaxonomy]), such as
-// configs/aloi10_taxonomy.yaml.
+// configs/taxonomies/aloi10.yaml.
 func ReadTaxonomyFile(path string) (*Taxonomy, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {

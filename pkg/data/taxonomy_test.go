@@ -72,7 +72,7 @@ func TestTaxonomyFromNested(t *testing.T) {
 }
 
 func TestReadTaxonomyFileALOI(t *testing.T) {
-	tax, err := ReadTaxonomyFile(filepath.Join("..", "..", "configs", "aloi10_taxonomy.yaml"))
+	tax, err := ReadTaxonomyFile(filepath.Join("..", "..", "configs", "taxonomies", "aloi10.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,7 +276,7 @@ func TestTaxonomyComparisonsALOISubset(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tax, err := ReadTaxonomyFile(filepath.Join("..", "..", "configs", "aloi10_taxonomy.yaml"))
+	tax, err := ReadTaxonomyFile(filepath.Join("..", "..", "configs", "taxonomies", "aloi10.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
