@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -84,6 +85,9 @@ func Run(ctx context.Context, c *Config, opts RunOptions) (*results.Summary, err
 	if err != nil {
 		return nil, err
 	}
+	if err := archivePrevious(c, opts.Log, time.Now()); err != nil {
+		return nil, err
+	}
 	if err := writeRunFiles(c); err != nil {
 		return nil, err
 	}
@@ -98,6 +102,9 @@ func Run(ctx context.Context, c *Config, opts RunOptions) (*results.Summary, err
 			todo[t.Phase] = append(todo[t.Phase], t)
 			fits += TaskFits(c, t)
 		}
+	}
+	if left := len(todo[0]) + len(todo[1]); left < len(plan) && opts.Only == nil {
+		fmt.Fprintf(opts.Log, "reusing %d of %d tasks finished earlier (their inputs unchanged); %d to run\n", len(plan)-left, len(plan), left)
 	}
 	live, width := progress.Terminal(opts.Log)
 	disp := progress.NewRun(opts.Log, progress.RunOptions{Live: live, Width: width, Every: opts.ProgressEvery, Workers: opts.Workers},
@@ -272,6 +279,51 @@ func claimRunDir(c *Config, force bool) error {
 	if owner.Name != c.Name {
 		return errkind.BadInput(fmt.Errorf("run directory %s belongs to experiment %q, not %q: use another --out, or --force to take it over (its summary and resolved config will be replaced)", c.Output, owner.Name, c.Name))
 	}
+	return nil
+}
+
+// runOutputs are the files a merge and a report write from a run's tasks,
+// which archivePrevious keeps when another config takes the directory.
+var runOutputs = []string{"summary.json", "table.md", "table.csv", "fits.csv", "timings.json", "report", "config.resolved.yaml", "env.json"}
+
+// archivePrevious keeps what an earlier, different config of this run
+// directory produced: when summary.json records another config hash (an
+// edited config, such as an extended β grid, or a run taken over with
+// --force), its summary, tables, report, resolved config and environment
+// move to history/<time>-<that hash>/ before this run writes its own, and
+// the log says where. Task files stay: those whose inputs are unchanged
+// are reused, the others are kept beside them.
+func archivePrevious(c *Config, log io.Writer, now time.Time) error {
+	b, err := os.ReadFile(filepath.Join(c.Output, "summary.json"))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	var prev struct {
+		ConfigHash string `json:"config_hash"`
+	}
+	if json.Unmarshal(b, &prev) != nil || prev.ConfigHash == c.Hash() {
+		return nil // a rerun of the same config rewrites the same results
+	}
+	name := now.UTC().Format("20060102T150405Z") + "-" + prev.ConfigHash
+	if prev.ConfigHash == "" {
+		name = now.UTC().Format("20060102T150405Z") + "-unknown"
+	}
+	dest := filepath.Join(c.Output, "history", name)
+	if err := os.MkdirAll(dest, 0o755); err != nil {
+		return err
+	}
+	for _, f := range runOutputs {
+		from := filepath.Join(c.Output, f)
+		if _, err := os.Stat(from); errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err := os.Rename(from, filepath.Join(dest, f)); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(log, "the previous results (config %s) are kept in %s; this config is %s\n", prev.ConfigHash, dest, c.Hash())
 	return nil
 }
 
