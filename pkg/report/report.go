@@ -419,6 +419,9 @@ func (rep *Report) claims() [][]string {
 // the summary records them, the rows' accuracies with ties counted as ½ and
 // their tie rates, and the claims.
 func (rep *Report) LaTeX(w io.Writer) error {
+	if _, err := io.WriteString(w, "% mkpoe report: \\input{table.tex} needs \\usepackage{booktabs} and \\usepackage{graphicx}\n% (the claims table is scaled to the line width) with T1 fonts and utf8 input.\n"); err != nil {
+		return err
+	}
 	if err := rep.Table.LaTeX(w); err != nil {
 		return err
 	}
@@ -442,7 +445,9 @@ func (rep *Report) LaTeX(w io.Writer) error {
 		_, err := io.WriteString(w, b.String())
 		return err
 	}
-	b.WriteString("\n\\begin{table}\n\\centering\n\\small\n\\begin{tabular}{" + strings.Repeat("l", len(claimHeader)) + "}\n\\toprule\n")
+	// Ten columns: scaled to the line width (graphicx), so that the table
+	// stays within \textwidth whatever the claims' text.
+	b.WriteString("\n\\begin{table}\n\\centering\n\\resizebox{\\linewidth}{!}{%\n\\begin{tabular}{" + strings.Repeat("l", len(claimHeader)) + "}\n\\toprule\n")
 	for i, h := range claimHeader {
 		if i > 0 {
 			b.WriteString(" & ")
@@ -456,7 +461,7 @@ func (rep *Report) LaTeX(w io.Writer) error {
 		}
 		b.WriteString(strings.Join(r, " & ") + " \\\\\n")
 	}
-	fmt.Fprintf(&b, "\\bottomrule\n\\end{tabular}\n\\caption{%s}\n\\label{tab:%s-claims}\n\\end{table}\n", texEscape(claimsCaption), labelName(rep.Run.Summary.Name))
+	fmt.Fprintf(&b, "\\bottomrule\n\\end{tabular}}\n\\caption{%s}\n\\label{tab:%s-claims}\n\\end{table}\n", texEscape(claimsCaption), labelName(rep.Run.Summary.Name))
 	_, err := io.WriteString(w, b.String())
 	return err
 }

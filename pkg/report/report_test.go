@@ -307,7 +307,7 @@ func TestLaTeXCompiles(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "table.tex"), files[0].Data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	doc := "\\documentclass{article}\n\\usepackage[T1]{fontenc}\n\\usepackage[utf8]{inputenc}\n\\usepackage{booktabs}\n" +
+	doc := "\\documentclass{article}\n\\usepackage[T1]{fontenc}\n\\usepackage[utf8]{inputenc}\n\\usepackage{booktabs}\n\\usepackage{graphicx}\n" +
 		"\\usepackage[paperwidth=24cm,paperheight=12cm,margin=1cm]{geometry}\n\\begin{document}\n\\input{table.tex}\n\\end{document}\n"
 	if err := os.WriteFile(filepath.Join(dir, "doc.tex"), []byte(doc), 0o644); err != nil {
 		t.Fatal(err)
@@ -316,6 +316,14 @@ func TestLaTeXCompiles(t *testing.T) {
 	cmd.Dir = dir
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("pdflatex: %v\n%s", err, out)
+	}
+	// The claims table (ten columns) stays within the text width.
+	log, err := os.ReadFile(filepath.Join(dir, "doc.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(log), "Overfull \\hbox") {
+		t.Errorf("table.tex has an overfull box:\n%s", log)
 	}
 }
 
