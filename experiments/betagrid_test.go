@@ -199,14 +199,7 @@ rows:
 		t.Errorf("rank-2 row accuracy %.3f", d)
 	}
 	for _, m := range s.Rows[1].Models {
-		b, err := os.ReadFile(filepath.Join(c.Output, m))
-		if err != nil {
-			t.Fatal(err)
-		}
-		model, err := mkpoe.ReadJSON(bytes.NewReader(b), m)
-		if err != nil {
-			t.Fatal(err)
-		}
+		model := readRunModel(t, c.Output, m)
 		if model.Dim() > 2 {
 			t.Errorf("%s: embedding of %d dimensions, want at most 2", m, model.Dim())
 		}
@@ -225,4 +218,19 @@ rows:
 			t.Errorf("%s: error %v, want %q", tc.row, err, tc.want)
 		}
 	}
+}
+
+// readRunModel reads the model file rel (as summary.json lists it) of the
+// run directory dir.
+func readRunModel(t *testing.T, dir, rel string) *mkpoe.Model {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := mkpoe.ReadJSON(bytes.NewReader(b), rel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }

@@ -294,20 +294,12 @@ var runOutputs = []string{"summary.json", "table.md", "table.csv", "fits.csv", "
 // the log says where. Task files stay: those whose inputs are unchanged
 // are reused, the others are kept beside them.
 func archivePrevious(c *Config, log io.Writer, now time.Time) error {
-	b, err := os.ReadFile(filepath.Join(c.Output, "summary.json"))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	} else if err != nil {
-		return err
+	prevHash, _, ok, err := summaryHead(c.Output)
+	if err != nil || !ok || prevHash == c.Hash() {
+		return err // nothing merged, or a rerun of the same config rewrites the same results
 	}
-	var prev struct {
-		ConfigHash string `json:"config_hash"`
-	}
-	if json.Unmarshal(b, &prev) != nil || prev.ConfigHash == c.Hash() {
-		return nil // a rerun of the same config rewrites the same results
-	}
-	name := now.UTC().Format("20060102T150405Z") + "-" + prev.ConfigHash
-	if prev.ConfigHash == "" {
+	name := now.UTC().Format("20060102T150405Z") + "-" + prevHash
+	if prevHash == "" {
 		name = now.UTC().Format("20060102T150405Z") + "-unknown"
 	}
 	dest := filepath.Join(c.Output, "history", name)
@@ -323,8 +315,50 @@ func archivePrevious(c *Config, log io.Writer, now time.Time) error {
 			return err
 		}
 	}
-	fmt.Fprintf(log, "the previous results (config %s) are kept in %s; this config is %s\n", prev.ConfigHash, dest, c.Hash())
+	fmt.Fprintf(log, "the previous results (config %s) are kept in %s; this config is %s\n", prevHash, dest, c.Hash())
 	return nil
+}
+
+// summaryHead is what a run directory's summary.json says of itself: the
+// config hash it was merged for, and when it was written. ok is false
+// when there is no readable summary (absent, or not JSON); err is any
+// other I/O error.
+func summaryHead(dir string) (hash string, written time.Time, ok bool, err error) {
+	p := filepath.Join(dir, "summary.json")
+	st, err := os.Stat(p)
+	if errors.Is(err, os.ErrNotExist) {
+		return "", time.Time{}, false, nil
+	} else if err != nil {
+		return "", time.Time{}, false, err
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return "", time.Time{}, false, err
+	}
+	var head struct {
+		ConfigHash string `json:"config_hash"`
+	}
+	if json.Unmarshal(b, &head) != nil {
+		return "", time.Time{}, false, nil
+	}
+	return head.ConfigHash, st.ModTime(), true, nil
+}
+
+// SummaryCurrent reports whether dir's summary.json was merged for the
+// config of hash and after its last task file was written (mkpoe status:
+// "complete", or "complete, not merged yet").
+func SummaryCurrent(dir, hash string) bool {
+	got, written, ok, err := summaryHead(dir)
+	if err != nil || !ok || got != hash {
+		return false
+	}
+	tasks, _ := filepath.Glob(filepath.Join(dir, "tasks", "*.json"))
+	for _, t := range tasks {
+		if ts, err := os.Stat(t); err == nil && ts.ModTime().After(written) {
+			return false
+		}
+	}
+	return true
 }
 
 // writeRunFiles writes the resolved config and the environment (Go,

@@ -325,25 +325,21 @@ func checkClaim(c *Config, cl ClaimConfig, byID map[string]results.TaskResult, s
 		}
 		panic("experiments: claim names no row (Validate checks it): " + label)
 	}
-	var anchors [][]int // per split, from the better row's tasks (every row shares the test comparisons)
-	anchorsKnown := true
-	scores := func(r RowConfig) ([][]float64, string) {
+	// scores are a row's test outcomes per split (1 right), and the
+	// comparisons' anchors (nil when a task file lacks them).
+	scores := func(r RowConfig) (x [][]float64, anchors [][]int, note string) {
 		kind := KindRefit
 		if r.Method == "native" {
 			kind = KindNative
 		}
-		var x [][]float64
+		anchorsKnown := true
 		for sp := 0; sp < c.Protocol.Splits; sp++ {
 			res := byID[c.rowTaskID(kind, r, sp, -1)]
 			if res.TestComparisons > 0 && res.TestOutcomes == "" {
-				return nil, fmt.Sprintf("row %q: its task files predate test_outcomes (rerun them to check the claim)", r.Label)
+				return nil, nil, fmt.Sprintf("row %q: its task files predate test_outcomes (rerun them to check the claim)", r.Label)
 			}
-			if r.Label == cl.Better {
-				if len(res.TestAnchors) != len(res.TestOutcomes) {
-					anchorsKnown = false
-				}
-				anchors = append(anchors, res.TestAnchors)
-			}
+			anchorsKnown = anchorsKnown && len(res.TestAnchors) == len(res.TestOutcomes)
+			anchors = append(anchors, res.TestAnchors)
 			xs := make([]float64, len(res.TestOutcomes))
 			for n, o := range []byte(res.TestOutcomes) {
 				if eval.Outcome(o) == eval.Right {
@@ -352,33 +348,39 @@ func checkClaim(c *Config, cl ClaimConfig, byID map[string]results.TaskResult, s
 			}
 			x = append(x, xs)
 		}
-		return x, ""
-	}
-	x, note := scores(rowOf(cl.Better))
-	if note == "" {
-		var y [][]float64
-		if y, note = scores(rowOf(cl.Worse)); note == "" {
-			iv, err := stats.PairedBootstrap(x, y, claimReps, claimLevel, seed)
-			if err != nil {
-				note = fmt.Sprintf("not paired: %v", err)
-			} else {
-				out.Interval, out.Reproduced = &iv, iv.Lo > 0
-			}
-			switch {
-			case err != nil:
-			case !anchorsKnown:
-				out.ClusteredNote = "task files without test_anchors (rerun them for the clustered interval)"
-			default:
-				civ, err := stats.ClusteredBootstrap(x, y, anchors, claimReps, claimLevel, len(x) > 1, seed)
-				if err != nil {
-					out.ClusteredNote = fmt.Sprintf("not paired: %v", err)
-				} else {
-					out.Clustered = &civ
-				}
-			}
+		if !anchorsKnown {
+			anchors = nil
 		}
+		return x, anchors, ""
 	}
-	out.Note = note
+	// Every row is scored on the same test comparisons: the better row's
+	// anchors are the worse row's too.
+	x, anchors, note := scores(rowOf(cl.Better))
+	if note != "" {
+		out.Note = note
+		return out
+	}
+	y, _, note := scores(rowOf(cl.Worse))
+	if note != "" {
+		out.Note = note
+		return out
+	}
+	iv, err := stats.PairedBootstrap(x, y, claimReps, claimLevel, seed)
+	if err != nil {
+		out.Note = fmt.Sprintf("not paired: %v", err)
+		return out
+	}
+	out.Interval, out.Reproduced = &iv, iv.Lo > 0
+	if anchors == nil {
+		out.ClusteredNote = "task files without test_anchors (rerun them for the clustered interval)"
+		return out
+	}
+	civ, err := stats.ClusteredBootstrap(x, y, anchors, claimReps, claimLevel, len(x) > 1, seed)
+	if err != nil {
+		out.ClusteredNote = fmt.Sprintf("not paired: %v", err)
+		return out
+	}
+	out.Clustered = &civ
 	return out
 }
 

@@ -1,14 +1,12 @@
 package experiments
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/mkpoe/mkpoe/pkg/mkpoe"
 	"github.com/mkpoe/mkpoe/pkg/results"
 )
 
@@ -39,14 +37,7 @@ rows:
 			t.Fatalf("row %d: no refit models", r)
 		}
 		for _, m := range s.Rows[r].Models {
-			b, err := os.ReadFile(filepath.Join(c.Output, m))
-			if err != nil {
-				t.Fatal(err)
-			}
-			model, err := mkpoe.ReadJSON(bytes.NewReader(b), m)
-			if err != nil {
-				t.Fatal(err)
-			}
+			model := readRunModel(t, c.Output, m)
 			e := model.Stats.KernelEnergy
 			switch {
 			case wantTruncated && (len(e) != 1 || !(e[0] > 0.5 && e[0] < 1) || model.Stats.BlockDims[0] != 6):

@@ -146,10 +146,7 @@ func run(ctx context.Context, cfg config, w io.Writer) error {
 
 // header describes the data and the software the table was made with.
 func header(ctx context.Context, cfg config, p *peer) string {
-	blas := linalg.Backend()
-	if blas == "openblas" {
-		blas += " (" + linalg.BLASCore() + ")"
-	}
+	blas := linalg.Describe()
 	h := fmt.Sprintf("Planted sets (dim 5, flip 0.1, seed %d), first 80%% of the triplets train, last 20%% held out; "+
 		"%d repetition(s), %s, GOMAXPROCS %d, %s; mkpoe: %s build",
 		cfg.seed, cfg.reps, time.Now().Format("2006-01-02"), runtime.GOMAXPROCS(0), runtime.Version(), blas)

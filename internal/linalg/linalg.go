@@ -24,6 +24,15 @@ import (
 // "openblas". Experiments record it in env.json.
 func Backend() string { return backend }
 
+// Describe names the backend and, for OpenBLAS, the kernels it chose, as
+// the commands print it: "gonum" or "openblas (Haswell)".
+func Describe() string {
+	if core := BLASCore(); core != "" {
+		return Backend() + " (" + core + ")"
+	}
+	return Backend()
+}
+
 // BLASCore names the CPU kernels OpenBLAS chose when it started ("Haswell",
 // "SkylakeX", …, or OPENBLAS_CORETYPE's choice), and is "" in the pure-Go
 // build. "Prescott" on an x86-64 machine with AVX2 is OpenBLAS's generic

@@ -349,26 +349,7 @@ func TestSymEigenRange(t *testing.T) {
 			if m != len(want) {
 				t.Fatalf("n=%d range %v: %d eigenvalues, want %d", n, r, m, len(want))
 			}
-			for k := 0; k < m; k++ {
-				if math.Abs(vals[k]-want[k]) > 1e-11*float64(n) {
-					t.Fatalf("n=%d range %v: eigenvalue %d = %g, want %g", n, r, k, vals[k], want[k])
-				}
-				v := vecs[k*n : k*n+n]
-				norm := 0.0
-				for i := range n {
-					av := 0.0
-					for j := range n {
-						av += orig[i*n+j] * v[j]
-					}
-					if math.Abs(av-vals[k]*v[i]) > 1e-10*float64(n) {
-						t.Fatalf("n=%d range %v: (Av − λv)[%d] = %g", n, r, i, av-vals[k]*v[i])
-					}
-					norm += v[i] * v[i]
-				}
-				if math.Abs(norm-1) > 1e-12*float64(n) {
-					t.Fatalf("n=%d range %v: ‖v‖² = %g", n, r, norm)
-				}
-			}
+			checkEigenpairs(t, fmt.Sprintf("n=%d range %v", n, r), orig, n, vals[:m], vecs, want)
 		}
 	}
 }
@@ -853,26 +834,34 @@ func TestSymEigenLeading(t *testing.T) {
 			if !ok || m != k {
 				t.Fatalf("n=%d k=%d: %d pairs (ok %v)", n, k, m, ok)
 			}
-			for q := 0; q < m; q++ {
-				if want := all[n-k+q]; math.Abs(vals[q]-want) > 1e-11*float64(n) {
-					t.Fatalf("n=%d k=%d: eigenvalue %d = %g, want %g", n, k, q, vals[q], want)
-				}
-				v := vecs[q*n : q*n+n]
-				norm := 0.0
-				for i := range n {
-					av := 0.0
-					for j := range n {
-						av += orig[i*n+j] * v[j]
-					}
-					if math.Abs(av-vals[q]*v[i]) > 1e-10*float64(n) {
-						t.Fatalf("n=%d k=%d: (Av − λv)[%d] = %g", n, k, i, av-vals[q]*v[i])
-					}
-					norm += v[i] * v[i]
-				}
-				if math.Abs(norm-1) > 1e-12*float64(n) {
-					t.Fatalf("n=%d k=%d: ‖v‖² = %g", n, k, norm)
-				}
+			checkEigenpairs(t, fmt.Sprintf("n=%d k=%d", n, k), orig, n, vals[:m], vecs, all[n-k:])
+		}
+	}
+}
+
+// checkEigenpairs checks computed eigenpairs of the n×n orig (vector q at
+// vecs[q*n:q*n+n]): each value within 1e-11·n of want[q], each residual
+// entry (Av − λv)_i within 1e-10·n, each vector of unit norm to 1e-12·n.
+func checkEigenpairs(t *testing.T, what string, orig []float64, n int, vals, vecs, want []float64) {
+	t.Helper()
+	for q := range vals {
+		if math.Abs(vals[q]-want[q]) > 1e-11*float64(n) {
+			t.Fatalf("%s: eigenvalue %d = %g, want %g", what, q, vals[q], want[q])
+		}
+		v := vecs[q*n : q*n+n]
+		norm := 0.0
+		for i := range n {
+			av := 0.0
+			for j := range n {
+				av += orig[i*n+j] * v[j]
 			}
+			if math.Abs(av-vals[q]*v[i]) > 1e-10*float64(n) {
+				t.Fatalf("%s: (Av − λv)[%d] = %g", what, i, av-vals[q]*v[i])
+			}
+			norm += v[i] * v[i]
+		}
+		if math.Abs(norm-1) > 1e-12*float64(n) {
+			t.Fatalf("%s: ‖v‖² = %g", what, norm)
 		}
 	}
 }

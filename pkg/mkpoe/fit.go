@@ -246,7 +246,8 @@ func (c kernelCut) keep(vals []float64) (int, float64) {
 	if total == 0 {
 		return k, 1
 	}
-	return k, math.Min(1, floats.Sum(vals[len(vals)-k:])/total) // rounding aside, at most 1
+	// At most 1: a model file with 1 + ε would be refused when read.
+	return k, math.Min(1, floats.Sum(vals[len(vals)-k:])/total)
 }
 
 // kernelEigenbasis returns the eigenbasis of kernel k after the cut, and
@@ -269,8 +270,7 @@ func wholeEigenbasis(k mat.Symmetric, relTol float64) eigenbasis {
 	n := k.SymmetricDim()
 	vals, u := positiveEigen(k, relTol, "a kernel")
 	if len(vals) == 0 {
-		// A zero kernel: keep one zero column so shapes stay valid.
-		return eigenbasis{phi: mat.NewDense(n, 1, nil), back: mat.NewDense(n, 1, nil)}
+		return zeroEigenbasis(n)
 	}
 	return scaledEigenbasis(vals, func(i, c int) float64 { return u.At(i, c) }, n)
 }
@@ -280,29 +280,20 @@ func wholeEigenbasis(k mat.Symmetric, relTol float64) eigenbasis {
 // reduction to tridiagonal form instead of the whole decomposition.
 func truncatedEigenbasis(k mat.Symmetric, cut kernelCut) (eigenbasis, float64) {
 	n := k.SymmetricDim()
-	a := make([]float64, n*n)
-	for i := 0; i < n; i++ {
-		for j := i; j < n; j++ {
-			a[i*n+j] = k.At(i, j)
-		}
-	}
-	// positive holds the eigenvalues the numerical rank keeps (ascending),
-	// as positiveEigen would: those above relTol·λ_max and 0.
-	var positive []float64
-	want := 0
+	// want eigenpairs of the numerical rank's (as positiveEigen keeps
+	// them), holding the fraction energy of their sum.
+	want, energy := 0, 1.0
 	keep := func(all []float64) int {
-		lmax := all[len(all)-1]
-		for _, v := range all {
-			if v > cut.relTol*lmax && v > 0 {
-				positive = append(positive, v)
-			}
+		var positive []float64
+		for _, i := range numericalRank(all, cut.relTol) {
+			positive = append(positive, all[i])
 		}
-		want, _ = cut.keep(positive)
+		want, energy = cut.keep(positive)
 		return want
 	}
 	vals := make([]float64, n)
 	vecs := make([]float64, n*n)
-	m, ok := linalg.SymEigenLeading(n, a, keep, vals, vecs)
+	m, ok := linalg.SymEigenLeading(n, upperTriangle(k), keep, vals, vecs)
 	if !ok {
 		panic("mkpoe: eigendecomposition of a kernel failed to converge")
 	}
@@ -316,11 +307,8 @@ func truncatedEigenbasis(k mat.Symmetric, cut kernelCut) (eigenbasis, float64) {
 		return scaledEigenbasis(all[first:], func(i, c int) float64 { return u.At(i, first+c) }, n), energy
 	}
 	if m == 0 {
-		return eigenbasis{phi: mat.NewDense(n, 1, nil), back: mat.NewDense(n, 1, nil)}, 1
+		return zeroEigenbasis(n), 1
 	}
-	// At most 1 (LAPACK's eigenvalues of the two passes differ in the
-	// last bits; a model file with 1+ε would be refused when read).
-	energy := math.Min(1, floats.Sum(vals[:m])/floats.Sum(positive))
 	return scaledEigenbasis(vals[:m], func(i, c int) float64 { return vecs[c*n+i] }, n), energy
 }
 
@@ -378,23 +366,12 @@ func diagonalEigenbasis(k mat.Symmetric, relTol float64) (eigenbasis, bool) {
 // happens for non-finite input our own code built.
 func positiveEigen(a mat.Symmetric, relTol float64, what string) (vals []float64, vecs *mat.Dense) {
 	n := a.SymmetricDim()
-	u := make([]float64, n*n)
-	for i := 0; i < n; i++ {
-		for j := i; j < n; j++ {
-			u[i*n+j] = a.At(i, j)
-		}
-	}
+	u := upperTriangle(a)
 	all := make([]float64, n)
 	if !linalg.SymEigen(n, u, all, true) {
 		panic("mkpoe: eigendecomposition of " + what + " failed to converge")
 	}
-	lmax := all[len(all)-1]
-	var keep []int
-	for i, v := range all {
-		if v > relTol*lmax && v > 0 {
-			keep = append(keep, i)
-		}
-	}
+	keep := numericalRank(all, relTol)
 	vecs = mat.NewDense(n, max(len(keep), 1), nil)
 	for c, idx := range keep {
 		vals = append(vals, all[idx])
@@ -403,6 +380,38 @@ func positiveEigen(a mat.Symmetric, relTol float64, what string) (vals []float64
 		}
 	}
 	return vals, vecs
+}
+
+// upperTriangle copies the upper triangle of a into a row-major n×n slice,
+// the input of linalg's eigensolvers.
+func upperTriangle(a mat.Symmetric) []float64 {
+	n := a.SymmetricDim()
+	u := make([]float64, n*n)
+	for i := 0; i < n; i++ {
+		for j := i; j < n; j++ {
+			u[i*n+j] = a.At(i, j)
+		}
+	}
+	return u
+}
+
+// numericalRank returns the indices of the eigenvalues all (ascending)
+// that a kernel's eigenbasis keeps: those above relTol·λ_max and above 0.
+func numericalRank(all []float64, relTol float64) []int {
+	lmax := all[len(all)-1]
+	var keep []int
+	for i, v := range all {
+		if v > relTol*lmax && v > 0 {
+			keep = append(keep, i)
+		}
+	}
+	return keep
+}
+
+// zeroEigenbasis is the basis of a zero kernel: one zero column, so that
+// shapes stay valid.
+func zeroEigenbasis(n int) eigenbasis {
+	return eigenbasis{phi: mat.NewDense(n, 1, nil), back: mat.NewDense(n, 1, nil)}
 }
 
 // denseKernel copies a symmetric matrix into a Dense (fast products).

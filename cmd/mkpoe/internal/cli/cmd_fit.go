@@ -158,7 +158,7 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fmt.Fprintf(stdout, "objective %.10g\nbound %.10g\nrelative_gap %.3g\niterations %d\nconverged %v\ndimension %d\nseconds %.3f\n",
 		m.Objective, m.Stats.DualBound, m.Stats.RelativeGap, m.Stats.Iterations, m.Stats.Converged, m.Dim(), m.Stats.Seconds)
 	fmt.Fprintf(stdout, "min_beta %.6g\n", m.Stats.MinBeta)
-	fmt.Fprintf(stdout, "solver %s\nbackend %s\n", m.Solver, backendName())
+	fmt.Fprintf(stdout, "solver %s\nbackend %s\n", m.Solver, linalg.Describe())
 	if advice := linalg.BLASAdvice(); advice != "" {
 		fmt.Fprintf(stderr, "mkpoe fit: warning: %s\n", advice)
 	}
@@ -227,13 +227,4 @@ func solverSet(fs *flag.FlagSet) bool {
 	set := false
 	fs.Visit(func(f *flag.Flag) { set = set || f.Name == "solver" })
 	return set
-}
-
-// backendName is the linear algebra compiled in, as fit reports it:
-// "gonum" (pure Go) or "openblas (KERNELS)".
-func backendName() string {
-	if core := linalg.BLASCore(); core != "" {
-		return linalg.Backend() + " (" + core + ")"
-	}
-	return linalg.Backend()
 }

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/mkpoe/mkpoe/internal/linalg"
 )
 
 // writeFile writes content to dir/name and returns the path.
@@ -289,7 +291,7 @@ func TestFitRank(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("--rank 2: exit %d: %s", code, errs)
 	}
-	for _, want := range []string{"rank_bound 2\n", "convex_gap ", "converged true", "solver lowrank\n", "backend " + backendName() + "\n"} {
+	for _, want := range []string{"rank_bound 2\n", "convex_gap ", "converged true", "solver lowrank\n", "backend " + linalg.Describe() + "\n"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("--rank 2: output lacks %q:\n%s", want, stdout)
 		}

@@ -81,7 +81,7 @@ func writeStatus(w io.Writer, s *experiments.RunState) {
 		}
 	}
 	if s.Complete() {
-		if summaryCurrent(s.RunDir, s.ConfigHash) {
+		if experiments.SummaryCurrent(s.RunDir, s.ConfigHash) {
 			fmt.Fprintf(w, "complete: %s\n", filepath.Join(s.RunDir, "summary.json"))
 		} else {
 			fmt.Fprintf(w, "complete, not merged yet: mkpoe merge %s\n", slurm.ShellQuote(s.RunDir))
@@ -96,33 +96,6 @@ func writeStatus(w io.Writer, s *experiments.RunState) {
 		fmt.Fprintf(w, "resubmit phase %d (%s): --array=%s\n", r.Phase, where, r.Array)
 	}
 	fmt.Fprintf(w, "commands:\n%s", indent(s.Commands))
-}
-
-// summaryCurrent reports whether dir's summary.json is this config's
-// (its config_hash) and no task file is newer than it: the run was merged
-// after its last task.
-func summaryCurrent(dir, hash string) bool {
-	st, err := os.Stat(filepath.Join(dir, "summary.json"))
-	if err != nil {
-		return false
-	}
-	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
-	if err != nil {
-		return false
-	}
-	var head struct {
-		ConfigHash string `json:"config_hash"`
-	}
-	if json.Unmarshal(b, &head) != nil || head.ConfigHash != hash {
-		return false
-	}
-	tasks, _ := filepath.Glob(filepath.Join(dir, "tasks", "*.json"))
-	for _, t := range tasks {
-		if ts, err := os.Stat(t); err == nil && ts.ModTime().After(st.ModTime()) {
-			return false
-		}
-	}
-	return true
 }
 
 func indent(s string) string {

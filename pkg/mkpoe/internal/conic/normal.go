@@ -94,17 +94,7 @@ func weightedRows(delta []float64) (rows []int, maxW float64) {
 
 // factorWhole forms and factors M over the rows (see factor).
 func (ne *NormalEquations) factorWhole(cp *Problem, ns *newtonStep, rows []int) (*cholFactor, bool) {
-	delta := ns.delta
-	_, K := ne.B.Dims()
-	// Scratch reused across iterations: these are the largest
-	// allocations of the method, and reallocating them kept the garbage
-	// collector busy.
-	ne.w = linalg.Grow(ne.w, len(rows))
-	for r, c := range rows {
-		ne.w[r] = 1 / math.Sqrt(delta[c])
-	}
-	ne.m = linalg.Grow(ne.m, K*K)
-	ne.gram = linalg.Grow(ne.gram, K*K)
+	K := ne.prepare(rows, ns.delta)
 	fill := func(md []float64) {
 		// Only the upper triangle is formed and read (factorSPD).
 		ne.scaled.Upper(ne.B.RawMatrix().Data, K, rows, ne.w, md)
@@ -113,6 +103,22 @@ func (ne *NormalEquations) factorWhole(cp *Problem, ns *newtonStep, rows []int) 
 	}
 	fill(ne.m)
 	return factorSPD(K, ne.m, fill)
+}
+
+// prepare sets ne.w to the rows' weights 1/√Δ_c (the rows of B a Newton
+// matrix is formed from) and sizes ne.m and ne.gram for it, returning K.
+// The scratch is reused across iterations: these are the largest
+// allocations of the method, and reallocating them kept the garbage
+// collector busy.
+func (ne *NormalEquations) prepare(rows []int, delta []float64) int {
+	_, K := ne.B.Dims()
+	ne.w = linalg.Grow(ne.w, len(rows))
+	for r, c := range rows {
+		ne.w[r] = 1 / math.Sqrt(delta[c])
+	}
+	ne.m = linalg.Grow(ne.m, K*K)
+	ne.gram = linalg.Grow(ne.gram, K*K)
+	return K
 }
 
 // addScalingInverse adds 𝒲⁻¹ to the upper triangle of the K×K row-major

@@ -1,7 +1,6 @@
 package conic
 
 import (
-	"math"
 	"sort"
 
 	"gonum.org/v1/gonum/blas"
@@ -88,12 +87,7 @@ func (ne *NormalEquations) pcgFactor(cp *Problem, ns *newtonStep, rows []int, ma
 	sort.Ints(pre)
 	rest := append([]int(nil), order[m:]...)
 	sort.Ints(rest)
-	ne.w = linalg.Grow(ne.w, len(pre))
-	for r, c := range pre {
-		ne.w[r] = 1 / math.Sqrt(delta[c])
-	}
-	ne.m = linalg.Grow(ne.m, K*K)
-	ne.gram = linalg.Grow(ne.gram, K*K)
+	ne.prepare(pre, delta)
 	fill := func(md []float64) {
 		if len(pre) > 0 {
 			ne.scaled.Upper(ne.B.RawMatrix().Data, K, pre, ne.w, md)
