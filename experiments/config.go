@@ -34,7 +34,11 @@ type Config struct {
 	Name        string `yaml:"name"`        // experiment name (default: config file name)
 	Description string `yaml:"description"` // free text for reports
 	Seed        uint64 `yaml:"seed"`        // every random choice derives from it
-	Output      string `yaml:"output"`      // run directory (default results/<name>), relative to the working directory
+	// Output is the run directory. Written in a config file, a relative
+	// path is relative to the file's folder, like every path there;
+	// unset, it is results/<name> in the working directory; --out (a
+	// command-line path) is relative to the working directory.
+	Output string `yaml:"output"`
 	// configDir is the folder of the config file, against which dataset
 	// paths were resolved (LoadConfig); "" for a config built in code.
 	configDir string
@@ -204,8 +208,8 @@ func (r RowConfig) tableRow() string {
 
 // LoadConfig reads a YAML config strictly (unknown keys are errors), fills
 // in defaults and validates it, reporting every problem with its YAML path.
-// Relative paths in the dataset section are resolved against the config
-// file's directory.
+// Relative paths written in it (the dataset section, output) are resolved
+// against the config file's directory.
 func LoadConfig(path string) (*Config, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -264,6 +268,7 @@ func (c *Config) resolvePaths(dir string) {
 		return filepath.Join(dir, p)
 	}
 	c.configDir = dir
+	c.Output = abs(c.Output)
 	d := &c.Dataset
 	d.Dir, d.LastFMDir, d.Items, d.Comparisons = abs(d.Dir), abs(d.LastFMDir), abs(d.Items), abs(d.Comparisons)
 	for k, v := range d.Features {

@@ -1,6 +1,9 @@
 package experiments
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -51,5 +54,38 @@ func TestValidateOrder(t *testing.T) {
 	}
 	if strings.Join(paths, "\n") != strings.Join(want, "\n") {
 		t.Errorf("Validate reported\n%v\nwant the paths\n%v", err, want)
+	}
+}
+
+// TestPathRule: a relative path written in a config (dataset paths and
+// output) resolves against the config file's folder, whatever the working
+// directory; without output the run directory is results/<name> in the
+// working directory; the resolved config written into the run directory
+// names the run directory absolutely.
+func TestPathRule(t *testing.T) {
+	dir := t.TempDir()
+	sub := filepath.Join(dir, "cfg")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	body := "name: rule\nseed: 1\ndataset: {type: synthetic}\n%skernels:\n  - {name: v0, source: clean, type: linear}\nrows:\n  - {method: native, kernel: v0}\n"
+	for _, tc := range []struct {
+		output, want string
+	}{
+		{"output: ../runs/rule\n", filepath.Join(dir, "runs", "rule")},
+		{"output: " + filepath.Join(dir, "abs") + "\n", filepath.Join(dir, "abs")},
+		{"", filepath.Join("results", "rule")},
+	} {
+		path := filepath.Join(sub, "rule.yaml")
+		if err := os.WriteFile(path, []byte(fmt.Sprintf(body, tc.output)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		c, err := LoadConfig(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Output != tc.want {
+			t.Errorf("%q: output %q, want %q", tc.output, c.Output, tc.want)
+		}
 	}
 }

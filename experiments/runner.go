@@ -366,7 +366,11 @@ func SummaryCurrent(dir, hash string) bool {
 // gonum and openblas builds agree to rounding, not bit for bit) into the run
 // directory.
 func writeRunFiles(c *Config) error {
-	b, err := yaml.Marshal(c)
+	// The output absolute, as the data paths are: the file loads back to
+	// the same run directory from wherever it is read.
+	cc := *c
+	cc.Output = absPath(c.Output)
+	b, err := yaml.Marshal(&cc)
 	if err != nil {
 		return err
 	}

@@ -88,9 +88,6 @@ func TestResolvedConfigReloadsToSameHash(t *testing.T) {
 	paths, _ := filepath.Glob(filepath.Join(repoRoot, "configs", "*.yaml"))
 	paths = append(paths, writeTiny(t))
 	for _, p := range paths {
-		if strings.HasSuffix(p, "_taxonomy.yaml") {
-			continue
-		}
 		t.Run(filepath.Base(p), func(t *testing.T) {
 			dir := t.TempDir()
 			c, err := loadConfigArgs("check", []string{p, "--out", dir}, &bytes.Buffer{}, nil)
@@ -110,6 +107,13 @@ func TestResolvedConfigReloadsToSameHash(t *testing.T) {
 			}
 			if back.Dataset.Dir != c.Dataset.Dir || (c.Dataset.Dir != "" && !filepath.IsAbs(c.Dataset.Dir)) {
 				t.Errorf("dataset dir %q after reloading, was %q (want an absolute path)", back.Dataset.Dir, c.Dataset.Dir)
+			}
+			again, err := experiments.LoadConfig(filepath.Join(dir, "config.resolved.yaml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if again.Output != dir {
+				t.Errorf("the resolved config names output %q, want the run directory %s", again.Output, dir)
 			}
 		})
 	}
