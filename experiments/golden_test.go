@@ -60,6 +60,9 @@ type claimNumbers struct {
 	Worse      string          `json:"worse"`
 	Interval   *stats.Interval `json:"interval,omitempty"`
 	Reproduced bool            `json:"reproduced"`
+	Clustered  *stats.Interval `json:"clustered,omitempty"`
+	HolmP      *float64        `json:"holm_p,omitempty"`
+	Holds      bool            `json:"holds"`
 }
 
 // readSummaryNumbers projects a run directory's summary.json on
@@ -131,7 +134,7 @@ var (
 // golden rule does not accept. Exact: the β grid, the rows (labels, order)
 // and every list's length, the comparison counts, the β chosen per split,
 // the fit counts, the number of unconverged fits, and each claim's rows,
-// verdict (reproduced) and whether it has an interval. Within a tolerance:
+// verdicts (holds, reproduced) and whether it has intervals. Within a tolerance:
 // every other number (accuracyTol, shareTol, gapTol).
 func compareSummaryNumbers(got, want summaryNumbers) []string {
 	var diffs []string
@@ -193,17 +196,27 @@ func compareSummaryNumbers(got, want summaryNumbers) []string {
 	for i, g := range got.Claims {
 		w := want.Claims[i]
 		at := fmt.Sprintf("claims[%d]", i)
-		if g.Better != w.Better || g.Worse != w.Worse || g.Reproduced != w.Reproduced || (g.Interval == nil) != (w.Interval == nil) {
-			differ("%s: %s over %s reproduced %v (interval %v), want %s over %s reproduced %v (interval %v)",
-				at, g.Better, g.Worse, g.Reproduced, g.Interval != nil, w.Better, w.Worse, w.Reproduced, w.Interval != nil)
+		if g.Better != w.Better || g.Worse != w.Worse || g.Reproduced != w.Reproduced || g.Holds != w.Holds ||
+			(g.Interval == nil) != (w.Interval == nil) || (g.Clustered == nil) != (w.Clustered == nil) || (g.HolmP == nil) != (w.HolmP == nil) {
+			differ("%s: %s over %s holds %v reproduced %v (intervals %v, %v), want %s over %s holds %v reproduced %v (intervals %v, %v)",
+				at, g.Better, g.Worse, g.Holds, g.Reproduced, g.Interval != nil, g.Clustered != nil, w.Better, w.Worse, w.Holds, w.Reproduced, w.Interval != nil, w.Clustered != nil)
 			continue
 		}
-		if g.Interval != nil {
-			gi, wi := *g.Interval, *w.Interval
-			floats(at+".interval", []float64{gi.Diff, gi.Lo, gi.Hi}, []float64{wi.Diff, wi.Lo, wi.Hi}, accuracyTol)
-			if gi.Level != wi.Level || gi.Reps != wi.Reps || gi.N != wi.N || gi.Strata != wi.Strata {
-				differ("%s.interval: level %v, %d reps, n %d, %d strata, want %v, %d, %d, %d", at, gi.Level, gi.Reps, gi.N, gi.Strata, wi.Level, wi.Reps, wi.N, wi.Strata)
+		for _, iv := range []struct {
+			name   string
+			gi, wi *stats.Interval
+		}{{"interval", g.Interval, w.Interval}, {"clustered", g.Clustered, w.Clustered}} {
+			if iv.gi == nil {
+				continue
 			}
+			gi, wi := *iv.gi, *iv.wi
+			floats(at+"."+iv.name, []float64{gi.Diff, gi.Lo, gi.Hi, gi.P}, []float64{wi.Diff, wi.Lo, wi.Hi, wi.P}, accuracyTol)
+			if gi.Level != wi.Level || gi.Reps != wi.Reps || gi.N != wi.N || gi.Strata != wi.Strata {
+				differ("%s.%s: level %v, %d reps, n %d, %d strata, want %v, %d, %d, %d", at, iv.name, gi.Level, gi.Reps, gi.N, gi.Strata, wi.Level, wi.Reps, wi.N, wi.Strata)
+			}
+		}
+		if g.HolmP != nil {
+			floats(at+".holm_p", []float64{*g.HolmP}, []float64{*w.HolmP}, accuracyTol)
 		}
 	}
 	return diffs

@@ -405,14 +405,14 @@ func holmClaims(cs []results.Claim) {
 
 // ClaimsMarkdown renders the summary's claims as a Markdown table (empty
 // when there are none): each claim, the difference of the two rows' test
-// accuracies with its 95% paired bootstrap interval, and whether the
-// interval lies above 0.
+// accuracies, the verdict with its anchor-clustered interval and Holm
+// p-value, and the i.i.d. interval (results.ClaimHeader).
 func ClaimsMarkdown(s *results.Summary) string {
 	if len(s.Claims) == 0 {
 		return ""
 	}
 	var b strings.Builder
-	b.WriteString("\nClaims: better − worse test accuracy (ties as errors, mean over splits) with a 95% paired bootstrap interval over the test comparisons of each split (reproduced when it lies above 0), and with a 95% interval that resamples anchor items (the clusters of correlated comparisons) within splits, and splits when there are several; its p-value is Holm-adjusted over the claims, and a claim holds when that interval lies above 0 and the adjusted p is below 0.05.\n\n")
+	b.WriteString("\nClaims: better − worse test accuracy (ties as errors, mean over splits). The verdict (Holds) rests on a 95% interval that resamples anchor items (the clusters of correlated test comparisons) within splits, and splits when there are several, and on its p-value Holm-adjusted over the config's claims: a claim holds when that interval lies above 0 and the adjusted p is below 0.05. For continuity, the 95% paired bootstrap interval over the test comparisons (i.i.d.) and whether it lies above 0.\n\n")
 	b.WriteString("| " + strings.Join(results.ClaimHeader, " | ") + " |\n|" + strings.Repeat("---|", len(results.ClaimHeader)) + "\n")
 	for _, cl := range s.Claims {
 		b.WriteString("| " + strings.Join(cl.Cells(4), " | ") + " |\n")

@@ -400,11 +400,11 @@ func convergence(r *results.Row) (string, bool) {
 // claimHeader and claimsCaption head the claims table (Summary.Claims).
 var claimHeader = results.ClaimHeader
 
-const claimsCaption = "Better − worse test accuracy (ties as errors, mean over splits) with a 95% paired bootstrap interval " +
-	"over the test comparisons of each split (2000 seeded replicates); reproduced when the interval lies above 0. " +
-	"Beside it, a 95% interval that resamples anchor items (the clusters of correlated comparisons) within splits, " +
-	"and splits when there are several; its p-value Holm-adjusted over the claims; the claim holds when that interval " +
-	"lies above 0 and the adjusted p is below 0.05."
+const claimsCaption = "Better − worse test accuracy (ties as errors, mean over splits). The verdict (Holds) rests on a 95% " +
+	"interval that resamples anchor items (the clusters of correlated test comparisons) within splits, and splits when " +
+	"there are several (2000 seeded replicates), and on its p-value Holm-adjusted over the claims: a claim holds when " +
+	"that interval lies above 0 and the adjusted p is below 0.05. For continuity, the 95% paired bootstrap interval " +
+	"over the test comparisons (i.i.d.) and whether it lies above 0."
 
 // claims returns the cells of the claims table, one row per claim.
 func (rep *Report) claims() [][]string {
