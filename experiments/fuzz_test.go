@@ -42,7 +42,7 @@ func FuzzLoadConfig(f *testing.F) {
 		}
 		plan := Plan(c)
 		c.Output = dir
-		if err := writeRunFiles(c); err != nil {
+		if err := writeRunFiles(c, 0); err != nil {
 			t.Fatal(err)
 		}
 		back, err := LoadConfig(filepath.Join(dir, "config.resolved.yaml"))

@@ -88,7 +88,7 @@ func Run(ctx context.Context, c *Config, opts RunOptions) (*results.Summary, err
 	if err := archivePrevious(c, opts.Log, time.Now()); err != nil {
 		return nil, err
 	}
-	if err := writeRunFiles(c); err != nil {
+	if err := writeRunFiles(c, opts.Workers); err != nil {
 		return nil, err
 	}
 	if err := writeItems(c, ds); err != nil {
@@ -284,7 +284,7 @@ func claimRunDir(c *Config, force bool) error {
 
 // runOutputs are the files a merge and a report write from a run's tasks,
 // which archivePrevious keeps when another config takes the directory.
-var runOutputs = []string{"summary.json", "table.md", "table.csv", "fits.csv", "timings.json", "report", "config.resolved.yaml", "env.json"}
+var runOutputs = []string{"summary.json", "table.md", "table.csv", "fits.csv", "timings.json", results.ProvenanceFile, "report", "config.resolved.yaml", "env.json"}
 
 // archivePrevious keeps what an earlier, different config of this run
 // directory produced: when summary.json records another config hash (an
@@ -364,8 +364,10 @@ func SummaryCurrent(dir, hash string) bool {
 // writeRunFiles writes the resolved config and the environment (Go,
 // module and VCS versions, the linear-algebra backend: numbers from the
 // gonum and openblas builds agree to rounding, not bit for bit) into the run
-// directory.
-func writeRunFiles(c *Config) error {
+// directory, with the machine (CPU model, cores) and the workers of this
+// invocation (0: unknown, as for Slurm's scripts), which provenance.json
+// reports.
+func writeRunFiles(c *Config, workers int) error {
 	// The output absolute, as the data paths are: the file loads back to
 	// the same run directory from wherever it is read.
 	cc := *c
@@ -381,12 +383,24 @@ func writeRunFiles(c *Config) error {
 		"started": time.Now().UTC().Format(time.RFC3339), "linalg_backend": linalg.Backend()}
 	if core := linalg.BLASCore(); core != "" {
 		env["openblas_core"] = core
+		env["openblas_config"] = linalg.BLASConfig()
+		if v := os.Getenv("OPENBLAS_CORETYPE"); v != "" {
+			env["OPENBLAS_CORETYPE"] = v
+		}
+	}
+	env["cpu_model"], env["cores"] = cpuModel(), strconv.Itoa(runtime.NumCPU())
+	if workers > 0 {
+		env["workers"] = strconv.Itoa(workers)
 	}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		env["module"] = bi.Main.Path + "@" + bi.Main.Version
+		env["build_tags"] = ""
 		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" || s.Key == "vcs.modified" {
+			switch s.Key {
+			case "vcs.revision", "vcs.modified":
 				env[s.Key] = s.Value
+			case "-tags":
+				env["build_tags"] = s.Value
 			}
 		}
 	}

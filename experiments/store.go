@@ -84,7 +84,7 @@ func Prepare(c *Config, force bool) error {
 	if _, err := openStore(c.Output, Plan(c)); err != nil {
 		return err
 	}
-	return writeRunFiles(c)
+	return writeRunFiles(c, 0)
 }
 
 // ReadTask reads the result of task t of c from c.Output. It returns the

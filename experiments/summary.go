@@ -60,7 +60,8 @@ func (rc *rowConvergence) set(rs *results.Row) {
 }
 
 // Merge builds the summary from the task results in c.Output and writes
-// summary.json, table.md, table.csv, fits.csv and timings.json. It is idempotent and reports
+// summary.json, table.md, table.csv, fits.csv, timings.json and
+// provenance.json (writeProvenance). It is idempotent and reports
 // which tasks are missing or failed if the run is incomplete.
 func Merge(c *Config) (*results.Summary, error) {
 	st, err := openStore(c.Output, Plan(c))
@@ -176,6 +177,9 @@ func Merge(c *Config) (*results.Summary, error) {
 		tasks = append(tasks, byID[t.ID])
 	}
 	if err := writeCSVs(c.Output, s, tasks); err != nil {
+		return nil, err
+	}
+	if err := writeProvenance(c, s, plan, timings); err != nil {
 		return nil, err
 	}
 	return s, nil

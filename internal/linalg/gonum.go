@@ -20,6 +20,8 @@ const backend = "gonum"
 
 func blasCore() string { return "" }
 
+func blasConfig() string { return "" }
+
 // symEigen is gonum's EigenSym (LAPACK dsyev translated to Go: tridiagonal
 // QR iteration).
 func symEigen(n int, a, vals []float64, vectors bool) bool {

@@ -42,6 +42,11 @@ func Describe() string {
 // env.json.
 func BLASCore() string { return blasCore() }
 
+// BLASConfig is the OpenBLAS library's description of its build (version,
+// options, the kernel it chose) in the openblas build, "" in the pure-Go
+// build.
+func BLASConfig() string { return blasConfig() }
+
 // BLASAdvice is a warning for the user when OpenBLAS runs its generic
 // Prescott kernels on a CPU with AVX2, which it does when its version does
 // not recognise the CPU, and "" otherwise (always in the pure-Go build). It

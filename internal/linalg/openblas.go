@@ -10,6 +10,7 @@ package linalg
 // declarations that gonum's netlib package already compiles).
 void openblas_set_num_threads(int);
 char* openblas_get_corename(void);
+char* openblas_get_config(void);
 */
 import "C"
 
@@ -36,6 +37,10 @@ func init() {
 // blasCore is the name OpenBLAS gives the CPU kernels it chose at start
 // (openblas_get_corename).
 func blasCore() string { return C.GoString(C.openblas_get_corename()) }
+
+// blasConfig is OpenBLAS's build description (openblas_get_config), e.g.
+// "OpenBLAS 0.3.21 DYNAMIC_ARCH NO_AFFINITY Haswell MAX_THREADS=64".
+func blasConfig() string { return C.GoString(C.openblas_get_config()) }
 
 // symEigen is LAPACK's dsyevd (divide and conquer) through LAPACKE.
 func symEigen(n int, a, vals []float64, vectors bool) bool {

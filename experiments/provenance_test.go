@@ -1,0 +1,80 @@
+package experiments
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/mkpoe/mkpoe/internal/linalg"
+	"github.com/mkpoe/mkpoe/pkg/results"
+)
+
+func readProvenance(t *testing.T, dir string) (results.Provenance, []byte) {
+	t.Helper()
+	b := readFile(t, filepath.Join(dir, results.ProvenanceFile))
+	var p results.Provenance
+	if err := json.Unmarshal(b, &p); err != nil {
+		t.Fatal(err)
+	}
+	return p, b
+}
+
+// TestProvenance: a finished run records its config, build, machine,
+// times and fit totals; a rerun that computes nothing keeps the record of
+// the run that did; a resumed run says so.
+func TestProvenance(t *testing.T) {
+	out := t.TempDir()
+	c := loadTiny(t, out)
+	s, err := Run(context.Background(), c, RunOptions{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, first := readProvenance(t, out)
+	fits, unconverged, maxGap := 0, 0, 0.0
+	for _, r := range s.Rows {
+		if r.Fits != nil {
+			fits += *r.Fits
+			unconverged += *r.UnconvergedFits
+			maxGap = max(maxGap, *r.MaxGap)
+		}
+	}
+	if p.Config != c.Name || p.ConfigHash != c.Hash() || p.Tasks != len(Plan(c)) || p.Go != runtime.Version() ||
+		p.LinalgBackend != linalg.Backend() || p.Workers != 2 || p.Cores != runtime.NumCPU() || p.Resumed {
+		t.Errorf("provenance %+v", p)
+	}
+	if fits == 0 || p.Fits != fits || p.UnconvergedFits != unconverged || p.MaxGap != maxGap {
+		t.Errorf("fits %d, unconverged %d, max gap %g; want %d, %d, %g", p.Fits, p.UnconvergedFits, p.MaxGap, fits, unconverged, maxGap)
+	}
+	started, err1 := time.Parse(time.RFC3339, p.Started)
+	finished, err2 := time.Parse(time.RFC3339, p.Finished)
+	if err1 != nil || err2 != nil || finished.Before(started) || p.WallSeconds < 0 || p.WallSeconds > 600 || p.TaskSeconds <= 0 {
+		t.Errorf("times: started %q finished %q wall %g s, tasks %g s", p.Started, p.Finished, p.WallSeconds, p.TaskSeconds)
+	}
+
+	// A rerun that finds every task done keeps the record.
+	time.Sleep(1100 * time.Millisecond) // env.json's start has one-second resolution
+	if _, err := Run(context.Background(), c, RunOptions{Workers: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if _, again := readProvenance(t, out); !bytes.Equal(again, first) {
+		t.Errorf("a rerun that computed nothing rewrote provenance.json:\n%s\nwas\n%s", again, first)
+	}
+
+	// A run resumed after one task is lost computes that task and says it
+	// was resumed.
+	time.Sleep(1100 * time.Millisecond)
+	if err := os.Remove(taskPath(out, Plan(c)[0].ID)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(context.Background(), c, RunOptions{Workers: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if p, _ := readProvenance(t, out); !p.Resumed || p.Workers != 1 {
+		t.Errorf("after a resumed run: resumed %v, workers %d", p.Resumed, p.Workers)
+	}
+}

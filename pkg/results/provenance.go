@@ -1,0 +1,50 @@
+package results
+
+// ProvenanceFile is the name of a run directory's provenance record.
+const ProvenanceFile = "provenance.json"
+
+// Provenance says where a finished run's numbers come from: the config,
+// the code and build, the machine, when and how long, and how many fits,
+// certified to what gap. Merge writes it beside summary.json; the results
+// committed under results/<config>/ carry it, and docs/results.md quotes
+// it (mkpoe resultsdoc).
+type Provenance struct {
+	Config     string `json:"config"`      // experiment name
+	ConfigHash string `json:"config_hash"` // Config.Hash of the resolved config
+	// Commit is the git commit of the code that ran (the binary's VCS stamp,
+	// else git in the working directory), and Dirty whether tracked files
+	// differed from it; empty and nil when unknown.
+	Commit string `json:"commit,omitempty"`
+	Dirty  *bool  `json:"dirty,omitempty"`
+	Go     string `json:"go"`
+	// BuildTags are the binary's build tags ("openblas" for the OpenBLAS
+	// build); LinalgBackend is "gonum" or "openblas", with OpenBLAS's
+	// kernels (OpenBLASCore), its build description (OpenBLASConfig) and the
+	// OPENBLAS_CORETYPE the run had (empty: OpenBLAS's own choice).
+	BuildTags        string `json:"build_tags"`
+	LinalgBackend    string `json:"linalg_backend"`
+	OpenBLASCore     string `json:"openblas_core,omitempty"`
+	OpenBLASConfig   string `json:"openblas_config,omitempty"`
+	OpenBLASCoretype string `json:"openblas_coretype,omitempty"`
+	CPUModel         string `json:"cpu_model,omitempty"`
+	Cores            int    `json:"cores,omitempty"`
+	OS               string `json:"os"`
+	Workers          int    `json:"workers,omitempty"` // 0: unknown (Slurm)
+	Started          string `json:"started"`           // RFC 3339, UTC: see WallSeconds
+	Finished         string `json:"finished"`          // RFC 3339, UTC
+	// WallSeconds is Finished − Started: from the start of the last `mkpoe
+	// run` on the directory to the end of its last task. Resumed says some
+	// tasks were reused from an earlier invocation, whose time it does not
+	// count. TaskSeconds sums every task's own time (timings.json), over all
+	// invocations and workers.
+	WallSeconds float64 `json:"wall_seconds"`
+	Resumed     bool    `json:"resumed"`
+	Tasks       int     `json:"tasks"`
+	TaskSeconds float64 `json:"task_seconds"`
+	// Fits, UnconvergedFits and MaxGap total the rows' (Row.Fits, ...): the
+	// solver runs, those not certified to the solver's tolerance, and the
+	// largest certified relative gap.
+	Fits            int     `json:"fits"`
+	UnconvergedFits int     `json:"unconverged_fits"`
+	MaxGap          float64 `json:"max_gap"`
+}
