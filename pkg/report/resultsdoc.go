@@ -1,0 +1,333 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"math"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+	"text/template"
+	"time"
+
+	"github.com/mkpoe/mkpoe/pkg/results"
+)
+
+// ResultsDoc renders a results document (docs/results.md is one) from a
+// template and the committed results of finished runs: results/<config>/
+// summary.json and provenance.json, read through fsys (e.g.
+// os.DirFS("results")). The template is Go text/template with these
+// functions, each naming a config by its run directory:
+//
+//	{{table "cfg"}}        the rows: accuracy (mean ± sd over splits), ties ½,
+//	                       tie rate, β chosen per split, the paper's value, fits
+//	{{claims "cfg"}}       the claims: difference, anchor-clustered interval,
+//	                       Holm p, the verdict, then the i.i.d. interval
+//	{{shares "cfg"}}       the kernel shares of the K4 rows, one line each
+//	{{provenance "cfg"}}   one paragraph: commit, build, machine, times, fits
+//	{{runs "cfg" ...}}     one line per config and a total: tasks, fits, wall
+//	                       time, task time, not certified, largest gap
+//	{{acc "cfg" "row"}}    a row's accuracy as the table prints it
+//	{{diff "cfg" "claim"}} a claim's difference, clustered interval and verdict
+//
+// A config without summary.json, a row or claim that does not exist, or a
+// template error is an error naming it, so a stale document cannot pass
+// for a current one.
+func ResultsDoc(tmpl string, fsys fs.FS) ([]byte, error) {
+	d := &resultsDoc{fsys: fsys, runs: map[string]*committedRun{}}
+	t, err := template.New("results").Option("missingkey=error").Funcs(template.FuncMap{
+		"table": d.table, "claims": d.claims, "shares": d.shares, "provenance": d.provenance,
+		"runs": d.runsTable, "acc": d.acc, "diff": d.diff,
+	}).Parse(tmpl)
+	if err != nil {
+		return nil, fmt.Errorf("results template: %w", err)
+	}
+	var b bytes.Buffer
+	if err := t.Execute(&b, nil); err != nil {
+		return nil, fmt.Errorf("results template: %w", err)
+	}
+	return b.Bytes(), nil
+}
+
+type resultsDoc struct {
+	fsys fs.FS
+	runs map[string]*committedRun
+}
+
+// committedRun is what results/<config>/ holds in git.
+type committedRun struct {
+	summary    *results.Summary
+	provenance *results.Provenance // nil if absent
+}
+
+func (d *resultsDoc) load(cfg string) (*committedRun, error) {
+	if r, ok := d.runs[cfg]; ok {
+		return r, nil
+	}
+	name := path.Join(cfg, "summary.json")
+	b, err := fs.ReadFile(d.fsys, name)
+	if err != nil {
+		return nil, fmt.Errorf("config %q: %w (run it and copy its summary.json and provenance.json there)", cfg, err)
+	}
+	r := &committedRun{}
+	if r.summary, err = results.DecodeSummary(b, name); err != nil {
+		return nil, err
+	}
+	if b, err := fs.ReadFile(d.fsys, path.Join(cfg, results.ProvenanceFile)); err == nil {
+		var p results.Provenance
+		if err := json.Unmarshal(b, &p); err != nil {
+			return nil, fmt.Errorf("%s: %w", path.Join(cfg, results.ProvenanceFile), err)
+		}
+		if p.ConfigHash != r.summary.ConfigHash {
+			return nil, fmt.Errorf("config %q: provenance.json is of config hash %s, summary.json of %s", cfg, p.ConfigHash, r.summary.ConfigHash)
+		}
+		r.provenance = &p
+	}
+	d.runs[cfg] = r
+	return r, nil
+}
+
+// accText is a row's accuracy with 3 decimals, "± sd" over several splits.
+func accText(x []float64, mean, std float64) string {
+	if len(x) > 1 {
+		return fmt.Sprintf("%.3f ± %.3f", mean, std)
+	}
+	return fmt.Sprintf("%.3f", mean)
+}
+
+func betaText(b float64) string { return strconv.FormatFloat(b, 'g', -1, 64) }
+
+func (d *resultsDoc) table(cfg string) (string, error) {
+	r, err := d.load(cfg)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	b.WriteString("| Row | Accuracy | Ties ½ | Tie rate | β chosen | Paper | Fits (not certified; largest gap, most iterations) |\n|---|---|---|---|---|---|---|\n")
+	for _, row := range r.summary.Rows {
+		half, tie := "—", "—"
+		if row.TestTallies != nil {
+			x, m, s := row.HalfTies()
+			half, tie = accText(x, m, s), fmt.Sprintf("%.3f", row.TieRate())
+		}
+		beta := "—"
+		if len(row.Beta) > 0 {
+			var bs []string
+			for _, v := range row.Beta {
+				bs = append(bs, betaText(v))
+			}
+			beta = strings.Join(bs, ", ")
+		}
+		paper := ""
+		if row.Paper != nil {
+			paper = fmt.Sprintf("%.3f", *row.Paper)
+		}
+		fits := "—"
+		if row.Fits != nil && row.UnconvergedFits != nil && row.MaxGap != nil {
+			fits = fmt.Sprintf("%d (%d; %.1e", *row.Fits, *row.UnconvergedFits, *row.MaxGap)
+			if row.MaxIterations != nil {
+				fits += fmt.Sprintf(", %d", *row.MaxIterations)
+			}
+			fits += ")"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", mdEscape(row.Label), accText(row.Accuracy, row.Mean, row.Std), half, tie, beta, paper, fits)
+	}
+	return strings.TrimSuffix(b.String(), "\n"), nil
+}
+
+func (d *resultsDoc) claims(cfg string) (string, error) {
+	r, err := d.load(cfg)
+	if err != nil {
+		return "", err
+	}
+	if len(r.summary.Claims) == 0 {
+		return "", fmt.Errorf("config %q has no claims", cfg)
+	}
+	var b strings.Builder
+	b.WriteString("| Claim | Paper | Better − worse | 95% interval, anchors resampled | Holm p | Holds | i.i.d. 95% interval | i.i.d. above 0 |\n|---|---|---|---|---|---|---|---|\n")
+	for _, cl := range r.summary.Claims {
+		c := cl.Cells(3) // Claim, Better, Worse, Paper, Difference, clustered, Holm p, Holds, i.i.d., above 0
+		claim := fmt.Sprintf("%s (%s vs %s)", c[0], c[1], c[2])
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", mdEscape(claim), c[3], c[4], c[5], c[6], boldYes(c[7]), c[8], c[9])
+	}
+	return strings.TrimSuffix(b.String(), "\n"), nil
+}
+
+// boldYes makes a verdict stand out when it is "no": a claim that does not
+// hold is reported as such, never hidden.
+func boldYes(v string) string {
+	if v == "no" {
+		return "**no**"
+	}
+	return v
+}
+
+func (d *resultsDoc) shares(cfg string) (string, error) {
+	r, err := d.load(cfg)
+	if err != nil {
+		return "", err
+	}
+	var lines []string
+	for _, row := range r.summary.Rows {
+		if len(row.KernelShare) == 0 {
+			continue
+		}
+		var parts []string
+		for i, s := range row.KernelShare {
+			k := fmt.Sprintf("kernel %d", i)
+			if i < len(row.Kernels) {
+				k = row.Kernels[i]
+			}
+			parts = append(parts, fmt.Sprintf("%s %.3f", k, s))
+		}
+		lines = append(lines, fmt.Sprintf("- %s: %s", mdEscape(row.Label), strings.Join(parts, ", ")))
+	}
+	if len(lines) == 0 {
+		return "", fmt.Errorf("config %q has no kernel shares (no K4 row)", cfg)
+	}
+	return strings.Join(lines, "\n"), nil
+}
+
+func (d *resultsDoc) provenance(cfg string) (string, error) {
+	r, err := d.load(cfg)
+	if err != nil {
+		return "", err
+	}
+	p := r.provenance
+	if p == nil {
+		return "", fmt.Errorf("config %q: no provenance.json", cfg)
+	}
+	commit := "unknown commit"
+	if p.Commit != "" {
+		commit = "commit " + shortCommit(p.Commit)
+		if p.Dirty != nil && *p.Dirty {
+			commit += " with uncommitted changes"
+		}
+	}
+	build := "pure-Go build (gonum)"
+	if p.LinalgBackend == "openblas" {
+		build = fmt.Sprintf("OpenBLAS build (%s kernels", p.OpenBLASCore)
+		if p.OpenBLASCoretype != "" {
+			build += ", OPENBLAS_CORETYPE=" + p.OpenBLASCoretype
+		}
+		if v := openBLASVersion(p.OpenBLASConfig); v != "" {
+			build += ", " + v
+		}
+		build += ")"
+	}
+	workers := ""
+	if p.Workers > 0 {
+		workers = fmt.Sprintf(", %d workers", p.Workers)
+	}
+	wall := "wall time unknown"
+	if p.WallSeconds > 0 {
+		wall = duration(p.WallSeconds) + " wall"
+		if p.Resumed {
+			wall += " (resumed: the last invocation only)"
+		}
+	}
+	return fmt.Sprintf("Config hash %s; %s, %s, %s; %s, %d cores%s. Finished %s after %s, %s of task time; %d tasks, %d fits, %d not certified, largest certified gap %.1e.",
+		p.ConfigHash, commit, build, p.Go, p.CPUModel, p.Cores, workers, dateText(p.Finished), wall, duration(p.TaskSeconds),
+		p.Tasks, p.Fits, p.UnconvergedFits, p.MaxGap), nil
+}
+
+func (d *resultsDoc) runsTable(cfgs ...string) (string, error) {
+	var b strings.Builder
+	b.WriteString("| Config | Tasks | Fits | Wall time | Task time | Not certified | Largest gap | Commit | Build |\n|---|---|---|---|---|---|---|---|---|\n")
+	var tasks, fits, unconverged int
+	var wall, taskTime, gap float64
+	for _, cfg := range cfgs {
+		r, err := d.load(cfg)
+		if err != nil {
+			return "", err
+		}
+		p := r.provenance
+		if p == nil {
+			return "", fmt.Errorf("config %q: no provenance.json", cfg)
+		}
+		build := p.LinalgBackend
+		if p.OpenBLASCore != "" {
+			build += " (" + p.OpenBLASCore + ")"
+		}
+		fmt.Fprintf(&b, "| `%s` | %d | %d | %s | %s | %d | %.1e | %s | %s |\n", cfg, p.Tasks, p.Fits, duration(p.WallSeconds), duration(p.TaskSeconds),
+			p.UnconvergedFits, p.MaxGap, shortCommit(p.Commit), build)
+		tasks, fits, unconverged = tasks+p.Tasks, fits+p.Fits, unconverged+p.UnconvergedFits
+		wall, taskTime, gap = wall+p.WallSeconds, taskTime+p.TaskSeconds, math.Max(gap, p.MaxGap)
+	}
+	fmt.Fprintf(&b, "| all %d | %d | %d | %s | %s | %d | %.1e | | |", len(cfgs), tasks, fits, duration(wall), duration(taskTime), unconverged, gap)
+	return b.String(), nil
+}
+
+func (d *resultsDoc) acc(cfg, label string) (string, error) {
+	r, err := d.load(cfg)
+	if err != nil {
+		return "", err
+	}
+	for _, row := range r.summary.Rows {
+		if strings.EqualFold(row.Label, label) {
+			return accText(row.Accuracy, row.Mean, row.Std), nil
+		}
+	}
+	return "", fmt.Errorf("config %q has no row %q", cfg, label)
+}
+
+func (d *resultsDoc) diff(cfg, claim string) (string, error) {
+	r, err := d.load(cfg)
+	if err != nil {
+		return "", err
+	}
+	for _, cl := range r.summary.Claims {
+		if strings.EqualFold(cl.Claim, claim) {
+			c := cl.Cells(3)
+			verdict := "holds"
+			if c[7] != "yes" {
+				verdict = "does not hold"
+			}
+			return fmt.Sprintf("%s %s, %s", c[4], c[5], verdict), nil
+		}
+	}
+	var have []string
+	for _, cl := range r.summary.Claims {
+		have = append(have, strconv.Quote(cl.Claim))
+	}
+	sort.Strings(have)
+	return "", fmt.Errorf("config %q has no claim %q (it has %s)", cfg, claim, strings.Join(have, ", "))
+}
+
+func shortCommit(c string) string {
+	if len(c) > 7 {
+		return c[:7]
+	}
+	return c
+}
+
+// openBLASVersion is "OpenBLAS 0.3.21" from openblas_get_config's
+// "OpenBLAS 0.3.21 DYNAMIC_ARCH NO_AFFINITY Haswell MAX_THREADS=64".
+func openBLASVersion(config string) string {
+	f := strings.Fields(config)
+	if len(f) >= 2 && f[0] == "OpenBLAS" {
+		return f[0] + " " + f[1]
+	}
+	return ""
+}
+
+func duration(sec float64) string {
+	switch {
+	case sec < 100:
+		return fmt.Sprintf("%.0f s", sec)
+	case sec < 6000:
+		return fmt.Sprintf("%.1f min", sec/60)
+	}
+	return fmt.Sprintf("%.2f h", sec/3600)
+}
+
+func dateText(rfc string) string {
+	t, err := time.Parse(time.RFC3339, rfc)
+	if err != nil {
+		return "at an unknown time"
+	}
+	return t.UTC().Format("2006-01-02 15:04 UTC")
+}

@@ -1,0 +1,84 @@
+package report
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/mkpoe/mkpoe/pkg/results"
+	"github.com/mkpoe/mkpoe/pkg/stats"
+)
+
+// docFixture is a committed results tree with one config: two rows over
+// two splits, one claim that holds i.i.d. but not clustered, and its
+// provenance.
+func docFixture(t *testing.T) fstest.MapFS {
+	t.Helper()
+	fits, unconv, iters, gap := 40, 0, 77, 8.4e-4
+	holm := 0.12
+	s := &results.Summary{Format: "mkpoe-summary/1", Name: "toy", ConfigHash: "abc123", Splits: 2, InnerFolds: 2, BetaGrid: []float64{10, 1000},
+		Rows: []results.Row{
+			{Label: "ST native", Method: "native", Kernels: []string{"ST"}, Accuracy: []float64{0.7, 0.8}, Mean: 0.75, Std: 0.0707,
+				TestTallies: []results.Tally{{Right: 7, Ties: 1, Wrong: 2}, {Right: 8, Wrong: 2}}, TrainComparisons: []int{5, 5}, TestComparisons: []int{10, 10}, Paper: ptr(0.752)},
+			{Label: "all K4 full", Method: "k4", Mode: "full", Kernels: []string{"ST", "CF"}, Accuracy: []float64{0.9, 0.8}, Mean: 0.85, Std: 0.0707, Beta: []float64{1000, 10},
+				KernelShare: []float64{0.75, 0.25}, Fits: &fits, UnconvergedFits: &unconv, MaxGap: &gap, MaxIterations: &iters, TrainComparisons: []int{5, 5}, TestComparisons: []int{10, 10}},
+		},
+		Claims: []results.Claim{{Claim: "K4 beats native", Better: "all K4 full", Worse: "ST native", Paper: "Table 4",
+			Interval: &stats.Interval{Diff: 0.1, Lo: 0.02, Hi: 0.18, Reps: 2000}, Reproduced: true,
+			Clustered: &stats.Interval{Diff: 0.1, Lo: -0.01, Hi: 0.2, Reps: 2000, P: 0.06}, HolmP: &holm}},
+	}
+	sb, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirty := false
+	pb, err := json.Marshal(results.Provenance{Config: "toy", ConfigHash: "abc123", Commit: "0123456789abcdef", Dirty: &dirty, Go: "go1.26.8",
+		BuildTags: "openblas", LinalgBackend: "openblas", OpenBLASCore: "Haswell", OpenBLASCoretype: "Haswell",
+		OpenBLASConfig: "OpenBLAS 0.3.21 DYNAMIC_ARCH NO_AFFINITY Haswell MAX_THREADS=64", CPUModel: "AMD EPYC", Cores: 2, OS: "linux/amd64", Workers: 2,
+		Started: "2026-11-28T04:00:00Z", Finished: "2026-11-28T04:10:30Z", WallSeconds: 630, Tasks: 12, TaskSeconds: 1200, Fits: 40, MaxGap: 8.4e-4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fstest.MapFS{"toy/summary.json": {Data: sb}, "toy/provenance.json": {Data: pb}}
+}
+
+func TestResultsDoc(t *testing.T) {
+	fsys := docFixture(t)
+	for _, tc := range []struct {
+		tmpl string
+		want []string
+	}{
+		{`{{table "toy"}}`, []string{
+			"| ST native | 0.750 ± 0.071 | 0.775 ± 0.035 | 0.050 | — | 0.752 | — |",
+			"| all K4 full | 0.850 ± 0.071 | — | — | 1000, 10 |  | 40 (0; 8.4e-04, 77) |"}},
+		{`{{claims "toy"}}`, []string{
+			"| K4 beats native (all K4 full vs ST native) | Table 4 | +0.100 | [-0.010, +0.200] | 0.12 | **no** | [+0.020, +0.180] | yes |"}},
+		{`{{shares "toy"}}`, []string{"- all K4 full: ST 0.750, CF 0.250"}},
+		{`{{provenance "toy"}}`, []string{"Config hash abc123; commit 0123456, OpenBLAS build (Haswell kernels, OPENBLAS_CORETYPE=Haswell, OpenBLAS 0.3.21), go1.26.8; AMD EPYC, 2 cores, 2 workers. Finished 2026-11-28 04:10 UTC after 10.5 min wall, 20.0 min of task time; 12 tasks, 40 fits, 0 not certified, largest certified gap 8.4e-04."}},
+		{`{{runs "toy" "toy"}}`, []string{"| `toy` | 12 | 40 | 10.5 min | 20.0 min | 0 | 8.4e-04 | 0123456 | openblas (Haswell) |", "| all 2 | 24 | 80 | 21.0 min | 40.0 min | 0 | 8.4e-04 | | |"}},
+		{`K4: {{acc "toy" "ALL K4 FULL"}}; {{diff "toy" "K4 beats native"}}.`, []string{"K4: 0.850 ± 0.071; +0.100 [-0.010, +0.200], does not hold."}},
+	} {
+		got, err := ResultsDoc(tc.tmpl, fsys)
+		if err != nil {
+			t.Errorf("%s: %v", tc.tmpl, err)
+			continue
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(string(got), w) {
+				t.Errorf("%s: missing\n%s\nin\n%s", tc.tmpl, w, got)
+			}
+		}
+	}
+	// Whatever the document names must exist.
+	for _, tc := range []struct{ tmpl, want string }{
+		{`{{table "gone"}}`, `config "gone"`},
+		{`{{acc "toy" "CF native"}}`, `no row "CF native"`},
+		{`{{diff "toy" "K1 beats K4"}}`, `no claim "K1 beats K4" (it has "K4 beats native")`},
+		{`{{tabel "toy"}}`, `function "tabel" not defined`},
+	} {
+		if _, err := ResultsDoc(tc.tmpl, fsys); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want one containing %q", tc.tmpl, err, tc.want)
+		}
+	}
+}
