@@ -23,7 +23,7 @@ import (
 // When no task ran in the last invocation (a rerun that only merged and
 // reported), a previous provenance of the same config is kept as it is: it
 // describes the invocation that computed the numbers.
-func writeProvenance(c *Config, s *results.Summary, plan []results.Task, timings map[string]float64) error {
+func writeProvenance(c *Config, s *results.Summary, plan []results.Task, tasks []results.TaskResult, timings map[string]float64) error {
 	path := filepath.Join(c.Output, results.ProvenanceFile)
 	env := map[string]string{}
 	if b, err := os.ReadFile(filepath.Join(c.Output, "env.json")); err == nil {
@@ -90,6 +90,23 @@ func writeProvenance(c *Config, s *results.Summary, plan []results.Task, timings
 		p.TaskSeconds += sec
 	}
 	p.TaskSeconds = math.Round(p.TaskSeconds*10) / 10
+	costs := make([]results.RowCost, len(c.Rows))
+	for i, t := range plan {
+		if t.Kind == KindNative {
+			continue
+		}
+		rc := &costs[t.Row]
+		rc.Seconds += timings[t.ID]
+		for _, it := range tasks[i].Iterations {
+			rc.Iterations += it
+		}
+	}
+	for i, r := range c.Rows {
+		if r.Method != "native" {
+			costs[i].Label, costs[i].Seconds = r.Label, math.Round(costs[i].Seconds*1000)/1000
+			p.Rows = append(p.Rows, costs[i])
+		}
+	}
 	for _, r := range s.Rows {
 		if r.Fits != nil {
 			p.Fits += *r.Fits

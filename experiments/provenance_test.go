@@ -50,6 +50,21 @@ func TestProvenance(t *testing.T) {
 	if fits == 0 || p.Fits != fits || p.UnconvergedFits != unconverged || p.MaxGap != maxGap {
 		t.Errorf("fits %d, unconverged %d, max gap %g; want %d, %d, %g", p.Fits, p.UnconvergedFits, p.MaxGap, fits, unconverged, maxGap)
 	}
+	learned, rowSeconds := 0, 0.0
+	for _, r := range c.Rows {
+		if r.Method != "native" {
+			learned++
+		}
+	}
+	for _, rc := range p.Rows {
+		rowSeconds += rc.Seconds
+		if rc.Seconds <= 0 || rc.Iterations <= 0 {
+			t.Errorf("row cost %+v", rc)
+		}
+	}
+	if len(p.Rows) != learned || rowSeconds > p.TaskSeconds+0.1*float64(learned) {
+		t.Errorf("%d row costs summing to %g s, want %d rows within the task time %g s", len(p.Rows), rowSeconds, learned, p.TaskSeconds)
+	}
 	started, err1 := time.Parse(time.RFC3339, p.Started)
 	finished, err2 := time.Parse(time.RFC3339, p.Finished)
 	if err1 != nil || err2 != nil || finished.Before(started) || p.WallSeconds < 0 || p.WallSeconds > 600 || p.TaskSeconds <= 0 {

@@ -179,7 +179,7 @@ func Merge(c *Config) (*results.Summary, error) {
 	if err := writeCSVs(c.Output, s, tasks); err != nil {
 		return nil, err
 	}
-	if err := writeProvenance(c, s, plan, timings); err != nil {
+	if err := writeProvenance(c, s, plan, tasks, timings); err != nil {
 		return nil, err
 	}
 	return s, nil

@@ -30,6 +30,8 @@ import (
 //	{{provenance "cfg"}}   one paragraph: commit, build, machine, times, fits
 //	{{runs "cfg" ...}}     one line per config and a total: tasks, fits, wall
 //	                       time, task time, not certified, largest gap
+//	{{cost "cfg" "row" ...}} what learning the rows cost: training comparisons
+//	                       per split, task time, solver iterations
 //	{{acc "cfg" "row"}}    a row's accuracy as the table prints it
 //	{{diff "cfg" "claim"}} a claim's difference, clustered interval and verdict
 //
@@ -40,7 +42,7 @@ func ResultsDoc(tmpl string, fsys fs.FS) ([]byte, error) {
 	d := &resultsDoc{fsys: fsys, runs: map[string]*committedRun{}}
 	t, err := template.New("results").Option("missingkey=error").Funcs(template.FuncMap{
 		"table": d.table, "claims": d.claims, "shares": d.shares, "provenance": d.provenance,
-		"runs": d.runsTable, "acc": d.acc, "diff": d.diff,
+		"runs": d.runsTable, "acc": d.acc, "diff": d.diff, "cost": d.cost,
 	}).Parse(tmpl)
 	if err != nil {
 		return nil, fmt.Errorf("results template: %w", err)
@@ -259,6 +261,49 @@ func (d *resultsDoc) runsTable(cfgs ...string) (string, error) {
 	}
 	fmt.Fprintf(&b, "| all %d | %d | %d | %s | %s | %d | %.1e | | |", len(cfgs), tasks, fits, duration(wall), duration(taskTime), unconverged, gap)
 	return b.String(), nil
+}
+
+func (d *resultsDoc) cost(cfg string, labels ...string) (string, error) {
+	r, err := d.load(cfg)
+	if err != nil {
+		return "", err
+	}
+	if r.provenance == nil {
+		return "", fmt.Errorf("config %q: no provenance.json", cfg)
+	}
+	var b strings.Builder
+	b.WriteString("| Row | Training comparisons per split | Task time | Solver iterations |\n|---|---|---|---|\n")
+	for _, label := range labels {
+		row := r.row(label)
+		var rc *results.RowCost
+		for i := range r.provenance.Rows {
+			if strings.EqualFold(r.provenance.Rows[i].Label, label) {
+				rc = &r.provenance.Rows[i]
+			}
+		}
+		if row == nil || rc == nil {
+			return "", fmt.Errorf("config %q has no learned row %q with a recorded cost", cfg, label)
+		}
+		lo, hi := row.TrainComparisons[0], row.TrainComparisons[0]
+		for _, n := range row.TrainComparisons {
+			lo, hi = min(lo, n), max(hi, n)
+		}
+		count := strconv.Itoa(lo)
+		if hi != lo {
+			count = fmt.Sprintf("%d–%d", lo, hi)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %d |\n", mdEscape(row.Label), count, duration(rc.Seconds), rc.Iterations)
+	}
+	return strings.TrimSuffix(b.String(), "\n"), nil
+}
+
+func (r *committedRun) row(label string) *results.Row {
+	for i := range r.summary.Rows {
+		if strings.EqualFold(r.summary.Rows[i].Label, label) {
+			return &r.summary.Rows[i]
+		}
+	}
+	return nil
 }
 
 func (d *resultsDoc) acc(cfg, label string) (string, error) {

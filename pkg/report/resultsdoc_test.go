@@ -36,7 +36,8 @@ func docFixture(t *testing.T) fstest.MapFS {
 	pb, err := json.Marshal(results.Provenance{Config: "toy", ConfigHash: "abc123", Commit: "0123456789abcdef", Dirty: &dirty, Go: "go1.26.8",
 		BuildTags: "openblas", LinalgBackend: "openblas", OpenBLASCore: "Haswell", OpenBLASCoretype: "Haswell",
 		OpenBLASConfig: "OpenBLAS 0.3.21 DYNAMIC_ARCH NO_AFFINITY Haswell MAX_THREADS=64", CPUModel: "AMD EPYC", Cores: 2, OS: "linux/amd64", Workers: 2,
-		Started: "2026-11-28T04:00:00Z", Finished: "2026-11-28T04:10:30Z", WallSeconds: 630, Tasks: 12, TaskSeconds: 1200, Fits: 40, MaxGap: 8.4e-4})
+		Started: "2026-11-28T04:00:00Z", Finished: "2026-11-28T04:10:30Z", WallSeconds: 630, Tasks: 12, TaskSeconds: 1200, Fits: 40, MaxGap: 8.4e-4,
+		Rows: []results.RowCost{{Label: "all K4 full", Seconds: 1150, Iterations: 5321}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,6 +58,7 @@ func TestResultsDoc(t *testing.T) {
 		{`{{shares "toy"}}`, []string{"- all K4 full: ST 0.750, CF 0.250"}},
 		{`{{provenance "toy"}}`, []string{"Config hash abc123; commit 0123456, OpenBLAS build (Haswell kernels, OPENBLAS_CORETYPE=Haswell, OpenBLAS 0.3.21), go1.26.8; AMD EPYC, 2 cores, 2 workers. Finished 2026-11-28 04:10 UTC after 10.5 min wall, 20.0 min of task time; 12 tasks, 40 fits, 0 not certified, largest certified gap 8.4e-04."}},
 		{`{{runs "toy" "toy"}}`, []string{"| `toy` | 12 | 40 | 10.5 min | 20.0 min | 0 | 8.4e-04 | 0123456 | openblas (Haswell) |", "| all 2 | 24 | 80 | 21.0 min | 40.0 min | 0 | 8.4e-04 | | |"}},
+		{`{{cost "toy" "all K4 full"}}`, []string{"| all K4 full | 5 | 19.2 min | 5321 |"}},
 		{`K4: {{acc "toy" "ALL K4 FULL"}}; {{diff "toy" "K4 beats native"}}.`, []string{"K4: 0.850 ± 0.071; +0.100 [-0.010, +0.200], does not hold."}},
 	} {
 		got, err := ResultsDoc(tc.tmpl, fsys)
@@ -76,6 +78,7 @@ func TestResultsDoc(t *testing.T) {
 		{`{{acc "toy" "CF native"}}`, `no row "CF native"`},
 		{`{{diff "toy" "K1 beats K4"}}`, `no claim "K1 beats K4" (it has "K4 beats native")`},
 		{`{{tabel "toy"}}`, `function "tabel" not defined`},
+		{`{{cost "toy" "ST native"}}`, `no learned row "ST native"`},
 	} {
 		if _, err := ResultsDoc(tc.tmpl, fsys); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want one containing %q", tc.tmpl, err, tc.want)

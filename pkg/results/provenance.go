@@ -47,4 +47,16 @@ type Provenance struct {
 	Fits            int     `json:"fits"`
 	UnconvergedFits int     `json:"unconverged_fits"`
 	MaxGap          float64 `json:"max_gap"`
+	// Rows is what each learned row cost, in the config's order.
+	Rows []RowCost `json:"rows,omitempty"`
+}
+
+// RowCost is the computing cost of one learned row over all its splits:
+// the time of its tasks (cv and refit, summed over workers) and the solver
+// iterations of all its fits. The paper's claim that graph processing cuts
+// the cost of learning (Sec. 5.2.4, Table 5) is read from it.
+type RowCost struct {
+	Label      string  `json:"label"`
+	Seconds    float64 `json:"seconds"`
+	Iterations int     `json:"iterations"`
 }
