@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -164,9 +166,15 @@ type taxonomySpec struct {
 	Cluster string
 	// Levels are the cluster counts the dendrogram is cut into, increasing.
 	Levels []int
+	// Views are the feature views clustered (0-based: view1 is 0), all of
+	// them when the config gives none. Leaving out the views a row learns
+	// on gives a ground truth that its kernel did not shape (the taxonomy
+	// control configs).
+	Views []int
 }
 
 const (
+	aloiViews    = 4 // ALOI-10's feature views, view1 … view4
 	unusedImages = "unused_images"
 	allImages    = "all_images"
 )
@@ -198,8 +206,21 @@ func parseTaxonomySpec(v any) (spec taxonomySpec, ok bool, err error) {
 				}
 				spec.Levels = append(spec.Levels, n)
 			}
+		case "views":
+			list, isList := m[k].([]any)
+			if !isList || len(list) == 0 {
+				return spec, true, fmt.Errorf("dataset.taxonomy.views: must be a list of feature views such as [view1, view2], got %v", m[k])
+			}
+			for i, e := range list {
+				name, _ := e.(string)
+				v, err := strconv.Atoi(strings.TrimPrefix(name, "view"))
+				if !strings.HasPrefix(name, "view") || err != nil || v < 1 || v > aloiViews || slices.Contains(spec.Views, v-1) {
+					return spec, true, fmt.Errorf("dataset.taxonomy.views[%d]: must be one of view1 … view%d, each once, got %v", i, aloiViews, e)
+				}
+				spec.Views = append(spec.Views, v-1)
+			}
 		default:
-			return spec, true, fmt.Errorf("dataset.taxonomy.%s: unknown key (a clustered taxonomy has cluster and levels)", k)
+			return spec, true, fmt.Errorf("dataset.taxonomy.%s: unknown key (a clustered taxonomy has cluster, levels and optionally views)", k)
 		}
 	}
 	if spec.Cluster == "" || spec.Levels == nil {
@@ -222,7 +243,15 @@ func clusterTaxonomy(spec taxonomySpec, al *data.ALOI, idx []int, perClass int, 
 			rows = append(rows, i)
 		}
 	}
-	tax, merges, classes, err := data.ClassTaxonomy(al.Views, al.Labels, rows, spec.Levels)
+	views, from := al.Views, spec.Cluster
+	if spec.Views != nil {
+		views, from = nil, from+"; views"
+		for _, v := range spec.Views {
+			views = append(views, al.Views[v])
+			from += fmt.Sprintf(" view%d", v+1)
+		}
+	}
+	tax, merges, classes, err := data.ClassTaxonomy(views, al.Labels, rows, spec.Levels)
 	if err != nil {
 		return nil, fmt.Errorf("dataset.taxonomy: %w", err)
 	}
@@ -231,7 +260,7 @@ func clusterTaxonomy(spec taxonomySpec, al *data.ALOI, idx []int, perClass int, 
 			return nil, fmt.Errorf("dataset.taxonomy.cluster: %s leaves no image of class %d to cluster (per_class %d takes them all)", spec.Cluster, al.Labels[i], perClass)
 		}
 	}
-	*notes = append(*notes, fmt.Sprintf("taxonomy %v clustered from %d images (%s), dendrogram %s", tax, len(rows), spec.Cluster, data.DendrogramString(merges, classes)))
+	*notes = append(*notes, fmt.Sprintf("taxonomy %v clustered from %d images (%s), dendrogram %s", tax, len(rows), from, data.DendrogramString(merges, classes)))
 	return tax, nil
 }
 

@@ -52,6 +52,16 @@ rows:
 		{"unknown key", "20", "{cluster: unused_images, levels: [3], linkage: single}", "dataset.taxonomy.linkage: unknown key", ""},
 		{"levels missing", "20", "{cluster: unused_images}", "dataset.taxonomy: a clustered taxonomy needs both cluster", ""},
 		{"levels not a list", "20", "{cluster: unused_images, levels: 3}", "dataset.taxonomy.levels: must be a list", ""},
+		{"every view named", "20", "{cluster: unused_images, levels: [3, 5, 7], views: [view1, view2, view3, view4]}", shipped.String(), "unused_images; views view1 view2 view3 view4"},
+		// Leaving out RGB or colour gives the main tree: the controls that
+		// matter leave out HSV or texture (docs/results.md).
+		{"without rgb", "20", "{cluster: unused_images, levels: [3, 5, 7], views: [view2, view3, view4]}", shipped.String(), "views view2 view3 view4"},
+		{"without colour", "20", "{cluster: unused_images, levels: [3, 5, 7], views: [view1, view2, view4]}", shipped.String(), "views view1 view2 view4"},
+		{"without hsv", "20", "{cluster: unused_images, levels: [3, 5, 7], views: [view1, view3, view4]}", "[[1,[2,3,[5,6,10]],[4,7]],8,9]", "views view1 view3 view4"},
+		{"without texture", "20", "{cluster: unused_images, levels: [3, 5, 7], views: [view1, view2, view3]}", "[[1,[2,[3,6],[5,10]],[4,7]],8,9]", "unused_images; views view1 view2 view3"},
+		{"a view twice", "20", "{cluster: unused_images, levels: [3], views: [view1, view1]}", "dataset.taxonomy.views[1]: must be one of view1 … view4, each once, got view1", ""},
+		{"no such view", "20", "{cluster: unused_images, levels: [3], views: [view5]}", "dataset.taxonomy.views[0]: must be one of view1 … view4", ""},
+		{"views not a list", "20", "{cluster: unused_images, levels: [3], views: view1}", "dataset.taxonomy.views: must be a list", ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
