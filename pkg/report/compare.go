@@ -192,8 +192,9 @@ func (c *Comparison) matchClaims() {
 }
 
 // differences returns the warnings about runs of different configs (name
-// or config hash), different builds (env.json linalg_backend) and a mix of
-// absolute and relative β grids.
+// or config hash), different builds (env.json linalg_backend), a mix of
+// absolute and relative β grids, and outer splits (items.json) that differ
+// from the first run's, when both runs record them.
 func (c *Comparison) differences() []string {
 	var out []string
 	differ := func(get func(CompareRun) string) bool {
@@ -230,7 +231,21 @@ func (c *Comparison) differences() []string {
 	if differ(grid) {
 		out = append(out, "the β grids are of different kinds ("+list(grid)+"); the validation figure's x axes do not mean the same")
 	}
+	for _, r := range c.Runs[1:] {
+		a, b := c.Runs[0].Run.Items, r.Run.Items
+		if a != nil && b != nil && !sameSplits(a.Splits, b.Splits) {
+			out = append(out, fmt.Sprintf("the outer splits of %s and %s differ (items.json): their accuracies are measured on different test items, so Δ is not a paired difference", c.Runs[0].Name, r.Name))
+		}
+	}
 	return out
+}
+
+// sameSplits reports whether two runs' outer splits hold the same
+// training and test items.
+func sameSplits(a, b []results.Split) bool {
+	return slices.EqualFunc(a, b, func(x, y results.Split) bool {
+		return slices.Equal(x.Train, y.Train) && slices.Equal(x.Test, y.Test)
+	})
 }
 
 func orUnknown(s string) string {
@@ -440,7 +455,9 @@ func (c *Comparison) Markdown(w io.Writer) error {
 	}
 	fmt.Fprintf(&b, "# Comparison: %s\n\n", mdEscape(strings.Join(names, " vs ")))
 	b.WriteString(markdownList("Warnings", c.Warnings))
-	mdTable := func(header []string, rows [][]string) {
+	// mdTable writes a table; align is the separator of every column but
+	// the first ("---" left, "---:" right).
+	mdTable := func(align string, header []string, rows [][]string) {
 		esc := func(cells []string) string {
 			out := make([]string, len(cells))
 			for i, s := range cells {
@@ -448,20 +465,21 @@ func (c *Comparison) Markdown(w io.Writer) error {
 			}
 			return "| " + strings.Join(out, " | ") + " |\n"
 		}
-		b.WriteString(esc(header) + "|" + strings.Repeat("---|", len(header)) + "\n")
+		b.WriteString(esc(header) + "|---|" + strings.Repeat(align+"|", len(header)-1) + "\n")
 		for _, r := range rows {
 			b.WriteString(esc(r))
 		}
 	}
 	b.WriteString("## Runs\n\n")
-	mdTable(c.runsTable())
+	rh, rr := c.runsTable()
+	mdTable("---", rh, rr)
 	b.WriteString("\n## Results\n\n")
-	mdTable(c.header(), c.cells())
+	mdTable("---:", c.header(), c.cells())
 	b.WriteString("\n" + compareTableCaption + "\n\n")
 	b.WriteString(markdownList("Missing rows", c.Notes))
 	if len(c.Claims) > 0 {
 		b.WriteString("## Claims\n\n")
-		mdTable(c.claimHeader(), c.claimCells())
+		mdTable("---", c.claimHeader(), c.claimCells())
 		b.WriteString("\n" + compareClaimsCaption + "\n\n")
 	}
 	if c.Figure != nil {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -163,6 +164,16 @@ func TestComparisonWarnings(t *testing.T) {
 	rs := copySummary(t, edited.Run.Summary)
 	rs.BetaRelative = true
 	relative.Run = &Run{Summary: rs, Env: edited.Run.Env}
+	resplit := same
+	resplit.Name = "resplit"
+	items := *base.Run.Items
+	items.Splits = slices.Clone(items.Splits)
+	sp := &items.Splits[1] // item 0 trains, item 2 is held out
+	sp.Train, sp.Test = slices.Clone(sp.Train), slices.Clone(sp.Test)
+	sp.Train[0], sp.Test[0] = sp.Test[0], sp.Train[0]
+	resplitRun := *base.Run
+	resplitRun.Items = &items
+	resplit.Run = &resplitRun
 	configs := `the runs are of different configs (base: config "fixture_50%", hash 0123456789abcdef; edited: config "fixture_50%", hash fedcba9876543210); rows are matched by label`
 	builds := "the runs come from different builds (env.json linalg_backend: base: not recorded; edited: openblas)"
 	for _, test := range []struct {
@@ -174,6 +185,7 @@ func TestComparisonWarnings(t *testing.T) {
 		{"other config and build", []CompareRun{base, edited}, []string{configs, builds}},
 		{"relative grid", []CompareRun{base, relative}, []string{configs, builds,
 			"the β grids are of different kinds (base: absolute β; edited: multiples of β_min); the validation figure's x axes do not mean the same"}},
+		{"other splits", []CompareRun{base, resplit}, []string{"the outer splits of base and resplit differ (items.json): their accuracies are measured on different test items, so Δ is not a paired difference"}},
 		{"run warnings", []CompareRun{base, {Name: "w", Run: base.Run, Warnings: []string{"task x: result file missing"}}},
 			[]string{"w: task x: result file missing"}},
 	} {
