@@ -725,7 +725,7 @@ func CompareValidationFigure(c *Comparison) (*Figure, error) {
 
 // runGlyphs mark the points of run k's curve (cycled), so that the runs
 // differ without colour too.
-var runGlyphs = []draw.GlyphDrawer{draw.CircleGlyph{}, draw.SquareGlyph{}, draw.TriangleGlyph{}, draw.PyramidGlyph{}, draw.CrossGlyph{}, draw.PlusGlyph{}}
+var runGlyphs = []draw.GlyphDrawer{draw.CircleGlyph{}, draw.BoxGlyph{}, draw.PyramidGlyph{}, draw.CrossGlyph{}, draw.PlusGlyph{}, draw.SquareGlyph{}}
 
 var comparePage = template.Must(template.New("compare").Parse(`<!DOCTYPE html>
 <html lang="en">
