@@ -391,7 +391,7 @@ func (c *Comparison) cells() [][]string {
 	return out
 }
 
-// claimHeaderCompare and claimCells lay out the claims side by side: per
+// claimHeader and claimCells lay out the claims side by side: per
 // run the difference with its 95% interval, and the verdict.
 func (c *Comparison) claimHeader() []string {
 	h := []string{"Claim"}
@@ -613,8 +613,8 @@ func MeanValidation(s *results.Summary, row *results.Row) (betas, mean, lo, hi [
 			mean[b] = sum / float64(n)
 		}
 		if banded {
-			lo[b], hi[b] = l, h // ±Inf where no fold is finite: bandPolygon skips them
-			if math.IsInf(l, 0) || math.IsInf(h, 0) {
+			lo[b], hi[b] = l, h
+			if math.IsInf(l, 0) || math.IsInf(h, 0) { // no finite fold: NaN, as the summary writes it
 				lo[b], hi[b] = math.NaN(), math.NaN()
 			}
 		}
