@@ -14,6 +14,12 @@
 // [WeightSeries], [MapSeries]) that tests check directly, and [TSNE] is an
 // exact, seeded t-SNE.
 //
+// [NewComparison] sets several loaded runs side by side (rows matched by
+// label, claims by text, differences with the first run, warnings when
+// their configs or builds differ) and [CompareValidationFigure] overlays
+// their validation curves; [Comparison.Files] renders compare.md,
+// compare.html, compare.csv and the figure.
+//
 // The notebook ([Report.Notebook]) is executable: its code cells, kept in
 // notebook.py, reload the run directory with pandas and redraw every table
 // and figure with matplotlib, and its stored outputs are the Go ones, so

@@ -1,6 +1,7 @@
 package report_test
 
 import (
+	"fmt"
 	"log"
 	"os"
 
@@ -28,4 +29,32 @@ func ExampleTable_Markdown() {
 	// | CF | 0.704 ± 0.030 | 0.776 ± 0.010 |
 	//
 	// tiny: test accuracy (fraction of held-out comparisons satisfied), mean ± sample standard deviation over 2 outer splits. Bold: best mean of each column. In parentheses: the value reported by McFee & Lanckriet (2011) for the corresponding row. Empty cells were not run.
+}
+
+// Two runs of one experiment on different β grids, side by side: the
+// wider grid loses the native row and changes the K1 row's accuracy.
+func ExampleComparison_Text() {
+	run := func(hash string, betas []float64, rows ...results.Row) *report.Run {
+		return &report.Run{Summary: &results.Summary{Name: "sweep", ConfigHash: hash, Splits: 1, BetaGrid: betas, Rows: rows}}
+	}
+	native := results.Row{Label: "ST native", Method: "native", Accuracy: []float64{0.75}, Mean: 0.75}
+	narrow := results.Row{Label: "ST K1 full", Method: "k1", Mode: "full", Accuracy: []float64{0.80}, Mean: 0.80, Beta: []float64{10}}
+	wide := results.Row{Label: "st k1 full", Method: "k1", Mode: "full", Accuracy: []float64{0.83}, Mean: 0.83, Beta: []float64{1000}}
+	c, err := report.NewComparison([]report.CompareRun{
+		{Name: "narrow", Run: run("aaaa", []float64{1, 10}, native, narrow)},
+		{Name: "wide", Run: run("bbbb", []float64{1, 10, 100, 1000}, wide)},
+	}, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := c.Text(os.Stdout); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(c.Warnings[0])
+	// Output:
+	// Row         narrow accuracy  narrow β  wide accuracy  wide β  Δ wide − narrow
+	// ST native   0.750            —         —              —       —
+	// ST K1 full  0.800            10        0.830          1000    +0.030
+	// note: row "ST native" is absent from wide (shown as —)
+	// the runs are of different configs (narrow: config "sweep", hash aaaa; wide: config "sweep", hash bbbb); rows are matched by label
 }

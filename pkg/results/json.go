@@ -178,6 +178,12 @@ func DecodeSummary(b []byte, name string) (*Summary, error) {
 // field.
 func (s *Summary) Validate() error {
 	var errs []error
+	for i, b := range s.BetaGrid {
+		// β is positive: the reports draw it on a log axis.
+		if !(b > 0) || math.IsInf(b, 0) {
+			errs = append(errs, fmt.Errorf("beta_grid[%d] must be > 0 and finite, got %g", i, b))
+		}
+	}
 	for i, r := range s.Rows {
 		at := fmt.Sprintf("rows[%d] (%q)", i, r.Label)
 		bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(at+": "+format, a...)) }

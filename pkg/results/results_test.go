@@ -81,6 +81,7 @@ func TestDecodeRejects(t *testing.T) {
 		{"task file as summary", "summary.json", `{"format":"mkpoe-task/1"}`, `want "mkpoe-summary/1"`},
 		{"accuracy per split", "summary.json", `{"splits":2,"rows":[{"label":"a","accuracy":[0.5]}]}`, "accuracy must have one value per split (2), got 1"},
 		{"val_curve per β", "summary.json", `{"splits":1,"beta_grid":[1,10],"rows":[{"label":"a","accuracy":[0.5],"val_curve":[[0.5]]}]}`, "val_curve[0] must have one value per beta_grid entry (2), got 1"},
+		{"β > 0", "summary.json", `{"splits":1,"beta_grid":[1,0],"rows":[]}`, "beta_grid[1] must be > 0 and finite, got 0"},
 		{"shares per kernel", "summary.json", `{"rows":[{"label":"a","kernels":["A","B"],"kernel_share":[1]}]}`, "kernel_share must have one value per kernel (2), got 1"},
 		{"trailing data", "summary.json", `{} {}`, "data after the JSON value"},
 		{"truncated", "summary.json", `{"rows":[`, "unexpected EOF"},

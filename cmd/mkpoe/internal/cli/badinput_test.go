@@ -200,6 +200,9 @@ func TestBadInputTable(t *testing.T) {
 	}
 	add("report of a directory that is no run", []string{"notrun"}, "report", notRun)
 	add("report --formats bogus", []string{"--formats", "bogus"}, "report", runDir, "--formats", "md,bogus", "--out", filepath.Join(dir, "rep"))
+	add("compare with a directory that is no run", []string{"notrun"}, "compare", runDir, notRun)
+	add("compare --formats bogus", []string{"--formats", "bogus"}, "compare", runDir, runDir, "--names", "a,b", "--formats", "bogus", "--out", filepath.Join(dir, "cmp"))
+	add("compare --names twice", []string{"--names", `"a"`}, "compare", runDir, notRun, "--names", "a,a")
 	add("status of a directory that is no run", []string{"notrun"}, "status", notRun)
 	add("merge of a directory that is no run", []string{"notrun"}, "merge", notRun)
 	add("status of a missing directory", []string{"nowhere"}, "status", filepath.Join(dir, "nowhere"))
