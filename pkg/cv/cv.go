@@ -49,8 +49,9 @@ type Protocol struct {
 // sorted, disjoint.
 type GivenSplit struct{ Train, Held []int }
 
-// validate checks g against n units.
-func (g *GivenSplit) validate(n int) error {
+// Validate reports the first rule g breaks for n units: at least one
+// held-out unit; units in [0,n), sorted, distinct, and in one list only.
+func (g *GivenSplit) Validate(n int) error {
 	if len(g.Held) == 0 {
 		return errors.New("cv: a given split must hold out at least one unit")
 	}
@@ -154,7 +155,7 @@ func (p Protocol) Validate(n int) error {
 	}
 	var train []int
 	if given {
-		if err := p.Given.validate(n); err != nil {
+		if err := p.Given.Validate(n); err != nil {
 			return err
 		}
 		train = p.Given.Train
