@@ -122,15 +122,6 @@ func accuracy(emb mat.Matrix, cs []data.Comparison) float64 {
 	return float64(right) / float64(len(cs))
 }
 
-func readSummary(t *testing.T, dir string) *results.Summary {
-	t.Helper()
-	var s results.Summary
-	if err := json.Unmarshal(readFile(t, filepath.Join(dir, "summary.json")), &s); err != nil {
-		t.Fatal(err)
-	}
-	return &s
-}
-
 func readModel(t *testing.T, path string) *mkpoe.Model {
 	t.Helper()
 	f, err := os.Open(path)
@@ -155,10 +146,7 @@ func readModel(t *testing.T, path string) *mkpoe.Model {
 func TestGivenComparisonHoldout(t *testing.T) {
 	dir := t.TempDir()
 	all := readTriplets(t)
-	var test []data.Comparison
-	for _, c := range all[:120] {
-		test = append(test, c)
-	}
+	test := slices.Clone(all[:120])
 	for _, c := range all[120:150] { // reversed: the same question, answered the other way
 		test = append(test, data.Triplet(c.I, c.L, c.J))
 	}
