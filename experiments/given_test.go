@@ -504,3 +504,32 @@ func TestHeldoutFilesMatchFolds(t *testing.T) {
 		})
 	}
 }
+
+// TestGivenDigestIsContents: the tasks of a given test set are named by
+// the file's contents, not its path: a copy elsewhere plans the same task
+// IDs, an edited file other ones.
+func TestGivenDigestIsContents(t *testing.T) {
+	trip, err := filepath.Abs(filepath.Join(tripletsDir, "triplets.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := func(dir, body string) []string {
+		if err := os.WriteFile(filepath.Join(dir, "test.tsv"), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		c := givenConfig(t, dir, trip, "{outer: given, test_comparisons: test.tsv, inner_folds: 2}",
+			"  - {name: identity, type: identity}\n", "  - {label: GNMDS, method: k1, kernel: identity, mode: full}\n")
+		var ids []string
+		for _, task := range Plan(c) {
+			ids = append(ids, task.ID)
+		}
+		return ids
+	}
+	a := plan(t.TempDir(), "0 1 2\n3 4 5\n")
+	if b := plan(t.TempDir(), "0 1 2\n3 4 5\n"); !slices.Equal(a, b) {
+		t.Errorf("the same file elsewhere plans %v, want %v", b, a)
+	}
+	if b := plan(t.TempDir(), "0 1 2\n3 5 4\n"); slices.ContainsFunc(b, func(id string) bool { return slices.Contains(a, id) }) {
+		t.Errorf("an edited file plans %v, which shares IDs with %v", b, a)
+	}
+}
