@@ -25,6 +25,15 @@ const (
 // max_test_comparisons and constraints.test pick among them.
 func heldOut(c *Config, ds *dataset, id cv.FoldID) ([]data.Comparison, error) {
 	train, test, source := foldOf(c, ds, id)
+	if b, ok := source.(cv.ByIndex); ok {
+		// Comparison holdout: the held-out indices, without building the
+		// fold's training list (millions of comparisons at scale).
+		out := make([]data.Comparison, len(b.Held))
+		for r, u := range b.Held {
+			out[r] = b.All[u]
+		}
+		return out, nil
+	}
 	_, held, err := source.Split(train, test)
 	if err != nil {
 		return nil, err
