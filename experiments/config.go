@@ -42,7 +42,11 @@ type Config struct {
 	// configDir is the folder of the config file, against which dataset
 	// paths were resolved (LoadConfig); "" for a config built in code.
 	configDir string
-	Dataset   DatasetConfig `yaml:"dataset"`
+	// givenDigest is the SHA-256 of protocol.test_comparisons' contents
+	// (outer: given), read by Validate: part of every task's inputs, so
+	// that editing the file reruns the tasks and moving it does not.
+	givenDigest string
+	Dataset     DatasetConfig `yaml:"dataset"`
 	// Kernels are built per fold from training items only (no leakage).
 	Kernels     []KernelConfig    `yaml:"kernels"`
 	Groups      []GroupConfig     `yaml:"groups"`
@@ -134,11 +138,19 @@ type ProtocolConfig struct {
 	Holdout string `yaml:"holdout"`
 	// Outer is how the outer splits are drawn: "random" (default:
 	// independent seeded permutations, an item may be tested in several
-	// splits or none) or "partition" (the splits are the folds of one
+	// splits or none), "partition" (the splits are the folds of one
 	// seeded partition, every item tested exactly once, stratified by class
 	// when the data set has classes: the "partitioned into five 80/20
-	// splits" of Sec. 5.1); test_fraction must then be 1/splits.
+	// splits" of Sec. 5.1); test_fraction must then be 1/splits) or
+	// "given" (one split whose test set is the file TestComparisons, e.g.
+	// a data set's published test triplets: docs/configs.md, "A given
+	// test set"; holdout then defaults to comparisons).
 	Outer string `yaml:"outer"`
+	// TestComparisons is the given test set of outer: given, a
+	// comparisons file (pkg/data.ReadComparisons) relative to the config
+	// file, numbered as the data set's comparisons (dataset.one_based for
+	// generic data sets, 1-based for aset400, 0-based for planted).
+	TestComparisons string `yaml:"test_comparisons,omitempty"`
 	// Splits is the number of outer train/test splits of the items (default
 	// 1: a single fixed split, aset400's 330/82; the taxonomy experiment uses 5).
 	Splits int `yaml:"splits"`
@@ -269,6 +281,7 @@ func (c *Config) resolvePaths(dir string) {
 	}
 	c.configDir = dir
 	c.Output = abs(c.Output)
+	c.Protocol.TestComparisons = abs(c.Protocol.TestComparisons)
 	d := &c.Dataset
 	d.Dir, d.LastFMDir, d.Items, d.Comparisons = abs(d.Dir), abs(d.LastFMDir), abs(d.Items), abs(d.Comparisons)
 	for k, v := range d.Features {
@@ -283,17 +296,20 @@ func (c *Config) applyDefaults() {
 	if c.Output == "" {
 		c.Output = filepath.Join("results", c.Name)
 	}
-	if c.Protocol.Holdout == "" {
-		c.Protocol.Holdout = holdoutItems
-	}
 	if c.Protocol.Outer == "" {
 		c.Protocol.Outer = outerRandom
+	}
+	if c.Protocol.Holdout == "" {
+		c.Protocol.Holdout = holdoutItems
+		if c.Protocol.Outer == outerGiven {
+			c.Protocol.Holdout = holdoutComparisons
+		}
 	}
 	if c.Protocol.Splits == 0 {
 		c.Protocol.Splits = 1
 	}
-	if c.Protocol.TestFraction == 0 {
-		c.Protocol.TestFraction = 0.2
+	if c.Protocol.TestFraction == 0 && c.Protocol.Outer != outerGiven {
+		c.Protocol.TestFraction = 0.2 // a given test set has no fraction: it stays 0
 	}
 	if c.Protocol.InnerFolds == 0 {
 		c.Protocol.InnerFolds = 5
@@ -536,8 +552,13 @@ func (c *Config) validateProtocol(ps *problems) {
 	if p.Holdout != holdoutItems && p.Holdout != holdoutComparisons {
 		ps.bad("protocol.holdout", "must be items or comparisons", fmt.Sprintf("%q", p.Holdout))
 	}
-	if p.Outer != outerRandom && p.Outer != outerPartition {
-		ps.bad("protocol.outer", "must be random or partition", fmt.Sprintf("%q", p.Outer))
+	if p.Outer != outerRandom && p.Outer != outerPartition && p.Outer != outerGiven {
+		ps.bad("protocol.outer", "must be random, partition or given", fmt.Sprintf("%q", p.Outer))
+	}
+	if p.Outer == outerGiven {
+		c.validateGiven(ps)
+	} else if p.TestComparisons != "" {
+		ps.bad("protocol.test_comparisons", "is the test set of outer: given only (set protocol.outer: given, or remove it)", fmt.Sprintf("%q with outer %q", p.TestComparisons, p.Outer))
 	}
 	if p.Outer == outerPartition && (p.Splits < 2 || math.Abs(p.TestFraction-1/float64(p.Splits)) > 1e-9) {
 		ps.bad("protocol.test_fraction", fmt.Sprintf("must be 1/splits with outer: partition (splits %d: %g; at least 2 splits)", p.Splits, 1/float64(max(p.Splits, 1))), p.TestFraction)
@@ -552,7 +573,7 @@ func (c *Config) validateProtocol(ps *problems) {
 	if p.Splits < 1 {
 		ps.bad("protocol.splits", "must be >= 1", p.Splits)
 	}
-	if !(p.TestFraction > 0 && p.TestFraction < 1) {
+	if !(p.TestFraction > 0 && p.TestFraction < 1) && p.Outer != outerGiven {
 		ps.bad("protocol.test_fraction", "must be in (0,1)", p.TestFraction)
 	}
 	if p.InnerFolds < 2 {
@@ -565,6 +586,42 @@ func (c *Config) validateProtocol(ps *problems) {
 	if p.MaxTestComparisons < 0 {
 		ps.bad("protocol.max_test_comparisons", "must be >= 0 (0: all)", p.MaxTestComparisons)
 	}
+}
+
+// validateGiven checks the protocol of outer: given: one split, no
+// test_fraction, a data set with a fixed list of comparisons, and a
+// test_comparisons file that exists; it records the file's digest
+// (givenDigest). The file's lines are checked against the data set when it
+// is loaded (Check, Run).
+func (c *Config) validateGiven(ps *problems) {
+	p := c.Protocol
+	if p.Splits != 1 {
+		ps.bad("protocol.splits", "must be 1 (or absent) with outer: given: the given test set is the one outer split", p.Splits)
+	}
+	if p.TestFraction != 0 {
+		ps.bad("protocol.test_fraction", "must be absent with outer: given: the test set is the file protocol.test_comparisons", p.TestFraction)
+	}
+	if t := c.Dataset.Type; t == "synthetic" || t == "aloi10" {
+		ps.bad("protocol.outer", fmt.Sprintf("given needs a data set with a fixed list of comparisons (aset400, generic, planted); a %s data set derives its comparisons from its taxonomy", t), `"given"`)
+	}
+	if p.TestComparisons == "" {
+		ps.bad("protocol.test_comparisons", "must name the file of test comparisons with outer: given", `""`)
+		return
+	}
+	b, err := os.ReadFile(p.TestComparisons)
+	if err != nil {
+		rule := "must be a readable comparisons file"
+		if errors.Is(err, os.ErrNotExist) {
+			rule = "does not exist"
+		}
+		if c.configDir != "" {
+			rule += fmt.Sprintf(" (paths are relative to the config file's folder, %s)", c.configDir)
+		}
+		ps.bad("protocol.test_comparisons", rule, p.TestComparisons)
+		return
+	}
+	sum := sha256.Sum256(b)
+	c.givenDigest = hex.EncodeToString(sum[:])
 }
 
 // validatePlanSize checks the bounds on splits, inner folds and β values:
@@ -780,6 +837,11 @@ func (c *Config) loadAndCheckData() (*dataset, error) {
 	if err != nil {
 		return nil, fmt.Errorf("dataset: %w", err)
 	}
+	if c.Protocol.Outer == outerGiven {
+		if err := applyGiven(c, ds); err != nil {
+			return nil, fmt.Errorf("config %s, with its data:\n%w", c.Name, err)
+		}
+	}
 	if err := c.checkData(ds); err != nil {
 		return nil, fmt.Errorf("config %s, with its data:\n%w", c.Name, err)
 	}
@@ -808,7 +870,7 @@ func Check(c *Config) (*DataReport, error) {
 		return nil, errkind.BadInput(err)
 	}
 	if c.Protocol.Holdout == holdoutComparisons {
-		train, test := c.cvProtocol().Fold(len(ds.comps), cv.Outer(0))
+		train, test := c.foldProtocol(ds).Fold(len(ds.comps), cv.Outer(0))
 		return &DataReport{Items: ds.n, Unit: holdoutComparisons, Train: len(train), Test: len(test), Notes: ds.notes}, nil
 	}
 	train, test := splitItems(c, ds, 0)
@@ -835,7 +897,7 @@ func (c *Config) checkData(ds *dataset) error {
 			errs = append(errs, fmt.Errorf("kernels[%d].source: must be one of %v for a %s data set, got %q", i, sortedKeys(ds.sources), c.Dataset.Type, k.Source))
 		}
 	}
-	p := c.cvProtocol()
+	p := c.foldProtocol(ds)
 	if len(p.BetaGrid) == 0 {
 		p.BetaGrid = []float64{1} // native rows only: no β to check
 	}
@@ -849,7 +911,9 @@ func (c *Config) checkData(ds *dataset) error {
 	}
 	if err := p.Validate(ds.n); err != nil {
 		train, _ := splitItems(c, ds, 0)
-		if len(train) < c.Protocol.InnerFolds {
+		if c.Protocol.Outer == outerGiven {
+			errs = append(errs, fmt.Errorf("protocol (outer given, holdout items, %d training items): %w", len(train), err))
+		} else if len(train) < c.Protocol.InnerFolds {
 			errs = append(errs, fmt.Errorf("protocol.inner_folds: must be at most the %d training items of a split (%d items, test_fraction %g), got %d", len(train), ds.n, c.Protocol.TestFraction, c.Protocol.InnerFolds))
 		} else {
 			errs = append(errs, fmt.Errorf("protocol: %w", err))
@@ -867,6 +931,19 @@ func (c *Config) cvProtocol() cv.Protocol {
 	return cv.Protocol{HoldOut: h, Partition: c.Protocol.Outer == outerPartition, Splits: c.Protocol.Splits, TestFraction: c.Protocol.TestFraction, InnerFolds: c.Protocol.InnerFolds, BetaGrid: c.BetaGrid.Values, Seed: c.Seed}
 }
 
+// foldProtocol is cvProtocol with what the data set adds: the given split
+// (outer: given), or the classes that stratify a partition.
+func (c *Config) foldProtocol(ds *dataset) cv.Protocol {
+	p := c.cvProtocol()
+	switch {
+	case ds.given != nil:
+		p.Given = &ds.given.split
+	case p.Partition:
+		p.Strata = ds.labels // stratified by class where the data set has classes
+	}
+	return p
+}
+
 // protocol.holdout values (cv.HoldOut) and protocol.outer values
 // (cv.Protocol.Partition).
 const (
@@ -874,6 +951,7 @@ const (
 	holdoutComparisons = "comparisons"
 	outerRandom        = "random"
 	outerPartition     = "partition"
+	outerGiven         = "given"
 )
 
 // kernelUsed reports whether some row uses kernel i (alone or in its group).

@@ -24,7 +24,9 @@ type dataset struct {
 	labels   []int          // class labels (taxonomy data sets), else nil
 	taxonomy *data.Taxonomy // non-nil: comparisons come from the taxonomy
 	comps    []data.Comparison
-	sources  map[string]kernels.Input
+	// given is the split of protocol outer: given (applyGiven), else nil.
+	given   *givenSplit
+	sources map[string]kernels.Input
 	// precomputed holds n×n kernel matrices of the generic data set, used by
 	// kernels of type "precomputed" (blocks are taken per fold).
 	precomputed map[string]*mat.SymDense

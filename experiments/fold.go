@@ -50,8 +50,13 @@ func splitItems(c *Config, ds *dataset, s int) (train, test []int) {
 //     (cv.Fixed) or its taxonomy (cv.FromTaxonomy);
 //   - comparisons: every item trains, no item is held out, and the data
 //     set's comparisons are split (cv.ByIndex).
+//
+// With outer: given the outer split is the given one (ds.given); under item
+// holdout its refit scores every given test comparison
+// (cv.GivenComparisons), while its inner folds split the training
+// comparisons as a fixed list.
 func foldOf(c *Config, ds *dataset, id cv.FoldID) (train, test []int, source cv.ComparisonSource) {
-	p := c.cvProtocol()
+	p := c.foldProtocol(ds)
 	if p.HoldOut == cv.HoldOutComparisons {
 		tr, he := p.Fold(len(ds.comps), id)
 		train = make([]int, ds.n)
@@ -60,10 +65,10 @@ func foldOf(c *Config, ds *dataset, id cv.FoldID) (train, test []int, source cv.
 		}
 		return train, nil, cv.ByIndex{All: ds.comps, Train: tr, Held: he}
 	}
-	if p.Partition {
-		p.Strata = ds.labels // stratified by class where the data set has classes
-	}
 	train, test = p.Fold(ds.n, id)
+	if ds.given != nil && id.Fold < 0 {
+		return train, test, cv.GivenComparisons{Train: ds.comps, Held: ds.given.test}
+	}
 	if ds.taxonomy != nil {
 		return train, test, cv.FromTaxonomy{Taxonomy: ds.taxonomy, Labels: ds.labels}
 	}

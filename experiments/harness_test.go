@@ -62,6 +62,9 @@ func TestRunDeterministicAcrossWorkersAndResume(t *testing.T) {
 	if got := readFile(t, filepath.Join(two.Output, "summary.json")); !bytes.Equal(got, want) {
 		t.Errorf("summaries differ between 1 and 2 workers:\n%s\n%s", want, got)
 	}
+	if got := readFile(t, filepath.Join(two.Output, heldoutItemsFile)); !bytes.Equal(got, readFile(t, filepath.Join(one.Output, heldoutItemsFile))) {
+		t.Errorf("%s differs between 1 and 2 workers", heldoutItemsFile)
+	}
 	// env.json records the linear-algebra backend of the build.
 	var env map[string]string
 	if err := json.Unmarshal(readFile(t, filepath.Join(one.Output, "env.json")), &env); err != nil {

@@ -86,8 +86,11 @@ type taskInputs struct {
 	// Loader names a change in what a data set's loader returns from the
 	// same files (loaderVersions), so that results computed before it are
 	// not reused. Empty for loaders unchanged since digests began.
-	Loader              string         `yaml:"loader,omitempty"`
-	Outer               string         `yaml:"outer,omitempty"` // "partition" only, as Holdout
+	Loader string `yaml:"loader,omitempty"`
+	Outer  string `yaml:"outer,omitempty"` // "partition" or "given" only, as Holdout
+	// Given is the SHA-256 of the given test file's contents (outer:
+	// given): its contents, not its path, are an input.
+	Given               string         `yaml:"given,omitempty"`
 	TestFraction        float64        `yaml:"test_fraction"`
 	InnerFolds          int            `yaml:"inner_folds"`
 	MaxTrainComparisons int            `yaml:"max_train_comparisons"`
@@ -127,8 +130,11 @@ func (c *Config) rowInputs(row RowConfig) string {
 		in.Holdout = holdoutComparisons
 	}
 	in.Loader = loaderVersions[c.Dataset.Type]
-	if c.Protocol.Outer == outerPartition {
-		in.Outer = outerPartition
+	if c.Protocol.Outer == outerPartition || c.Protocol.Outer == outerGiven {
+		in.Outer = c.Protocol.Outer
+	}
+	if c.Protocol.Outer == outerGiven {
+		in.Given = c.givenDigest
 	}
 	if row.TrainSteps != nil {
 		in.TrainSteps = *row.TrainSteps

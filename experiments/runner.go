@@ -94,6 +94,9 @@ func Run(ctx context.Context, c *Config, opts RunOptions) (*results.Summary, err
 	if err := writeItems(c, ds); err != nil {
 		return nil, err
 	}
+	if err := writeHeldout(c, ds); err != nil {
+		return nil, err
+	}
 	plan := Plan(c)
 	var todo [2][]results.Task
 	fits := 0
@@ -284,7 +287,7 @@ func claimRunDir(c *Config, force bool) error {
 
 // runOutputs are the files a merge and a report write from a run's tasks,
 // which archivePrevious keeps when another config takes the directory.
-var runOutputs = []string{"summary.json", "table.md", "table.csv", "fits.csv", "timings.json", results.ProvenanceFile, "report", "config.resolved.yaml", "env.json"}
+var runOutputs = []string{"summary.json", "table.md", "table.csv", "fits.csv", "timings.json", results.ProvenanceFile, "report", "config.resolved.yaml", "env.json", heldoutFile, heldoutItemsFile}
 
 // archivePrevious keeps what an earlier, different config of this run
 // directory produced: when summary.json records another config hash (an

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/mkpoe/mkpoe/pkg/mkpoe"
 	"github.com/mkpoe/mkpoe/pkg/stats"
@@ -36,6 +37,39 @@ type Protocol struct {
 	// Seed drives every split (OuterSplit, InnerFold) and is passed to the
 	// Learner through FoldID.
 	Seed uint64
+	// Given, if not nil, is the one outer split, fixed in advance (a data
+	// set's published test set): Splits must be 1, and Partition,
+	// TestFraction and Strata are not used. The inner folds are drawn from
+	// Given.Train by InnerFold as for a drawn split.
+	Given *GivenSplit
+}
+
+// GivenSplit is an outer split fixed in advance: its training and held-out
+// units (items, or comparison indices with HoldOutComparisons), each
+// sorted, disjoint.
+type GivenSplit struct{ Train, Held []int }
+
+// Validate reports the first rule g breaks for n units: at least one
+// held-out unit; units in [0,n), sorted, distinct, and in one list only.
+func (g *GivenSplit) Validate(n int) error {
+	if len(g.Held) == 0 {
+		return errors.New("cv: a given split must hold out at least one unit")
+	}
+	seen := make(map[int]bool, len(g.Train)+len(g.Held))
+	for _, list := range [][]int{g.Train, g.Held} {
+		for r, u := range list {
+			switch {
+			case u < 0 || u >= n:
+				return fmt.Errorf("cv: a given split's units must be in [0,%d), got %d", n, u)
+			case r > 0 && u <= list[r-1]:
+				return fmt.Errorf("cv: a given split's units must be sorted and distinct, got %d after %d", u, list[r-1])
+			case seen[u]:
+				return fmt.Errorf("cv: a given split's training and held-out units must be disjoint, got %d in both", u)
+			}
+			seen[u] = true
+		}
+	}
+	return nil
 }
 
 // HoldOut is what a protocol's splits and folds hold out.
@@ -65,12 +99,15 @@ func (h HoldOut) String() string {
 
 // Fold returns the training and held-out units of trial id among n units
 // (items, or comparison indices with HoldOutComparisons): outer split
-// id.Split (OuterSplit) for a refit (id.Fold = −1), or inner fold id.Fold
-// of its training units (InnerFold).
+// id.Split (Given, PartitionFold or OuterSplit) for a refit (id.Fold = −1),
+// or inner fold id.Fold of its training units (InnerFold).
 func (p Protocol) Fold(n int, id FoldID) (train, held []int) {
-	if p.Partition {
+	switch {
+	case p.Given != nil:
+		train, held = slices.Clone(p.Given.Train), slices.Clone(p.Given.Held)
+	case p.Partition:
 		train, held = PartitionFold(n, p.Splits, p.Strata, p.Seed, id.Split)
-	} else {
+	default:
 		train, held = OuterSplit(n, p.TestFraction, p.Seed, id.Split)
 	}
 	if id.Fold >= 0 {
@@ -82,10 +119,15 @@ func (p Protocol) Fold(n int, id FoldID) (train, held []int) {
 // Validate reports the first rule p breaks for a data set of n units: items,
 // or comparisons with HoldOutComparisons.
 func (p Protocol) Validate(n int) error {
+	given := p.Given != nil
 	switch {
 	case p.Splits < 1:
 		return fmt.Errorf("cv: Splits must be ≥ 1, got %d", p.Splits)
-	case !(p.TestFraction > 0 && p.TestFraction < 1):
+	case given && p.Splits != 1:
+		return fmt.Errorf("cv: a given split is the only outer split: Splits must be 1, got %d", p.Splits)
+	case given && p.Partition:
+		return errors.New("cv: a given split is not drawn: Partition must be false")
+	case !given && !(p.TestFraction > 0 && p.TestFraction < 1):
 		return fmt.Errorf("cv: TestFraction must be in (0, 1), got %g", p.TestFraction)
 	case p.InnerFolds < 2:
 		return fmt.Errorf("cv: InnerFolds must be ≥ 2, got %d", p.InnerFolds)
@@ -111,7 +153,18 @@ func (p Protocol) Validate(n int) error {
 	if p.HoldOut != HoldOutItems && p.HoldOut != HoldOutComparisons {
 		return fmt.Errorf("cv: HoldOut must be HoldOutItems or HoldOutComparisons, got %d", p.HoldOut)
 	}
-	train, _ := OuterSplit(n, p.TestFraction, p.Seed, 0)
+	var train []int
+	if given {
+		if err := p.Given.Validate(n); err != nil {
+			return err
+		}
+		train = p.Given.Train
+		if len(train) < p.InnerFolds {
+			return fmt.Errorf("cv: the given split's %d training %s cannot be dealt into %d inner folds", len(train), p.HoldOut, p.InnerFolds)
+		}
+		return nil
+	}
+	train, _ = OuterSplit(n, p.TestFraction, p.Seed, 0)
 	if len(train) < p.InnerFolds {
 		return fmt.Errorf("cv: %d training %s cannot be dealt into %d inner folds (n = %d, TestFraction %g)", len(train), p.HoldOut, p.InnerFolds, n, p.TestFraction)
 	}

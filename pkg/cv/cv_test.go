@@ -444,3 +444,75 @@ func TestFoldRange(t *testing.T) {
 		}
 	}
 }
+
+// TestGivenSplit: a given split is the outer split as given, its inner
+// folds partition its training units as InnerFold deals them, and
+// Validate refuses what cannot be one.
+func TestGivenSplit(t *testing.T) {
+	g := &GivenSplit{Train: []int{0, 2, 3, 5, 6, 8}, Held: []int{1, 4}}
+	p := Protocol{Given: g, Splits: 1, InnerFolds: 3, BetaGrid: []float64{1}, Seed: 4}
+	if err := p.Validate(9); err != nil {
+		t.Fatal(err)
+	}
+	train, held := p.Fold(9, Outer(0))
+	if !slices.Equal(train, g.Train) || !slices.Equal(held, g.Held) {
+		t.Fatalf("outer split %v / %v, want %v / %v", train, held, g.Train, g.Held)
+	}
+	train[0] = 99 // a copy: the given split is not changed through it
+	var vals []int
+	for f := 0; f < 3; f++ {
+		in, val := p.Fold(9, FoldID{Split: 0, Fold: f})
+		wantIn, wantVal := InnerFold(g.Train, 3, 4, 0, f)
+		if !slices.Equal(in, wantIn) || !slices.Equal(val, wantVal) {
+			t.Errorf("fold %d: %v / %v, want InnerFold's %v / %v", f, in, val, wantIn, wantVal)
+		}
+		vals = append(vals, val...)
+	}
+	if slices.Sort(vals); !slices.Equal(vals, g.Train) {
+		t.Errorf("validation sets %v do not partition the training units %v", vals, g.Train)
+	}
+	for _, tc := range []struct {
+		name string
+		p    Protocol
+		n    int
+		want string
+	}{
+		{"two splits", Protocol{Given: g, Splits: 2, InnerFolds: 3, BetaGrid: []float64{1}}, 9, "Splits must be 1, got 2"},
+		{"partition", Protocol{Given: g, Splits: 1, Partition: true, InnerFolds: 3, BetaGrid: []float64{1}}, 9, "Partition must be false"},
+		{"out of range", Protocol{Given: g, Splits: 1, InnerFolds: 3, BetaGrid: []float64{1}}, 8, "units must be in [0,8), got 8"},
+		{"nothing held", Protocol{Given: &GivenSplit{Train: []int{0, 1, 2}}, Splits: 1, InnerFolds: 2, BetaGrid: []float64{1}}, 3, "must hold out at least one unit"},
+		{"overlap", Protocol{Given: &GivenSplit{Train: []int{0, 1, 2}, Held: []int{2}}, Splits: 1, InnerFolds: 2, BetaGrid: []float64{1}}, 3, "disjoint, got 2 in both"},
+		{"unsorted", Protocol{Given: &GivenSplit{Train: []int{1, 0, 2}, Held: []int{3}}, Splits: 1, InnerFolds: 2, BetaGrid: []float64{1}}, 4, "sorted and distinct, got 0 after 1"},
+		{"too few to fold", Protocol{Given: g, Splits: 1, InnerFolds: 7, BetaGrid: []float64{1}}, 9, "the given split's 6 training items cannot be dealt into 7 inner folds"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := tc.p.Validate(tc.n); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Validate: %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestGivenComparisons: the refit of a given item split fits its training
+// comparisons and scores every held-out one, renumbered training items
+// first; a training comparison touching a held-out item, or an item of
+// neither list, is an error.
+func TestGivenComparisons(t *testing.T) {
+	train, held := []int{0, 2, 3}, []int{1, 4}
+	g := GivenComparisons{Train: Fixed{data.Triplet(0, 2, 3)}, Held: Fixed{data.Triplet(1, 0, 2), {I: 4, J: 1, K: 0, L: 3}, data.Triplet(2, 0, 3)}}
+	tr, he, err := g.Split(train, held)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantTr := []data.Comparison{data.Triplet(0, 1, 2)}
+	wantHe := []data.Comparison{data.Triplet(3, 0, 1), {I: 4, J: 3, K: 0, L: 2}, data.Triplet(1, 0, 2)}
+	if !slices.Equal(tr, wantTr) || !slices.Equal(he, wantHe) {
+		t.Errorf("Split: %v / %v, want %v / %v", tr, he, wantTr, wantHe)
+	}
+	if _, _, err := (GivenComparisons{Train: Fixed{data.Triplet(0, 1, 2)}}).Split(train, held); err == nil || !strings.Contains(err.Error(), "item 1 is not a training item") {
+		t.Errorf("training comparison with a held-out item: %v", err)
+	}
+	if _, _, err := (GivenComparisons{Held: Fixed{data.Triplet(1, 0, 5)}}).Split(train, held); err == nil || !strings.Contains(err.Error(), "item 5 is neither a training nor a held-out item") {
+		t.Errorf("held-out comparison with an unknown item: %v", err)
+	}
+}

@@ -67,6 +67,40 @@ func (b ByIndex) Split(train, held []int) ([]data.Comparison, []data.Comparison,
 	return tr, he, err
 }
 
+// GivenComparisons is the comparison source of a given outer split
+// (Protocol.Given) under item holdout: Train, among the training items
+// only, are fitted, and every comparison of Held is scored, whatever its
+// shape, its held-out items embedded out of sample (a triplet anchored at a
+// held-out item against training items is the paper's test comparison,
+// Sec. 5.1). Both are over the global items; Split renumbers them by
+// data.NewItemSplit. Inner folds split the training comparisons as a fixed
+// list (Fixed(Train)).
+type GivenComparisons struct{ Train, Held Fixed }
+
+// Split implements ComparisonSource.
+func (g GivenComparisons) Split(train, held []int) ([]data.Comparison, []data.Comparison, error) {
+	s := data.NewItemSplit(train, held)
+	tr := make([]data.Comparison, len(g.Train))
+	for r, c := range g.Train {
+		for _, i := range [4]int{c.I, c.J, c.K, c.L} {
+			if !s.IsTrain(i) {
+				return nil, nil, fmt.Errorf("cv: given training comparison %d %v: item %d is not a training item", r, c, i)
+			}
+		}
+		tr[r] = s.Renumber(c)
+	}
+	he := make([]data.Comparison, len(g.Held))
+	for r, c := range g.Held {
+		for _, i := range [4]int{c.I, c.J, c.K, c.L} {
+			if !s.IsTrain(i) && !s.IsHeldOut(i) {
+				return nil, nil, fmt.Errorf("cv: given held-out comparison %d %v: item %d is neither a training nor a held-out item", r, c, i)
+			}
+		}
+		he[r] = s.Renumber(c)
+	}
+	return tr, he, nil
+}
+
 // FromTaxonomy derives comparisons from class labels in a taxonomy
 // (Sec. 5.1): within the training items for training, and anchored at each
 // held-out item against the training items for scoring.

@@ -25,6 +25,12 @@ func TestBadConfigs(t *testing.T) {
 			"protocol.splits: must be at most 1000, got 100000", "protocol.inner_folds: must be at most 100, got 1000",
 			"beta_grid: must list at most 100 values, got 201", "rows: must list at most 1000 rows, got 2000"}},
 		{"wrong type", "name: x\nseed: many\n", []string{"line 2, column 7: seed: must be a whole number, got \"many\""}},
+		{"given test set, file missing", "name: x\nprotocol: {outer: given, test_comparisons: published/test.tsv, splits: 2}\n", []string{
+			"protocol.test_comparisons: does not exist (paths are relative to the config file's folder, ", "/published/test.tsv",
+			"protocol.splits: must be 1 (or absent) with outer: given: the given test set is the one outer split, got 2"}},
+		{"given test set, no file", "name: x\nprotocol: {outer: given, test_fraction: 0.1}\n", []string{
+			`protocol.test_comparisons: must name the file of test comparisons with outer: given, got ""`,
+			"protocol.test_fraction: must be absent with outer: given"}},
 		{"many problems at once", `
 dataset: {type: csv}
 kernels:

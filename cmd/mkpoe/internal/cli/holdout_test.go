@@ -105,3 +105,17 @@ func TestGNMDSComparisonHoldoutMatchesHandSplit(t *testing.T) {
 		t.Errorf("GNMDS accuracy %v on held-out triplets (10%% reversed), want ≥ 0.8", row.Accuracy[0])
 	}
 }
+
+// TestGivenExampleChecks: examples/given/given.yaml, a given test set of
+// 300 triplets, passes `mkpoe check` and reports that split.
+func TestGivenExampleChecks(t *testing.T) {
+	code, out, errs := run("check", filepath.Join(repoRoot, "examples", "given", "given.yaml"))
+	if code != 0 {
+		t.Fatalf("check: exit %d\n%s%s", code, out, errs)
+	}
+	for _, w := range []string{"(split: 2700 train / 300 test comparisons)", "given test set: 300 comparisons from ", "300 of the data set's comparisons removed from training (300 the same as a test comparison, 0 its reverse), 2700 train"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("check output lacks %q:\n%s", w, out)
+		}
+	}
+}
