@@ -703,6 +703,9 @@ func MapFigure(row *results.Row, split int, md *MapData, th Theme) (*Figure, err
 	}
 	pl := th.newPlot(fmt.Sprintf("t-SNE map of the learned space: %s, split %d (%s)", row.Label, split, what), "", "")
 	pl.HideAxes()
+	// Up to 11 entries: spaced so that a wider fallback font (an SVG viewed
+	// without Liberation Sans) does not run them together.
+	pl.Legend.Padding = th.TickSize * 0.2
 	var held plotter.XYs
 	for i := range md.X {
 		if md.Held != nil && md.Held[i] {
@@ -768,7 +771,7 @@ func MapFigure(row *results.Row, split int, md *MapData, th Theme) (*Figure, err
 	pl.Add(hover)
 	colours := "Colours are class labels where the data set has them"
 	if len(md.LabelNames) > 0 {
-		colours = "Colours are the items' classes (aset400: each artist's most widespread genre, \"none\" for artists without one)"
+		colours = "Colours are the items' classes, named as items.json names them (aset400: each artist's main genre, see docs/datasets.md)"
 	}
 	if md.Labels != nil && len(classes) == maxMapClasses && strings.HasPrefix(classes[len(classes)-1].Name, "other (") {
 		colours += fmt.Sprintf("; the %d largest classes have a colour each, the rest are grey (other)", maxMapClasses-1)

@@ -39,21 +39,25 @@ func (h *hoverPoints) Plot(c draw.Canvas, plt *plot.Plot) {
 // tooltip per point for figures that name their points (the map): a
 // transparent circle over each point holding a <title> with the point's
 // name, class and whether it is held out, in the points' order (training
-// items, then held-out items). Other figures are written unchanged.
+// items, then held-out items). In every figure the font family gets
+// fallbacks (Arial's metrics, then sans-serif).
 func (f *Figure) HoverSVG(w io.Writer) error {
 	var b bytes.Buffer
 	if err := f.Render(&b, "svg", 0); err != nil {
 		return err
 	}
+	// gonum names one font family; add metric-compatible fallbacks for
+	// viewers without Liberation Sans (DejaVu Sans, a common default, is
+	// wider).
+	svg := bytes.ReplaceAll(b.Bytes(), []byte("font-family:Liberation Sans;"), []byte("font-family:'Liberation Sans',Arimo,Arial,Helvetica,sans-serif;"))
 	if f.hover == nil {
-		_, err := w.Write(b.Bytes())
+		_, err := w.Write(svg)
 		return err
 	}
 	h := f.hover
 	if len(h.at) != len(h.xys) {
 		return fmt.Errorf("report: %s: the hover points were not drawn", f.Name)
 	}
-	svg := b.Bytes()
 	end := bytes.LastIndex(svg, []byte("</svg>"))
 	if end < 0 {
 		return fmt.Errorf("report: %s: the SVG backend wrote no </svg>", f.Name)
