@@ -528,3 +528,18 @@ func TestMapHoverSVG(t *testing.T) {
 		t.Errorf("%s: %v, or a hover group", rep.Figures[0].Name, err)
 	}
 }
+
+func TestMapPointTitle(t *testing.T) {
+	md := &MapData{X: make([]float64, 3), Names: []string{"Madonna", "", " "}, Items: []int{7, 8, 9},
+		Labels: []int{0, 1, 5}, LabelNames: []string{"pop", "r&b"}, Held: []bool{false, true, false}}
+	want := []string{"Madonna (pop)", "item 8 (r&b, held out)", "item 9 (class 5)"}
+	for i, w := range want {
+		if got := md.pointTitle(i); got != w {
+			t.Errorf("point %d: %q, want %q", i, got, w)
+		}
+	}
+	bare := &MapData{X: make([]float64, 1), Names: []string{""}}
+	if got := bare.pointTitle(0); got != "point 0" {
+		t.Errorf("no names, items or labels: %q, want \"point 0\"", got)
+	}
+}
