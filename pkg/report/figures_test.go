@@ -7,6 +7,8 @@ import (
 	"image"
 	"image/png"
 	"math"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -511,6 +513,25 @@ func TestMapHoverSVG(t *testing.T) {
 			if md.X[i] < md.X[j] && !(cx[i] < cx[j]) || md.Y[i] < md.Y[j] && !(cy[i] > cy[j]) {
 				t.Fatalf("points %d and %d: map (%g,%g) (%g,%g), SVG (%g,%g) (%g,%g)", i, j, md.X[i], md.Y[i], md.X[j], md.Y[j], cx[i], cy[i], cx[j], cy[j])
 			}
+		}
+	}
+	// Each circle is centred on a glyph gonum drew: circle glyphs are paths
+	// "M x+r,y A r,r 0 1 1 …" in the flipped (y up) coordinates.
+	glyph := regexp.MustCompile(`<path d="M([-0-9.]+),([-0-9.]+)A([0-9.]+),`)
+	var gx, gy []float64
+	for _, m := range glyph.FindAllSubmatch(b.Bytes(), -1) {
+		x, _ := strconv.ParseFloat(string(m[1]), 64)
+		y, _ := strconv.ParseFloat(string(m[2]), 64)
+		r, _ := strconv.ParseFloat(string(m[3]), 64)
+		gx, gy = append(gx, x-r), append(gy, f.Height.Points()-y)
+	}
+	for i := range cx {
+		best := math.Inf(1)
+		for j := range gx {
+			best = math.Min(best, math.Hypot(cx[i]-gx[j], cy[i]-gy[j]))
+		}
+		if best > 0.02 {
+			t.Errorf("hover circle %d at (%g,%g) is %g pt from the nearest drawn point", i, cx[i], cy[i], best)
 		}
 	}
 	for i := range cx {
