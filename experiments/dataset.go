@@ -19,11 +19,20 @@ import (
 // subsets), and either a fixed set of comparisons or a taxonomy that
 // synthesises them per split (Sec. 5.1).
 type dataset struct {
-	n        int
-	names    []string
-	labels   []int          // class labels (taxonomy data sets), else nil
-	taxonomy *data.Taxonomy // non-nil: comparisons come from the taxonomy
-	comps    []data.Comparison
+	n      int
+	names  []string
+	labels []int // class labels (taxonomy data sets), else nil
+	// shownLabels are labels for display only (items.json, the map's
+	// colours) of a data set whose classes take no part in the protocol:
+	// aset400's main genre (data.Aset400.MainGenres). They are kept out of
+	// labels, which stratify partitioned outer splits (foldOf) and make a
+	// taxonomy's comparisons, so that they change no split and no fit.
+	shownLabels []int
+	// labelNames name the label values (labelNames[l] names label l), nil
+	// if the data set has no names for them.
+	labelNames []string
+	taxonomy   *data.Taxonomy // non-nil: comparisons come from the taxonomy
+	comps      []data.Comparison
 	// given is the split of protocol outer: given (applyGiven), else nil.
 	given   *givenSplit
 	sources map[string]kernels.Input
@@ -75,6 +84,7 @@ func loadDataset(c *Config) (*dataset, error) {
 			noGenre[i] = mat.Sum(a.GenreLabels.RowView(i)) == 0
 		}
 		ds.sources["genre"] = kernels.Input{Features: a.GenreLabels, Missing: noGenre}
+		ds.shownLabels, ds.labelNames = a.MainGenres()
 		if d.LastFMDir != "" {
 			lf, err := data.LoadLastFM(d.LastFMDir)
 			if err != nil {

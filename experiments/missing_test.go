@@ -76,3 +76,59 @@ rows:
 		t.Errorf("items.json notes %q, want the loader's %q", items.Notes, ds.notes)
 	}
 }
+
+// TestAset400GenreLabelsDisplayOnly: aset400's main genres reach items.json
+// (labels, label_names) but not the protocol: ds.labels stays nil, so a
+// partitioned outer split is not stratified by genre (it would differ if
+// it were).
+func TestAset400GenreLabelsDisplayOnly(t *testing.T) {
+	root := filepath.Join("..", "data", "aset400")
+	if _, err := os.Stat(root); err != nil {
+		t.Skip("no data/ (scripts/fetch_aset400.sh --mirror ../shared/data)")
+	}
+	dir := t.TempDir()
+	aset, _ := filepath.Abs(root)
+	c, err := LoadConfig(writeFile(t, dir, "g.yaml", `
+name: genres
+seed: 1
+dataset: {type: aset400, dir: `+aset+`}
+kernels:
+  - {name: genre, source: genre, type: linear}
+protocol: {splits: 5, test_fraction: 0.2, outer: partition, inner_folds: 2}
+rows:
+  - {method: native, kernel: genre}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Output = dir
+	ds, err := loadDataset(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ds.labels != nil || len(ds.shownLabels) != 412 || len(ds.labelNames) != 59 || ds.labelNames[58] != data.NoGenre {
+		t.Fatalf("labels %d, shown %d, names %d: want none, 412 and 59 ending in %q", len(ds.labels), len(ds.shownLabels), len(ds.labelNames), data.NoGenre)
+	}
+	if err := writeItems(c, ds); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "items.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	it, err := results.DecodeItems(b, "items.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(it.Labels, ds.shownLabels) || !slices.Equal(it.LabelNames, ds.labelNames) || it.LabelNames[it.Labels[0]] != "r&b" {
+		t.Errorf("items.json labels %v… names %v…, want the main genres (artist 1: r&b)", it.Labels[:5], it.LabelNames[:3])
+	}
+	// Stratifying by genre would change the split: the test would notice.
+	strat := *ds
+	strat.labels = ds.shownLabels
+	train, _ := splitItems(c, ds, 0)
+	stratTrain, _ := splitItems(c, &strat, 0)
+	if slices.Equal(train, stratTrain) {
+		t.Error("a genre-stratified split equals the plain one: the test checks nothing")
+	}
+}

@@ -420,7 +420,10 @@ func writeRunFiles(c *Config, workers int) error {
 }
 
 func writeItems(c *Config, ds *dataset) error {
-	it := &results.Items{Names: ds.names, Labels: ds.labels, Notes: ds.notes}
+	it := &results.Items{Names: ds.names, Labels: ds.labels, LabelNames: ds.labelNames, Notes: ds.notes}
+	if it.Labels == nil {
+		it.Labels = ds.shownLabels
+	}
 	for s := 0; s < c.Protocol.Splits; s++ {
 		train, test := splitItems(c, ds, s)
 		it.Splits = append(it.Splits, results.Split{Train: train, Test: test})

@@ -5,8 +5,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
 )
 
 // fetchedData returns data/<sub> at the repository root, where the fetch
@@ -169,5 +172,47 @@ func TestCleanDisplayName(t *testing.T) {
 		if got := cleanDisplayName(tc.name, tc.display); got != tc.want {
 			t.Errorf("cleanDisplayName(%q, %q) = %q, want %q", tc.name, tc.display, got, tc.want)
 		}
+	}
+}
+
+func TestMainGenres(t *testing.T) {
+	// Genre counts over the artists: a 3, b 2, c 2. Ties go to the earlier
+	// column; an artist without genres gets "none" (label 3).
+	a := &Aset400{GenreNames: []string{"a", "b", "c"}, GenreLabels: mat.NewDense(5, 3, []float64{
+		1, 1, 0, // a (3 artists) beats b
+		0, 1, 1, // b and c tie at 2: b, the earlier column
+		0, 0, 0, // none
+		1, 0, 1, // a
+		1, 0, 0, // a
+	})}
+	labels, names := a.MainGenres()
+	if want := []int{0, 1, 3, 0, 0}; !slices.Equal(labels, want) {
+		t.Errorf("labels %v, want %v", labels, want)
+	}
+	if want := []string{"a", "b", "c", NoGenre}; !slices.Equal(names, want) {
+		t.Errorf("names %v, want %v", names, want)
+	}
+}
+
+func TestMainGenresReal(t *testing.T) {
+	a, err := LoadAset400(fetchedData(t, "aset400"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	labels, names := a.MainGenres()
+	count := map[string]int{}
+	for _, l := range labels {
+		count[names[l]]++
+	}
+	// Counted from genre_labels.tsv independently (SOURCE.txt: 17 artists
+	// have no genre).
+	want := map[string]int{"alternative rock": 92, "pop": 72, "rock": 37, "hard rock": 35, "r&b": 31, "hip hop": 22, "pop rock": 21, NoGenre: 17, "country": 15, "new wave": 10}
+	for g, n := range want {
+		if count[g] != n {
+			t.Errorf("%s: %d artists, want %d", g, count[g], n)
+		}
+	}
+	if len(count) != 32 || len(names) != 59 {
+		t.Errorf("%d distinct main genres of %d names, want 32 of 59", len(count), len(names))
 	}
 }

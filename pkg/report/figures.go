@@ -33,6 +33,8 @@ type Figure struct {
 	// row and split locate the model of a weights or map figure
 	// (Summary.Rows index, outer split) for the notebook's code cells.
 	row, split int
+	// hover, if set, names the figure's points for [Figure.HoverSVG].
+	hover *hoverPoints
 }
 
 // Render draws the figure as "png" (at dpi) or "svg" to w.
@@ -546,8 +548,10 @@ type MapData struct {
 	Items  []int    // global item indices (items.json), nil if unknown
 	Names  []string // item names (empty strings if unknown)
 	Labels []int    // class labels, nil if the data set has none
-	Held   []bool   // true for held-out items, embedded out of sample
-	KL     float64
+	// LabelNames name the labels (items.json label_names), nil if unknown.
+	LabelNames []string
+	Held       []bool // true for held-out items, embedded out of sample
+	KL         float64
 }
 
 // MapSeries maps the embedding of model m (split s) to the plane by [TSNE]
@@ -584,6 +588,7 @@ func MapSeries(m *mkpoe.Model, held *mat.Dense, items *results.Items, split int,
 		}
 		if len(items.Labels) > 0 {
 			md.Labels = make([]int, n+t)
+			md.LabelNames = items.LabelNames
 		}
 		md.Items = ids
 	}
@@ -621,9 +626,73 @@ func mapRow(run *Run) int {
 	return best
 }
 
+// maxMapClasses is the most entries the map's class legend has: with more
+// classes, the largest maxMapClasses−1 keep a colour each and the rest
+// share one grey "other" entry, so that colours stay tellable apart.
+const maxMapClasses = 10
+
+// mapClass is one colour of the map: a class, or the classes lumped as
+// "other", and the points (indices into md) it colours.
+type mapClass struct {
+	Name   string
+	Points []int
+}
+
+// className names class label l of md: its entry in md.LabelNames, else
+// "class l".
+func (md *MapData) className(l int) string {
+	if l >= 0 && l < len(md.LabelNames) && md.LabelNames[l] != "" {
+		return md.LabelNames[l]
+	}
+	return fmt.Sprintf("class %d", l)
+}
+
+// mapClasses groups the points of md by class label for colouring: one
+// group per label in increasing order, or, for more than maxMapClasses
+// labels, the maxMapClasses−1 largest (ties: the smaller label) largest
+// first, then "other (N classes)". Without labels there is one unnamed
+// group.
+func mapClasses(md *MapData) []mapClass {
+	if md.Labels == nil {
+		all := make([]int, len(md.X))
+		for i := range all {
+			all[i] = i
+		}
+		return []mapClass{{Points: all}}
+	}
+	byLabel := map[int][]int{}
+	for i := range md.X {
+		byLabel[md.Labels[i]] = append(byLabel[md.Labels[i]], i)
+	}
+	keys := make([]int, 0, len(byLabel))
+	for l := range byLabel {
+		keys = append(keys, l)
+	}
+	sort.Ints(keys)
+	if len(keys) > maxMapClasses {
+		sort.SliceStable(keys, func(a, b int) bool { return len(byLabel[keys[a]]) > len(byLabel[keys[b]]) })
+	}
+	var out []mapClass
+	for k, l := range keys {
+		if len(keys) > maxMapClasses && k == maxMapClasses-1 {
+			var rest []int
+			for _, l := range keys[k:] {
+				rest = append(rest, byLabel[l]...)
+			}
+			sort.Ints(rest)
+			out = append(out, mapClass{Name: fmt.Sprintf("other (%d classes)", len(keys)-k), Points: rest})
+			break
+		}
+		out = append(out, mapClass{Name: md.className(l), Points: byLabel[l]})
+	}
+	return out
+}
+
 // MapFigure draws a MapData: points coloured by class label (one colour
-// and glyph per class, with a legend), and item names beside a subset of
-// points chosen so that no two names overlap.
+// per class, at most maxMapClasses, named in a legend), held-out items
+// marked with a red +, and item names beside a subset of points chosen so
+// that no two names overlap. The SVG of [Figure.HoverSVG] names every
+// point in a <title> (a tooltip on hover).
 func MapFigure(row *results.Row, split int, md *MapData, th Theme) (*Figure, error) {
 	what := "training items"
 	for _, h := range md.Held {
@@ -634,37 +703,29 @@ func MapFigure(row *results.Row, split int, md *MapData, th Theme) (*Figure, err
 	}
 	pl := th.newPlot(fmt.Sprintf("t-SNE map of the learned space: %s, split %d (%s)", row.Label, split, what), "", "")
 	pl.HideAxes()
-	classes := map[int][]int{}
+	// Up to 11 entries: spaced so that a wider fallback font (an SVG viewed
+	// without Liberation Sans) does not run them together.
+	pl.Legend.Padding = th.TickSize * 0.2
 	var held plotter.XYs
 	for i := range md.X {
 		if md.Held != nil && md.Held[i] {
 			held = append(held, plotter.XY{X: md.X[i], Y: md.Y[i]})
 		}
-		c := 0
-		if md.Labels != nil {
-			c = md.Labels[i]
-		}
-		classes[c] = append(classes[c], i)
 	}
-	keys := make([]int, 0, len(classes))
-	for c := range classes {
-		keys = append(keys, c)
-	}
-	sort.Ints(keys)
-	shapes := []draw.GlyphDrawer{draw.CircleGlyph{}, draw.TriangleGlyph{}, draw.SquareGlyph{}, draw.PyramidGlyph{}, draw.CrossGlyph{}, draw.PlusGlyph{}}
-	for k, c := range keys {
+	classes := mapClasses(md)
+	for k, c := range classes {
 		var xys plotter.XYs
-		for _, i := range classes[c] {
+		for _, i := range c.Points {
 			xys = append(xys, plotter.XY{X: md.X[i], Y: md.Y[i]})
 		}
 		sc, err := plotter.NewScatter(xys)
 		if err != nil {
 			return nil, err
 		}
-		sc.GlyphStyle = draw.GlyphStyle{Color: th.Color(k), Radius: th.GlyphRadius * 1.3, Shape: shapes[(k/len(th.Palette))%len(shapes)]}
+		sc.GlyphStyle = draw.GlyphStyle{Color: th.Color(k), Radius: th.GlyphRadius * 1.3, Shape: draw.CircleGlyph{}}
 		pl.Add(sc)
-		if md.Labels != nil && len(keys) <= 20 {
-			pl.Legend.Add(fmt.Sprintf("class %d", c), sc)
+		if md.Labels != nil {
+			pl.Legend.Add(c.Name, sc)
 		}
 	}
 	if len(held) > 0 {
@@ -677,7 +738,7 @@ func MapFigure(row *results.Row, split int, md *MapData, th Theme) (*Figure, err
 		pl.Add(sc)
 		pl.Legend.Add("held-out (out of sample)", sc)
 	}
-	pl.X.Min, pl.X.Max, pl.Y.Min, pl.Y.Max = mapRange(md, len(keys))
+	pl.X.Min, pl.X.Max, pl.Y.Min, pl.Y.Max = mapRange(md, len(classes))
 	if md.Labels != nil || len(held) > 0 {
 		// The legend goes in the corner with the fewest points.
 		pl.Legend.Left, pl.Legend.Top = emptiestCorner(md, pl.X.Min, pl.X.Max, pl.Y.Min, pl.Y.Max)
@@ -702,14 +763,50 @@ func MapFigure(row *results.Row, split int, md *MapData, th Theme) (*Figure, err
 		lab.Offset = vg.Point{X: th.GlyphRadius * 2}
 		pl.Add(lab)
 	}
+	hover := &hoverPoints{radius: th.GlyphRadius * 2.2}
+	for i := range md.X {
+		hover.xys = append(hover.xys, plotter.XY{X: md.X[i], Y: md.Y[i]})
+		hover.titles = append(hover.titles, md.pointTitle(i))
+	}
+	pl.Add(hover)
+	colours := "Colours are class labels where the data set has them"
+	if len(md.LabelNames) > 0 {
+		colours = "Colours are the items' classes, named as items.json names them (aset400: each artist's main genre, see docs/datasets.md)"
+	}
+	if md.Labels != nil && len(classes) == maxMapClasses && strings.HasPrefix(classes[len(classes)-1].Name, "other (") {
+		colours += fmt.Sprintf("; the %d largest classes have a colour each, the rest are grey (other)", maxMapClasses-1)
+	}
 	return &Figure{
 		Name:  "fig-map",
 		Title: "t-SNE map of the learned space",
 		Caption: fmt.Sprintf("Exact t-SNE (seeded, KL = %.3f) of the learned embedding of row %q, outer split %d, in the manner of the paper's Fig. 6 (fig:embedding). "+
-			"Colours are class labels where the data set has them; %d of %d items are named (a subset chosen so that names do not overlap). "+
-			"Held-out items, embedded out of sample from their kernel rows against the training items, are marked with a red +.", md.KL, row.Label, split, len(chosen), len(md.X)),
+			"%s; %d of %d items are named (a subset chosen so that names do not overlap). "+
+			"Held-out items, embedded out of sample from their kernel rows against the training items, are marked with a red +.", md.KL, row.Label, split, colours, len(chosen), len(md.X)),
 		Panels: [][]*plot.Plot{{pl}}, Width: th.MapSize, Height: th.MapSize,
+		hover: hover,
 	}, nil
+}
+
+// pointTitle is the hover text of point i of md: its name (else "item g"
+// or "point i"), its class and whether it is held out.
+func (md *MapData) pointTitle(i int) string {
+	t := strings.TrimSpace(md.Names[i])
+	if t == "" && md.Items != nil {
+		t = fmt.Sprintf("item %d", md.Items[i])
+	} else if t == "" {
+		t = fmt.Sprintf("point %d", i)
+	}
+	var extra []string
+	if md.Labels != nil {
+		extra = append(extra, md.className(md.Labels[i]))
+	}
+	if md.Held != nil && md.Held[i] {
+		extra = append(extra, "held out")
+	}
+	if len(extra) > 0 {
+		t += " (" + strings.Join(extra, ", ") + ")"
+	}
+	return t
 }
 
 // mapRange is the data range [xmin,xmax]×[ymin,ymax] of the map of md
@@ -729,15 +826,7 @@ func mapRange(md *MapData, classes int) (xmin, xmax, ymin, ymax float64) {
 // mapNamed returns the points of md that [MapFigure] names (see
 // [LabelSubset]), in increasing order.
 func mapNamed(md *MapData, th Theme) []int {
-	classes := map[int]bool{}
-	for i := range md.X {
-		c := 0
-		if md.Labels != nil {
-			c = md.Labels[i]
-		}
-		classes[c] = true
-	}
-	xmin, xmax, ymin, ymax := mapRange(md, len(classes))
+	xmin, xmax, ymin, ymax := mapRange(md, len(mapClasses(md)))
 	return LabelSubset(md, th, th.MapSize, th.MapSize, xmin, xmax, ymin, ymax)
 }
 

@@ -2,9 +2,13 @@ package report
 
 import (
 	"bytes"
+	"encoding/xml"
+	"fmt"
 	"image"
 	"image/png"
 	"math"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -388,5 +392,175 @@ func TestValidationBand(t *testing.T) {
 		if bytes.Equal(a.Bytes(), b.Bytes()) {
 			t.Errorf("%s: the figure with bands renders like the one without", format)
 		}
+	}
+}
+
+func TestMapClasses(t *testing.T) {
+	// labels gives the points' labels; want the groups as "name:size".
+	rep := func(l int, n int) []int {
+		out := make([]int, n)
+		for i := range out {
+			out[i] = l
+		}
+		return out
+	}
+	var many []int // 12 labels: label l has l+1 points, so 11..3 are the largest nine
+	for l := 0; l < 12; l++ {
+		many = append(many, rep(l, l+1)...)
+	}
+	cases := []struct {
+		name   string
+		labels []int
+		names  []string
+		want   []string
+	}{
+		{"no labels", nil, nil, []string{":3"}},
+		{"numbered, label order", []int{2, 1, 2}, nil, []string{"class 1:1", "class 2:2"}},
+		{"named", []int{1, 0, 1, 2}, []string{"pop", "r&b", "none"}, []string{"pop:1", "r&b:2", "none:1"}},
+		{"more than ten: largest nine, then other", many, nil, []string{"class 11:12", "class 10:11", "class 9:10", "class 8:9", "class 7:8",
+			"class 6:7", "class 5:6", "class 4:5", "class 3:4", "other (3 classes):6"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			n := len(tc.labels)
+			if n == 0 {
+				n = 3
+			}
+			md := &MapData{X: make([]float64, n), Labels: tc.labels, LabelNames: tc.names}
+			var got []string
+			for _, c := range mapClasses(md) {
+				got = append(got, fmt.Sprintf("%s:%d", c.Name, len(c.Points)))
+			}
+			if strings.Join(got, "|") != strings.Join(tc.want, "|") {
+				t.Errorf("groups %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// hoverTitles parses an SVG with encoding/xml and returns the hover
+// circles' centres and titles (the <g class="hover"> group).
+func hoverTitles(t *testing.T, svg []byte) (cx, cy []float64, titles []string) {
+	t.Helper()
+	var doc struct {
+		XMLName xml.Name `xml:"svg"`
+		Groups  []struct {
+			Class   string `xml:"class,attr"`
+			Circles []struct {
+				CX    float64 `xml:"cx,attr"`
+				CY    float64 `xml:"cy,attr"`
+				Title string  `xml:"title"`
+			} `xml:"circle"`
+		} `xml:"g"`
+	}
+	if err := xml.Unmarshal(svg, &doc); err != nil {
+		t.Fatalf("the SVG is not valid XML: %v", err)
+	}
+	groups := 0
+	for _, g := range doc.Groups {
+		if g.Class != "hover" {
+			continue
+		}
+		groups++
+		for _, c := range g.Circles {
+			cx, cy, titles = append(cx, c.CX), append(cy, c.CY), append(titles, c.Title)
+		}
+	}
+	if groups != 1 {
+		t.Fatalf("%d hover groups, want 1", groups)
+	}
+	return cx, cy, titles
+}
+
+func TestMapHoverSVG(t *testing.T) {
+	run := loadFixture(t)
+	run.Items.LabelNames = []string{"zero", "one & only", "two"}
+	rep, err := NewReport(run, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := rep.Map
+	if md == nil {
+		t.Fatal("no map")
+	}
+	var f *Figure
+	for _, g := range rep.Figures {
+		if g.Name == "fig-map" {
+			f = g
+		}
+	}
+	var b bytes.Buffer
+	if err := f.HoverSVG(&b); err != nil {
+		t.Fatal(err)
+	}
+	cx, cy, titles := hoverTitles(t, b.Bytes())
+	if len(titles) != len(md.X) {
+		t.Fatalf("%d titles for %d points", len(titles), len(md.X))
+	}
+	// Training items of split 0 are 0..5, then the held-out 6 and 7
+	// (testdata/run/items.json); XML escaping round-trips "&".
+	want := []string{"alpha (one & only)", "beta_2 (one & only)", "gamma & co (one & only)", "delta (two)", "epsilon (two)", "zeta (two)"}
+	if md.Held[len(md.X)-1] {
+		want = append(want, "eta (one & only, held out)", "theta (two, held out)")
+	}
+	if strings.Join(titles, "|") != strings.Join(want, "|") {
+		t.Errorf("titles %q, want %q", titles, want)
+	}
+	// The circles sit where the points are: the map's x order is the
+	// SVG's, and its y order reversed (SVG y points down).
+	for i := range md.X {
+		for j := range md.X {
+			if md.X[i] < md.X[j] && !(cx[i] < cx[j]) || md.Y[i] < md.Y[j] && !(cy[i] > cy[j]) {
+				t.Fatalf("points %d and %d: map (%g,%g) (%g,%g), SVG (%g,%g) (%g,%g)", i, j, md.X[i], md.Y[i], md.X[j], md.Y[j], cx[i], cy[i], cx[j], cy[j])
+			}
+		}
+	}
+	// Each circle is centred on a glyph gonum drew: circle glyphs are paths
+	// "M x+r,y A r,r 0 1 1 …" in the flipped (y up) coordinates.
+	glyph := regexp.MustCompile(`<path d="M([-0-9.]+),([-0-9.]+)A([0-9.]+),`)
+	var gx, gy []float64
+	for _, m := range glyph.FindAllSubmatch(b.Bytes(), -1) {
+		x, _ := strconv.ParseFloat(string(m[1]), 64)
+		y, _ := strconv.ParseFloat(string(m[2]), 64)
+		r, _ := strconv.ParseFloat(string(m[3]), 64)
+		gx, gy = append(gx, x-r), append(gy, f.Height.Points()-y)
+	}
+	for i := range cx {
+		best := math.Inf(1)
+		for j := range gx {
+			best = math.Min(best, math.Hypot(cx[i]-gx[j], cy[i]-gy[j]))
+		}
+		if best > 0.02 {
+			t.Errorf("hover circle %d at (%g,%g) is %g pt from the nearest drawn point", i, cx[i], cy[i], best)
+		}
+	}
+	for i := range cx {
+		if cx[i] <= 0 || cx[i] >= f.Width.Points() || cy[i] <= 0 || cy[i] >= f.Height.Points() {
+			t.Errorf("point %d at (%g,%g), outside the %g×%g figure", i, cx[i], cy[i], f.Width.Points(), f.Height.Points())
+		}
+	}
+	// The legend names the classes.
+	if !bytes.Contains(b.Bytes(), []byte(">one &amp; only<")) || !bytes.Contains(b.Bytes(), []byte(">two<")) {
+		t.Error("the SVG's legend does not name the classes")
+	}
+	// Other figures have no hover group.
+	var v bytes.Buffer
+	if err := rep.Figures[0].HoverSVG(&v); err != nil || bytes.Contains(v.Bytes(), []byte(`class="hover"`)) {
+		t.Errorf("%s: %v, or a hover group", rep.Figures[0].Name, err)
+	}
+}
+
+func TestMapPointTitle(t *testing.T) {
+	md := &MapData{X: make([]float64, 3), Names: []string{"Madonna", "", " "}, Items: []int{7, 8, 9},
+		Labels: []int{0, 1, 5}, LabelNames: []string{"pop", "r&b"}, Held: []bool{false, true, false}}
+	want := []string{"Madonna (pop)", "item 8 (r&b, held out)", "item 9 (class 5)"}
+	for i, w := range want {
+		if got := md.pointTitle(i); got != w {
+			t.Errorf("point %d: %q, want %q", i, got, w)
+		}
+	}
+	bare := &MapData{X: make([]float64, 1), Names: []string{""}}
+	if got := bare.pointTitle(0); got != "point 0" {
+		t.Errorf("no names, items or labels: %q, want \"point 0\"", got)
 	}
 }

@@ -1,7 +1,10 @@
 package report
 
 import (
+	"bytes"
 	"encoding/base64"
+	"fmt"
+	"html"
 	"html/template"
 	"io"
 	"strings"
@@ -26,7 +29,7 @@ table.details th:nth-child(-n+3), table.details td:nth-child(-n+3) { text-align:
 .warnings { border-left: 4px solid #b00000; background: #fff4f4; padding: 0.4em 1em; }
 .data { border-left: 4px solid #606060; background: #f6f6f6; padding: 0.4em 1em; }
 .caption { font-size: 0.9em; color: #444; max-width: 900px; }
-figure { margin: 1.2em 0; } figure img { max-width: 100%; border: 1px solid #eee; }
+figure { margin: 1.2em 0; } figure img, figure svg { max-width: 100%; height: auto; border: 1px solid #eee; }
 pre { background: #f7f7f7; padding: 0.8em; overflow-x: auto; font-size: 0.85em; }
 </style>
 </head>
@@ -65,7 +68,7 @@ Reproduces the protocol of McFee &amp; Lanckriet, “Learning Multi-modal Simila
 
 <h2>Figures</h2>
 {{range .Figures}}<figure id="{{.Name}}">
-<img src="{{.Src}}" alt="{{.Title}}" width="{{.Width}}">
+{{if .SVG}}{{.SVG}}{{else}}<img src="{{.Src}}" alt="{{.Title}}" width="{{.Width}}">{{end}}
 <figcaption class="caption"><b>{{.Title}}.</b> {{.Caption}}</figcaption>
 </figure>
 {{end}}
@@ -100,14 +103,18 @@ Reproduces the protocol of McFee &amp; Lanckriet, “Learning Multi-modal Simila
 type htmlFigure struct {
 	Name, Title, Caption string
 	Src                  template.URL
-	Width                int // CSS pixels (the PNG is rendered at Theme.DPI; shown at 96 dpi)
+	// SVG, if set, is the figure inline (the map: its points name
+	// themselves on hover), shown instead of the PNG of Src.
+	SVG   template.HTML
+	Width int // CSS pixels (the PNG is rendered at Theme.DPI; shown at 96 dpi)
 }
 
 type kv struct{ Key, Value string }
 
 // HTML writes one self-contained HTML page: the table, per-row details,
-// every figure as an embedded PNG (data URI), timings, versions and the
-// resolved config.
+// every figure as an embedded PNG (data URI) but the map, which is inline
+// SVG with a <title> per point (its name on hover; [Figure.HoverSVG]),
+// timings, versions and the resolved config.
 func (rep *Report) HTML(w io.Writer) error {
 	var tb strings.Builder
 	if err := rep.Table.HTML(&tb); err != nil {
@@ -138,12 +145,38 @@ func (rep *Report) HTML(w io.Writer) error {
 		DataNotes: rep.dataNotes(),
 	}
 	for _, f := range rep.Figures {
-		data.Figures = append(data.Figures, htmlFigure{Name: f.Name, Title: f.Title, Caption: f.Caption,
-			Src:   template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(rep.PNG[f.Name])),
-			Width: int(f.Width.Points() * 96 / 72)})
+		hf := htmlFigure{Name: f.Name, Title: f.Title, Caption: f.Caption, Width: int(f.Width.Points() * 96 / 72)}
+		if f.hover != nil {
+			svg, err := inlineSVG(f)
+			if err != nil {
+				return err
+			}
+			hf.SVG = svg
+		} else {
+			hf.Src = template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(rep.PNG[f.Name]))
+		}
+		data.Figures = append(data.Figures, hf)
 	}
 	for _, k := range sortedKeys(rep.Run.Env) {
 		data.Env = append(data.Env, kv{k, rep.Run.Env[k]})
 	}
 	return htmlPage.Execute(w, data)
+}
+
+// inlineSVG is f's [Figure.HoverSVG] for inlining in HTML: from <svg> on
+// (no XML declaration), labelled with the figure's title and shown
+// Width CSS pixels wide at most.
+func inlineSVG(f *Figure) (template.HTML, error) {
+	var b bytes.Buffer
+	if err := f.HoverSVG(&b); err != nil {
+		return "", err
+	}
+	svg := b.String()
+	start := strings.Index(svg, "<svg ")
+	if start < 0 {
+		return "", fmt.Errorf("report: %s: no <svg> element in the SVG", f.Name)
+	}
+	attrs := fmt.Sprintf(`<svg role="img" aria-label="%s" style="width: %dpx" `, html.EscapeString(f.Title), int(f.Width.Points()*96/72))
+	// The SVG is our own backend's output with escaped text: safe to inline.
+	return template.HTML(attrs + svg[start+len("<svg "):]), nil
 }

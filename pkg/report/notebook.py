@@ -577,11 +577,25 @@ def map_points(i, split):
 
 pts, how = map_points(MAP_ROW, MAP_SPLIT)
 fig, ax = plt.subplots(figsize=(7.5, 7.5))
-classes = sorted(pts["label"].dropna().unique())
-for k, c in enumerate(classes or [None]):
-    sel = pts if c is None else pts[pts["label"] == c]
-    ax.scatter(sel["x"], sel["y"], s=16, color=plt.cm.tab10(k % 10), marker="o^sDv<>ph*"[(k // 10) % 10],
-               label=None if c is None or len(classes) > 20 else f"class {int(c)}")
+label_names = (items or {}).get("label_names") or []  # aset400: genre names, then "none"
+
+
+def class_name(c):
+    c = int(c)
+    return label_names[c] if 0 <= c < len(label_names) and label_names[c] else f"class {c}"
+
+
+counts = pts["label"].dropna().astype(int).value_counts()
+classes = sorted(counts.index)
+if len(classes) > 10:  # as the Go report: the nine largest keep a colour, the rest are grey ("other")
+    classes = sorted(classes, key=lambda c: (-counts[c], c))
+    groups = [(class_name(c), pts["label"] == c) for c in classes[:9]]
+    groups.append((f"other ({len(classes) - 9} classes)", pts["label"].isin(classes[9:])))
+else:
+    groups = [(class_name(c), pts["label"] == c) for c in classes]
+colours = [plt.cm.tab10(i) for i in (0, 1, 2, 3, 4, 5, 6, 8, 9, 7)]  # grey last, as the Go report's palette: "other" is grey
+for k, (name, sel) in enumerate(groups or [(None, pd.Series(True, index=pts.index))]):
+    ax.scatter(pts["x"][sel], pts["y"][sel], s=16, color=colours[k], label=name)
 held = pts[pts["held"]]
 if len(held):
     ax.scatter(held["x"], held["y"], s=70, marker="+", color="#d62728", label="held-out (out of sample)")

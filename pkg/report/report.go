@@ -131,7 +131,7 @@ func (rep *Report) Files(formats []string) ([]File, error) {
 			files = append(files, File{Name: f.Name + ".png", Data: rep.PNG[f.Name]})
 		}
 		if want["svg"] {
-			if err := add(f.Name+".svg", func(w io.Writer) error { return f.Render(w, "svg", rep.Theme.DPI) }); err != nil {
+			if err := add(f.Name+".svg", f.HoverSVG); err != nil {
 				return nil, err
 			}
 		}

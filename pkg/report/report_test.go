@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"html"
 	"image/png"
 	"os"
@@ -205,9 +206,20 @@ func TestHTMLSelfContained(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := b.String()
-	if n := strings.Count(h, `src="data:image/png;base64,`); n != len(rep.Figures) {
-		t.Errorf("%d embedded images, want %d", n, len(rep.Figures))
+	// Every figure is an embedded PNG but the map: inline SVG, one <title>
+	// per point, valid XML.
+	if n := strings.Count(h, `src="data:image/png;base64,`); n != len(rep.Figures)-1 {
+		t.Errorf("%d embedded images, want %d", n, len(rep.Figures)-1)
 	}
+	start, end := strings.Index(h, "<svg "), strings.LastIndex(h, "</svg>")
+	if start < 0 || end < start || strings.Count(h, "<svg ") != 1 {
+		t.Fatalf("want one inline SVG, got %d", strings.Count(h, "<svg "))
+	}
+	_, _, titles := hoverTitles(t, []byte(h[start:end+len("</svg>")]))
+	if len(titles) != len(rep.Map.X) || titles[2] != "gamma & co (class 1)" {
+		t.Errorf("inline SVG titles %q, want %d, the third \"gamma & co (class 1)\"", titles, len(rep.Map.X))
+	}
+	h = strings.NewReplacer(`xmlns="http://www.w3.org/2000/svg"`, "", `xmlns:xlink="http://www.w3.org/1999/xlink"`, "").Replace(h) // namespaces, not resources
 	for _, want := range []string{"<b>0.720 ± 0.028</b>", "name: fixture_50%", "vcs.revision", "refit", "<code>testdata/run</code>"} {
 		if !strings.Contains(h, want) {
 			t.Errorf("HTML lacks %q", want)
@@ -327,45 +339,187 @@ func TestLaTeXCompiles(t *testing.T) {
 	}
 }
 
+// browserProbe runs first in the page (the start of <head>): it records
+// uncaught errors, failed resource loads and console.error calls, and on
+// load writes into <pre id="mkpoe-probe"> a JSON account of the page: its
+// errors, each <img>'s natural width (-1: not complete), each top-level
+// <svg>'s rendered size, and the hover <title>s of the map's points.
+const browserProbe = `<script>
+(() => {
+  const errors = [];
+  const text = v => { try { return String(v && v.stack || v); } catch (e) { return "?"; } };
+  window.addEventListener("error", e => {
+    const t = e.target;
+    errors.push(t && t !== window && t.tagName ? "failed to load <" + t.tagName.toLowerCase() + "> " + String(t.src || t.href || "").slice(0, 80) : "uncaught: " + text(e.message));
+  }, true);
+  window.addEventListener("unhandledrejection", e => errors.push("unhandled rejection: " + text(e.reason)));
+  const ce = console.error.bind(console);
+  console.error = (...args) => { errors.push("console.error: " + args.map(text).join(" ")); ce(...args); };
+  window.addEventListener("load", () => {
+    const svgs = Array.from(document.querySelectorAll("svg")).filter(s => !s.parentElement.closest("svg"));
+    const out = {
+      errors,
+      images: Array.from(document.images).map(i => i.complete ? i.naturalWidth : -1),
+      svgs: svgs.map(s => { const r = s.getBoundingClientRect(); return [Math.round(r.width), Math.round(r.height)]; }),
+      titles: Array.from(document.querySelectorAll("svg g.hover circle > title")).map(t => t.textContent),
+      height: document.documentElement.scrollHeight,
+    };
+    const pre = document.createElement("pre");
+    pre.id = "mkpoe-probe";
+    pre.textContent = JSON.stringify(out);
+    document.body.appendChild(pre);
+  });
+})();
+</script>`
+
+// pageReport is what browserProbe found.
+type pageReport struct {
+	Errors []string `json:"errors"`
+	Images []int    `json:"images"`
+	SVGs   [][2]int `json:"svgs"`
+	Titles []string `json:"titles"`
+	Height int      `json:"height"` // of the whole page, CSS pixels
+}
+
+// problems lists what is wrong with the page as loaded: errors, images
+// that did not load, SVGs with an empty box.
+func (p *pageReport) problems() []string {
+	out := append([]string(nil), p.Errors...)
+	for i, w := range p.Images {
+		if w <= 0 {
+			out = append(out, fmt.Sprintf("image %d did not load (natural width %d)", i, w))
+		}
+	}
+	for i, s := range p.SVGs {
+		if s[0] <= 0 || s[1] <= 0 {
+			out = append(out, fmt.Sprintf("svg %d has an empty box %d×%d", i, s[0], s[1]))
+		}
+	}
+	return out
+}
+
+// chromiumArgs are the flags of every headless Chromium run: no sandbox
+// (CI runs as root), no network, a fresh profile.
+func chromiumArgs(t *testing.T) []string {
+	return []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--user-data-dir=" + t.TempDir()}
+}
+
+// loadInBrowser opens page (with browserProbe added at the start of its
+// <head>) in headless Chromium and returns what the probe found.
+func loadInBrowser(t *testing.T, chromium, page string) *pageReport {
+	t.Helper()
+	b, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	probed := filepath.Join(filepath.Dir(page), "probed-"+filepath.Base(page))
+	if !bytes.Contains(b, []byte("<head>")) {
+		t.Fatalf("%s has no <head>", page)
+	}
+	if err := os.WriteFile(probed, bytes.Replace(b, []byte("<head>"), []byte("<head>\n"+browserProbe), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(chromium, append(chromiumArgs(t), "--virtual-time-budget=3000", "--dump-dom", "file://"+probed)...).Output()
+	if err != nil {
+		t.Fatalf("chromium: %v", err)
+	}
+	m := regexp.MustCompile(`<pre id="mkpoe-probe">([^<]*)</pre>`).FindSubmatch(out)
+	if m == nil {
+		t.Fatalf("no probe result in the DOM (did the load event fire?):\n%.2000s", out)
+	}
+	var rep pageReport
+	if err := json.Unmarshal([]byte(html.UnescapeString(string(m[1]))), &rep); err != nil {
+		t.Fatalf("probe result: %v\n%s", err, m[1])
+	}
+	return &rep
+}
+
+// TestHTMLInBrowser opens report.html in headless Chromium (issue 6, 42):
+// no console errors, every image loads, the map's inline SVG renders with
+// a hover title per point, and a screenshot of the whole page (1280 wide,
+// at least 2000 high) is saved as report-html.png into
+// $MKPOE_SCREENSHOT_DIR (CI keeps it) or the test's temporary directory.
+// A deliberately broken page must fail the same checks.
 func TestHTMLInBrowser(t *testing.T) {
 	chromium, err := exec.LookPath("chromium")
 	if err != nil {
-		t.Skip("no chromium (apt-get install chromium)")
+		t.Skip("no headless browser: install Debian's chromium package (apt-get install chromium) to check report.html in it")
 	}
 	if testing.Short() {
 		t.Skip("short")
 	}
 	dir := writeBuild(t, "html")
 	page := filepath.Join(dir, "report.html")
-	b, err := os.ReadFile(page)
+	rep, err := NewReport(loadFixture(t), Options{Source: "testdata/run"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	// A probe writes each image's natural width into the title once loaded.
-	probe := `<script>window.addEventListener("load", () => { document.title = "widths:" + Array.from(document.images).map(i => i.complete ? i.naturalWidth : -1).join(","); });</script></body>`
-	if err := os.WriteFile(page, bytes.Replace(b, []byte("</body>"), []byte(probe), 1), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--user-data-dir="+t.TempDir(),
-		"--virtual-time-budget=2000", "--dump-dom", "file://"+page)
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("chromium: %v", err)
-	}
-	m := regexp.MustCompile(`<title>widths:([0-9,-]*)</title>`).FindSubmatch(out)
-	if m == nil {
-		t.Fatalf("no probe title in the DOM:\n%.2000s", out)
-	}
-	widths := strings.Split(string(m[1]), ",")
-	if len(widths) != 5 {
-		t.Errorf("%d images, want 5", len(widths))
-	}
-	for i, w := range widths {
-		if w == "0" || w == "-1" || w == "" {
-			t.Errorf("image %d did not load (natural width %q)", i, w)
+	height := 2000
+	t.Run("report", func(t *testing.T) {
+		got := loadInBrowser(t, chromium, page)
+		height = max(height, got.Height)
+		for _, p := range got.problems() {
+			t.Error(p)
 		}
-	}
+		if len(got.Images) != len(rep.Figures)-1 || len(got.SVGs) != 1 {
+			t.Errorf("%d images and %d SVGs, want %d and 1 (the map)", len(got.Images), len(got.SVGs), len(rep.Figures)-1)
+		}
+		if len(got.Titles) != len(rep.Map.X) || got.Titles[2] != "gamma & co (class 1)" {
+			t.Errorf("hover titles %q, want %d, the third \"gamma & co (class 1)\"", got.Titles, len(rep.Map.X))
+		}
+	})
+	t.Run("broken page fails", func(t *testing.T) {
+		b, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		broken := strings.Replace(string(b), "</body>", `<img src="missing.png" alt="x"><svg width="0" height="0"></svg>`+
+			`<script>console.error("deliberate");</script><script>undefinedFunction();</script></body>`, 1)
+		bad := filepath.Join(t.TempDir(), "broken.html")
+		if err := os.WriteFile(bad, []byte(broken), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		problems := strings.Join(loadInBrowser(t, chromium, bad).problems(), "\n")
+		for _, want := range []string{"failed to load <img> file://", "console.error: deliberate", "uncaught: Uncaught ReferenceError: undefinedFunction is not defined",
+			fmt.Sprintf("image %d did not load (natural width 0)", len(rep.Figures)-1), "svg 1 has an empty box 0×0"} {
+			if !strings.Contains(problems, want) {
+				t.Errorf("the checks missed %q; they found:\n%s", want, problems)
+			}
+		}
+	})
+	t.Run("screenshot", func(t *testing.T) {
+		shots := os.Getenv("MKPOE_SCREENSHOT_DIR")
+		if shots == "" {
+			shots = t.TempDir()
+		} else if err := os.MkdirAll(shots, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		shot, err := filepath.Abs(filepath.Join(shots, "report-html.png"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out, err := exec.Command(chromium, append(chromiumArgs(t), "--hide-scrollbars", fmt.Sprintf("--window-size=1280,%d", height), "--virtual-time-budget=3000",
+			"--screenshot="+shot, "file://"+page)...).CombinedOutput(); err != nil {
+			t.Fatalf("chromium --screenshot: %v\n%s", err, out)
+		}
+		f, err := os.Open(shot)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		img, err := png.Decode(f)
+		if err != nil {
+			t.Fatalf("%s: %v", shot, err)
+		}
+		if b := img.Bounds(); b.Dx() != 1280 || b.Dy() != height {
+			t.Errorf("screenshot %d×%d, want 1280×%d", b.Dx(), b.Dy(), height)
+		}
+		if frac := inkFraction(img); frac < 0.02 {
+			t.Errorf("screenshot nearly blank: %.4f of the pixels inked", frac)
+		}
+		t.Logf("screenshot: %s", shot)
+	})
 }
 
 // TestClaimsInReport: the summary's claims appear, with their interval or

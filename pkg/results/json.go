@@ -275,6 +275,13 @@ func DecodeItems(b []byte, name string) (*Items, error) {
 			}
 		}
 	}
+	if len(it.LabelNames) > 0 {
+		for i, l := range it.Labels {
+			if l < 0 || l >= len(it.LabelNames) {
+				return nil, fmt.Errorf("%s: labels[%d] is %d, but label_names names labels 0..%d only", name, i, l, len(it.LabelNames)-1)
+			}
+		}
+	}
 	it.Format = ItemsFormat
 	return &it, nil
 }

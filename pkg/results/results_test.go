@@ -88,6 +88,7 @@ func TestDecodeRejects(t *testing.T) {
 		{"unknown task field", "t.json", `{"id":"x","test_acc":1}`, `unknown field "test_acc"`},
 		{"task format", "t.json", `{"format":"mkpoe-summary/1"}`, `want "mkpoe-task/1"`},
 		{"items out of range", "items.json", `{"names":["a"],"splits":[{"train":[0],"test":[1]}]}`, "splits[0] names item 1, outside 0..0"},
+		{"label without a name", "items.json", `{"names":["a","b"],"labels":[0,2],"label_names":["x","y"],"splits":[]}`, "labels[1] is 2, but label_names names labels 0..1 only"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -154,6 +155,7 @@ func FuzzDecode(f *testing.F) {
 		`{"format":"mkpoe-summary/1","splits":1,"beta_grid":[1],"rows":[{"label":"a","method":"k4","kernels":["A","B"],"accuracy":[null],"mean":null,"std":0,"val_curve":[[0.5]],"kernel_share":[0.5,0.5]}]}`,
 		`{"format":"mkpoe-task/1","id":"cv-r00-s00-f00","kind":"cv","row":0,"split":0,"fold":0,"phase":0,"status":"ok","test_accuracy":null,"val_accuracy":[0.5,null],"gaps":[1e-4]}`,
 		`{"format":"mkpoe-items/1","names":["a","b"],"labels":[1,2],"splits":[{"train":[0],"test":[1]}]}`,
+		`{"format":"mkpoe-items/1","names":["a","b"],"labels":[1,0],"label_names":["pop","r&b"],"splits":[{"train":[0],"test":[1]}]}`,
 		`{}`, `null`, `[]`,
 	} {
 		f.Add([]byte(seed))

@@ -294,7 +294,12 @@ type Items struct {
 	Format string   `json:"format"`
 	Names  []string `json:"names"`
 	Labels []int    `json:"labels,omitempty"`
-	Splits []Split  `json:"splits"`
+	// LabelNames name the class labels: LabelNames[l] names label l (an
+	// aset400 genre, "none" for artists without one). Empty when the data
+	// set has no names for its classes (synthetic and ALOI runs, and runs
+	// made before names were recorded): reports then say "class l".
+	LabelNames []string `json:"label_names,omitempty"`
+	Splits     []Split  `json:"splits"`
 	// Notes say what the data set's loader left out or built, one line
 	// each: e.g. aset400's dropped degenerate triplets, or the taxonomy an
 	// ALOI run clustered at load time and its dendrogram. Reports show
