@@ -410,14 +410,19 @@ func (c *Comparison) claimCells() [][]string {
 				line = append(line, "—", "—")
 				continue
 			}
-			cells := x.Cells(3) // ClaimHeader: … 4 difference, 5 interval, 6 reproduced, 9 holds
+			// ClaimHeader: … 4 difference, 5 clustered interval, 7 holds,
+			// 8 i.i.d. interval, 9 i.i.d. above 0.
+			cells := x.Cells(3)
 			diff := cells[4]
-			if x.Interval != nil {
+			switch {
+			case x.Clustered != nil:
 				diff += " " + cells[5]
-			} else if x.Note != "" {
+			case x.Interval != nil:
+				diff += " " + cells[8] + " i.i.d."
+			case x.Note != "":
 				diff += " (" + x.Note + ")"
 			}
-			line = append(line, diff, "reproduced "+cells[6]+", holds "+cells[9])
+			line = append(line, diff, "holds "+cells[7]+"; i.i.d. above 0 "+cells[9])
 		}
 		out = append(out, line)
 	}
@@ -427,8 +432,9 @@ func (c *Comparison) claimCells() [][]string {
 const compareTableCaption = "Test accuracy (fraction of held-out comparisons satisfied; ties count as errors), mean ± sample standard deviation over each run's outer splits, " +
 	"and the β chosen per split; Δ is the difference of mean accuracy with the first run. Rows are matched by label, case-insensitively; — marks a row a run lacks. " + dagger + ": " + notConvergedNote + "."
 
-const compareClaimsCaption = "Each run's better − worse test accuracy with its 95% paired bootstrap interval, matched by claim text; " +
-	"reproduced: the interval lies above 0; holds: the anchor-clustered interval lies above 0 and the Holm-adjusted p is below 0.05 (see each run's report)."
+const compareClaimsCaption = "Each run's better − worse test accuracy, matched by claim text, with its 95% interval that resamples anchor items " +
+	"(the i.i.d. paired bootstrap interval, marked so, for runs that lack it); holds: the anchor-clustered interval lies above 0 and the " +
+	"Holm-adjusted p is below 0.05; i.i.d. above 0: the i.i.d. interval lies above 0 (see each run's report)."
 
 // runsTable describes each run: name, directory, config, hash, build, splits and β grid.
 func (c *Comparison) runsTable() (header []string, rows [][]string) {

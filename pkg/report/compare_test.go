@@ -51,7 +51,8 @@ func comparePair(t testing.TB) (base, edited CompareRun) {
 	t.Helper()
 	r1 := loadFixture(t)
 	r1.Summary.Claims = []results.Claim{{Claim: "K4 beats native", Better: "MKPOE K4 diag", Worse: "sum native",
-		Interval: &stats.Interval{Diff: 0.27, Lo: 0.2, Hi: 0.31}, Reproduced: true, HolmP: ptr(0.01), Holds: true}}
+		Interval: &stats.Interval{Diff: 0.27, Lo: 0.2, Hi: 0.31}, Reproduced: true,
+		Clustered: &stats.Interval{Diff: 0.27, Lo: 0.15, Hi: 0.36, P: 0.005}, HolmP: ptr(0.01), Holds: true}}
 	s := copySummary(t, r1.Summary)
 	s.ConfigHash = "fedcba9876543210"
 	a := rowByLabel(t, s, "A K1 diag")
@@ -240,8 +241,8 @@ func TestComparisonClaims(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := [][]string{
-		{"K4 beats native", "+0.270 [+0.200, +0.310]", "reproduced yes, holds yes", "+0.290 [-0.010, +0.500]", "reproduced no, holds —"},
-		{"A learns", "—", "—", "— (no test outcomes)", "reproduced —, holds —"},
+		{"K4 beats native", "+0.270 [+0.150, +0.360]", "holds yes; i.i.d. above 0 yes", "+0.290 [-0.010, +0.500] i.i.d.", "holds —; i.i.d. above 0 no"},
+		{"A learns", "—", "—", "— (no test outcomes)", "holds —; i.i.d. above 0 —"},
 	}
 	got := c.claimCells()
 	if len(got) != len(want) {
