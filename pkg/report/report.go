@@ -419,7 +419,7 @@ func (rep *Report) claims() [][]string {
 // the summary records them, the rows' accuracies with ties counted as ½ and
 // their tie rates, and the claims.
 func (rep *Report) LaTeX(w io.Writer) error {
-	if _, err := io.WriteString(w, "% mkpoe report: \\input{table.tex} needs \\usepackage{booktabs} and \\usepackage{graphicx}\n% (the claims table is scaled to the line width) with T1 fonts and utf8 input.\n"); err != nil {
+	if _, err := io.WriteString(w, "% mkpoe report: \\input{table.tex} needs \\usepackage{booktabs} and \\usepackage{graphicx}\n% (tables wider than the line are scaled down to it) with T1 fonts and utf8 input.\n"); err != nil {
 		return err
 	}
 	if err := rep.Table.LaTeX(w); err != nil {
@@ -433,11 +433,11 @@ func (rep *Report) LaTeX(w io.Writer) error {
 		}
 	}
 	if len(ties) > 0 {
-		b.WriteString("\n\\begin{table}\n\\centering\n\\begin{tabular}{lrrr}\n\\toprule\nRow & Accuracy per split & Ties $\\frac12$ (mean) & Tie rate \\\\\n\\midrule\n")
+		b.WriteString("\n\\begin{table}\n\\centering\n" + shrinkToLine + "\\begin{tabular}{lrrr}\n\\toprule\nRow & Accuracy per split & Ties $\\frac12$ (mean) & Tie rate \\\\\n\\midrule\n")
 		for _, d := range ties {
 			b.WriteString(texEscape(d.Label) + " & " + d.Accuracy + " & " + texEscape(d.HalfTies) + " & " + d.TieRate + " \\\\\n")
 		}
-		fmt.Fprintf(&b, "\\bottomrule\n\\end{tabular}\n\\caption{%s}\n\\label{tab:%s-ties}\n\\end{table}\n",
+		fmt.Fprintf(&b, "\\bottomrule\n\\end{tabular}}\n\\caption{%s}\n\\label{tab:%s-ties}\n\\end{table}\n",
 			texEscape("Test accuracy with ties counted as errors (the paper's rule, per split), as one half (mean ± sd over splits), and the fraction of test comparisons that tie."), labelName(rep.Run.Summary.Name))
 	}
 	rows := rep.claims()
@@ -445,9 +445,9 @@ func (rep *Report) LaTeX(w io.Writer) error {
 		_, err := io.WriteString(w, b.String())
 		return err
 	}
-	// Ten columns: scaled to the line width (graphicx), so that the table
-	// stays within \textwidth whatever the claims' text.
-	b.WriteString("\n\\begin{table}\n\\centering\n\\resizebox{\\linewidth}{!}{%\n\\begin{tabular}{" + strings.Repeat("l", len(claimHeader)) + "}\n\\toprule\n")
+	// Ten columns: scaled down to the line width when wider (graphicx),
+	// so that the table stays within \textwidth whatever the claims' text.
+	b.WriteString("\n\\begin{table}\n\\centering\n" + shrinkToLine + "\\begin{tabular}{" + strings.Repeat("l", len(claimHeader)) + "}\n\\toprule\n")
 	for i, h := range claimHeader {
 		if i > 0 {
 			b.WriteString(" & ")

@@ -321,13 +321,18 @@ func (t *Table) sharesMarkdown() string {
 	return b.String()
 }
 
+// shrinkToLine opens a box (closed by "}" after \end{tabular}) that scales
+// a table down to the line width when it is wider, and leaves it alone
+// otherwise (graphicx's \resizebox reads the natural width as \width).
+const shrinkToLine = "\\resizebox{\\ifdim\\width>\\linewidth\\linewidth\\else\\width\\fi}{!}{%\n"
+
 // LaTeX writes the table as a booktabs table float with a caption and a
 // label tab:<name>; it needs \usepackage{booktabs} (and amssymb for nothing
 // else: $\pm$ and $\mathcal{K}$ are in core LaTeX).
 func (t *Table) LaTeX(w io.Writer) error {
 	var b strings.Builder
 	n := len(t.Columns)
-	b.WriteString("\\begin{table}\n\\centering\n\\begin{tabular}{l" + strings.Repeat("r", n) + "}\n\\toprule\n")
+	b.WriteString("\\begin{table}\n\\centering\n" + shrinkToLine + "\\begin{tabular}{l" + strings.Repeat("r", n) + "}\n\\toprule\n")
 	fmt.Fprintf(&b, " & \\multicolumn{%d}{c}{Accuracy} \\\\\n\\cmidrule(lr){2-%d}\n", n, n+1)
 	b.WriteString(texEscape(t.RowHeader))
 	for _, c := range t.Columns {
@@ -358,10 +363,11 @@ func (t *Table) LaTeX(w io.Writer) error {
 		}
 		b.WriteString(" \\\\\n")
 	}
-	b.WriteString("\\bottomrule\n\\end{tabular}\n")
+	b.WriteString("\\bottomrule\n\\end{tabular}}\n")
 	fmt.Fprintf(&b, "\\caption{%s}\n\\label{tab:%s}\n\\end{table}\n", texEscape(t.Caption()), labelName(t.Name))
 	if len(t.Shares) > 0 {
-		b.WriteString("\n\\begin{table}\n\\centering\n\\begin{tabular}{ll}\n\\toprule\nRow & Kernel shares \\\\\n\\midrule\n")
+		// The shares of many kernels wrap in a paragraph column.
+		b.WriteString("\n\\begin{table}\n\\centering\n\\begin{tabular}{lp{0.7\\linewidth}}\n\\toprule\nRow & Kernel shares \\\\\n\\midrule\n")
 		for _, r := range t.Shares {
 			b.WriteString(texEscape(r.Label) + " & " + texEscape(r.shareText()) + " \\\\\n")
 		}
