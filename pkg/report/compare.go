@@ -258,7 +258,7 @@ func orUnknown(s string) string {
 // Compare builds a comparison of runs ([NewComparison], default theme)
 // and returns its files in the given formats ([Comparison.Files]).
 func Compare(runs []CompareRun, formats []string) ([]File, error) {
-	if err := checkCompareFormats(formats); err != nil {
+	if err := checkFormats("comparison format", formats, CompareFormats); err != nil {
 		return nil, err
 	}
 	c, err := NewComparison(runs, nil)
@@ -268,21 +268,12 @@ func Compare(runs []CompareRun, formats []string) ([]File, error) {
 	return c.Files(formats)
 }
 
-func checkCompareFormats(formats []string) error {
-	for _, f := range formats {
-		if !slices.Contains(CompareFormats, f) {
-			return fmt.Errorf("report: comparison format must be one of %s, got %q", strings.Join(CompareFormats, ","), f)
-		}
-	}
-	return nil
-}
-
 // Files renders the comparison in the given formats (nil: all of
 // [CompareFormats]): compare.md, compare.html (self-contained, the figure
 // embedded), compare-validation.png and .svg (when some run has a
 // validation curve) and compare.csv.
 func (c *Comparison) Files(formats []string) ([]File, error) {
-	if err := checkCompareFormats(formats); err != nil {
+	if err := checkFormats("comparison format", formats, CompareFormats); err != nil {
 		return nil, err
 	}
 	if formats == nil {

@@ -74,7 +74,7 @@ type Report struct {
 // [results.WriteFitsCSV]; fits.csv from Run.Tasks). It reads
 // only run (no refitting) and returns an error for an unknown format.
 func Build(run *Run, opts Options) ([]File, error) {
-	if err := checkFormats(opts.Formats); err != nil {
+	if err := checkFormats("format", opts.Formats, Formats); err != nil {
 		return nil, err
 	}
 	rep, err := NewReport(run, opts)
@@ -84,11 +84,12 @@ func Build(run *Run, opts Options) ([]File, error) {
 	return rep.Files(opts.Formats)
 }
 
-// checkFormats returns an error for a format not in [Formats].
-func checkFormats(formats []string) error {
+// checkFormats returns an error for a format not among allowed ([Formats]
+// of a report, [CompareFormats] of a comparison); what names the kind.
+func checkFormats(what string, formats, allowed []string) error {
 	for _, f := range formats {
-		if !slices.Contains(Formats, f) {
-			return fmt.Errorf("report: format must be one of %s, got %q", strings.Join(Formats, ","), f)
+		if !slices.Contains(allowed, f) {
+			return fmt.Errorf("report: %s must be one of %s, got %q", what, strings.Join(allowed, ","), f)
 		}
 	}
 	return nil
@@ -97,7 +98,7 @@ func checkFormats(formats []string) error {
 // Files renders the report in the given formats (nil: all of [Formats]);
 // see [Build] for the file names.
 func (rep *Report) Files(formats []string) ([]File, error) {
-	if err := checkFormats(formats); err != nil {
+	if err := checkFormats("format", formats, Formats); err != nil {
 		return nil, err
 	}
 	if formats == nil {

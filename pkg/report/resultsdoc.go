@@ -92,6 +92,19 @@ func (d *resultsDoc) load(cfg string) (*committedRun, error) {
 	return r, nil
 }
 
+// loadProvenance is the provenance of a config's committed run; an error
+// when it has none.
+func (d *resultsDoc) loadProvenance(cfg string) (*results.Provenance, error) {
+	r, err := d.load(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if r.provenance == nil {
+		return nil, fmt.Errorf("config %q: no provenance.json", cfg)
+	}
+	return r.provenance, nil
+}
+
 // accText is a row's accuracy with 3 decimals, "± sd" over several splits.
 func accText(x []float64, mean, std float64) string {
 	if len(x) > 1 {
@@ -194,13 +207,9 @@ func (d *resultsDoc) shares(cfg string) (string, error) {
 }
 
 func (d *resultsDoc) provenance(cfg string) (string, error) {
-	r, err := d.load(cfg)
+	p, err := d.loadProvenance(cfg)
 	if err != nil {
 		return "", err
-	}
-	p := r.provenance
-	if p == nil {
-		return "", fmt.Errorf("config %q: no provenance.json", cfg)
 	}
 	commit := "unknown commit"
 	if p.Commit != "" {
@@ -242,13 +251,9 @@ func (d *resultsDoc) runsTable(cfgs ...string) (string, error) {
 	var tasks, fits, unconverged int
 	var wall, taskTime, gap float64
 	for _, cfg := range cfgs {
-		r, err := d.load(cfg)
+		p, err := d.loadProvenance(cfg)
 		if err != nil {
 			return "", err
-		}
-		p := r.provenance
-		if p == nil {
-			return "", fmt.Errorf("config %q: no provenance.json", cfg)
 		}
 		build := p.LinalgBackend
 		if p.OpenBLASCore != "" {
@@ -264,13 +269,10 @@ func (d *resultsDoc) runsTable(cfgs ...string) (string, error) {
 }
 
 func (d *resultsDoc) cost(cfg string, labels ...string) (string, error) {
-	r, err := d.load(cfg)
-	if err != nil {
+	if _, err := d.loadProvenance(cfg); err != nil {
 		return "", err
 	}
-	if r.provenance == nil {
-		return "", fmt.Errorf("config %q: no provenance.json", cfg)
-	}
+	r := d.runs[cfg]
 	var b strings.Builder
 	b.WriteString("| Row | Training comparisons per split | Task time | Solver iterations |\n|---|---|---|---|\n")
 	for _, label := range labels {
