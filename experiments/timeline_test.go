@@ -64,6 +64,9 @@ func recordTimeline(dir string) ([]byte, error) {
 	if err := json.Unmarshal(b, &env); err != nil {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "env.json"), err)
 	}
+	if env["workers"] == "" {
+		return nil, fmt.Errorf("%s: no workers recorded (a run of an older mkpoe)", filepath.Join(dir, "env.json"))
+	}
 	type rec struct {
 		t          results.Task
 		res        results.TaskResult

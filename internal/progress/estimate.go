@@ -50,8 +50,12 @@ const (
 )
 
 // atBeta returns unit u at index b of the β grid. A refit's unit (Beta
-// -1, its Prior at index unknownBeta) has its Prior moved to index b.
+// -1, its Prior at index unknownBeta) has its Prior moved to index b. An
+// index b < 0 (not in the grid) leaves u as it is.
 func (u Unit) atBeta(b int) Unit {
+	if b < 0 {
+		return u
+	}
 	if u.Beta == -1 {
 		if u.Prior <= 0 {
 			u.Prior = 1

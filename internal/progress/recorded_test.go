@@ -199,3 +199,29 @@ func TestETAOnRecordedTimelines(t *testing.T) {
 		})
 	}
 }
+
+// TestRefitPriorMovesToItsBeta checks that a refit's unit, planned at an
+// unknown β (its prior at the grid's middle), has its prior moved to the
+// β it chooses (SetBeta), and that an index outside the grid changes
+// nothing.
+func TestRefitPriorMovesToItsBeta(t *testing.T) {
+	planned := Unit{Row: "k1diag-a", Mode: "diag", Beta: -1, Size: 1, Prior: RefitFactor * PriorSeconds("diag", 1, 96, 4000, -1)}
+	for _, test := range []struct {
+		beta      int
+		wantBeta  int
+		wantPrior float64
+	}{
+		{0, 0, RefitFactor * PriorSeconds("diag", 1, 96, 4000, 0)},
+		{5, 5, RefitFactor * PriorSeconds("diag", 1, 96, 4000, 5)},
+		{-1, -1, planned.Prior},
+	} {
+		r := NewRun(&strings.Builder{}, RunOptions{Every: -1}, t0, 1, 1)
+		r.Plan("refit-k1diag-a-s00", 1, []Unit{planned})
+		task := r.StartTask("refit-k1diag-a-s00", 1, t0)
+		task.SetBeta(test.beta)
+		u := task.units[0]
+		if u.Beta != test.wantBeta || math.Abs(u.Prior/test.wantPrior-1) > 1e-12 {
+			t.Errorf("SetBeta(%d): β index %d, prior %g; want %d, %g", test.beta, u.Beta, u.Prior, test.wantBeta, test.wantPrior)
+		}
+	}
+}
