@@ -43,7 +43,8 @@ func taskUnits(c *Config, t results.Task, items, comps int) []progress.Unit {
 		blocks = len(c.rowKernels(row))
 	}
 	if t.Kind == KindRefit {
-		return []progress.Unit{{Row: name, Mode: row.Mode, Beta: -1, Size: 1, Prior: progress.PriorSeconds(row.Mode, blocks, items, comps, -1)}}
+		// A refit fits cold and pays its setup alone (progress.RefitFactor).
+		return []progress.Unit{{Row: name, Mode: row.Mode, Beta: -1, Size: 1, Prior: progress.RefitFactor * progress.PriorSeconds(row.Mode, blocks, items, comps, -1)}}
 	}
 	f := float64(max(c.Protocol.InnerFolds, 1))
 	size := (f - 1) / f

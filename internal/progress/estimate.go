@@ -41,6 +41,50 @@ func SizeExponent(mode string) float64 {
 	return 1.5
 }
 
+// BetaStep is how much dearer PriorSeconds makes a fit per step up the β
+// grid; a fit of unknown β (a refit's, before it has chosen) is taken at
+// index unknownBeta.
+const (
+	BetaStep    = 1.3
+	unknownBeta = 1.5
+)
+
+// atBeta returns unit u at index b of the β grid. A refit's unit (Beta
+// -1, its Prior at index unknownBeta) has its Prior moved to index b. An
+// index b < 0 (not in the grid) leaves u as it is.
+func (u Unit) atBeta(b int) Unit {
+	if b < 0 {
+		return u
+	}
+	if u.Beta == -1 {
+		if u.Prior <= 0 {
+			u.Prior = 1
+		}
+		u.Prior *= math.Pow(BetaStep, float64(b)-unknownBeta)
+	}
+	u.Beta = b
+	return u
+}
+
+// BlocksExponent is how a diag fit's time grows with its row's kernel
+// blocks in PriorSeconds: time ∝ blocks^BlocksExponent. Measured on the
+// recorded runs of internal/progress/testdata (a k4 diag row's cv tasks
+// against its run's k1 diag rows'): 2.4 times as long with 5 kernels, 2.8
+// to 5.1 times (geometric mean 3.8) with 9, far less than the kernels'
+// count, as the blocks share one problem's comparisons and iterations.
+const BlocksExponent = 0.6
+
+// RefitFactor is how much dearer a refit's one fit is than PriorSeconds
+// says (the runner's refit units carry it in their Prior). A cv task
+// sweeps the β grid warm-starting each fit from the previous one and
+// spreads its fold's setup (kernels, scoring) over the sweep; a refit
+// starts cold at its β and pays its split's setup and the test set's
+// scoring alone. On the recorded runs of internal/progress/testdata a
+// refit took, per run, 1.6 to 3.8 times (geometric means; 3.0 over all
+// 161 refits, single ones 0.7 to 9.5 times) its row's mean cv fit scaled
+// to the refit's size by SizeExponent.
+const RefitFactor = 3
+
 // PriorSeconds is the documented per-fit prior (docs/progress.md): the
 // seconds of one fit of the given mode ("diag", "full"; "native" for a
 // native task) learning blocks kernel blocks (a k4 row's kernels; 1 for k1
@@ -49,20 +93,20 @@ func SizeExponent(mode string) float64 {
 //
 // It is calibrated on configs/quickstart.yaml on a busy 2-core machine (48
 // training items, 2000 comparisons; per fit about 0.02 s for a k1 diag
-// row, 0.08 s for the k4 diag row of 5 kernels, 0.25 s for a full row,
-// 0.02 s per native task) and is rough: a diag fit's time grows with the
-// items and the kernel blocks, a full fit's with the square of the items
-// (its blocks count little: the k4 full row was no dearer than k1 full),
-// and each step up the β grid makes a fit about 1.3 times dearer.
+// row, 0.25 s for a full row, 0.02 s per native task) and is rough: a
+// diag fit's time grows with the items and the kernel blocks (as
+// blocks^BlocksExponent), a full fit's with the square of the items (its
+// blocks count little: the k4 full row was no dearer than k1 full), and
+// each step up the β grid makes a fit about BetaStep (1.3) times dearer.
 func PriorSeconds(mode string, blocks, items, comps, beta int) float64 {
 	n := math.Max(float64(items), 1) / 48
 	m := math.Max(float64(comps), 1) / 2000
-	p := math.Max(float64(blocks), 1)
+	p := math.Pow(math.Max(float64(blocks), 1), BlocksExponent)
 	b := float64(beta)
 	if beta < 0 {
-		b = 1.5
+		b = unknownBeta
 	}
-	g := math.Pow(1.3, b)
+	g := math.Pow(BetaStep, b)
 	switch mode {
 	case "native":
 		return 0.02 * n * m
@@ -202,16 +246,17 @@ func (e *estimator) rebuild() {
 // if nothing comparable (no unit of its kind) has finished.
 func (e *estimator) cost(u Unit) (lo, mid, hi float64, ok bool) {
 	if u.Beta == -1 && u.Mode != "native" && e.nBeta > 0 {
-		// A refit: its β is any of the grid's, chosen later.
-		lo, hi = math.Inf(1), 0
+		// A refit: its β is any of the grid's, chosen later. Its range
+		// is the mean of its ranges at every β, not their lowest to
+		// highest: a run's refits choose various β, and taking each at
+		// the grid's dearest β put the high end far off (the recorded
+		// runs' 50 refits).
 		for b := 0; b < e.nBeta; b++ {
-			v := u
-			v.Beta = b
-			l, m, h, k := e.cost(v)
+			l, m, h, k := e.cost(u.atBeta(b))
 			if !k {
 				return 0, 0, 0, false
 			}
-			lo, mid, hi = math.Min(lo, l), mid+m/float64(e.nBeta), math.Max(hi, h)
+			lo, mid, hi = lo+l/float64(e.nBeta), mid+m/float64(e.nBeta), hi+h/float64(e.nBeta)
 		}
 		return lo, mid, hi, true
 	}
@@ -238,7 +283,9 @@ func (e *estimator) cost(u Unit) (lo, mid, hi float64, ok bool) {
 		mean := g.sum / g.n
 		sd := math.Sqrt(math.Max(g.sumsq/g.n-mean*mean, 0))
 		w := u.weight()
-		lo, hi := math.Min(levels[i].lo*mean, mean-sd), math.Max(levels[i].hi*mean, mean+sd)
+		// A standard deviation as large as the mean puts the low end at
+		// 0, never below.
+		lo, hi := math.Max(math.Min(levels[i].lo*mean, mean-sd), 0), math.Max(levels[i].hi*mean, mean+sd)
 		if u.size() > g.maxSize {
 			lo, hi = lo*extrapolateLo, hi*extrapolateHi
 		}

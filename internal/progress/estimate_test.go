@@ -41,8 +41,9 @@ type simTask struct {
 // (native rows, then k1/k4 diag/full rows; splits × inner folds cv tasks
 // sweeping the β grid, then a refit per split at a chosen β) with true
 // costs that differ from the prior: the prior's ratios between modes and
-// β steps are off by up to 1.7×, and every fit has ±25% noise. The tasks
-// run on workers workers in plan order, refits after every cv task.
+// β steps are off by up to 1.7×, and every fit has ±25% noise. A refit
+// costs trueRefit times a cv fit at its β on the whole training set. The
+// tasks run on workers workers in plan order, refits after every cv task.
 func synthTimeline(seed uint64, workers int, rows []timelineRow, splits, folds, betas int) ([]simTask, []event) {
 	rng := rand.New(rand.NewPCG(seed, 1))
 	const items, comps = 200, 4000
@@ -67,8 +68,8 @@ func synthTimeline(seed uint64, workers int, rows []timelineRow, splits, folds, 
 			}
 			b := rng.IntN(betas) // the β the cv tasks chose
 			refits = append(refits, simTask{id: fmt.Sprintf("refit-%s-s%d", row.name, s), phase: 1, tail: 0.3, beta: b,
-				units: []Unit{{Row: row.name, Mode: row.mode, Beta: -1, Size: 1, Prior: PriorSeconds(row.mode, row.blocks, items, comps, -1)}},
-				cost:  []float64{base * math.Pow(row.growth, float64(b)) * (0.75 + 0.5*rng.Float64())}})
+				units: []Unit{{Row: row.name, Mode: row.mode, Beta: -1, Size: 1, Prior: RefitFactor * PriorSeconds(row.mode, row.blocks, items, comps, -1)}},
+				cost:  []float64{trueRefit * base * math.Pow(row.growth, float64(b)) * (0.75 + 0.5*rng.Float64())}})
 		}
 	}
 	tasks = append(tasks, refits...)
@@ -128,7 +129,8 @@ func TestETAOnTimeline(t *testing.T) {
 	// The rows' true costs are off the prior by 0.8–1.3× (the rows of a
 	// mode by up to 1.3× against each other), every fit by ±25% more, and
 	// their β steps are dearer than the prior's 1.3: 1.4 (diag), 1.6
-	// (full).
+	// (full). A refit costs trueRefit (3) times a cv fit of its row and
+	// β on the whole training set, as the recorded runs' refits did.
 	quick := []timelineRow{
 		{"clean", "native", 1, 1.2, 1}, {"sum", "native", 1, 0.8, 1},
 		{"k1diag-clean", "diag", 1, 0.8, 1.4}, {"k1diag-sum", "diag", 1, 1.0, 1.4},
@@ -166,59 +168,91 @@ func TestETAOnTimeline(t *testing.T) {
 	} {
 		t.Run(test.name, func(t *testing.T) {
 			tasks, events := synthTimeline(test.seed, test.workers, test.rows, test.splits, test.folds, test.betas)
-			totalFits := 0
-			for _, task := range tasks {
-				if task.units[0].Mode != "native" {
-					totalFits += len(task.units)
+			checks := replayETA(tasks, events, test.workers)
+			for _, c := range checks {
+				if test.strict && (!c.ok || math.Abs(c.err()) > 0.3 || c.truth < c.eta.Low.Seconds() || c.truth > c.eta.High.Seconds()) {
+					t.Errorf("%d%% of the work done at %.1fs: ETA %s (middle %.1fs, known %v); truly %.1fs left", 25*c.quarter, c.at, c.eta, c.eta.Mid.Seconds(), c.ok, c.truth)
 				}
 			}
-			end := events[len(events)-1].at
-			r := NewRun(&strings.Builder{}, RunOptions{Every: -1, Workers: test.workers}, t0, len(tasks), totalFits)
-			for _, task := range tasks {
-				r.Plan(task.id, task.phase, task.units)
-			}
-			running := map[int]*Task{}
-			next := 0
-			var report []string
-			check := func(at float64) {
-				eta, ok := r.ETA(t0.Add(time.Duration(at * float64(time.Second))))
-				truth := end - at
-				mid, lo, hi := eta.Mid.Seconds(), eta.Low.Seconds(), eta.High.Seconds()
-				report = append(report, fmt.Sprintf("%d%%: truth %.1fs, ETA %.1f–%.1fs (middle %.1fs, %+.0f%%)", 25*next, truth, lo, hi, mid, 100*(mid/truth-1)))
-				if test.strict && (!ok || math.Abs(mid/truth-1) > 0.3 || truth < lo || truth > hi) {
-					t.Errorf("%d%% of the work done at %.1fs: ETA %s (middle %.1fs, known %v); truly %.1fs left", 25*next, at, eta, mid, ok, truth)
-				}
-			}
-			for _, e := range events {
-				// A quarter of the work: a quarter of the run's true
-				// time (the first fits, of the cheap rows, are far less
-				// than a quarter of the work), checked just before the
-				// first event after it.
-				for next < 3 && e.at*4 >= float64(next+1)*end {
-					next++
-					check(float64(next) * end / 4)
-				}
-				now := t0.Add(time.Duration(e.at * float64(time.Second)))
-				switch e.kind {
-				case 0:
-					fits := 0
-					if tasks[e.task].units[0].Mode != "native" {
-						fits = len(tasks[e.task].units)
-					}
-					running[e.task] = r.StartTask(tasks[e.task].id, fits, now)
-					if tasks[e.task].phase == 1 {
-						running[e.task].SetBeta(tasks[e.task].beta)
-					}
-				case 1:
-					running[e.task].StartFit(1)
-					running[e.task].EndFit(now)
-				case 2:
-					r.EndTask(running[e.task], "", now)
-				}
-			}
-			t.Logf("%d tasks, %d fits, %.1fs on %d workers:\n  %s", len(tasks), totalFits, end, test.workers, strings.Join(report, "\n  "))
+			t.Logf("%d tasks, %d fits, %.1fs on %d workers:\n  %s", len(tasks), countFits(tasks), events[len(events)-1].at, test.workers, checksText(checks))
 		})
 	}
+}
+
+// etaCheck is the ETA of a replayed run at quarter (1, 2, 3) of its true
+// time: at seconds since the run started, truth seconds truly left.
+type etaCheck struct {
+	quarter   int
+	at, truth float64
+	eta       Estimate
+	ok        bool // the ETA was known
+}
+
+// err is the middle of the ETA's range relative to the truth, less 1.
+func (c etaCheck) err() float64 { return c.eta.Mid.Seconds()/c.truth - 1 }
+
+func checksText(checks []etaCheck) string {
+	var s []string
+	for _, c := range checks {
+		s = append(s, fmt.Sprintf("%d%%: truth %.1fs, ETA %.1f–%.1fs (middle %.1fs, %+.0f%%)", 25*c.quarter, c.truth,
+			c.eta.Low.Seconds(), c.eta.High.Seconds(), c.eta.Mid.Seconds(), 100*c.err()))
+	}
+	return strings.Join(s, "\n  ")
+}
+
+// countFits counts the fits of tasks (a native task's unit is no fit).
+func countFits(tasks []simTask) int {
+	n := 0
+	for _, task := range tasks {
+		if task.units[0].Mode != "native" {
+			n += len(task.units)
+		}
+	}
+	return n
+}
+
+// replayETA replays a timeline (tasks in plan order, events in time order)
+// into a Run on workers workers as the runner drives it: every task
+// planned with its units, then StartTask (a refit's SetBeta), EndFit and
+// EndTask at the events' times. It returns the ETA once a quarter, half
+// and three quarters of the run's true time have passed, taken just
+// before the first event after that time.
+func replayETA(tasks []simTask, events []event, workers int) []etaCheck {
+	end := events[len(events)-1].at
+	r := NewRun(&strings.Builder{}, RunOptions{Every: -1, Workers: workers}, t0, len(tasks), countFits(tasks))
+	for _, task := range tasks {
+		r.Plan(task.id, task.phase, task.units)
+	}
+	running := map[int]*Task{}
+	var checks []etaCheck
+	for _, e := range events {
+		// A quarter of the work: a quarter of the run's true time (the
+		// first fits, of the cheap rows, are far less than a quarter of
+		// the work).
+		for len(checks) < 3 && e.at*4 >= float64(len(checks)+1)*end {
+			at := float64(len(checks)+1) * end / 4
+			eta, ok := r.ETA(t0.Add(time.Duration(at * float64(time.Second))))
+			checks = append(checks, etaCheck{len(checks) + 1, at, end - at, eta, ok})
+		}
+		now := t0.Add(time.Duration(e.at * float64(time.Second)))
+		switch e.kind {
+		case 0:
+			fits := 0
+			if tasks[e.task].units[0].Mode != "native" {
+				fits = len(tasks[e.task].units)
+			}
+			running[e.task] = r.StartTask(tasks[e.task].id, fits, now)
+			if tasks[e.task].phase == 1 {
+				running[e.task].SetBeta(tasks[e.task].beta)
+			}
+		case 1:
+			running[e.task].StartFit(1)
+			running[e.task].EndFit(now)
+		case 2:
+			r.EndTask(running[e.task], "", now)
+		}
+	}
+	return checks
 }
 
 // trueExp is how the synthetic fits' time grows with the training size:
@@ -229,3 +263,9 @@ func trueExp(mode string) float64 {
 	}
 	return 2
 }
+
+// trueRefit is how much dearer the synthetic refits are than a cv fit of
+// the same row and β on the whole training set: RefitFactor, the recorded
+// runs' geometric mean (and their true size exponent is steeper than the
+// model's, trueExp).
+const trueRefit = 3

@@ -446,7 +446,7 @@ func (t *Task) SetBeta(beta int) {
 	units := append([]Unit(nil), t.units...)
 	for i := range units {
 		if units[i].Beta == -1 {
-			units[i].Beta = beta
+			units[i] = units[i].atBeta(beta)
 		}
 	}
 	t.units = units
