@@ -240,7 +240,7 @@ func (d *resultsDoc) provenance(cfg string) (string, error) {
 			wall += " (resumed: the last invocation only)"
 		}
 	}
-	return fmt.Sprintf("Config hash %s; %s, %s, %s; %s, %d cores%s. Finished %s after %s, %s of task time; %d tasks, %d fits, %d not certified, largest certified gap %.1e.",
+	return fmt.Sprintf("Config hash %s; %s, %s, %s; %s, %d cores%s. Finished %s after %s, %s of task time; %d tasks, %d fits, %d not certified, largest certified gap %.2e.",
 		p.ConfigHash, commit, build, p.Go, p.CPUModel, p.Cores, workers, dateText(p.Finished), wall, duration(p.TaskSeconds),
 		p.Tasks, p.Fits, p.UnconvergedFits, p.MaxGap), nil
 }
@@ -250,6 +250,7 @@ func (d *resultsDoc) runsTable(cfgs ...string) (string, error) {
 	b.WriteString("| Config | Tasks | Fits | Wall time | Task time | Not certified | Largest gap | Commit | Build |\n|---|---|---|---|---|---|---|---|---|\n")
 	var tasks, fits, unconverged int
 	var wall, taskTime, gap float64
+	var first, last time.Time
 	for _, cfg := range cfgs {
 		p, err := d.loadProvenance(cfg)
 		if err != nil {
@@ -259,12 +260,22 @@ func (d *resultsDoc) runsTable(cfgs ...string) (string, error) {
 		if p.OpenBLASCore != "" {
 			build += " (" + p.OpenBLASCore + ")"
 		}
-		fmt.Fprintf(&b, "| `%s` | %d | %d | %s | %s | %d | %.1e | %s | %s |\n", cfg, p.Tasks, p.Fits, duration(p.WallSeconds), duration(p.TaskSeconds),
+		fmt.Fprintf(&b, "| `%s` | %d | %d | %s | %s | %d | %.2e | %s | %s |\n", cfg, p.Tasks, p.Fits, duration(p.WallSeconds), duration(p.TaskSeconds),
 			p.UnconvergedFits, p.MaxGap, shortCommit(p.Commit), build)
+		if t, err := time.Parse(time.RFC3339, p.Started); err == nil && (first.IsZero() || t.Before(first)) {
+			first = t
+		}
+		if t, err := time.Parse(time.RFC3339, p.Finished); err == nil && t.After(last) {
+			last = t
+		}
 		tasks, fits, unconverged = tasks+p.Tasks, fits+p.Fits, unconverged+p.UnconvergedFits
 		wall, taskTime, gap = wall+p.WallSeconds, taskTime+p.TaskSeconds, math.Max(gap, p.MaxGap)
 	}
-	fmt.Fprintf(&b, "| all %d | %d | %d | %s | %s | %d | %.1e | | |", len(cfgs), tasks, fits, duration(wall), duration(taskTime), unconverged, gap)
+	fmt.Fprintf(&b, "| all %d | %d | %d | %s | %s | %d | %.2e | | |", len(cfgs), tasks, fits, duration(wall), duration(taskTime), unconverged, gap)
+	if !first.IsZero() && last.After(first) {
+		// Runs that overlapped count twice in the summed wall time.
+		fmt.Fprintf(&b, "\n\nFrom the first run's start to the last run's end: %s (%s to %s).", duration(last.Sub(first).Seconds()), dateText(first.Format(time.RFC3339)), dateText(last.Format(time.RFC3339)))
+	}
 	return b.String(), nil
 }
 

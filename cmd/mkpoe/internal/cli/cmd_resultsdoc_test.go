@@ -65,3 +65,17 @@ func readText(t *testing.T, path string) string {
 	}
 	return string(b)
 }
+
+// TestResultsDocUpToDate: docs/results.md is exactly what its template
+// and the committed results/<config>/ files give. After a rerun or an
+// edit of the template: mkpoe resultsdoc --out docs/results.md.
+func TestResultsDocUpToDate(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := Main(context.Background(), []string{"resultsdoc",
+		"--template", filepath.Join(repoRoot, "docs", "results.md.tmpl"),
+		"--results", filepath.Join(repoRoot, "results"),
+		"--check", filepath.Join(repoRoot, "docs", "results.md")}, &stdout, &stderr)
+	if code != 0 {
+		t.Errorf("exit %d: %s%s", code, stdout.String(), stderr.String())
+	}
+}
