@@ -32,6 +32,8 @@ import (
 //	                       time, task time, not certified, largest gap
 //	{{cost "cfg" "row" ...}} what learning the rows cost: training comparisons
 //	                       per split, task time, solver iterations
+//	{{builds "cfg" "cfg2"}} two runs of one config (e.g. the OpenBLAS and the
+//	                       pure-Go build): what differs, split by split
 //	{{acc "cfg" "row"}}    a row's accuracy as the table prints it
 //	{{diff "cfg" "claim"}} a claim's difference, clustered interval and verdict
 //
@@ -42,7 +44,7 @@ func ResultsDoc(tmpl string, fsys fs.FS) ([]byte, error) {
 	d := &resultsDoc{fsys: fsys, runs: map[string]*committedRun{}}
 	t, err := template.New("results").Option("missingkey=error").Funcs(template.FuncMap{
 		"table": d.table, "claims": d.claims, "shares": d.shares, "provenance": d.provenance,
-		"runs": d.runsTable, "acc": d.acc, "diff": d.diff, "cost": d.cost,
+		"runs": d.runsTable, "acc": d.acc, "diff": d.diff, "cost": d.cost, "builds": d.builds,
 	}).Parse(tmpl)
 	if err != nil {
 		return nil, fmt.Errorf("results template: %w", err)
@@ -308,6 +310,67 @@ func (d *resultsDoc) cost(cfg string, labels ...string) (string, error) {
 		fmt.Fprintf(&b, "| %s | %s | %s | %d |\n", mdEscape(row.Label), count, duration(rc.Seconds), rc.Iterations)
 	}
 	return strings.TrimSuffix(b.String(), "\n"), nil
+}
+
+// builds compares two committed runs of the same config, typically from two
+// builds: the rows whose β choice or test accuracy differs on some split,
+// each such split with both values, then the largest accuracy difference
+// and whether every claim's verdict is the same.
+func (d *resultsDoc) builds(cfgA, cfgB string) (string, error) {
+	a, err := d.load(cfgA)
+	if err != nil {
+		return "", err
+	}
+	b, err := d.load(cfgB)
+	if err != nil {
+		return "", err
+	}
+	if a.summary.Name != b.summary.Name || len(a.summary.Rows) != len(b.summary.Rows) {
+		return "", fmt.Errorf("%q and %q are not runs of one config (%s, %d rows; %s, %d rows)", cfgA, cfgB, a.summary.Name, len(a.summary.Rows), b.summary.Name, len(b.summary.Rows))
+	}
+	name := func(r *committedRun, cfg string) string {
+		if r.provenance != nil && r.provenance.LinalgBackend != "" {
+			return r.provenance.LinalgBackend
+		}
+		return cfg
+	}
+	na, nb := name(a, cfgA), name(b, cfgB)
+	var lines []string
+	maxDiff := 0.0
+	for i, ra := range a.summary.Rows {
+		rb := b.summary.Rows[i]
+		if ra.Label != rb.Label || len(ra.Accuracy) != len(rb.Accuracy) {
+			return "", fmt.Errorf("%q and %q differ in row %d (%q, %q)", cfgA, cfgB, i, ra.Label, rb.Label)
+		}
+		for sp := range ra.Accuracy {
+			diff := rb.Accuracy[sp] - ra.Accuracy[sp]
+			maxDiff = math.Max(maxDiff, math.Abs(diff))
+			betaA, betaB := "—", "—"
+			if sp < len(ra.Beta) && sp < len(rb.Beta) {
+				betaA, betaB = betaText(ra.Beta[sp]), betaText(rb.Beta[sp])
+			}
+			if betaA != betaB || diff != 0 {
+				lines = append(lines, fmt.Sprintf("| %s | %d | %s | %s | %.4f | %.4f |", mdEscape(ra.Label), sp, betaA, betaB, ra.Accuracy[sp], rb.Accuracy[sp]))
+			}
+		}
+	}
+	same := len(a.summary.Claims) == len(b.summary.Claims)
+	for i := 0; same && i < len(a.summary.Claims); i++ {
+		same = a.summary.Claims[i].Holds == b.summary.Claims[i].Holds && a.summary.Claims[i].Reproduced == b.summary.Claims[i].Reproduced
+	}
+	var out strings.Builder
+	if len(lines) == 0 {
+		fmt.Fprintf(&out, "The %s and %s runs choose the same β and give the same test accuracy on every split of every row.", na, nb)
+	} else {
+		fmt.Fprintf(&out, "| Row | Split | β, %s | β, %s | Accuracy, %s | Accuracy, %s |\n|---|---|---|---|---|---|\n%s\n\n", na, nb, na, nb, strings.Join(lines, "\n"))
+		fmt.Fprintf(&out, "Every other split of every row has the same β and test accuracy in both; the largest difference of a split's accuracy is %.4f.", maxDiff)
+	}
+	if same {
+		out.WriteString(" Every claim has the same verdicts (Holds, and the i.i.d. check) in both.")
+	} else {
+		out.WriteString(" **Some claims' verdicts differ between the two runs.**")
+	}
+	return out.String(), nil
 }
 
 func (r *committedRun) row(label string) *results.Row {

@@ -41,7 +41,20 @@ func docFixture(t *testing.T) fstest.MapFS {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return fstest.MapFS{"toy/summary.json": {Data: sb}, "toy/provenance.json": {Data: pb}}
+	// The same config from the pure-Go build: split 1 of the K4 row chose
+	// another β and lost one comparison of 20.
+	s.Rows[1].Beta = []float64{1000, 100}
+	s.Rows[1].Accuracy = []float64{0.9, 0.75}
+	gb, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gp, err := json.Marshal(results.Provenance{Config: "toy", ConfigHash: "abc123", LinalgBackend: "gonum"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fstest.MapFS{"toy/summary.json": {Data: sb}, "toy/provenance.json": {Data: pb},
+		"toy.gonum/summary.json": {Data: gb}, "toy.gonum/provenance.json": {Data: gp}}
 }
 
 func TestResultsDoc(t *testing.T) {
@@ -59,6 +72,9 @@ func TestResultsDoc(t *testing.T) {
 		{`{{provenance "toy"}}`, []string{"Config hash abc123; commit 0123456, OpenBLAS build (Haswell kernels, OPENBLAS_CORETYPE=Haswell, OpenBLAS 0.3.21), go1.26.8; AMD EPYC, 2 cores, 2 workers. Finished 2026-11-28 04:10 UTC after 10.5 min wall, 20.0 min of task time; 12 tasks, 40 fits, 0 not certified, largest certified gap 8.40e-04."}},
 		{`{{runs "toy" "toy"}}`, []string{"| `toy` | 12 | 40 | 10.5 min | 20.0 min | 0 | 8.40e-04 | 0123456 | openblas (Haswell) |", "| all 2 | 24 | 80 | 21.0 min | 40.0 min | 0 | 8.40e-04 | | |", "From the first run's start to the last run's end: 10.5 min (2026-11-28 04:00 UTC to 2026-11-28 04:10 UTC)."}},
 		{`{{cost "toy" "all K4 full"}}`, []string{"| all K4 full | 5 | 19.2 min | 5321 |"}},
+		{`{{builds "toy" "toy.gonum"}}`, []string{"| all K4 full | 1 | 10 | 100 | 0.8000 | 0.7500 |",
+			"the largest difference of a split's accuracy is 0.0500. Every claim has the same verdicts"}},
+		{`{{builds "toy" "toy"}}`, []string{"choose the same β and give the same test accuracy on every split of every row."}},
 		{`K4: {{acc "toy" "ALL K4 FULL"}}; {{diff "toy" "K4 beats native"}}.`, []string{"K4: 0.850 ± 0.071; +0.100 [-0.010, +0.200], does not hold."}},
 	} {
 		got, err := ResultsDoc(tc.tmpl, fsys)
