@@ -437,6 +437,8 @@ func openBLASVersion(config string) string {
 
 func duration(sec float64) string {
 	switch {
+	case sec < 10:
+		return fmt.Sprintf("%.1f s", sec)
 	case sec < 100:
 		return fmt.Sprintf("%.0f s", sec)
 	case sec < 6000:
