@@ -184,6 +184,8 @@ func TestETAOnRecordedTimelines(t *testing.T) {
 		// does not know. At 75% that row is estimated from the first two
 		// (+113%).
 		{"timeline-aset400_single_kernels.tsv", []int{3}},
+		// Recorded alone on the idle machine (the Table 5 timing run).
+		{"timeline-aset400_graph_processing.tsv", nil},
 	} {
 		t.Run(test.file, func(t *testing.T) {
 			tasks, events, workers, err := loadTimeline(filepath.Join("testdata", test.file))
