@@ -84,6 +84,16 @@ func Build(run *Run, opts Options) ([]File, error) {
 	return rep.Files(opts.Formats)
 }
 
+// missingModelsWarning says which model files a run directory lacks (none:
+// nil), so that a report of committed results without models explains its
+// missing figures.
+func missingModelsWarning(run *Run) []string {
+	if len(run.MissingModels) == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("%d model file(s) named by summary.json are absent (e.g. %s): the figures that need a model (maps, kernel weights, objective traces) leave their rows out", len(run.MissingModels), run.MissingModels[0])}
+}
+
 // checkFormats returns an error for a format not among allowed ([Formats]
 // of a report, [CompareFormats] of a comparison); what names the kind.
 func checkFormats(what string, formats, allowed []string) error {
@@ -174,7 +184,7 @@ func NewReport(run *Run, opts Options) (*Report, error) {
 		th = *opts.Theme
 	}
 	rep := &Report{Run: run, Table: NewTable(run.Summary), PNG: map[string][]byte{}, Source: opts.Source, Theme: th,
-		Warnings: append(slices.Clip(opts.Warnings), run.Summary.Warnings()...), MapRow: -1, NotebookRunDir: opts.NotebookRunDir}
+		Warnings: append(append(slices.Clip(opts.Warnings), missingModelsWarning(run)...), run.Summary.Warnings()...), MapRow: -1, NotebookRunDir: opts.NotebookRunDir}
 	if rep.NotebookRunDir == "" {
 		rep.NotebookRunDir = ".."
 	}

@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -74,7 +75,7 @@ func TestLoadErrors(t *testing.T) {
 		{"bad summary", fstest.MapFS{"summary.json": {Data: []byte("{")}}, nil, "parsing summary.json"},
 		{"short val_curve", fstest.MapFS{"summary.json": {Data: []byte(`{"beta_grid":[1,10],"rows":[{"label":"x","method":"k1","accuracy":[0.5],"val_curve":[[0.5]]}]}`)}},
 			nil, `rows[0] ("x"): val_curve[0] must have one value per beta_grid entry (2), got 1`},
-		{"missing model", fstest.MapFS{"summary.json": {Data: good}}, nil, "reading model of row \"A K1 diag\""},
+		{"unreadable model", fstest.MapFS{"summary.json": {Data: good}, "models/refit-r01-s00.json": {Data: []byte("{")}}, nil, "models/refit-r01-s00.json"},
 		{"bad items", fstest.MapFS{"summary.json": {Data: []byte(`{"rows":[]}`)}, "items.json": {Data: []byte("[")}}, nil, "parsing items.json"},
 	} {
 		t.Run(test.name, func(t *testing.T) {
@@ -94,6 +95,26 @@ func TestLoadErrors(t *testing.T) {
 	run, err := Load(fstest.MapFS{"summary.json": {Data: []byte(`{"name":"x","rows":[]}`)}})
 	if err != nil || run.Items != nil || run.Config != "" {
 		t.Errorf("minimal run: %+v, %v", run, err)
+	}
+	// Models too, as in the committed results/<config>/ folders: they
+	// are listed, and the report says which figures lose rows.
+	run, err = Load(fstest.MapFS{"summary.json": {Data: good}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, r := range run.Summary.Rows {
+		want = append(want, r.Models...)
+	}
+	if len(want) == 0 || !slices.Equal(run.MissingModels, slices.Compact(want)) {
+		t.Errorf("missing models %q, want %q", run.MissingModels, want)
+	}
+	rep, err := NewReport(run, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Warnings) == 0 || !strings.Contains(rep.Warnings[0], "model file(s) named by summary.json are absent") {
+		t.Errorf("warnings %q", rep.Warnings)
 	}
 }
 

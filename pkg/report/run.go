@@ -37,11 +37,17 @@ type Run struct {
 	// missing), in ID order; files that are missing or unreadable are left
 	// out (the report's warnings name them). Only the csv format reads them.
 	Tasks []results.TaskResult
+	// MissingModels lists the model files the summary names that the
+	// directory lacks (the committed results/<config>/ folders keep only
+	// summary.json, table.md and provenance.json): the figures that need a
+	// model leave those rows out, and the report's warnings say so.
+	MissingModels []string
 }
 
 // Load reads a run directory through fsys (for example os.DirFS(dir)):
 // summary.json (required), items.json, env.json, timings.json,
-// config.resolved.yaml and every model file the summary names. It
+// config.resolved.yaml and every model file the summary names (a missing
+// one is listed in Run.MissingModels, not an error). It
 // returns [ErrNotRunDir] (wrapped) if summary.json is missing and an error
 // naming the file for anything unreadable. Task files (tasks/*.json) are
 // read leniently into Run.Tasks, for fits.csv only: the summary already
@@ -82,7 +88,10 @@ func Load(fsys fs.FS) (*Run, error) {
 				continue
 			}
 			b, err := fs.ReadFile(fsys, path)
-			if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				r.MissingModels = append(r.MissingModels, path)
+				continue
+			} else if err != nil {
 				return nil, fmt.Errorf("report: reading model of row %q: %w", row.Label, err)
 			}
 			m, err := mkpoe.ReadJSON(bytes.NewReader(b), path)
