@@ -82,24 +82,40 @@ func writeTriplets(t *testing.T, path string, cs []data.Comparison, base int) {
 // readHeldout reads heldout.tsv: per (split, fold), its comparisons.
 func readHeldout(t *testing.T, dir string) map[[2]int][]data.Comparison {
 	t.Helper()
-	lines := strings.Split(strings.TrimSuffix(string(readFile(t, filepath.Join(dir, heldoutFile))), "\n"), "\n")
-	if lines[0] != "split\tfold\ti\tj\tk\tl" {
-		t.Fatalf("heldout.tsv header %q", lines[0])
-	}
 	out := map[[2]int][]data.Comparison{}
-	for _, l := range lines[1:] {
-		var v [6]int
-		for f, s := range strings.Split(l, "\t") {
-			x, err := strconv.Atoi(s)
-			if err != nil {
-				t.Fatalf("heldout.tsv line %q: %v", l, err)
-			}
-			v[f] = x
-		}
+	for _, v := range readIntTSV(t, filepath.Join(dir, heldoutFile), "split\tfold\ti\tj\tk\tl") {
 		k := [2]int{v[0], v[1]}
 		out[k] = append(out[k], data.Comparison{I: v[2], J: v[3], K: v[4], L: v[5]})
 	}
 	return out
+}
+
+// readIntTSV reads a tab-separated file of integers whose first line must
+// be header, and returns its rows, each with one value per column.
+func readIntTSV(t *testing.T, path, header string) [][]int {
+	t.Helper()
+	lines := strings.Split(strings.TrimSuffix(string(readFile(t, path)), "\n"), "\n")
+	if lines[0] != header {
+		t.Fatalf("%s: header %q, want %q", path, lines[0], header)
+	}
+	cols := len(strings.Split(header, "\t"))
+	var rows [][]int
+	for _, l := range lines[1:] {
+		fields := strings.Split(l, "\t")
+		if len(fields) != cols {
+			t.Fatalf("%s: line %q has %d fields, want %d", path, l, len(fields), cols)
+		}
+		v := make([]int, cols)
+		for f, s := range fields {
+			x, err := strconv.Atoi(s)
+			if err != nil {
+				t.Fatalf("%s: line %q: %v", path, l, err)
+			}
+			v[f] = x
+		}
+		rows = append(rows, v)
+	}
+	return rows
 }
 
 // accuracy is the fraction of cs that emb satisfies strictly (ties wrong).
@@ -335,21 +351,10 @@ func TestGivenItemHoldout(t *testing.T) {
 // readHeldoutItems reads heldout-items.tsv: per (split, fold), its items.
 func readHeldoutItems(t *testing.T, dir string) map[[2]int][]int {
 	t.Helper()
-	lines := strings.Split(strings.TrimSuffix(string(readFile(t, filepath.Join(dir, heldoutItemsFile))), "\n"), "\n")
-	if lines[0] != "split\tfold\titem" {
-		t.Fatalf("heldout-items.tsv header %q", lines[0])
-	}
 	out := map[[2]int][]int{}
-	for _, l := range lines[1:] {
-		var v [3]int
-		for f, s := range strings.Split(l, "\t") {
-			x, err := strconv.Atoi(s)
-			if err != nil {
-				t.Fatalf("heldout-items.tsv line %q: %v", l, err)
-			}
-			v[f] = x
-		}
-		out[[2]int{v[0], v[1]}] = append(out[[2]int{v[0], v[1]}], v[2])
+	for _, v := range readIntTSV(t, filepath.Join(dir, heldoutItemsFile), "split\tfold\titem") {
+		k := [2]int{v[0], v[1]}
+		out[k] = append(out[k], v[2])
 	}
 	return out
 }

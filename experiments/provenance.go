@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
 	"math"
 	"os"
@@ -54,16 +55,16 @@ func writeProvenance(c *Config, s *results.Summary, plan []results.Task, tasks [
 	}
 	p := results.Provenance{
 		Config: c.Name, ConfigHash: c.Hash(),
-		Commit:        firstNonEmpty(env["vcs.revision"], env["git_commit"]),
-		Go:            firstNonEmpty(env["go"], runtime.Version()),
+		Commit:        cmp.Or(env["vcs.revision"], env["git_commit"]),
+		Go:            cmp.Or(env["go"], runtime.Version()),
 		LinalgBackend: env["linalg_backend"],
 		OpenBLASCore:  env["openblas_core"], OpenBLASConfig: env["openblas_config"], OpenBLASCoretype: env["OPENBLAS_CORETYPE"],
-		CPUModel: firstNonEmpty(env["cpu_model"], cpuModel()),
-		OS:       firstNonEmpty(env["goos"], runtime.GOOS) + "/" + firstNonEmpty(env["goarch"], runtime.GOARCH),
+		CPUModel: cmp.Or(env["cpu_model"], cpuModel()),
+		OS:       cmp.Or(env["goos"], runtime.GOOS) + "/" + cmp.Or(env["goarch"], runtime.GOARCH),
 		Started:  env["started"],
 		Tasks:    len(plan),
 	}
-	if d := firstNonEmpty(env["vcs.modified"], env["git_dirty"]); d != "" {
+	if d := cmp.Or(env["vcs.modified"], env["git_dirty"]); d != "" {
 		dirty := d == "true"
 		p.Dirty = &dirty
 	}
@@ -119,15 +120,6 @@ func writeProvenance(c *Config, s *results.Summary, plan []results.Task, tasks [
 		}
 	}
 	return writeJSON(path, p)
-}
-
-func firstNonEmpty(s ...string) string {
-	for _, v := range s {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }
 
 // cpuModel is the CPU's model name from /proc/cpuinfo ("" where there is

@@ -34,13 +34,7 @@ func TestSymEigen(t *testing.T) {
 
 	rng := rand.New(rand.NewPCG(3, 5))
 	for _, n := range []int{1, 3, 17, 120} {
-		orig := make([]float64, n*n)
-		for i := range n {
-			for j := i; j < n; j++ {
-				v := rng.NormFloat64()
-				orig[i*n+j], orig[j*n+i] = v, v
-			}
-		}
+		orig := randomSymmetric(rng, n)
 		v := append([]float64(nil), orig...)
 		vals := make([]float64, n)
 		if !SymEigen(n, v, vals, true) {
@@ -322,13 +316,7 @@ func spdPlusIdentity(rng *rand.Rand, n int) []float64 {
 func TestSymEigenRange(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 8))
 	for _, n := range []int{1, 2, 9, 40, 150} {
-		orig := make([]float64, n*n)
-		for i := range n {
-			for j := i; j < n; j++ {
-				v := rng.NormFloat64()
-				orig[i*n+j], orig[j*n+i] = v, v
-			}
-		}
+		orig := randomSymmetric(rng, n)
 		all := make([]float64, n)
 		if !SymEigen(n, append([]float64(nil), orig...), all, false) {
 			t.Fatal("SymEigen failed")
@@ -806,13 +794,7 @@ func TestBLASAdvice(t *testing.T) {
 func TestSymEigenLeading(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 4))
 	for _, n := range []int{1, 3, 40, 150} {
-		orig := make([]float64, n*n)
-		for i := range n {
-			for j := i; j < n; j++ {
-				v := rng.NormFloat64()
-				orig[i*n+j], orig[j*n+i] = v, v
-			}
-		}
+		orig := randomSymmetric(rng, n)
 		all := make([]float64, n)
 		if !SymEigen(n, append([]float64(nil), orig...), all, false) {
 			t.Fatal("SymEigen failed")
@@ -864,4 +846,17 @@ func checkEigenpairs(t *testing.T, what string, orig []float64, n int, vals, vec
 			t.Fatalf("%s: ‖v‖² = %g", what, norm)
 		}
 	}
+}
+
+// randomSymmetric is an n×n symmetric matrix (row-major) of standard
+// normal entries.
+func randomSymmetric(rng *rand.Rand, n int) []float64 {
+	a := make([]float64, n*n)
+	for i := range n {
+		for j := i; j < n; j++ {
+			v := rng.NormFloat64()
+			a[i*n+j], a[j*n+i] = v, v
+		}
+	}
+	return a
 }

@@ -30,15 +30,7 @@ func TestLowRankMatchesBarrierOptimum(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !m.Stats.Converged || m.Stats.RelativeGap > 1e-3 {
-				t.Errorf("not certified: gap %.3g after %d iterations", m.Stats.RelativeGap, m.Stats.Iterations)
-			}
-			if d := relDiff(m.Objective, ref.Objective); d > 1e-3 {
-				t.Errorf("objective %.8g, exact optimum %.8g: relative difference %.2g > 1e-3", m.Objective, ref.Objective, d)
-			}
-			if m.Stats.DualBound > ref.Objective*(1+1e-9)+1e-12 {
-				t.Errorf("dual bound %.10g exceeds the optimum %.10g", m.Stats.DualBound, ref.Objective)
-			}
+			checkAgainstExact(t, m, ref.Objective)
 			// The model is factored (W = NᵀN, N from the solver's factor):
 			// its metrics have the objective the fit reports.
 			if !m.Factored() {
@@ -344,20 +336,28 @@ func TestLowRankPCGMatchesBarrierOptimum(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !m.Stats.Converged || m.Stats.RelativeGap > 1e-3 {
-				t.Errorf("not certified: gap %.3g after %d iterations", m.Stats.RelativeGap, m.Stats.Iterations)
-			}
-			if d := relDiff(m.Objective, ref.Objective); d > 1e-3 {
-				t.Errorf("objective %.8g, exact optimum %.8g: relative difference %.2g > 1e-3", m.Objective, ref.Objective, d)
-			}
-			if m.Stats.DualBound > ref.Objective*(1+1e-9)+1e-12 {
-				t.Errorf("dual bound %.10g exceeds the optimum %.10g", m.Stats.DualBound, ref.Objective)
-			}
+			checkAgainstExact(t, m, ref.Objective)
 			if d := relDiff(m.Objective, whole.Objective); d > 1e-6 || m.Stats.Iterations != whole.Stats.Iterations {
 				t.Errorf("objective %.10g in %d iterations with PCG, %.10g in %d forming every system whole",
 					m.Objective, m.Stats.Iterations, whole.Objective, whole.Stats.Iterations)
 			}
 			t.Logf("low-rank with PCG %.8g (gap %.2g), exact %.8g; PCG %+v", m.Objective, m.Stats.RelativeGap, ref.Objective, st)
 		})
+	}
+}
+
+// checkAgainstExact asserts that m is certified to a relative gap of 1e-3,
+// that its objective is within 1e-3 of the exact optimum (reference.Barrier)
+// and that its dual bound does not exceed that optimum.
+func checkAgainstExact(t *testing.T, m *Model, optimum float64) {
+	t.Helper()
+	if !m.Stats.Converged || m.Stats.RelativeGap > 1e-3 {
+		t.Errorf("not certified: gap %.3g after %d iterations", m.Stats.RelativeGap, m.Stats.Iterations)
+	}
+	if d := relDiff(m.Objective, optimum); d > 1e-3 {
+		t.Errorf("objective %.8g, exact optimum %.8g: relative difference %.2g > 1e-3", m.Objective, optimum, d)
+	}
+	if m.Stats.DualBound > optimum*(1+1e-9)+1e-12 {
+		t.Errorf("dual bound %.10g exceeds the optimum %.10g", m.Stats.DualBound, optimum)
 	}
 }

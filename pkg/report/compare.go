@@ -279,15 +279,8 @@ func (c *Comparison) Files(formats []string) ([]File, error) {
 	if formats == nil {
 		formats = CompareFormats
 	}
-	var files []File
-	add := func(name string, write func(io.Writer) error) error {
-		var b bytes.Buffer
-		if err := write(&b); err != nil {
-			return fmt.Errorf("report: writing %s: %w", name, err)
-		}
-		files = append(files, File{Name: name, Data: b.Bytes()})
-		return nil
-	}
+	var files fileList
+	add := files.add
 	for _, f := range CompareFormats {
 		if !slices.Contains(formats, f) {
 			continue
@@ -401,19 +394,17 @@ func (c *Comparison) claimCells() [][]string {
 				line = append(line, "—", "—")
 				continue
 			}
-			// ClaimHeader: … 4 difference, 5 clustered interval, 7 holds,
-			// 8 i.i.d. interval, 9 i.i.d. above 0.
 			cells := x.Cells(3)
-			diff := cells[4]
+			diff := cells[results.ClaimCellDifference]
 			switch {
 			case x.Clustered != nil:
-				diff += " " + cells[5]
+				diff += " " + cells[results.ClaimCellClustered]
 			case x.Interval != nil:
-				diff += " " + cells[8] + " i.i.d."
+				diff += " " + cells[results.ClaimCellIID] + " i.i.d."
 			case x.Note != "":
 				diff += " (" + x.Note + ")"
 			}
-			line = append(line, diff, "holds "+cells[7]+"; i.i.d. above 0 "+cells[9])
+			line = append(line, diff, "holds "+cells[results.ClaimCellHolds]+"; i.i.d. above 0 "+cells[results.ClaimCellIIDAbove])
 		}
 		out = append(out, line)
 	}

@@ -84,6 +84,19 @@ func Build(run *Run, opts Options) ([]File, error) {
 	return rep.Files(opts.Formats)
 }
 
+// fileList collects rendered files in memory, in the order added.
+type fileList []File
+
+// add renders a file named name with write and appends it.
+func (fl *fileList) add(name string, write func(io.Writer) error) error {
+	var b bytes.Buffer
+	if err := write(&b); err != nil {
+		return fmt.Errorf("report: writing %s: %w", name, err)
+	}
+	*fl = append(*fl, File{Name: name, Data: b.Bytes()})
+	return nil
+}
+
 // missingModelsWarning says which model files a run directory lacks (none:
 // nil), so that a report of committed results without models explains its
 // missing figures.
@@ -118,15 +131,8 @@ func (rep *Report) Files(formats []string) ([]File, error) {
 	for _, f := range formats {
 		want[f] = true
 	}
-	var files []File
-	add := func(name string, write func(io.Writer) error) error {
-		var b bytes.Buffer
-		if err := write(&b); err != nil {
-			return fmt.Errorf("report: writing %s: %w", name, err)
-		}
-		files = append(files, File{Name: name, Data: b.Bytes()})
-		return nil
-	}
+	var files fileList
+	add := files.add
 	if want["md"] {
 		if err := add("table.md", rep.Markdown); err != nil {
 			return nil, err

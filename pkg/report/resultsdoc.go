@@ -166,9 +166,10 @@ func (d *resultsDoc) claims(cfg string) (string, error) {
 	var b strings.Builder
 	b.WriteString("| Claim | Paper | Better − worse | 95% interval, anchors resampled | Holm p | Holds | i.i.d. 95% interval | i.i.d. above 0 |\n|---|---|---|---|---|---|---|---|\n")
 	for _, cl := range r.summary.Claims {
-		c := cl.Cells(3) // Claim, Better, Worse, Paper, Difference, clustered, Holm p, Holds, i.i.d., above 0
-		claim := fmt.Sprintf("%s (%s vs %s)", c[0], c[1], c[2])
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", mdEscape(claim), c[3], c[4], c[5], c[6], boldYes(c[7]), c[8], c[9])
+		c := cl.Cells(3)
+		claim := fmt.Sprintf("%s (%s vs %s)", c[results.ClaimCellClaim], c[results.ClaimCellBetter], c[results.ClaimCellWorse])
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", mdEscape(claim), c[results.ClaimCellPaper], c[results.ClaimCellDifference],
+			c[results.ClaimCellClustered], c[results.ClaimCellHolmP], boldYes(c[results.ClaimCellHolds]), c[results.ClaimCellIID], c[results.ClaimCellIIDAbove])
 	}
 	return strings.TrimSuffix(b.String(), "\n"), nil
 }
@@ -387,10 +388,8 @@ func (d *resultsDoc) acc(cfg, label string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	for _, row := range r.summary.Rows {
-		if strings.EqualFold(row.Label, label) {
-			return accText(row.Accuracy, row.Mean, row.Std), nil
-		}
+	if row := r.row(label); row != nil {
+		return accText(row.Accuracy, row.Mean, row.Std), nil
 	}
 	return "", fmt.Errorf("config %q has no row %q", cfg, label)
 }
@@ -404,10 +403,10 @@ func (d *resultsDoc) diff(cfg, claim string) (string, error) {
 		if strings.EqualFold(cl.Claim, claim) {
 			c := cl.Cells(3)
 			verdict := "holds"
-			if c[7] != "yes" {
+			if c[results.ClaimCellHolds] != "yes" {
 				verdict = "does not hold"
 			}
-			return fmt.Sprintf("%s %s, %s", c[4], c[5], verdict), nil
+			return fmt.Sprintf("%s %s, %s", c[results.ClaimCellDifference], c[results.ClaimCellClustered], verdict), nil
 		}
 	}
 	var have []string

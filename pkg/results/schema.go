@@ -356,6 +356,20 @@ func yesNo(b bool) string {
 	return "no"
 }
 
+// Indices of Claim.Cells' columns, in the order of ClaimHeader.
+const (
+	ClaimCellClaim = iota
+	ClaimCellBetter
+	ClaimCellWorse
+	ClaimCellPaper
+	ClaimCellDifference
+	ClaimCellClustered // the anchor-clustered interval (or why it is missing)
+	ClaimCellHolmP
+	ClaimCellHolds // the verdict
+	ClaimCellIID   // the i.i.d. interval
+	ClaimCellIIDAbove
+)
+
 // ClaimHeader names the columns of Claim.Cells. "Holds" is the verdict:
 // the anchor-clustered interval lies above 0 and the Holm-adjusted p is
 // below 0.05; the i.i.d. columns are the earlier, narrower check.
