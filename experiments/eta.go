@@ -2,7 +2,11 @@ package experiments
 
 import (
 	"math"
+	"strings"
 	"time"
+
+	"github.com/mkpoe/mkpoe/pkg/constraint"
+	"github.com/mkpoe/mkpoe/pkg/kernels"
 
 	"github.com/mkpoe/mkpoe/internal/progress"
 	"github.com/mkpoe/mkpoe/pkg/results"
@@ -29,56 +33,201 @@ func trainSize(c *Config, ds *dataset) (items, comps int) {
 	return max(items, 1), max(comps, 1)
 }
 
+// planSize is what the ETA's prior (progress.PriorSeconds) knows of a
+// config's data: a split's training items and comparisons (trainSize) and
+// each kernel's dimension on those items (kernelDim), by index in
+// c.Kernels.
+type planSize struct {
+	items, comps int
+	kernelDims   []int
+	// stepShare is, per list of training steps (joined by commas), the
+	// share of the data set's comparisons the steps keep; a list not in
+	// the map keeps them all.
+	stepShare map[string]float64
+}
+
+// maxPlannedSteps is the most comparisons newPlanSize runs a row's
+// training steps on to learn how many they keep; a larger data set's
+// rows are planned at their unprocessed comparisons.
+const maxPlannedSteps = 100_000
+
+func newPlanSize(c *Config, ds *dataset) planSize {
+	ps := planSize{kernelDims: make([]int, len(c.Kernels)), stepShare: map[string]float64{}}
+	ps.items, ps.comps = trainSize(c, ds)
+	keep := float64(ps.items) / float64(max(ds.n, 1))
+	for i, k := range c.Kernels {
+		ps.kernelDims[i] = kernelDim(k, ds.sources[k.Source], ps.items, keep)
+	}
+	if len(ds.comps) == 0 || len(ds.comps) > maxPlannedSteps {
+		return ps
+	}
+	for _, row := range c.Rows {
+		steps := rowTrainSteps(c, row)
+		key := strings.Join(steps, ",")
+		if _, done := ps.stepShare[key]; done || len(steps) == 0 {
+			continue
+		}
+		// An error here (e.g. a cyclic set for reduce) is the fold's to
+		// report; the plan keeps the comparisons whole.
+		if kept, _, err := constraint.Run(ds.comps, steps, c.Seed); err == nil {
+			ps.stepShare[key] = float64(len(kept)) / float64(len(ds.comps))
+		}
+	}
+	return ps
+}
+
+// rowTrainSteps returns the training steps of row's folds: its own
+// train_steps, else constraints.train.
+func rowTrainSteps(c *Config, row RowConfig) []string {
+	if row.TrainSteps != nil {
+		return *row.TrainSteps
+	}
+	return c.Constraints.Train
+}
+
+// kernelDim bounds the rank of kernel k on items training items, a
+// fraction keep of the data set's: the columns of a linear kernel's
+// features, the distinct terms of a tfidf kernel, the distinct users of a
+// cf kernel, a noise kernel's dim (plus one identity dimension per
+// training item missing from the modality, as pkg/kernels adds them), at
+// most items; items for kernels of full rank (rbf, chi2, ppk, identity,
+// precomputed). The ETA's prior only needs it roughly.
+func kernelDim(k KernelConfig, in kernels.Input, items int, keep float64) int {
+	d := items
+	switch k.Type {
+	case "linear", "tfidf", "cf":
+		switch {
+		case in.Features != nil:
+			_, d = in.Features.Dims()
+		case in.Counts != nil:
+			d = distinctKeys(in.Counts)
+		case in.Sets != nil:
+			terms := map[int]bool{}
+			for _, set := range in.Sets {
+				for _, u := range set {
+					terms[u] = true
+				}
+			}
+			d = len(terms)
+		}
+	case "noise":
+		d = 3
+		if v, ok := k.Params["dim"]; ok && v >= 1 {
+			d = int(v)
+		}
+	}
+	missing := 0
+	for _, m := range in.Missing {
+		if m {
+			missing++
+		}
+	}
+	d += int(math.Round(float64(missing) * keep))
+	return max(min(d, items), 1)
+}
+
+// distinctKeys counts the distinct terms of sparse counts.
+func distinctKeys(counts []map[int]float64) int {
+	terms := map[int]bool{}
+	for _, c := range counts {
+		for t := range c {
+			terms[t] = true
+		}
+	}
+	return len(terms)
+}
+
+// shape returns the prior's shape of row's fits of the given mode
+// ("native" for a native task): the comparisons its training steps keep
+// (stepShare), and one block per kernel for k4, else one block, the row's
+// kernel or its group's sum (whose rank is at most the sum of its
+// kernels', and the items).
+func (ps planSize) shape(c *Config, row RowConfig, mode string) progress.Shape {
+	s := progress.Shape{Mode: mode, Items: ps.items, Comparisons: ps.comps}
+	if share, ok := ps.stepShare[strings.Join(rowTrainSteps(c, row), ",")]; ok {
+		s.Comparisons = max(int(math.Round(share*float64(ps.comps))), 1)
+	}
+	ks := c.rowKernels(row)
+	if row.Method == "k4" {
+		for _, k := range ks {
+			s.Dims = append(s.Dims, ps.kernelDims[k])
+		}
+		return s
+	}
+	sum := 0
+	for _, k := range ks {
+		sum += ps.kernelDims[k]
+	}
+	if len(ks) == 0 {
+		sum = ps.items
+	}
+	s.Dims = []int{min(sum, ps.items)}
+	return s
+}
+
 // taskUnits returns the units of work of task t for the run's ETA
 // (progress.Unit): one per fit (a cv task's β sweep, a refit's one fit at
 // a β chosen later), one for a native task.
-func taskUnits(c *Config, t results.Task, items, comps int) []progress.Unit {
+func taskUnits(c *Config, t results.Task, ps planSize) []progress.Unit {
 	row := c.Rows[t.Row]
 	name := rowPrefix(row, t.Inputs)
 	if t.Kind == KindNative {
-		return []progress.Unit{{Row: "native-" + name, Mode: "native", Size: 1, Prior: progress.PriorSeconds("native", 1, items, comps, 0)}}
+		return []progress.Unit{{Row: "native-" + name, Mode: "native", Size: 1, Prior: progress.PriorSeconds(ps.shape(c, row, "native"), 0)}}
 	}
-	blocks := 1
-	if row.Method == "k4" {
-		blocks = len(c.rowKernels(row))
-	}
+	shape := ps.shape(c, row, row.Mode)
 	if t.Kind == KindRefit {
 		// A refit fits cold and pays its setup alone (progress.RefitFactor).
-		return []progress.Unit{{Row: name, Mode: row.Mode, Beta: -1, Size: 1, Prior: progress.RefitFactor * progress.PriorSeconds(row.Mode, blocks, items, comps, -1)}}
+		return []progress.Unit{{Row: name, Mode: row.Mode, Beta: -1, Size: 1, Prior: progress.RefitFactor(row.Mode) * progress.PriorSeconds(shape, -1)}}
 	}
-	f := float64(max(c.Protocol.InnerFolds, 1))
-	size := (f - 1) / f
-	if size <= 0 {
-		size = 1
-	}
+	size := cvSize(c)
 	units := make([]progress.Unit, TaskFits(c, t))
 	for b := range units {
 		// The prior is on the split's whole training set: Size scales it.
-		units[b] = progress.Unit{Row: name, Mode: row.Mode, Beta: b, Size: size, Prior: progress.PriorSeconds(row.Mode, blocks, items, comps, b)}
+		units[b] = progress.Unit{Row: name, Mode: row.Mode, Beta: b, Size: size, Prior: progress.PriorSeconds(shape, b)}
 	}
 	return units
 }
 
+// cvSize is a cv fold's training size relative to its split's: (F−1)/F
+// for F inner folds (1 for fewer than 2).
+func cvSize(c *Config) float64 {
+	f := float64(max(c.Protocol.InnerFolds, 1))
+	if f < 2 {
+		return 1
+	}
+	return (f - 1) / f
+}
+
 // PriorEstimate is "mkpoe plan"'s rough estimate of a config's run time
 // from the documented per-fit prior (progress.PriorSeconds) and its plan's
-// fits, before anything is measured: the total on one worker. It loads the
-// data set for its items and comparisons.
-func PriorEstimate(c *Config) (total time.Duration, fits int, err error) {
+// fits, before anything is measured: the work (the total on one worker)
+// and the wall time on workers workers (the tasks in the runner's order,
+// progress.Schedule). It loads the data set for its items and
+// comparisons.
+func PriorEstimate(c *Config, workers int) (work, wall time.Duration, fits int, err error) {
 	ds, err := c.loadAndCheckData()
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
-	items, comps := trainSize(c, ds)
-	sec := 0.0
+	ps := newPlanSize(c, ds)
+	var phases [2][]results.Task
 	for _, t := range Plan(c) {
-		fits += TaskFits(c, t)
-		for _, u := range taskUnits(c, t, items, comps) {
-			size := u.Size
-			if size <= 0 {
-				size = 1
+		phases[t.Phase] = append(phases[t.Phase], t)
+	}
+	var sec [2][]float64
+	total := 0.0
+	for p := range phases {
+		for _, t := range runOrder(phases[p]) {
+			fits += TaskFits(c, t)
+			task := 0.0
+			for _, u := range taskUnits(c, t, ps) {
+				task += u.Prior * math.Pow(u.Size, progress.SizeExponent(u.Mode))
 			}
-			sec += u.Prior * math.Pow(size, progress.SizeExponent(u.Mode))
+			sec[p] = append(sec[p], task)
+			total += task
 		}
 	}
-	return time.Duration(sec * float64(time.Second)), fits, nil
+	return seconds(total), seconds(progress.Schedule(workers, sec)), fits, nil
 }
+
+func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }

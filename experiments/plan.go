@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"sort"
 
 	"go.yaml.in/yaml/v3"
 
@@ -47,6 +48,32 @@ func Plan(c *Config) []results.Task {
 		}
 	}
 	return append(tasks, refits...)
+}
+
+// runOrder returns tasks (of one phase, in plan order) in the order the
+// runner starts them: round-robin over the rows, each row's tasks in plan
+// order (its first task, then every other row's first, then its second…).
+// Every row thus has finished tasks early in the run, and the ETA learns
+// each row's cost from its own fits (docs/progress.md) rather than from
+// other rows' (rows of one shape differ up to 3× in cost). The order
+// changes no result: each task is seeded by its split and fold alone.
+func runOrder(tasks []results.Task) []results.Task {
+	rank := make([]int, len(tasks))
+	seen := map[int]int{}
+	for i, t := range tasks {
+		rank[i] = seen[t.Row]
+		seen[t.Row]++
+	}
+	idx := make([]int, len(tasks))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return rank[idx[a]] < rank[idx[b]] })
+	out := make([]results.Task, len(tasks))
+	for i, j := range idx {
+		out[i] = tasks[j]
+	}
+	return out
 }
 
 // rowPrefix is the part of a row's task IDs that names the row: method and

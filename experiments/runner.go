@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -106,21 +107,26 @@ func Run(ctx context.Context, c *Config, opts RunOptions) (*results.Summary, err
 			fits += TaskFits(c, t)
 		}
 	}
+	todo[0], todo[1] = runOrder(todo[0]), runOrder(todo[1])
 	if left := len(todo[0]) + len(todo[1]); left < len(plan) && opts.Only == nil {
 		fmt.Fprintf(opts.Log, "reusing %d of %d tasks finished earlier (their inputs unchanged); %d to run\n", len(plan)-left, len(plan), left)
 	}
 	live, width := progress.Terminal(opts.Log)
 	disp := progress.NewRun(opts.Log, progress.RunOptions{Live: live, Width: width, Every: opts.ProgressEvery, Workers: opts.Workers},
 		time.Now(), len(todo[0])+len(todo[1]), fits)
-	items, comps := trainSize(c, ds)
+	ps := newPlanSize(c, ds)
 	for phase := range todo {
 		for _, t := range todo[phase] {
-			disp.Plan(t.ID, phase, taskUnits(c, t, items, comps))
+			disp.Plan(t.ID, phase, taskUnits(c, t, ps))
 		}
 	}
 	stopTicker := progress.Start(progress.Interval(live, opts.ProgressEvery), disp.Update)
 	defer disp.Finish()
 	defer stopTicker()
+	for _, t := range todo[1] {
+		// A resumed run's refits whose cv tasks are done.
+		tellRefitBeta(c, st, disp, t)
+	}
 	for phase := 0; phase <= 1; phase++ {
 		disp.SetPhase(phase)
 		if err := runTasks(ctx, c, ds, st, todo[phase], opts, phase, disp); err != nil {
@@ -217,6 +223,9 @@ func runTasks(ctx context.Context, c *Config, ds *dataset, st *store, todo []res
 					continue
 				}
 				err := st.save(r)
+				if err == nil && t.Kind == KindCV && r.Status == "ok" {
+					tellRefitBeta(c, st, disp, refitOf(c, t))
+				}
 				note := r.NotConvergedNote(c.Solver.Tol)
 				mu.Lock()
 				done++
@@ -252,6 +261,22 @@ func runTasks(ctx context.Context, c *Config, ds *dataset, st *store, todo []res
 		return ctx.Err() // only cancellation leaves tasks undone
 	}
 	return nil
+}
+
+// tellRefitBeta tells the ETA the β refit will fit at, once the cv tasks
+// of its row and split have all ended (chooseBeta; before, or if they
+// failed, nothing): the ETA then estimates the refit at that β rather
+// than over the grid (docs/progress.md).
+func tellRefitBeta(c *Config, st *store, disp *progress.Run, refit results.Task) {
+	if beta, err := chooseBeta(c, st, refit); err == nil {
+		disp.SetPlannedBeta(refit.ID, slices.Index(c.BetaGrid.Values, beta))
+	}
+}
+
+// refitOf returns the refit task of cv task t's row and split.
+func refitOf(c *Config, t results.Task) results.Task {
+	return results.Task{ID: taskID(KindRefit, rowPrefix(c.Rows[t.Row], t.Inputs), t.Split, -1), Kind: KindRefit,
+		Row: t.Row, Split: t.Split, Fold: -1, Phase: 1, Inputs: t.Inputs}
 }
 
 func errSuffix(e string) string {

@@ -147,11 +147,7 @@ func execTask(ctx context.Context, c *Config, ds *dataset, st *store, t results.
 func taskFold(c *Config, ds *dataset, row RowConfig, kidx []int, id cv.FoldID) (*fold, error) {
 	train, test, source := foldOf(c, ds, id)
 	seed := c.Seed*1_000_003 + uint64(id.Split)*101 + uint64(id.Fold+1)
-	steps := c.Constraints.Train
-	if row.TrainSteps != nil {
-		steps = *row.TrainSteps
-	}
-	return buildFold(c, ds, train, test, source, kidx, steps, seed)
+	return buildFold(c, ds, train, test, source, kidx, rowTrainSteps(c, row), seed)
 }
 
 // testMissing counts the fold's test comparisons with an item that one of

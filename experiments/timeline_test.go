@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strings"
 	"testing"
 
@@ -55,7 +56,7 @@ func recordTimeline(dir string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	items, comps := trainSize(c, ds)
+	ps := newPlanSize(c, ds)
 	var env map[string]string
 	b, err := os.ReadFile(filepath.Join(dir, "env.json"))
 	if err != nil {
@@ -95,38 +96,43 @@ func recordTimeline(dir string) ([]byte, error) {
 		recs = append(recs, rec{task, res, end - res.Seconds, end})
 		first = math.Min(first, end-res.Seconds)
 	}
+	// The order the run started its tasks (the runner's runOrder in a
+	// run of today's mkpoe, plan order in older ones): the ETA schedules
+	// the tasks left in that order.
+	sort.SliceStable(recs, func(i, j int) bool {
+		if recs[i].t.Phase != recs[j].t.Phase {
+			return recs[i].t.Phase < recs[j].t.Phase
+		}
+		return recs[i].start < recs[j].start
+	})
 	var w strings.Builder
 	fmt.Fprintf(&w, "# A recorded task timeline of mkpoe run %s (config hash %s, %s, build tags %q, started %s, %s workers on %s cores).\n",
 		filepath.Base(filepath.Clean(dir)), c.Hash(), env["module"], env["build_tags"], env["started"], env["workers"], env["cores"])
 	fmt.Fprintf(&w, "# Written by experiments' TestRecordTimelines, replayed by internal/progress's TestETAOnRecordedTimelines.\n")
 	fmt.Fprintf(&w, "# workers\tN: the run's workers.\n")
-	fmt.Fprintf(&w, "# row\tNAME\tMODE\tBLOCKS\tITEMS\tCOMPARISONS\tCV_SIZE: a row's units (progress.Unit) as the runner plans them:\n")
-	fmt.Fprintf(&w, "#   prior PriorSeconds(MODE, BLOCKS, ITEMS, COMPARISONS, β index) (a refit's times RefitFactor), a cv fit's Size CV_SIZE, a refit's 1.\n")
-	fmt.Fprintf(&w, "# task\tKIND\tID\tPHASE\tROW\tSTART\tEND\tBETA\tITERATIONS: a task in plan order; START, END in seconds since the\n")
+	fmt.Fprintf(&w, "# row\tNAME\tMODE\tDIMS\tITEMS\tCOMPARISONS\tCV_SIZE: a row's units (progress.Unit) as the runner plans them: prior\n")
+	fmt.Fprintf(&w, "#   PriorSeconds(Shape{MODE, ITEMS, COMPARISONS, DIMS}, β index) (a refit's times RefitFactor(MODE)), DIMS its blocks'\n")
+	fmt.Fprintf(&w, "#   dimensions (comma-separated), a cv fit's Size CV_SIZE, a refit's 1.\n")
+	fmt.Fprintf(&w, "# task\tKIND\tID\tPHASE\tROW\tSTART\tEND\tBETA\tITERATIONS: a task in the order the run started them; START, END in seconds since the\n")
 	fmt.Fprintf(&w, "#   first task started; BETA the β index a refit chose (else -1); ITERATIONS each fit's, comma-separated (- for none).\n")
 	fmt.Fprintf(&w, "workers\t%s\n", env["workers"])
 	seen := map[string]bool{}
 	for _, r := range recs {
-		units := taskUnits(c, r.t, items, comps)
+		units := taskUnits(c, r.t, ps)
 		row := units[0].Row
 		if seen[row] {
 			continue
 		}
 		seen[row] = true
-		mode, blocks := units[0].Mode, 1
-		cfgRow := c.Rows[r.t.Row]
-		if cfgRow.Method == "k4" {
-			blocks = len(c.rowKernels(cfgRow))
+		shape := ps.shape(c, c.Rows[r.t.Row], units[0].Mode)
+		dims := make([]string, len(shape.Dims))
+		for i, d := range shape.Dims {
+			dims[i] = fmt.Sprint(d)
 		}
-		f := float64(max(c.Protocol.InnerFolds, 1))
-		size := (f - 1) / f
-		if size <= 0 {
-			size = 1
-		}
-		fmt.Fprintf(&w, "row\t%s\t%s\t%d\t%d\t%d\t%g\n", row, mode, blocks, items, comps, size)
+		fmt.Fprintf(&w, "row\t%s\t%s\t%s\t%d\t%d\t%g\n", row, shape.Mode, strings.Join(dims, ","), shape.Items, shape.Comparisons, cvSize(c))
 	}
 	for _, r := range recs {
-		units := taskUnits(c, r.t, items, comps)
+		units := taskUnits(c, r.t, ps)
 		beta := -1
 		if r.t.Kind == KindRefit {
 			v := r.res.Beta
@@ -151,32 +157,27 @@ func recordTimeline(dir string) ([]byte, error) {
 		}
 		fmt.Fprintf(&w, "task\t%s\t%s\t%d\t%s\t%.3f\t%.3f\t%d\t%s\n", r.t.Kind, r.t.ID, r.t.Phase, units[0].Row, r.start-first, r.end-first, beta, iters)
 	}
-	if err := checkRecordedUnits(c, items, comps); err != nil {
+	if err := checkRecordedUnits(c, ps); err != nil {
 		return nil, err
 	}
 	return []byte(w.String()), nil
 }
 
 // checkRecordedUnits checks that the row lines' rule (PriorSeconds at the
-// row's blocks, items and comparisons; a cv fit's size) gives the units
-// taskUnits plans, for every task of c's plan.
-func checkRecordedUnits(c *Config, items, comps int) error {
-	f := float64(max(c.Protocol.InnerFolds, 1))
-	size := (f - 1) / f
+// row's shape; a cv fit's size) gives the units taskUnits plans, for every
+// task of c's plan.
+func checkRecordedUnits(c *Config, ps planSize) error {
+	size := cvSize(c)
 	for _, t := range Plan(c) {
-		units := taskUnits(c, t, items, comps)
+		units := taskUnits(c, t, ps)
 		row := c.Rows[t.Row]
-		blocks := 1
-		if row.Method == "k4" {
-			blocks = len(c.rowKernels(row))
-		}
 		for b, u := range units {
-			want := progress.Unit{Row: u.Row, Mode: u.Mode, Beta: b, Size: size, Prior: progress.PriorSeconds(u.Mode, blocks, items, comps, b)}
+			want := progress.Unit{Row: u.Row, Mode: u.Mode, Beta: b, Size: size, Prior: progress.PriorSeconds(ps.shape(c, row, u.Mode), b)}
 			switch t.Kind {
 			case KindNative:
-				want = progress.Unit{Row: u.Row, Mode: "native", Size: 1, Prior: progress.PriorSeconds("native", 1, items, comps, 0)}
+				want = progress.Unit{Row: u.Row, Mode: "native", Size: 1, Prior: progress.PriorSeconds(ps.shape(c, row, "native"), 0)}
 			case KindRefit:
-				want = progress.Unit{Row: u.Row, Mode: u.Mode, Beta: -1, Size: 1, Prior: progress.RefitFactor * progress.PriorSeconds(u.Mode, blocks, items, comps, -1)}
+				want = progress.Unit{Row: u.Row, Mode: u.Mode, Beta: -1, Size: 1, Prior: progress.RefitFactor(u.Mode) * progress.PriorSeconds(ps.shape(c, row, u.Mode), -1)}
 			}
 			if u != want {
 				return fmt.Errorf("%s: unit %d is %+v, the recorded rule gives %+v", t.ID, b, u, want)

@@ -30,13 +30,16 @@ type Unit struct {
 
 // SizeExponent is how a fit's time grows with its training size: time ∝
 // Size^SizeExponent(mode). A diag fit's work grows with the kernel blocks
-// and the comparisons (1.5); a full fit's far faster, its Newton systems
-// having a variable per entry of W (3: in configs/quickstart.yaml the full
-// refits, on 1.5 times the items of a cv fold, took 6 and 40 times as long
-// as the folds' fits).
+// and the comparisons (1.5); a full fit's far faster (5): a block of full
+// rank has a dimension per item, its W a variable per pair of dimensions,
+// and the interior-point stage's Newton systems, one equation per
+// variable (docs/solver.md), cost up to the cube of that. In
+// configs/quickstart.yaml (3 inner folds) the k1 full refit, on 1.5 times
+// its folds' items, took 20 times as long as a fold's fit at its β, idle
+// or busy; at 3 the ETA was 53–68% low there (docs/progress.md).
 func SizeExponent(mode string) float64 {
 	if mode == "full" {
-		return 3
+		return 7
 	}
 	return 1.5
 }
@@ -74,46 +77,101 @@ func (u Unit) atBeta(b int) Unit {
 // count, as the blocks share one problem's comparisons and iterations.
 const BlocksExponent = 0.6
 
-// RefitFactor is how much dearer a refit's one fit is than PriorSeconds
-// says (the runner's refit units carry it in their Prior). A cv task
-// sweeps the β grid warm-starting each fit from the previous one and
-// spreads its fold's setup (kernels, scoring) over the sweep; a refit
-// starts cold at its β and pays its split's setup and the test set's
-// scoring alone. On the recorded runs of internal/progress/testdata a
-// refit took, per run, 1.6 to 3.8 times (geometric means; 3.0 over all
-// 161 refits, single ones 0.7 to 9.5 times) its row's mean cv fit scaled
-// to the refit's size by SizeExponent.
-const RefitFactor = 3
+// RefitFactor is how much dearer a refit's one fit of the given mode is
+// than PriorSeconds at its size says (the runner's refit units carry it
+// in their Prior): with SizeExponent it sets a refit's cost relative to
+// its row's cv fits at the same β, RefitFactor × (1/Size)^SizeExponent.
+// A cv task sweeps the β grid warm-starting each fit from the previous
+// one and spreads its fold's setup (kernels, scoring) over the sweep; a
+// refit starts cold at its β and pays its split's setup and the test
+// set's scoring alone. Measured on idle recorded runs (refit over its
+// row's mean cv fit at its β, geometric means): diag 4.5 and 2.5
+// (quickstart, 3 inner folds), 5.3 and 5.6 (aloi10_sensitivity_bandwidth,
+// 5 folds), 2.0 and 1.3 (aset400_splits, aset400_single_kernels, 10
+// folds); full 17 and 7.8 (quickstart), 1.1 (aset400_single_kernels).
+func RefitFactor(mode string) float64 {
+	if mode == "full" {
+		return refitFactorFull
+	}
+	return refitFactorDiag
+}
+
+const (
+	refitFactorDiag = 2
+	refitFactorFull = 1
+)
+
+// Shape is what the prior knows of a fit before it runs: its mode, the
+// split's training set and its row's kernel blocks.
+type Shape struct {
+	// Mode is "diag", "full", or "native" for a native task.
+	Mode string
+	// Items and Comparisons are the split's training items and
+	// comparisons (a cv fold's fits scale them by Unit.Size).
+	Items, Comparisons int
+	// Dims holds each kernel block's dimension on the training items: a
+	// k4 row has one block per kernel, any other row one (its kernel, or
+	// its group's sum). A dimension is the kernel's rank bound, e.g. a
+	// linear kernel's feature columns, at most Items (experiments'
+	// kernelDim). Empty: one block of dimension Items.
+	Dims []int
+}
+
+// FullFixedShare is the part of a full fit's cost that does not grow with
+// its kernels' dimensions (PriorSeconds): the comparisons' distances and
+// the bookkeeping of every iteration. The rest grows as the sum over the
+// blocks of (dimension/items)², the size of the blocks' W. Measured on the
+// recorded runs of internal/progress/testdata, seconds per solver
+// iteration of a full cv task on aset400 (330 training items): 0.047 for
+// the genre kernel (dimension 72) against 0.17–0.18 for the tags and the
+// listening kernels (rank 330) in aset400_single_kernels, 0.24–0.25 for
+// K4 on two or three kernels of rank 330 against 0.12 for K4 on one of
+// rank 330 and the genre kernel in aset400_kernel_groups.
+const FullFixedShare = 0.2
 
 // PriorSeconds is the documented per-fit prior (docs/progress.md): the
-// seconds of one fit of the given mode ("diag", "full"; "native" for a
-// native task) learning blocks kernel blocks (a k4 row's kernels; 1 for k1
-// and native) on items training items and comps training comparisons, at
-// β index beta of the grid (-1: unknown, taken as the grid's middle, 1.5).
+// seconds of one fit of shape s at β index beta of the grid (-1: unknown,
+// taken as the grid's middle, 1.5).
 //
 // It is calibrated on configs/quickstart.yaml on a busy 2-core machine (48
 // training items, 2000 comparisons; per fit about 0.02 s for a k1 diag
-// row, 0.25 s for a full row, 0.02 s per native task) and is rough: a
-// diag fit's time grows with the items and the kernel blocks (as
-// blocks^BlocksExponent), a full fit's with the square of the items (its
-// blocks count little: the k4 full row was no dearer than k1 full), and
-// each step up the β grid makes a fit about BetaStep (1.3) times dearer.
-func PriorSeconds(mode string, blocks, items, comps, beta int) float64 {
-	n := math.Max(float64(items), 1) / 48
-	m := math.Max(float64(comps), 1) / 2000
-	p := math.Pow(math.Max(float64(blocks), 1), BlocksExponent)
+// row, 0.25 s for a full row on a kernel of full rank, 0.02 s per native
+// task) and is rough: a diag fit's time grows with the items and the
+// kernel blocks (as blocks^BlocksExponent), a full fit's with the square
+// of the items and with its blocks' dimensions (FullFixedShare), and each
+// step up the β grid makes a fit about BetaStep (1.3) times dearer.
+func PriorSeconds(s Shape, beta int) float64 {
+	items := math.Max(float64(s.Items), 1)
+	n := items / 48
+	m := math.Max(float64(s.Comparisons), 1) / 2000
+	p := math.Pow(math.Max(float64(len(s.Dims)), 1), BlocksExponent)
 	b := float64(beta)
 	if beta < 0 {
 		b = unknownBeta
 	}
 	g := math.Pow(BetaStep, b)
-	switch mode {
+	switch s.Mode {
 	case "native":
-		return 0.02 * n * m
+		return 0.013 * math.Sqrt(n)
 	case "full":
-		return 0.25 * n * n * m * g
+		return 0.25 * math.Pow(n, 0.6) * m * g * fullDimFactor(s.Dims, items)
 	}
-	return 0.02 * p * n * m * g
+	return 0.015 * p * math.Sqrt(m) * g
+}
+
+// fullDimFactor is a full fit's cost relative to one block of full rank:
+// FullFixedShare + (1 − FullFixedShare) Σ_p (d_p/items)², d_p at most
+// items. No dimensions: 1.
+func fullDimFactor(dims []int, items float64) float64 {
+	if len(dims) == 0 {
+		return 1
+	}
+	sum := 0.0
+	for _, d := range dims {
+		r := math.Min(math.Max(float64(d), 1)/items, 1)
+		sum += r * r
+	}
+	return FullFixedShare + (1-FullFixedShare)*sum
 }
 
 func (u Unit) weight() float64 {
@@ -306,6 +364,14 @@ func (e Estimate) String() string {
 		return lo
 	}
 	return lo + "–" + hi
+}
+
+// Schedule returns the seconds that tasks of the given seconds take on
+// workers workers, each in order to the worker free first, phase 1 after
+// phase 0 has ended: the ETA's schedule (docs/progress.md), for mkpoe
+// plan's prior estimate.
+func Schedule(workers int, phases [2][]float64) float64 {
+	return schedule(workers, [2][]float64{}, phases)
 }
 
 // schedule returns the time the tasks left take on workers workers:

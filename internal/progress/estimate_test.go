@@ -43,36 +43,36 @@ type simTask struct {
 // costs that differ from the prior: the prior's ratios between modes and
 // β steps are off by up to 1.7×, and every fit has ±25% noise. A refit
 // costs trueRefit times a cv fit at its β on the whole training set. The
-// tasks run on workers workers in plan order, refits after every cv task.
+// tasks run on workers workers in the runner's order (roundRobin), refits after every cv task.
 func synthTimeline(seed uint64, workers int, rows []timelineRow, splits, folds, betas int) ([]simTask, []event) {
 	rng := rand.New(rand.NewPCG(seed, 1))
 	const items, comps = 200, 4000
 	var tasks, refits []simTask
 	size := float64(folds-1) / float64(folds)
 	for _, row := range rows {
-		base := row.distort * PriorSeconds(row.mode, row.blocks, items, comps, 0)
+		base := row.distort * PriorSeconds(blockShape(row.mode, row.blocks, items, comps), 0)
 		for s := 0; s < splits; s++ {
 			if row.mode == "native" {
 				tasks = append(tasks, simTask{id: fmt.Sprintf("native-%s-s%d", row.name, s),
-					units: []Unit{{Row: row.name, Mode: "native", Size: 1, Prior: PriorSeconds("native", 1, items, comps, 0)}},
+					units: []Unit{{Row: row.name, Mode: "native", Size: 1, Prior: PriorSeconds(blockShape("native", 1, items, comps), 0)}},
 					cost:  []float64{base * (0.75 + 0.5*rng.Float64())}})
 				continue
 			}
 			for f := 0; f < folds; f++ {
 				t := simTask{id: fmt.Sprintf("cv-%s-s%d-f%d", row.name, s, f), tail: 0.3}
 				for b := 0; b < betas; b++ {
-					t.units = append(t.units, Unit{Row: row.name, Mode: row.mode, Beta: b, Size: size, Prior: PriorSeconds(row.mode, row.blocks, items, comps, b)})
+					t.units = append(t.units, Unit{Row: row.name, Mode: row.mode, Beta: b, Size: size, Prior: PriorSeconds(blockShape(row.mode, row.blocks, items, comps), b)})
 					t.cost = append(t.cost, base*math.Pow(row.growth, float64(b))*math.Pow(size, trueExp(row.mode))*(0.75+0.5*rng.Float64()))
 				}
 				tasks = append(tasks, t)
 			}
 			b := rng.IntN(betas) // the β the cv tasks chose
 			refits = append(refits, simTask{id: fmt.Sprintf("refit-%s-s%d", row.name, s), phase: 1, tail: 0.3, beta: b,
-				units: []Unit{{Row: row.name, Mode: row.mode, Beta: -1, Size: 1, Prior: RefitFactor * PriorSeconds(row.mode, row.blocks, items, comps, -1)}},
-				cost:  []float64{trueRefit * base * math.Pow(row.growth, float64(b)) * (0.75 + 0.5*rng.Float64())}})
+				units: []Unit{{Row: row.name, Mode: row.mode, Beta: -1, Size: 1, Prior: RefitFactor(row.mode) * PriorSeconds(blockShape(row.mode, row.blocks, items, comps), -1)}},
+				cost:  []float64{trueRefit(row.mode) * base * math.Pow(row.growth, float64(b)) * (0.75 + 0.5*rng.Float64())}})
 		}
 	}
-	tasks = append(tasks, refits...)
+	tasks = append(roundRobin(tasks), roundRobin(refits)...)
 	var events []event
 	seq := 0
 	emit := func(at float64, kind, task int) {
@@ -129,8 +129,8 @@ func TestETAOnTimeline(t *testing.T) {
 	// The rows' true costs are off the prior by 0.8–1.3× (the rows of a
 	// mode by up to 1.3× against each other), every fit by ±25% more, and
 	// their β steps are dearer than the prior's 1.3: 1.4 (diag), 1.6
-	// (full). A refit costs trueRefit (3) times a cv fit of its row and
-	// β on the whole training set, as the recorded runs' refits did.
+	// (full). A refit costs trueRefit times a cv fit of its row and β on
+	// the whole training set: RefitFactor, as the recorded runs' did.
 	quick := []timelineRow{
 		{"clean", "native", 1, 1.2, 1}, {"sum", "native", 1, 0.8, 1},
 		{"k1diag-clean", "diag", 1, 0.8, 1.4}, {"k1diag-sum", "diag", 1, 1.0, 1.4},
@@ -154,17 +154,15 @@ func TestETAOnTimeline(t *testing.T) {
 	}{
 		// One split: the last half of the run is mostly its single
 		// dearest refit, extrapolated from its folds' fits to a training
-		// set 1.5 times as large (off by its ±25% noise and the size
-		// exponent's error): logged, not asserted.
-		{"quickstart-like, 2 workers", 1, 2, quick, 1, 3, 4, false},
+		// set 1.5 times as large.
+		{"quickstart-like, 2 workers", 1, 2, quick, 1, 3, 4, true},
 		{"quickstart-like, 5 splits, 1 worker", 2, 1, quick, 5, 3, 4, true},
 		{"aset400_splits-like, 2 workers", 3, 2, aset, 10, 5, 6, true},
 		{"aset400_splits-like, 8 workers", 4, 8, aset, 10, 5, 6, true},
 		// Rows of one mode whose costs the prior gets wrong by 1.7× against
-		// each other, and whose β steps differ: until the dear row's
-		// first fits end, the ETA is off by as much (logged, not
-		// asserted; docs/progress.md).
-		{"prior off 1.7× within a mode, 2 workers", 5, 2, skewed, 10, 5, 6, false},
+		// each other, and whose β steps differ: the runner's round-robin
+		// order has every row's first tasks end early.
+		{"prior off 1.7× within a mode, 2 workers", 5, 2, skewed, 10, 5, 6, true},
 	} {
 		t.Run(test.name, func(t *testing.T) {
 			tasks, events := synthTimeline(test.seed, test.workers, test.rows, test.splits, test.folds, test.betas)
@@ -225,7 +223,22 @@ func replayETA(tasks []simTask, events []event, workers int) []etaCheck {
 	}
 	running := map[int]*Task{}
 	var checks []etaCheck
+	// The runner tells a refit's β once the cv tasks of its row and split
+	// have ended (experiments' tellRefitBeta): count them per refit.
+	cvLeft, refitBeta := map[string]int{}, map[string]int{}
+	for _, t := range tasks {
+		if t.phase == 1 {
+			refitBeta[t.id] = t.beta
+		} else if id, ok := refitOfCV(t.id); ok {
+			cvLeft[id]++
+		}
+	}
 	for _, e := range events {
+		if id, ok := refitOfCV(tasks[e.task].id); ok && e.kind == 2 {
+			if cvLeft[id]--; cvLeft[id] == 0 {
+				r.SetPlannedBeta(id, refitBeta[id])
+			}
+		}
 		// A quarter of the work: a quarter of the run's true time (the
 		// first fits, of the cheap rows, are far less than a quarter of
 		// the work).
@@ -255,17 +268,46 @@ func replayETA(tasks []simTask, events []event, workers int) []etaCheck {
 	return checks
 }
 
+// roundRobin orders tasks as the runner starts them (experiments'
+// runOrder): each row's first task, then each row's second, and so on.
+func roundRobin(tasks []simTask) []simTask {
+	rank, seen := make([]int, len(tasks)), map[string]int{}
+	for i, t := range tasks {
+		rank[i] = seen[t.units[0].Row]
+		seen[t.units[0].Row]++
+	}
+	idx := make([]int, len(tasks))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return rank[idx[a]] < rank[idx[b]] })
+	out := make([]simTask, len(tasks))
+	for i, j := range idx {
+		out[i] = tasks[j]
+	}
+	return out
+}
+
+// refitOfCV returns the refit of a cv task's ID ("cv-ROW-sS-fF" →
+// "refit-ROW-sS"), false for other tasks.
+func refitOfCV(id string) (string, bool) {
+	f := strings.LastIndex(id, "-f")
+	if !strings.HasPrefix(id, "cv-") || f < 0 {
+		return "", false
+	}
+	return "refit-" + id[len("cv-"):f], true
+}
+
 // trueExp is how the synthetic fits' time grows with the training size:
 // faster than SizeExponent says.
 func trueExp(mode string) float64 {
-	if mode == "full" {
-		return 3.5
-	}
-	return 2
+	return SizeExponent(mode) + 0.5
 }
 
 // trueRefit is how much dearer the synthetic refits are than a cv fit of
 // the same row and β on the whole training set: RefitFactor, the recorded
-// runs' geometric mean (and their true size exponent is steeper than the
-// model's, trueExp).
-const trueRefit = 3
+// runs' (and their true size exponent is steeper than the model's,
+// trueExp).
+func trueRefit(mode string) float64 {
+	return RefitFactor(mode)
+}

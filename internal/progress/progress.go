@@ -393,6 +393,27 @@ func (r *Run) Plan(id string, phase int, units []Unit) {
 	r.order[phase] = append(r.order[phase], id)
 }
 
+// SetPlannedBeta tells the ETA the β index a planned task's refit will
+// fit at (Task.SetBeta for a task not started yet): the runner knows it
+// once its split's cv tasks have ended. A task not planned, or started,
+// is left as it is.
+func (r *Run) SetPlannedBeta(id string, beta int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	p, ok := r.planned[id]
+	if !ok || r.started[id] {
+		return
+	}
+	units := append([]Unit(nil), p.units...)
+	for i := range units {
+		if units[i].Beta == -1 {
+			units[i] = units[i].atBeta(beta)
+		}
+	}
+	p.units = units
+	r.planned[id] = p
+}
+
 // StartTask records that task id, which performs fits fits, started at now.
 func (r *Run) StartTask(id string, fits int, now time.Time) *Task {
 	t := &Task{run: r, id: id, fits: fits, start: now, mark: now, last: -1}

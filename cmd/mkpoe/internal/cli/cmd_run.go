@@ -179,10 +179,11 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 // stays the task list): the plan's fits at the documented per-fit prior
 // (docs/progress.md, "The prior"), nothing measured.
 func priorLine(c *experiments.Config) string {
-	total, fits, err := experiments.PriorEstimate(c)
+	workers := max(runtime.NumCPU(), 1)
+	work, wall, fits, err := experiments.PriorEstimate(c, workers)
 	if err != nil {
 		return fmt.Sprintf("prior estimate: unknown (%v)", err)
 	}
-	return fmt.Sprintf("prior estimate (not measured; docs/progress.md): %d fits, about %s of work on one worker, %s on %d; "+
-		"often off by 3× either way", fits, progress.FormatDuration(total), progress.FormatDuration(total/time.Duration(max(runtime.NumCPU(), 1))), runtime.NumCPU())
+	return fmt.Sprintf("prior estimate (not measured; docs/progress.md): %d fits, about %s of work, %s on %d workers; "+
+		"calibrated on an idle 2-core machine; a busy one takes longer", fits, progress.FormatDuration(work), progress.FormatDuration(wall), workers)
 }

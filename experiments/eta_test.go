@@ -1,0 +1,143 @@
+package experiments
+
+import (
+	"fmt"
+	"math"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/mkpoe/mkpoe/internal/progress"
+	"github.com/mkpoe/mkpoe/pkg/data"
+	"github.com/mkpoe/mkpoe/pkg/kernels"
+	"github.com/mkpoe/mkpoe/pkg/results"
+)
+
+// TestKernelDim checks the ETA prior's kernel dimensions (kernelDim)
+// against hand-counted inputs: the feature columns, distinct terms or
+// users, a noise kernel's dim, plus the training items missing from the
+// modality, at most the items; full rank for the other kernel types.
+func TestKernelDim(t *testing.T) {
+	features := mat.NewDense(10, 3, nil)
+	counts := []map[int]float64{{0: 1, 7: 2}, {7: 1}, nil, {3: 5}}
+	sets := [][]int{{1, 2}, {2, 9, 9}, {}, {4}}
+	missing := make([]bool, 10)
+	missing[0], missing[5] = true, true
+	for _, test := range []struct {
+		name  string
+		k     KernelConfig
+		in    kernels.Input
+		items int
+		keep  float64
+		want  int
+	}{
+		{"linear: its columns", KernelConfig{Type: "linear"}, kernels.Input{Features: features}, 8, 0.8, 3},
+		{"linear: columns plus the missing training items", KernelConfig{Type: "linear"}, kernels.Input{Features: features, Missing: missing}, 8, 0.5, 3 + 1},
+		{"linear: at most the items", KernelConfig{Type: "linear"}, kernels.Input{Features: features}, 2, 0.2, 2},
+		{"tfidf: distinct terms", KernelConfig{Type: "tfidf"}, kernels.Input{Counts: counts}, 4, 1, 3},
+		{"cf: distinct users", KernelConfig{Type: "cf"}, kernels.Input{Sets: sets}, 4, 1, 4},
+		{"noise: default dim 3", KernelConfig{Type: "noise"}, kernels.Input{N: 10}, 8, 0.8, 3},
+		{"noise: its dim", KernelConfig{Type: "noise", Params: map[string]float64{"dim": 5}}, kernels.Input{N: 10}, 8, 0.8, 5},
+		{"rbf: full rank", KernelConfig{Type: "rbf"}, kernels.Input{Features: features}, 8, 0.8, 8},
+		{"identity: full rank", KernelConfig{Type: "identity"}, kernels.Input{N: 10}, 8, 0.8, 8},
+	} {
+		if got := kernelDim(test.k, test.in, test.items, test.keep); got != test.want {
+			t.Errorf("%s: kernelDim = %d, want %d", test.name, got, test.want)
+		}
+	}
+}
+
+// TestPlanShapes checks the shapes the runner's ETA plans for each row
+// (planSize.shape): a k4 row has one block per kernel, a k1 row one block
+// of its group's summed dimensions (at most the items), and a row's
+// comparisons are the share its training steps keep of the data set's.
+func TestPlanShapes(t *testing.T) {
+	c := &Config{
+		Kernels:     []KernelConfig{{Name: "a"}, {Name: "b"}, {Name: "c"}},
+		Groups:      []GroupConfig{{Name: "ab", Kernels: []string{"a", "b"}}, {Name: "all", Kernels: []string{"a", "b", "c"}}},
+		Constraints: ConstraintsConfig{Train: []string{"dedup"}},
+		Rows: []RowConfig{
+			{Method: "k4", Group: "all", Mode: "full"},
+			{Method: "k1", Group: "ab", Mode: "diag"},
+			{Method: "k1", Group: "all", Mode: "full", TrainSteps: &[]string{}},
+		},
+	}
+	ps := planSize{items: 20, comps: 1000, kernelDims: []int{4, 5, 20}, stepShare: map[string]float64{"dedup": 0.5}}
+	for _, test := range []struct {
+		row   int
+		dims  []int
+		comps int
+	}{
+		{0, []int{4, 5, 20}, 500},
+		{1, []int{9}, 500},
+		{2, []int{20}, 1000},
+	} {
+		s := ps.shape(c, c.Rows[test.row], c.Rows[test.row].Mode)
+		if !slices.Equal(s.Dims, test.dims) || s.Comparisons != test.comps || s.Items != 20 {
+			t.Errorf("row %d: shape %+v, want dims %v, %d comparisons, 20 items", test.row, s, test.dims, test.comps)
+		}
+	}
+
+	// The step share is learned by running the steps: dedup keeps 2 of 3.
+	ds := &dataset{n: 3, comps: []data.Comparison{{I: 0, J: 1, K: 0, L: 2}, {I: 0, J: 1, K: 0, L: 2}, {I: 1, J: 2, K: 1, L: 0}}}
+	c.Protocol.TestFraction = 0
+	got := newPlanSize(c, ds)
+	if share := got.stepShare["dedup"]; share != 2.0/3 {
+		t.Errorf("dedup keeps a share %g of the comparisons, want 2/3", share)
+	}
+}
+
+// TestRunOrder checks that the runner starts a phase's tasks round-robin
+// over the rows, each row's in plan order.
+func TestRunOrder(t *testing.T) {
+	task := func(row int, id string) results.Task { return results.Task{ID: id, Row: row} }
+	plan := []results.Task{task(0, "a1"), task(1, "b1"), task(1, "b2"), task(1, "b3"), task(2, "c1"), task(2, "c2")}
+	var got []string
+	for _, t := range runOrder(plan) {
+		got = append(got, t.ID)
+	}
+	if want := []string{"a1", "b1", "c1", "b2", "c2", "b3"}; !slices.Equal(got, want) {
+		t.Errorf("runOrder = %v, want %v", got, want)
+	}
+}
+
+// TestPriorEstimate checks mkpoe plan's prior estimate on the quickstart:
+// it counts the plan's fits, sums the runner's units at their sizes (the
+// work), and schedules them on the workers: on one worker the wall time
+// is the work, on two at least half of it.
+func TestPriorEstimate(t *testing.T) {
+	c, err := LoadConfig(filepath.Join("..", "configs", "quickstart.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, err := c.loadAndCheckData()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := newPlanSize(c, ds)
+	want, wantFits := 0.0, 0
+	for _, task := range Plan(c) {
+		wantFits += TaskFits(c, task)
+		for _, u := range taskUnits(c, task, ps) {
+			want += u.Prior * math.Pow(u.Size, progress.SizeExponent(u.Mode))
+		}
+	}
+	for _, workers := range []int{1, 2} {
+		work, wall, fits, err := PriorEstimate(c, workers)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fits != wantFits || fits != 65 {
+			t.Errorf("fits = %d, want %d (65 in the quickstart)", fits, wantFits)
+		}
+		if got := work.Seconds(); got <= 0 || fmt.Sprintf("%.6f", got) != fmt.Sprintf("%.6f", want) {
+			t.Errorf("work = %gs, want %gs", got, want)
+		}
+		if lo := work / time.Duration(workers); wall < lo-time.Millisecond || wall > work+time.Millisecond || (workers == 1 && wall.Round(time.Millisecond) != work.Round(time.Millisecond)) {
+			t.Errorf("%d workers: wall %v for work %v", workers, wall, work)
+		}
+	}
+}
