@@ -30,13 +30,15 @@ type Unit struct {
 
 // SizeExponent is how a fit's time grows with its training size: time ∝
 // Size^SizeExponent(mode). A diag fit's work grows with the kernel blocks
-// and the comparisons (1.5); a full fit's far faster (5): a block of full
+// and the comparisons (1.5); a full fit's far faster (7): a block of full
 // rank has a dimension per item, its W a variable per pair of dimensions,
 // and the interior-point stage's Newton systems, one equation per
-// variable (docs/solver.md), cost up to the cube of that. In
+// variable (docs/solver.md), cost up to the cube of that. With
+// RefitFactor it sets a refit's cost against its folds' fits: in
 // configs/quickstart.yaml (3 inner folds) the k1 full refit, on 1.5 times
-// its folds' items, took 20 times as long as a fold's fit at its β, idle
-// or busy; at 3 the ETA was 53–68% low there (docs/progress.md).
+// its folds' items, took 17 times as long as a fold's fit at its β (the
+// k4 full refit 7.8 times), on aset400 (10 folds) 1.1 times. At 3 the ETA
+// was 53–68% low on the quickstart (docs/notes/progress-log.md).
 func SizeExponent(mode string) float64 {
 	if mode == "full" {
 		return 7
@@ -121,12 +123,12 @@ type Shape struct {
 // its kernels' dimensions (PriorSeconds): the comparisons' distances and
 // the bookkeeping of every iteration. The rest grows as the sum over the
 // blocks of (dimension/items)², the size of the blocks' W. Measured on the
-// recorded runs of internal/progress/testdata, seconds per solver
-// iteration of a full cv task on aset400 (330 training items): 0.047 for
-// the genre kernel (dimension 72) against 0.17–0.18 for the tags and the
-// listening kernels (rank 330) in aset400_single_kernels, 0.24–0.25 for
-// K4 on two or three kernels of rank 330 against 0.12 for K4 on one of
-// rank 330 and the genre kernel in aset400_kernel_groups.
+// idle recorded runs of internal/progress/testdata, seconds per solver
+// iteration of a full cv task on aset400 (330 training items): 0.017 for
+// the genre kernel (dimension 72) against 0.065–0.068 for the tags and
+// the listening kernels (dimension 330) and K1 on their sum; 0.157–0.164
+// for K4 on two or three kernels, two of dimension 330, and 0.089 for K4
+// on the tags and genre kernels.
 const FullFixedShare = 0.2
 
 // PriorSeconds is the documented per-fit prior (docs/progress.md): the
