@@ -113,7 +113,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 		fmt.Fprintf(stdout, "\nreport: %s\n", filepath.Join(c.Output, "report", "report.html"))
 	}
-	fmt.Fprintf(stdout, "\nrun directory: %s (%.1fs)\n", c.Output, time.Since(start).Seconds())
+	fmt.Fprintf(stdout, "\nrun directory: %s (%.1fs, backend %s)\n", c.Output, time.Since(start).Seconds(), linalg.Describe())
 	return nil
 }
 
