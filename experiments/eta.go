@@ -220,7 +220,7 @@ func PriorEstimate(c *Config, workers int) (work, wall time.Duration, fits int, 
 			fits += TaskFits(c, t)
 			task := 0.0
 			for _, u := range taskUnits(c, t, ps) {
-				task += u.Prior * math.Pow(u.Size, progress.SizeExponent(u.Mode))
+				task += u.Weight()
 			}
 			sec[p] = append(sec[p], task)
 			total += task

@@ -4,10 +4,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"sort"
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/mkpoe/mkpoe/internal/progress"
 	"github.com/mkpoe/mkpoe/pkg/results"
 )
 
@@ -44,36 +44,25 @@ func Plan(c *Config) []results.Task {
 			for f := 0; f < c.Protocol.InnerFolds; f++ {
 				tasks = append(tasks, results.Task{ID: taskID(KindCV, prefix, s, f), Kind: KindCV, Row: r, Split: s, Fold: f, Inputs: inputs})
 			}
-			refits = append(refits, results.Task{ID: taskID(KindRefit, prefix, s, -1), Kind: KindRefit, Row: r, Split: s, Fold: -1, Phase: 1, Inputs: inputs})
+			refits = append(refits, refitTask(r, prefix, inputs, s))
 		}
 	}
 	return append(tasks, refits...)
 }
 
+// refitTask is the refit of row r (with its task ID prefix and input
+// digest) on split s.
+func refitTask(r int, prefix, inputs string, s int) results.Task {
+	return results.Task{ID: taskID(KindRefit, prefix, s, -1), Kind: KindRefit, Row: r, Split: s, Fold: -1, Phase: 1, Inputs: inputs}
+}
+
 // runOrder returns tasks (of one phase, in plan order) in the order the
-// runner starts them: round-robin over the rows, each row's tasks in plan
-// order (its first task, then every other row's first, then its second…).
-// Every row thus has finished tasks early in the run, and the ETA learns
-// each row's cost from its own fits (docs/progress.md) rather than from
-// other rows' (rows of one shape differ up to 3× in cost). The order
-// changes no result: each task is seeded by its split and fold alone.
+// runner starts them: round-robin over the rows (progress.RoundRobin), so
+// that the ETA learns each row's cost from its own fits early (rows of one
+// shape differ up to 3× in cost). The order changes no result: each task
+// is seeded by its split and fold alone.
 func runOrder(tasks []results.Task) []results.Task {
-	rank := make([]int, len(tasks))
-	seen := map[int]int{}
-	for i, t := range tasks {
-		rank[i] = seen[t.Row]
-		seen[t.Row]++
-	}
-	idx := make([]int, len(tasks))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.SliceStable(idx, func(a, b int) bool { return rank[idx[a]] < rank[idx[b]] })
-	out := make([]results.Task, len(tasks))
-	for i, j := range idx {
-		out[i] = tasks[j]
-	}
-	return out
+	return progress.RoundRobin(tasks, func(t results.Task) int { return t.Row })
 }
 
 // rowPrefix is the part of a row's task IDs that names the row: method and

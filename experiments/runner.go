@@ -123,13 +123,32 @@ func Run(ctx context.Context, c *Config, opts RunOptions) (*results.Summary, err
 	stopTicker := progress.Start(progress.Interval(live, opts.ProgressEvery), disp.Update)
 	defer disp.Finish()
 	defer stopTicker()
+	// The ETA is told a refit's β once its row and split's cv tasks have
+	// all ended (tellRefitBeta): at once for a resumed run's refits whose
+	// cv tasks finished earlier, else when the last of them ends here.
+	cvLeft := map[string]int{}
+	for _, t := range todo[0] {
+		if t.Kind == KindCV {
+			cvLeft[refitOf(c, t).ID]++
+		}
+	}
 	for _, t := range todo[1] {
-		// A resumed run's refits whose cv tasks are done.
-		tellRefitBeta(c, st, disp, t)
+		if cvLeft[t.ID] == 0 {
+			tellRefitBeta(c, st, disp, t)
+		}
+	}
+	cvDone := func(t results.Task) {
+		if t.Kind != KindCV {
+			return
+		}
+		refit := refitOf(c, t)
+		if cvLeft[refit.ID]--; cvLeft[refit.ID] == 0 {
+			tellRefitBeta(c, st, disp, refit)
+		}
 	}
 	for phase := 0; phase <= 1; phase++ {
 		disp.SetPhase(phase)
-		if err := runTasks(ctx, c, ds, st, todo[phase], opts, phase, disp); err != nil {
+		if err := runTasks(ctx, c, ds, st, todo[phase], opts, phase, disp, cvDone); err != nil {
 			if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 				return nil, interrupted(c, st, plan, opts.Only, ctx.Err())
 			}
@@ -190,7 +209,9 @@ func joinLines(s []string) string {
 // and shows their progress on disp: in a log, a line per finished task
 // ("[done/total] id status seconds", with its error or convergence note);
 // on a terminal the live line, with only errors and notes printed above it.
-func runTasks(ctx context.Context, c *Config, ds *dataset, st *store, todo []results.Task, opts RunOptions, phase int, disp *progress.Run) error {
+// okDone is called, one task at a time, for each task saved with status ok.
+func runTasks(ctx context.Context, c *Config, ds *dataset, st *store, todo []results.Task, opts RunOptions, phase int, disp *progress.Run,
+	okDone func(results.Task)) error {
 	if len(todo) == 0 {
 		return nil
 	}
@@ -223,11 +244,11 @@ func runTasks(ctx context.Context, c *Config, ds *dataset, st *store, todo []res
 					continue
 				}
 				err := st.save(r)
-				if err == nil && t.Kind == KindCV && r.Status == "ok" {
-					tellRefitBeta(c, st, disp, refitOf(c, t))
-				}
 				note := r.NotConvergedNote(c.Solver.Tol)
 				mu.Lock()
+				if err == nil && r.Status == "ok" {
+					okDone(t)
+				}
 				done++
 				if err != nil && saveErr == nil {
 					saveErr = err
@@ -275,8 +296,7 @@ func tellRefitBeta(c *Config, st *store, disp *progress.Run, refit results.Task)
 
 // refitOf returns the refit task of cv task t's row and split.
 func refitOf(c *Config, t results.Task) results.Task {
-	return results.Task{ID: taskID(KindRefit, rowPrefix(c.Rows[t.Row], t.Inputs), t.Split, -1), Kind: KindRefit,
-		Row: t.Row, Split: t.Split, Fold: -1, Phase: 1, Inputs: t.Inputs}
+	return refitTask(t.Row, rowPrefix(c.Rows[t.Row], t.Inputs), t.Inputs, t.Split)
 }
 
 func errSuffix(e string) string {

@@ -1,8 +1,10 @@
 package progress
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 )
 
@@ -131,17 +133,18 @@ type Shape struct {
 // on the tags and genre kernels.
 const FullFixedShare = 0.2
 
-// PriorSeconds is the documented per-fit prior (docs/progress.md): the
-// seconds of one fit of shape s at β index beta of the grid (-1: unknown,
-// taken as the grid's middle, 1.5).
+// PriorSeconds is the documented per-fit prior (docs/progress.md, "The
+// prior"): the seconds of one fit of shape s at β index beta of the grid
+// (-1: unknown, taken as the grid's middle, 1.5).
 //
-// It is calibrated on configs/quickstart.yaml on a busy 2-core machine (48
-// training items, 2000 comparisons; per fit about 0.02 s for a k1 diag
-// row, 0.25 s for a full row on a kernel of full rank, 0.02 s per native
-// task) and is rough: a diag fit's time grows with the items and the
-// kernel blocks (as blocks^BlocksExponent), a full fit's with the square
-// of the items and with its blocks' dimensions (FullFixedShare), and each
-// step up the β grid makes a fit about BetaStep (1.3) times dearer.
+// It is calibrated on runs of the OpenBLAS build alone on a 2-core machine
+// (internal/progress/testdata/timeline-*-idle.tsv) and is rough: a diag
+// fit takes about the same time on 48, 160 or 330 items and grows with the
+// kernel blocks (as blocks^BlocksExponent) and the comparisons' square
+// root; a full fit grows with items^0.6, the comparisons and its blocks'
+// dimensions (FullFixedShare); a native task with the items' square root;
+// and each step up the β grid makes a fit about BetaStep (1.3) times
+// dearer.
 func PriorSeconds(s Shape, beta int) float64 {
 	items := math.Max(float64(s.Items), 1)
 	n := items / 48
@@ -176,7 +179,11 @@ func fullDimFactor(dims []int, items float64) float64 {
 	return FullFixedShare + (1-FullFixedShare)*sum
 }
 
-func (u Unit) weight() float64 {
+// Weight is the unit's prior at its training size, Prior × Size^
+// SizeExponent (0 read as 1 in both): the seconds the prior expects of it
+// (mkpoe plan's estimate), and what the ETA divides a finished unit's
+// time by to compare units.
+func (u Unit) Weight() float64 {
 	s := u.Size
 	if s <= 0 {
 		s = 1
@@ -279,7 +286,7 @@ func (e *estimator) rebuild() {
 		return m[k]
 	}
 	for _, s := range e.samples {
-		v := s.sec / s.u.weight()
+		v := s.sec / s.u.Weight()
 		if s.u.Beta >= 0 {
 			get(e.rowBeta, rowBeta{s.u.Row, s.u.Beta}).add(v, s.u.size())
 			get(e.modeB, rowBeta{s.u.Mode, s.u.Beta}).add(v, s.u.size())
@@ -298,7 +305,7 @@ func (e *estimator) rebuild() {
 			continue
 		}
 		m := e.modeB[rowBeta{s.u.Mode, s.u.Beta}]
-		gets(e.rowRatio, s.u.Row).add(s.sec/s.u.weight()/(m.sum/m.n), s.u.size())
+		gets(e.rowRatio, s.u.Row).add(s.sec/s.u.Weight()/(m.sum/m.n), s.u.size())
 	}
 }
 
@@ -342,7 +349,7 @@ func (e *estimator) cost(u Unit) (lo, mid, hi float64, ok bool) {
 		}
 		mean := g.sum / g.n
 		sd := math.Sqrt(math.Max(g.sumsq/g.n-mean*mean, 0))
-		w := u.weight()
+		w := u.Weight()
 		// A standard deviation as large as the mean puts the low end at
 		// 0, never below.
 		lo, hi := math.Max(math.Min(levels[i].lo*mean, mean-sd), 0), math.Max(levels[i].hi*mean, mean+sd)
@@ -366,6 +373,32 @@ func (e Estimate) String() string {
 		return lo
 	}
 	return lo + "–" + hi
+}
+
+// RoundRobin returns items in the order a run starts its tasks:
+// round-robin over their rows (row(item)), each row's items in their given
+// order: every row's first item, then every row's second, and so on. Every
+// row then has finished work early in the run, and the ETA learns each
+// row's cost from its own fits rather than from other rows'
+// (docs/progress.md, "How the ETA is computed").
+func RoundRobin[T any, K comparable](items []T, row func(T) K) []T {
+	type ranked struct {
+		item T
+		rank int
+	}
+	seen := map[K]int{}
+	rs := make([]ranked, len(items))
+	for i, it := range items {
+		k := row(it)
+		rs[i] = ranked{it, seen[k]}
+		seen[k]++
+	}
+	slices.SortStableFunc(rs, func(a, b ranked) int { return cmp.Compare(a.rank, b.rank) })
+	out := make([]T, len(items))
+	for i, r := range rs {
+		out[i] = r.item
+	}
+	return out
 }
 
 // Schedule returns the seconds that tasks of the given seconds take on

@@ -43,7 +43,7 @@ type simTask struct {
 // costs that differ from the prior: the prior's ratios between modes and
 // β steps are off by up to 1.7×, and every fit has ±25% noise. A refit
 // costs trueRefit times a cv fit at its β on the whole training set. The
-// tasks run on workers workers in the runner's order (roundRobin), refits after every cv task.
+// tasks run on workers workers in the runner's order (RoundRobin), refits after every cv task.
 func synthTimeline(seed uint64, workers int, rows []timelineRow, splits, folds, betas int) ([]simTask, []event) {
 	rng := rand.New(rand.NewPCG(seed, 1))
 	const items, comps = 200, 4000
@@ -72,7 +72,8 @@ func synthTimeline(seed uint64, workers int, rows []timelineRow, splits, folds, 
 				cost:  []float64{trueRefit(row.mode) * base * math.Pow(row.growth, float64(b)) * (0.75 + 0.5*rng.Float64())}})
 		}
 	}
-	tasks = append(roundRobin(tasks), roundRobin(refits)...)
+	byRow := func(t simTask) string { return t.units[0].Row }
+	tasks = append(RoundRobin(tasks, byRow), RoundRobin(refits, byRow)...)
 	var events []event
 	seq := 0
 	emit := func(at float64, kind, task int) {
@@ -266,26 +267,6 @@ func replayETA(tasks []simTask, events []event, workers int) []etaCheck {
 		}
 	}
 	return checks
-}
-
-// roundRobin orders tasks as the runner starts them (experiments'
-// runOrder): each row's first task, then each row's second, and so on.
-func roundRobin(tasks []simTask) []simTask {
-	rank, seen := make([]int, len(tasks)), map[string]int{}
-	for i, t := range tasks {
-		rank[i] = seen[t.units[0].Row]
-		seen[t.units[0].Row]++
-	}
-	idx := make([]int, len(tasks))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.SliceStable(idx, func(a, b int) bool { return rank[idx[a]] < rank[idx[b]] })
-	out := make([]simTask, len(tasks))
-	for i, j := range idx {
-		out[i] = tasks[j]
-	}
-	return out
 }
 
 // refitOfCV returns the refit of a cv task's ID ("cv-ROW-sS-fF" →

@@ -404,14 +404,20 @@ func (r *Run) SetPlannedBeta(id string, beta int) {
 	if !ok || r.started[id] {
 		return
 	}
-	units := append([]Unit(nil), p.units...)
-	for i := range units {
-		if units[i].Beta == -1 {
-			units[i] = units[i].atBeta(beta)
+	p.units = unitsAtBeta(p.units, beta)
+	r.planned[id] = p
+}
+
+// unitsAtBeta returns a copy of units with those of unknown β (a
+// refit's, Beta -1) moved to index beta of the grid (Unit.atBeta).
+func unitsAtBeta(units []Unit, beta int) []Unit {
+	out := append([]Unit(nil), units...)
+	for i := range out {
+		if out[i].Beta == -1 {
+			out[i] = out[i].atBeta(beta)
 		}
 	}
-	p.units = units
-	r.planned[id] = p
+	return out
 }
 
 // StartTask records that task id, which performs fits fits, started at now.
@@ -464,13 +470,7 @@ func (t *Task) SetBeta(beta int) {
 	}
 	t.run.mu.Lock()
 	defer t.run.mu.Unlock()
-	units := append([]Unit(nil), t.units...)
-	for i := range units {
-		if units[i].Beta == -1 {
-			units[i] = units[i].atBeta(beta)
-		}
-	}
-	t.units = units
+	t.units = unitsAtBeta(t.units, beta)
 }
 
 // EndFit records that the task's running fit ended at now; the time since
