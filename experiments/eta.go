@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mkpoe/mkpoe/internal/linalg"
 	"github.com/mkpoe/mkpoe/internal/progress"
 	"github.com/mkpoe/mkpoe/pkg/constraint"
 	"github.com/mkpoe/mkpoe/pkg/kernels"
@@ -33,9 +34,9 @@ func trainSize(c *Config, ds *dataset) (items, comps int) {
 }
 
 // planSize is what the ETA's prior (progress.PriorSeconds) knows of a
-// config's data: a split's training items and comparisons (trainSize) and
-// each kernel's dimension on those items (kernelDim), by index in
-// c.Kernels.
+// config's data and build: a split's training items and comparisons
+// (trainSize), each kernel's dimension on those items (kernelDim), by
+// index in c.Kernels, and the linear-algebra backend.
 type planSize struct {
 	items, comps int
 	kernelDims   []int
@@ -43,6 +44,9 @@ type planSize struct {
 	// share of the data set's comparisons the steps keep; a list not in
 	// the map keeps them all.
 	stepShare map[string]float64
+	// backend is the linear-algebra build the fits run in
+	// (linalg.Backend(); progress.BackendFactor).
+	backend string
 }
 
 // maxPlannedSteps is the most comparisons newPlanSize runs a row's
@@ -51,7 +55,7 @@ type planSize struct {
 const maxPlannedSteps = 100_000
 
 func newPlanSize(c *Config, ds *dataset) planSize {
-	ps := planSize{kernelDims: make([]int, len(c.Kernels)), stepShare: map[string]float64{}}
+	ps := planSize{kernelDims: make([]int, len(c.Kernels)), stepShare: map[string]float64{}, backend: linalg.Backend()}
 	ps.items, ps.comps = trainSize(c, ds)
 	keep := float64(ps.items) / float64(max(ds.n, 1))
 	for i, k := range c.Kernels {
@@ -142,7 +146,7 @@ func distinctKeys(counts []map[int]float64) int {
 // kernel or its group's sum (whose rank is at most the sum of its
 // kernels', and the items).
 func (ps planSize) shape(c *Config, row RowConfig, mode string) progress.Shape {
-	s := progress.Shape{Mode: mode, Items: ps.items, Comparisons: ps.comps}
+	s := progress.Shape{Mode: mode, Items: ps.items, Comparisons: ps.comps, Backend: ps.backend}
 	if share, ok := ps.stepShare[strings.Join(rowTrainSteps(c, row), ",")]; ok {
 		s.Comparisons = max(int(math.Round(share*float64(ps.comps))), 1)
 	}
@@ -176,7 +180,7 @@ func taskUnits(c *Config, t results.Task, ps planSize) []progress.Unit {
 	shape := ps.shape(c, row, row.Mode)
 	if t.Kind == KindRefit {
 		// A refit fits cold and pays its setup alone (progress.RefitFactor).
-		return []progress.Unit{{Row: name, Mode: row.Mode, Beta: -1, Size: 1, Prior: progress.RefitFactor(row.Mode) * progress.PriorSeconds(shape, -1)}}
+		return []progress.Unit{{Row: name, Mode: row.Mode, Beta: -1, Size: 1, Prior: progress.RefitFactor(shape) * progress.PriorSeconds(shape, -1)}}
 	}
 	size := cvSize(c)
 	units := make([]progress.Unit, TaskFits(c, t))

@@ -10,6 +10,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/mkpoe/mkpoe/internal/linalg"
 	"github.com/mkpoe/mkpoe/internal/progress"
 	"github.com/mkpoe/mkpoe/pkg/data"
 	"github.com/mkpoe/mkpoe/pkg/kernels"
@@ -53,7 +54,8 @@ func TestKernelDim(t *testing.T) {
 // TestPlanShapes checks the shapes the runner's ETA plans for each row
 // (planSize.shape): a k4 row has one block per kernel, a k1 row one block
 // of its group's summed dimensions (at most the items), and a row's
-// comparisons are the share its training steps keep of the data set's.
+// comparisons are the share its training steps keep of the data set's;
+// every shape carries the plan's backend, the binary's (progress.BackendFactor).
 func TestPlanShapes(t *testing.T) {
 	c := &Config{
 		Kernels:     []KernelConfig{{Name: "a"}, {Name: "b"}, {Name: "c"}},
@@ -65,7 +67,7 @@ func TestPlanShapes(t *testing.T) {
 			{Method: "k1", Group: "all", Mode: "full", TrainSteps: &[]string{}},
 		},
 	}
-	ps := planSize{items: 20, comps: 1000, kernelDims: []int{4, 5, 20}, stepShare: map[string]float64{"dedup": 0.5}}
+	ps := planSize{items: 20, comps: 1000, kernelDims: []int{4, 5, 20}, stepShare: map[string]float64{"dedup": 0.5}, backend: "gonum"}
 	for _, test := range []struct {
 		row   int
 		dims  []int
@@ -76,8 +78,8 @@ func TestPlanShapes(t *testing.T) {
 		{2, []int{20}, 1000},
 	} {
 		s := ps.shape(c, c.Rows[test.row], c.Rows[test.row].Mode)
-		if !slices.Equal(s.Dims, test.dims) || s.Comparisons != test.comps || s.Items != 20 {
-			t.Errorf("row %d: shape %+v, want dims %v, %d comparisons, 20 items", test.row, s, test.dims, test.comps)
+		if !slices.Equal(s.Dims, test.dims) || s.Comparisons != test.comps || s.Items != 20 || s.Backend != "gonum" {
+			t.Errorf("row %d: shape %+v, want dims %v, %d comparisons, 20 items, backend gonum", test.row, s, test.dims, test.comps)
 		}
 	}
 
@@ -87,6 +89,9 @@ func TestPlanShapes(t *testing.T) {
 	got := newPlanSize(c, ds)
 	if share := got.stepShare["dedup"]; share != 2.0/3 {
 		t.Errorf("dedup keeps a share %g of the comparisons, want 2/3", share)
+	}
+	if got.backend != linalg.Backend() {
+		t.Errorf("planned for backend %q, want this binary's, %q", got.backend, linalg.Backend())
 	}
 }
 

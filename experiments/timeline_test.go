@@ -65,9 +65,11 @@ func recordTimeline(dir string) ([]byte, error) {
 	if err := json.Unmarshal(b, &env); err != nil {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "env.json"), err)
 	}
-	if env["workers"] == "" {
-		return nil, fmt.Errorf("%s: no workers recorded (a run of an older mkpoe)", filepath.Join(dir, "env.json"))
+	if env["workers"] == "" || env["linalg_backend"] == "" {
+		return nil, fmt.Errorf("%s: no workers or backend recorded (a run of an older mkpoe)", filepath.Join(dir, "env.json"))
 	}
+	// The run's build, not this test binary's, priced its units.
+	ps.backend = env["linalg_backend"]
 	type rec struct {
 		t          results.Task
 		res        results.TaskResult
@@ -110,12 +112,14 @@ func recordTimeline(dir string) ([]byte, error) {
 		filepath.Base(filepath.Clean(dir)), c.Hash(), env["module"], env["build_tags"], env["started"], env["workers"], env["cores"])
 	fmt.Fprintf(&w, "# Written by experiments' TestRecordTimelines, replayed by internal/progress's TestETAOnRecordedTimelines.\n")
 	fmt.Fprintf(&w, "# workers\tN: the run's workers.\n")
+	fmt.Fprintf(&w, "# backend\tB: the run's linear-algebra build (Shape.Backend: openblas, or gonum for the pure-Go build).\n")
 	fmt.Fprintf(&w, "# row\tNAME\tMODE\tDIMS\tITEMS\tCOMPARISONS\tCV_SIZE: a row's units (progress.Unit) as the runner plans them: prior\n")
-	fmt.Fprintf(&w, "#   PriorSeconds(Shape{MODE, ITEMS, COMPARISONS, DIMS}, β index) (a refit's times RefitFactor(MODE)), DIMS its blocks'\n")
+	fmt.Fprintf(&w, "#   PriorSeconds(Shape{MODE, ITEMS, COMPARISONS, DIMS, B}, β index) (a refit's times RefitFactor(Shape)), DIMS its blocks'\n")
 	fmt.Fprintf(&w, "#   dimensions (comma-separated), a cv fit's Size CV_SIZE, a refit's 1.\n")
 	fmt.Fprintf(&w, "# task\tKIND\tID\tPHASE\tROW\tSTART\tEND\tBETA\tITERATIONS: a task in the order the run started them; START, END in seconds since the\n")
 	fmt.Fprintf(&w, "#   first task started; BETA the β index a refit chose (else -1); ITERATIONS each fit's, comma-separated (- for none).\n")
 	fmt.Fprintf(&w, "workers\t%s\n", env["workers"])
+	fmt.Fprintf(&w, "backend\t%s\n", ps.backend)
 	seen := map[string]bool{}
 	for _, r := range recs {
 		units := taskUnits(c, r.t, ps)
@@ -177,7 +181,7 @@ func checkRecordedUnits(c *Config, ps planSize) error {
 			case KindNative:
 				want = progress.Unit{Row: u.Row, Mode: "native", Size: 1, Prior: progress.PriorSeconds(ps.shape(c, row, "native"), 0)}
 			case KindRefit:
-				want = progress.Unit{Row: u.Row, Mode: u.Mode, Beta: -1, Size: 1, Prior: progress.RefitFactor(u.Mode) * progress.PriorSeconds(ps.shape(c, row, u.Mode), -1)}
+				want = progress.Unit{Row: u.Row, Mode: u.Mode, Beta: -1, Size: 1, Prior: progress.RefitFactor(ps.shape(c, row, u.Mode)) * progress.PriorSeconds(ps.shape(c, row, u.Mode), -1)}
 			}
 			if u != want {
 				return fmt.Errorf("%s: unit %d is %+v, the recorded rule gives %+v", t.ID, b, u, want)

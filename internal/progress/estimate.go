@@ -93,16 +93,28 @@ const BlocksExponent = 0.6
 // (quickstart, 3 inner folds), 5.3 and 5.6 (aloi10_sensitivity_bandwidth,
 // 5 folds), 2.0 and 1.3 (aset400_splits, aset400_single_kernels, 10
 // folds); full 17 and 7.8 (quickstart), 1.1 (aset400_single_kernels).
-func RefitFactor(mode string) float64 {
-	if mode == "full" {
-		return refitFactorFull
+//
+// In the pure-Go build a full refit is 1.7 times dearer again against
+// its cv fits: it fits cold, on more items, where the pure-Go build's
+// dense linear algebra trails OpenBLAS most (BackendFactor). Measured on
+// the configs recorded alone in both builds (a full row's refit over its
+// cv tasks in the pure-Go build, against the same in the OpenBLAS
+// build): 2.1 and 1.6 (quickstart's k1 and k4 rows), 1.6, 1.5 and 1.7
+// (aset400_single_kernels); a diag refit's ratio is 0.6–1.0.
+func RefitFactor(s Shape) float64 {
+	switch {
+	case s.Mode != "full":
+		return refitFactorDiag
+	case s.Backend == "gonum":
+		return refitFactorFullGonum
 	}
-	return refitFactorDiag
+	return refitFactorFull
 }
 
 const (
-	refitFactorDiag = 2
-	refitFactorFull = 1
+	refitFactorDiag      = 2
+	refitFactorFull      = 1
+	refitFactorFullGonum = 1.7
 )
 
 // Shape is what the prior knows of a fit before it runs: its mode, the
@@ -119,7 +131,41 @@ type Shape struct {
 	// linear kernel's feature columns, at most Items (experiments'
 	// kernelDim). Empty: one block of dimension Items.
 	Dims []int
+	// Backend is the linear-algebra build the fit runs in, as
+	// linalg.Backend() names it: "openblas", or "gonum" for the pure-Go
+	// build (BackendFactor). Empty: "openblas", the build PriorSeconds
+	// is calibrated on.
+	Backend string
 }
+
+// BackendFactor is how many times as long a fit of the given mode takes
+// in the given build as in the OpenBLAS build that PriorSeconds is
+// calibrated on: 1 for "openblas" (or ""); for the pure-Go build
+// ("gonum") the ratio measured on the same configs recorded alone on the
+// machine in both builds (internal/progress/testdata/timeline-*-idle.tsv
+// against timeline-*-gonum-idle.tsv, task seconds per mode summed over
+// quickstart, aset400_splits and aset400_single_kernels): diag 2.3 (639 s
+// against 282 s), full 4.6 (2764 s against 604 s), native 1.1. A full
+// fit's dense eigendecompositions and Newton systems are where gonum's
+// pure-Go LAPACK trails OpenBLAS most.
+func BackendFactor(backend, mode string) float64 {
+	if backend != "gonum" {
+		return 1
+	}
+	switch mode {
+	case "full":
+		return gonumFactorFull
+	case "native":
+		return gonumFactorNative
+	}
+	return gonumFactorDiag
+}
+
+const (
+	gonumFactorDiag   = 2.3
+	gonumFactorFull   = 4.6
+	gonumFactorNative = 1.1
+)
 
 // FullFixedShare is the part of a full fit's cost that does not grow with
 // its kernels' dimensions (PriorSeconds): the comparisons' distances and
@@ -138,7 +184,8 @@ const FullFixedShare = 0.2
 // (-1: unknown, taken as the grid's middle, 1.5).
 //
 // It is calibrated on runs of the OpenBLAS build alone on a 2-core machine
-// (internal/progress/testdata/timeline-*-idle.tsv) and is rough: a diag
+// (internal/progress/testdata/timeline-*-idle.tsv), a shape of another
+// build scaled by BackendFactor, and is rough: a diag
 // fit takes about the same time on 48, 160 or 330 items and grows with the
 // kernel blocks (as blocks^BlocksExponent) and the comparisons' square
 // root; a full fit grows with items^0.6, the comparisons and its blocks'
@@ -155,13 +202,14 @@ func PriorSeconds(s Shape, beta int) float64 {
 		b = unknownBeta
 	}
 	g := math.Pow(BetaStep, b)
+	f := BackendFactor(s.Backend, s.Mode)
 	switch s.Mode {
 	case "native":
-		return 0.013 * math.Sqrt(n)
+		return f * 0.013 * math.Sqrt(n)
 	case "full":
-		return 0.25 * math.Pow(n, 0.6) * m * g * fullDimFactor(s.Dims, items)
+		return f * 0.25 * math.Pow(n, 0.6) * m * g * fullDimFactor(s.Dims, items)
 	}
-	return 0.015 * p * math.Sqrt(m) * g
+	return f * 0.015 * p * math.Sqrt(m) * g
 }
 
 // fullDimFactor is a full fit's cost relative to one block of full rank:

@@ -68,7 +68,7 @@ func synthTimeline(seed uint64, workers int, rows []timelineRow, splits, folds, 
 			}
 			b := rng.IntN(betas) // the β the cv tasks chose
 			refits = append(refits, simTask{id: fmt.Sprintf("refit-%s-s%d", row.name, s), phase: 1, tail: 0.3, beta: b,
-				units: []Unit{{Row: row.name, Mode: row.mode, Beta: -1, Size: 1, Prior: RefitFactor(row.mode) * PriorSeconds(blockShape(row.mode, row.blocks, items, comps), -1)}},
+				units: []Unit{{Row: row.name, Mode: row.mode, Beta: -1, Size: 1, Prior: RefitFactor(blockShape(row.mode, row.blocks, items, comps)) * PriorSeconds(blockShape(row.mode, row.blocks, items, comps), -1)}},
 				cost:  []float64{trueRefit(row.mode) * base * math.Pow(row.growth, float64(b)) * (0.75 + 0.5*rng.Float64())}})
 		}
 	}
@@ -290,5 +290,5 @@ func trueExp(mode string) float64 {
 // runs' (and their true size exponent is steeper than the model's,
 // trueExp).
 func trueRefit(mode string) float64 {
-	return RefitFactor(mode)
+	return RefitFactor(Shape{Mode: mode})
 }

@@ -52,6 +52,7 @@ func loadTimeline(path string) (tasks []simTask, events []event, workers int, er
 		iters      []float64
 	}
 	var spans []span
+	var backend string
 	sc := bufio.NewScanner(f)
 	line := 0
 	for sc.Scan() {
@@ -72,8 +73,13 @@ func loadTimeline(path string) (tasks []simTask, events []event, workers int, er
 		switch {
 		case fld[0] == "workers" && len(fld) == 2:
 			workers = int(num(fld[1]))
+		case fld[0] == "backend" && len(fld) == 2:
+			backend = fld[1]
 		case fld[0] == "row" && len(fld) == 7:
-			r := recordedRow{shape: Shape{Mode: fld[2], Items: int(num(fld[4])), Comparisons: int(num(fld[5]))}, size: num(fld[6])}
+			if backend == "" {
+				return nil, nil, 0, bad(fmt.Errorf("a row before the backend line"))
+			}
+			r := recordedRow{shape: Shape{Mode: fld[2], Items: int(num(fld[4])), Comparisons: int(num(fld[5])), Backend: backend}, size: num(fld[6])}
 			for _, d := range strings.Split(fld[3], ",") {
 				r.shape.Dims = append(r.shape.Dims, int(num(d)))
 			}
@@ -91,7 +97,7 @@ func loadTimeline(path string) (tasks []simTask, events []event, workers int, er
 			case "native":
 				t.units = []Unit{{Row: name, Mode: "native", Size: 1, Prior: PriorSeconds(row.shape, 0)}}
 			case "refit":
-				t.units = []Unit{{Row: name, Mode: row.shape.Mode, Beta: -1, Size: 1, Prior: RefitFactor(row.shape.Mode) * PriorSeconds(row.shape, -1)}}
+				t.units = []Unit{{Row: name, Mode: row.shape.Mode, Beta: -1, Size: 1, Prior: RefitFactor(row.shape) * PriorSeconds(row.shape, -1)}}
 			case "cv":
 				for b := range strings.Split(fld[8], ",") {
 					t.units = append(t.units, Unit{Row: name, Mode: row.shape.Mode, Beta: b, Size: row.size, Prior: PriorSeconds(row.shape, b)})
@@ -111,7 +117,7 @@ func loadTimeline(path string) (tasks []simTask, events []event, workers int, er
 			tasks = append(tasks, t)
 			spans = append(spans, sp)
 		default:
-			return nil, nil, 0, bad(fmt.Errorf("not a workers, row or task line"))
+			return nil, nil, 0, bad(fmt.Errorf("not a workers, backend, row or task line"))
 		}
 		if err != nil {
 			return nil, nil, 0, err
@@ -152,7 +158,7 @@ func loadTimeline(path string) (tasks []simTask, events []event, workers int, er
 
 // TestETAOnRecordedTimelines replays real recorded runs (testdata/
 // timeline-*.tsv: the OpenBLAS build, 2 workers on a 2-core machine,
-// beside other jobs or alone) into a Run as the runner drives it (the
+// beside other jobs or alone; three in the pure-Go build alone) into a Run as the runner drives it (the
 // refits' β told once their cv tasks have ended), and checks the ETA
 // once a quarter, half and three quarters of the run's true time have
 // passed: the middle of its range within ±30% of the true time left.
@@ -207,6 +213,12 @@ func TestETAOnRecordedTimelines(t *testing.T) {
 		{"timeline-aset400_single_kernels-idle.tsv", nil},
 		{"timeline-aset400_graph_processing-idle.tsv", nil},
 		{"timeline-aset400_kernel_groups-idle.tsv", nil},
+
+		// The pure-Go build, recorded alone on the idle machine, in the
+		// runner's order (BackendFactor).
+		{"timeline-quickstart-gonum-idle.tsv", nil},
+		{"timeline-aset400_splits-gonum-idle.tsv", nil},
+		{"timeline-aset400_single_kernels-gonum-idle.tsv", nil},
 	} {
 		t.Run(test.file, func(t *testing.T) {
 			tasks, events, workers, err := loadTimeline(filepath.Join("testdata", test.file))
@@ -238,14 +250,15 @@ func TestETAOnRecordedTimelines(t *testing.T) {
 // β it chooses (SetBeta), and that an index outside the grid changes
 // nothing.
 func TestRefitPriorMovesToItsBeta(t *testing.T) {
-	planned := Unit{Row: "k1diag-a", Mode: "diag", Beta: -1, Size: 1, Prior: RefitFactor("diag") * PriorSeconds(blockShape("diag", 1, 96, 4000), -1)}
+	shape := blockShape("diag", 1, 96, 4000)
+	planned := Unit{Row: "k1diag-a", Mode: "diag", Beta: -1, Size: 1, Prior: RefitFactor(shape) * PriorSeconds(shape, -1)}
 	for _, test := range []struct {
 		beta      int
 		wantBeta  int
 		wantPrior float64
 	}{
-		{0, 0, RefitFactor("diag") * PriorSeconds(blockShape("diag", 1, 96, 4000), 0)},
-		{5, 5, RefitFactor("diag") * PriorSeconds(blockShape("diag", 1, 96, 4000), 5)},
+		{0, 0, RefitFactor(shape) * PriorSeconds(shape, 0)},
+		{5, 5, RefitFactor(shape) * PriorSeconds(shape, 5)},
 		{-1, -1, planned.Prior},
 	} {
 		r := NewRun(&strings.Builder{}, RunOptions{Every: -1}, t0, 1, 1)
@@ -260,37 +273,100 @@ func TestRefitPriorMovesToItsBeta(t *testing.T) {
 }
 
 // TestPriorOnIdleRecordedRuns checks the prior's scale (what mkpoe plan
-// prints) on the runs recorded alone on the idle machine: the units'
-// priors at their sizes (a refit's at the β it chose), summed over the
-// run, within 2× of the run's task seconds (docs/progress.md, "The
-// prior").
+// prints) on the runs recorded alone on the idle machine, in either
+// build: the units' priors at their sizes (a refit's at the β it chose),
+// summed over the run, within 2× of the run's task seconds
+// (docs/progress.md, "The prior").
 func TestPriorOnIdleRecordedRuns(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("testdata", "timeline-*-idle.tsv"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no idle timelines (%v)", err)
 	}
 	for _, f := range files {
-		tasks, events, _, err := loadTimeline(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		start := map[int]float64{}
-		truth, prior := 0.0, 0.0
-		for _, e := range events {
-			switch e.kind {
-			case 0:
-				start[e.task] = e.at
-			case 2:
-				truth += e.at - start[e.task]
-				for _, u := range tasks[e.task].units {
-					prior += u.atBeta(tasks[e.task].beta).Prior * math.Pow(u.size(), SizeExponent(u.Mode))
-				}
-			}
-		}
+		truthByMode, priorByMode := recordedSeconds(t, f)
+		truth, prior := total(truthByMode), total(priorByMode)
 		ratio := prior / truth
 		if ratio < 0.5 || ratio > 2 {
 			t.Errorf("%s: prior %.0fs, truly %.0fs of task time (%.2f×)", filepath.Base(f), prior, truth, ratio)
 		}
 		t.Logf("%s: prior %.0fs, truly %.0fs of task time (%.2f×)", filepath.Base(f), prior, truth, ratio)
 	}
+}
+
+// TestBackendFactor checks BackendFactor against the configs recorded
+// alone on the machine in both builds (timeline-X-idle.tsv in the
+// OpenBLAS build, timeline-X-gonum-idle.tsv in the pure-Go build): per
+// mode, the pure-Go build's task seconds over the OpenBLAS build's,
+// pooled over the configs, within 15% of the factor. PriorSeconds scales
+// a shape by its backend's factor, and the OpenBLAS build's is 1.
+func TestBackendFactor(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("testdata", "timeline-*-gonum-idle.tsv"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no pure-Go idle timelines (%v)", err)
+	}
+	gonum, openblas := map[string]float64{}, map[string]float64{}
+	for _, f := range files {
+		g, _ := recordedSeconds(t, f)
+		o, _ := recordedSeconds(t, strings.TrimSuffix(f, "-gonum-idle.tsv")+"-idle.tsv")
+		for mode, sec := range g {
+			gonum[mode] += sec
+			openblas[mode] += o[mode]
+			t.Logf("%s, %s: %.1fs against %.1fs in the OpenBLAS build (%.2f×)", filepath.Base(f), mode, sec, o[mode], sec/o[mode])
+		}
+	}
+	for _, mode := range []string{"diag", "full", "native"} {
+		if openblas[mode] == 0 || gonum[mode] == 0 {
+			t.Errorf("%s: no tasks recorded in both builds", mode)
+			continue
+		}
+		measured := gonum[mode] / openblas[mode]
+		factor := BackendFactor("gonum", mode)
+		if math.Abs(factor/measured-1) > 0.15 {
+			t.Errorf("%s: BackendFactor %.2f, measured %.2f (%.1fs against %.1fs)", mode, factor, measured, gonum[mode], openblas[mode])
+		}
+		shape := blockShape(mode, 2, 330, 3000)
+		pureGo := shape
+		pureGo.Backend = "gonum"
+		if got, want := PriorSeconds(pureGo, 3), factor*PriorSeconds(shape, 3); math.Abs(got/want-1) > 1e-12 {
+			t.Errorf("%s: PriorSeconds in the pure-Go build %g, want %g", mode, got, want)
+		}
+		if f := BackendFactor("openblas", mode); f != 1 {
+			t.Errorf("%s: BackendFactor(openblas) = %g, want 1", mode, f)
+		}
+	}
+}
+
+// recordedSeconds returns a recorded timeline's task seconds and the
+// prior's (its units' priors at their sizes, a refit's at the β it
+// chose), each summed per mode ("diag", "full", "native").
+func recordedSeconds(t *testing.T, path string) (truth, prior map[string]float64) {
+	t.Helper()
+	tasks, events, _, err := loadTimeline(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	truth, prior = map[string]float64{}, map[string]float64{}
+	start := map[int]float64{}
+	for _, e := range events {
+		switch e.kind {
+		case 0:
+			start[e.task] = e.at
+		case 2:
+			mode := tasks[e.task].units[0].Mode
+			truth[mode] += e.at - start[e.task]
+			for _, u := range tasks[e.task].units {
+				prior[mode] += u.atBeta(tasks[e.task].beta).Prior * math.Pow(u.size(), SizeExponent(u.Mode))
+			}
+		}
+	}
+	return truth, prior
+}
+
+// total sums a map's values.
+func total(m map[string]float64) float64 {
+	s := 0.0
+	for _, v := range m {
+		s += v
+	}
+	return s
 }

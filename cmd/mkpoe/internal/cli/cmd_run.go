@@ -177,13 +177,14 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 
 // priorLine is plan's rough estimate of the run's time, on stderr (stdout
 // stays the task list): the plan's fits at the documented per-fit prior
-// (docs/progress.md, "The prior"), nothing measured.
+// (docs/progress.md, "The prior") in this binary's build, nothing
+// measured.
 func priorLine(c *experiments.Config) string {
 	workers := max(runtime.NumCPU(), 1)
 	work, wall, fits, err := experiments.PriorEstimate(c, workers)
 	if err != nil {
 		return fmt.Sprintf("prior estimate: unknown (%v)", err)
 	}
-	return fmt.Sprintf("prior estimate (not measured; docs/progress.md): %d fits, about %s of work, %s on %d workers; "+
-		"calibrated on an idle 2-core machine; a busy one takes longer", fits, progress.FormatDuration(work), progress.FormatDuration(wall), workers)
+	return fmt.Sprintf("prior estimate (not measured; docs/progress.md): %d fits, about %s of work, %s on %d workers, backend %s; "+
+		"calibrated on an idle 2-core machine; a busy one takes longer", fits, progress.FormatDuration(work), progress.FormatDuration(wall), workers, linalg.Backend())
 }
