@@ -120,7 +120,7 @@ func Run(ctx context.Context, c *Config, opts RunOptions) (*results.Summary, err
 			disp.Plan(t.ID, phase, taskUnits(c, t, ps))
 		}
 	}
-	stopTicker := progress.Start(progress.Interval(live, opts.ProgressEvery), disp.Update)
+	stopTicker := progress.StartRun(progress.Interval(live, opts.ProgressEvery), disp)
 	defer disp.Finish()
 	defer stopTicker()
 	// The ETA is told a refit's β once its row and split's cv tasks have

@@ -168,14 +168,39 @@ func truncate(s string, width int) string {
 // goroutine, until the returned stop is called; stop returns once the
 // last update has ended, so the caller may then write to the same output.
 func Start(interval time.Duration, update func(now time.Time)) (stop func()) {
+	return startTicker(interval, time.Now, update, nil)
+}
+
+// StartRun is Start for a run's display r: it also tells r (Run.AddStopped)
+// when a tick comes more than StoppedGap late, which happens when the
+// process was stopped (Ctrl-Z and fg, a batch job suspended and resumed):
+// the time it was stopped is not its fits'.
+func StartRun(interval time.Duration, r *Run) (stop func()) {
+	return startTicker(interval, time.Now, r.Update, r.AddStopped)
+}
+
+// StoppedGap is how late a tick of StartRun must be for the process to be
+// taken as stopped for the time between; a running process's ticks come
+// within milliseconds, even with every core busy.
+const StoppedGap = 5 * time.Second
+
+// startTicker is Start, reading the time from clock, and calling stopped
+// (if not nil) before update when a tick comes more than StoppedGap late.
+func startTicker(interval time.Duration, clock func() time.Time, update func(now time.Time), stopped func(time.Duration)) (stop func()) {
 	t := time.NewTicker(interval)
 	quit := make(chan struct{})
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
+		last := clock()
 		for {
 			select {
-			case now := <-t.C:
+			case <-t.C:
+				now := clock()
+				if late := now.Sub(last) - interval; stopped != nil && late > StoppedGap {
+					stopped(late)
+				}
+				last = now
 				update(now)
 			case <-quit:
 				return
@@ -321,6 +346,9 @@ type Run struct {
 	order       [2][]string            // planned task IDs by phase, in order
 	started     map[string]bool
 	startedFits int // fits of the started tasks
+	// stopped is the time the process was stopped since the run started
+	// (AddStopped); the fits' times exclude it.
+	stopped time.Duration
 }
 
 // plannedTask is a task of Plan: its phase and units.
@@ -369,6 +397,24 @@ type Task struct {
 	units []Unit    // the task's units: its fits, or one for a native task
 	mark  time.Time // the task's start or its last fit's end
 	last  int       // its last sample in the estimator (-1: none)
+	// startStopped and markStopped are the run's stopped time at start
+	// and at mark.
+	startStopped, markStopped time.Duration
+}
+
+// AddStopped records that the process was stopped for d (StartRun): the
+// running fits' times exclude it, and so do the estimates made from them.
+func (r *Run) AddStopped(d time.Duration) {
+	r.mu.Lock()
+	r.stopped += max(d, 0)
+	r.mu.Unlock()
+}
+
+// sinceMark is the time t's running fit has run at now: since its task
+// started or its previous fit ended, less the time the process was
+// stopped meanwhile.
+func (t *Task) sinceMark(now time.Time) float64 {
+	return (now.Sub(t.mark) - (t.run.stopped - t.markStopped)).Seconds()
 }
 
 // Live reports whether the display is a live line on a terminal.
@@ -424,6 +470,7 @@ func unitsAtBeta(units []Unit, beta int) []Unit {
 func (r *Run) StartTask(id string, fits int, now time.Time) *Task {
 	t := &Task{run: r, id: id, fits: fits, start: now, mark: now, last: -1}
 	r.mu.Lock()
+	t.startStopped, t.markStopped = r.stopped, r.stopped
 	if p, ok := r.planned[id]; ok {
 		t.phase, t.units = p.phase, p.units
 	} else {
@@ -485,9 +532,9 @@ func (t *Task) EndFit(now time.Time) {
 	t.fit = nil
 	if t.done < t.fits {
 		if t.done < len(t.units) {
-			t.last = r.est.add(t.units[t.done], now.Sub(t.mark).Seconds())
+			t.last = r.est.add(t.units[t.done], t.sinceMark(now))
 		}
-		t.mark = now
+		t.mark, t.markStopped = now, r.stopped
 		t.done++
 		r.fitsDone++
 	}
@@ -501,10 +548,10 @@ func (r *Run) EndTask(t *Task, line string, now time.Time) {
 	defer r.mu.Unlock()
 	switch {
 	case t.fits == 0 && len(t.units) > 0:
-		r.est.add(t.units[0], now.Sub(t.start).Seconds())
+		r.est.add(t.units[0], (now.Sub(t.start) - (r.stopped - t.startStopped)).Seconds())
 	case t.last >= 0 && t.done == t.fits:
 		// Scoring after the last fit: part of its time.
-		r.est.samples[t.last].sec += now.Sub(t.mark).Seconds()
+		r.est.samples[t.last].sec += t.sinceMark(now)
 		r.est.dirty = true
 	}
 	r.fitsDone += t.fits - t.done
@@ -574,7 +621,7 @@ func (r *Run) eta(now time.Time) (Estimate, bool) {
 					// The running unit: what is left of it. One that
 					// nears or overruns its estimate may take half as
 					// long again (the high end), or end now (the low end).
-					e := now.Sub(t.mark).Seconds()
+					e := t.sinceMark(now)
 					c = math.Max(c-e, 0)
 					if k == 2 {
 						c = math.Max(c, e/2)

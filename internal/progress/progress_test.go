@@ -3,6 +3,7 @@ package progress
 import (
 	"io"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -287,6 +288,78 @@ func TestStart(t *testing.T) {
 		t.Error("an update ran after stop returned")
 	}
 	stop() // a second stop is harmless
+}
+
+// TestStartRunNoticesAStop: a tick more than StoppedGap late (the process
+// was stopped: Ctrl-Z, a suspended batch job) reports the time between,
+// less the interval, before the update; ticks on time report nothing.
+func TestStartRunNoticesAStop(t *testing.T) {
+	var mu sync.Mutex
+	clock := t0
+	var stopped []time.Duration
+	updates := 0
+	ticked := make(chan struct{}, 100)
+	stop := startTicker(time.Millisecond, func() time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		clock = clock.Add(time.Second)
+		if updates == 3 {
+			clock = clock.Add(10 * time.Minute) // stopped before the fourth tick
+		}
+		return clock
+	}, func(time.Time) {
+		mu.Lock()
+		updates++
+		mu.Unlock()
+		ticked <- struct{}{}
+	}, func(d time.Duration) {
+		mu.Lock()
+		stopped = append(stopped, d)
+		mu.Unlock()
+	})
+	for range 6 {
+		<-ticked
+	}
+	stop()
+	mu.Lock()
+	defer mu.Unlock()
+	// The clock moves 1 s a tick on a 1 ms ticker: late by 1 s, not a stop.
+	if want := 10*time.Minute + time.Second - time.Millisecond; len(stopped) != 1 || stopped[0] != want {
+		t.Errorf("stops %v, want one of %v", stopped, want)
+	}
+}
+
+// TestRunStopped: a run stopped for ten minutes in the middle of a fit
+// (AddStopped, as StartRun reports it) estimates as the same run not
+// stopped: the fits' times and the running fit's exclude the stop.
+func TestRunStopped(t *testing.T) {
+	units := func(row string) []Unit {
+		return []Unit{{Row: row, Mode: "diag", Beta: 0, Size: 1, Prior: 1}, {Row: row, Mode: "diag", Beta: 0, Size: 1, Prior: 1}}
+	}
+	const pause = 10 * time.Minute
+	var eta [2]Estimate
+	for i, stop := range []time.Duration{0, pause} {
+		r := NewRun(io.Discard, RunOptions{Every: -1}, t0, 3, 6)
+		for _, id := range []string{"a", "b", "c"} {
+			r.Plan(id, 0, units("k1diag-x"))
+		}
+		a := r.StartTask("a", 2, at(0))
+		a.StartFit(1)
+		a.EndFit(at(2 * time.Second))
+		a.StartFit(1)
+		r.AddStopped(stop) // stopped during the second fit
+		a.EndFit(at(4*time.Second + stop))
+		r.EndTask(a, "", at(4*time.Second+stop))
+		b := r.StartTask("b", 2, at(4*time.Second+stop))
+		b.StartFit(1)
+		var ok bool
+		if eta[i], ok = r.ETA(at(5*time.Second + stop)); !ok {
+			t.Fatalf("stopped %v: no ETA", stop)
+		}
+	}
+	if eta[0] != eta[1] || eta[0].Mid < time.Second || eta[0].Mid > 10*time.Second {
+		t.Errorf("ETA %v when stopped for %v, %v when not; want equal, a few seconds", eta[1], pause, eta[0])
+	}
 }
 
 // TestTerminal: a buffer or io.Discard is not a terminal (progress then
