@@ -33,7 +33,9 @@ func runTask(ctx context.Context, c *Config, ds *dataset, st *store, t results.T
 		if p := recover(); p != nil {
 			res.Status, res.Error = "failed", fmt.Sprintf("internal error: %v", p)
 		}
-		res.Seconds = time.Since(start).Seconds()
+		// The task's time, less any time the process was stopped
+		// (Ctrl-Z, a suspended job) as the display noticed it.
+		res.Seconds = (time.Since(start) - tp.Stopped()).Seconds()
 	}()
 	if err := execTask(ctx, c, ds, st, t, tp, &res); err != nil {
 		if ctx.Err() != nil {

@@ -410,6 +410,17 @@ func (r *Run) AddStopped(d time.Duration) {
 	r.mu.Unlock()
 }
 
+// Stopped is the time the process was stopped (Run.AddStopped) since t
+// started; 0 on a nil Task.
+func (t *Task) Stopped() time.Duration {
+	if t == nil {
+		return 0
+	}
+	t.run.mu.Lock()
+	defer t.run.mu.Unlock()
+	return t.run.stopped - t.startStopped
+}
+
 // sinceMark is the time t's running fit has run at now: since its task
 // started or its previous fit ended, less the time the process was
 // stopped meanwhile.

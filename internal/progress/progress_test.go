@@ -331,7 +331,9 @@ func TestStartRunNoticesAStop(t *testing.T) {
 
 // TestRunStopped: a run stopped for ten minutes in the middle of a fit
 // (AddStopped, as StartRun reports it) estimates as the same run not
-// stopped: the fits' times and the running fit's exclude the stop.
+// stopped: the fits' times and the running fit's exclude the stop. The
+// task that was running says how long it was stopped (Task.Stopped, which
+// the runner takes out of its seconds).
 func TestRunStopped(t *testing.T) {
 	units := func(row string) []Unit {
 		return []Unit{{Row: row, Mode: "diag", Beta: 0, Size: 1, Prior: 1}, {Row: row, Mode: "diag", Beta: 0, Size: 1, Prior: 1}}
@@ -352,6 +354,9 @@ func TestRunStopped(t *testing.T) {
 		r.EndTask(a, "", at(4*time.Second+stop))
 		b := r.StartTask("b", 2, at(4*time.Second+stop))
 		b.StartFit(1)
+		if a.Stopped() != stop || b.Stopped() != 0 || (*Task)(nil).Stopped() != 0 {
+			t.Errorf("stopped %v: tasks' stopped times %v, %v; want %v, 0", stop, a.Stopped(), b.Stopped(), stop)
+		}
 		var ok bool
 		if eta[i], ok = r.ETA(at(5*time.Second + stop)); !ok {
 			t.Fatalf("stopped %v: no ETA", stop)
