@@ -559,7 +559,8 @@ func (r *Run) EndTask(t *Task, line string, now time.Time) {
 	defer r.mu.Unlock()
 	switch {
 	case t.fits == 0 && len(t.units) > 0:
-		r.est.add(t.units[0], (now.Sub(t.start) - (r.stopped - t.startStopped)).Seconds())
+		// A native task fits nothing: its mark is still its start.
+		r.est.add(t.units[0], t.sinceMark(now))
 	case t.last >= 0 && t.done == t.fits:
 		// Scoring after the last fit: part of its time.
 		r.est.samples[t.last].sec += t.sinceMark(now)
