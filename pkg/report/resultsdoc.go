@@ -33,7 +33,8 @@ import (
 //	{{cost "cfg" "row" ...}} what learning the rows cost: training comparisons
 //	                       per split, task time, solver iterations
 //	{{builds "cfg" "cfg2"}} two runs of one config (e.g. the OpenBLAS and the
-//	                       pure-Go build): what differs, split by split
+//	                       pure-Go build): what differs, split by split, and
+//	                       every claim whose verdicts differ
 //	{{acc "cfg" "row"}}    a row's accuracy as the table prints it
 //	{{diff "cfg" "claim"}} a claim's difference, clustered interval and verdict
 //
@@ -355,9 +356,18 @@ func (d *resultsDoc) builds(cfgA, cfgB string) (string, error) {
 			}
 		}
 	}
-	same := len(a.summary.Claims) == len(b.summary.Claims)
-	for i := 0; same && i < len(a.summary.Claims); i++ {
-		same = a.summary.Claims[i].Holds == b.summary.Claims[i].Holds && a.summary.Claims[i].Reproduced == b.summary.Claims[i].Reproduced
+	if len(a.summary.Claims) != len(b.summary.Claims) {
+		return "", fmt.Errorf("%q and %q have different claims (%d, %d)", cfgA, cfgB, len(a.summary.Claims), len(b.summary.Claims))
+	}
+	var moved []string
+	for i, ca := range a.summary.Claims {
+		cb := b.summary.Claims[i]
+		if ca.Claim != cb.Claim {
+			return "", fmt.Errorf("%q and %q differ in claim %d (%q, %q)", cfgA, cfgB, i, ca.Claim, cb.Claim)
+		}
+		if ca.Holds != cb.Holds || ca.Reproduced != cb.Reproduced {
+			moved = append(moved, fmt.Sprintf("- **%s**: %s; %s.", mdEscape(ca.Claim), claimVerdict(na, ca), claimVerdict(nb, cb)))
+		}
 	}
 	var out strings.Builder
 	if len(lines) == 0 {
@@ -366,12 +376,24 @@ func (d *resultsDoc) builds(cfgA, cfgB string) (string, error) {
 		fmt.Fprintf(&out, "| Row | Split | β, %s | β, %s | Accuracy, %s | Accuracy, %s |\n|---|---|---|---|---|---|\n%s\n\n", na, nb, na, nb, strings.Join(lines, "\n"))
 		fmt.Fprintf(&out, "Every other split of every row has the same β and test accuracy in both; the largest difference of a split's accuracy is %.4f.", maxDiff)
 	}
-	if same {
+	if len(moved) == 0 {
 		out.WriteString(" Every claim has the same verdicts (Holds, and the i.i.d. check) in both.")
 	} else {
-		out.WriteString(" **Some claims' verdicts differ between the two runs.**")
+		fmt.Fprintf(&out, " **%d of %d claims' verdicts differ between the two runs:**\n\n%s", len(moved), len(a.summary.Claims), strings.Join(moved, "\n"))
 	}
 	return out.String(), nil
+}
+
+// claimVerdict is one run's verdicts on a claim, for builds: the
+// difference, its clustered interval and whether it holds, then the i.i.d.
+// check.
+func claimVerdict(run string, cl results.Claim) string {
+	c := cl.Cells(3)
+	holds := "holds"
+	if c[results.ClaimCellHolds] != "yes" {
+		holds = "does not hold"
+	}
+	return fmt.Sprintf("%s: %s %s, %s (i.i.d. interval above 0: %s)", run, c[results.ClaimCellDifference], c[results.ClaimCellClustered], holds, c[results.ClaimCellIIDAbove])
 }
 
 func (r *committedRun) row(label string) *results.Row {

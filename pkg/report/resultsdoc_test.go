@@ -49,12 +49,20 @@ func docFixture(t *testing.T) fstest.MapFS {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Another pure-Go run, in which the claim's clustered interval cleared 0.
+	s.Claims[0].Clustered = &stats.Interval{Diff: 0.1, Lo: 0.01, Hi: 0.2, Reps: 2000, P: 0.01}
+	s.Claims[0].Holds = true
+	hb, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
 	gp, err := json.Marshal(results.Provenance{Config: "toy", ConfigHash: "abc123", LinalgBackend: "gonum"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return fstest.MapFS{"toy/summary.json": {Data: sb}, "toy/provenance.json": {Data: pb},
-		"toy.gonum/summary.json": {Data: gb}, "toy.gonum/provenance.json": {Data: gp}}
+		"toy.gonum/summary.json": {Data: gb}, "toy.gonum/provenance.json": {Data: gp},
+		"toy.holds/summary.json": {Data: hb}, "toy.holds/provenance.json": {Data: gp}}
 }
 
 func TestResultsDoc(t *testing.T) {
@@ -75,6 +83,8 @@ func TestResultsDoc(t *testing.T) {
 		{`{{builds "toy" "toy.gonum"}}`, []string{"| all K4 full | 1 | 10 | 100 | 0.8000 | 0.7500 |",
 			"the largest difference of a split's accuracy is 0.0500. Every claim has the same verdicts"}},
 		{`{{builds "toy" "toy"}}`, []string{"choose the same β and give the same test accuracy on every split of every row."}},
+		{`{{builds "toy" "toy.holds"}}`, []string{"**1 of 1 claims' verdicts differ between the two runs:**",
+			"- **K4 beats native**: openblas: +0.100 [-0.010, +0.200], does not hold (i.i.d. interval above 0: yes); gonum: +0.100 [+0.010, +0.200], holds (i.i.d. interval above 0: yes)."}},
 		{`K4: {{acc "toy" "ALL K4 FULL"}}; {{diff "toy" "K4 beats native"}}.`, []string{"K4: 0.850 ± 0.071; +0.100 [-0.010, +0.200], does not hold."}},
 	} {
 		got, err := ResultsDoc(tc.tmpl, fsys)
