@@ -234,7 +234,10 @@ func (d *resultsDoc) provenance(cfg string) (string, error) {
 		build += ")"
 	}
 	workers := ""
-	if p.Workers > 0 {
+	switch {
+	case p.Workers == 1:
+		workers = ", 1 worker"
+	case p.Workers > 1:
 		workers = fmt.Sprintf(", %d workers", p.Workers)
 	}
 	wall := "wall time unknown"

@@ -56,7 +56,7 @@ func docFixture(t *testing.T) fstest.MapFS {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gp, err := json.Marshal(results.Provenance{Config: "toy", ConfigHash: "abc123", LinalgBackend: "gonum"})
+	gp, err := json.Marshal(results.Provenance{Config: "toy", ConfigHash: "abc123", LinalgBackend: "gonum", Go: "go1.26.8", CPUModel: "AMD EPYC", Cores: 2, Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,6 +78,7 @@ func TestResultsDoc(t *testing.T) {
 			"| K4 beats native (all K4 full vs ST native) | Table 4 | +0.100 | [-0.010, +0.200] | 0.12 | **no** | [+0.020, +0.180] | yes |"}},
 		{`{{shares "toy"}}`, []string{"- all K4 full: ST 0.750, CF 0.250"}},
 		{`{{provenance "toy"}}`, []string{"Config hash abc123; commit 0123456, OpenBLAS build (Haswell kernels, OPENBLAS_CORETYPE=Haswell, OpenBLAS 0.3.21), go1.26.8; AMD EPYC, 2 cores, 2 workers. Finished 2026-11-28 04:10 UTC after 10.5 min wall, 20.0 min of task time; 12 tasks, 40 fits, 0 not certified, largest certified gap 8.40e-04."}},
+		{`{{provenance "toy.gonum"}}`, []string{"pure-Go build (gonum), go1.26.8; AMD EPYC, 2 cores, 1 worker. Finished"}},
 		{`{{runs "toy" "toy"}}`, []string{"| `toy` | 12 | 40 | 10.5 min | 20.0 min | 0 | 8.40e-04 | 0123456 | openblas (Haswell) |", "| all 2 | 24 | 80 | 21.0 min | 40.0 min | 0 | 8.40e-04 | | |", "From the first run's start to the last run's end: 10.5 min (2026-11-28 04:00 UTC to 2026-11-28 04:10 UTC)."}},
 		{`{{cost "toy" "all K4 full"}}`, []string{"| all K4 full | 5 | 19.2 min | 5321 |"}},
 		{`{{builds "toy" "toy.gonum"}}`, []string{"| all K4 full | 1 | 10 | 100 | 0.8000 | 0.7500 |",
