@@ -392,11 +392,15 @@ func (d *resultsDoc) builds(cfgA, cfgB string) (string, error) {
 // check.
 func claimVerdict(run string, cl results.Claim) string {
 	c := cl.Cells(3)
-	holds := "holds"
+	return fmt.Sprintf("%s: %s %s, %s (i.i.d. interval above 0: %s)", run, c[results.ClaimCellDifference], c[results.ClaimCellClustered], holdsText(c), c[results.ClaimCellIIDAbove])
+}
+
+// holdsText is a claim's verdict in words, from its cells (Claim.Cells).
+func holdsText(c []string) string {
 	if c[results.ClaimCellHolds] != "yes" {
-		holds = "does not hold"
+		return "does not hold"
 	}
-	return fmt.Sprintf("%s: %s %s, %s (i.i.d. interval above 0: %s)", run, c[results.ClaimCellDifference], c[results.ClaimCellClustered], holds, c[results.ClaimCellIIDAbove])
+	return "holds"
 }
 
 func (r *committedRun) row(label string) *results.Row {
@@ -427,11 +431,7 @@ func (d *resultsDoc) diff(cfg, claim string) (string, error) {
 	for _, cl := range r.summary.Claims {
 		if strings.EqualFold(cl.Claim, claim) {
 			c := cl.Cells(3)
-			verdict := "holds"
-			if c[results.ClaimCellHolds] != "yes" {
-				verdict = "does not hold"
-			}
-			return fmt.Sprintf("%s %s, %s", c[results.ClaimCellDifference], c[results.ClaimCellClustered], verdict), nil
+			return fmt.Sprintf("%s %s, %s", c[results.ClaimCellDifference], c[results.ClaimCellClustered], holdsText(c)), nil
 		}
 	}
 	var have []string
