@@ -1,0 +1,133 @@
+package data
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// sharedData returns ../shared/data beside the repository (the curators'
+// copy of the originals and of the derived files), or skips.
+func sharedData(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join("..", "..", "..", "shared", "data")
+	if _, err := os.Stat(filepath.Join(dir, Aset400Dir, "original")); err != nil {
+		t.Skipf("../shared/data not available (%v): the originals and the curators' derived files live there", err)
+	}
+	return dir
+}
+
+// derivedFiles lists, per data set name of Prepare, the files it derives
+// (SOURCE.txt aside) relative to the data root.
+var derivedFiles = map[string][]string{
+	"aset400": {"aset400/triplets.tsv", "aset400/artists.tsv", "aset400/genre_labels.tsv", "aset400/genre_names.txt"},
+	"lastfm":  {"lastfm-hetrec2011/aset400_to_hetrec_artistID.tsv"},
+	"aloi": {"aloi10/view1_64d_hist_sum1.tsv", "aloi10/view2_64d_hist_sum1.tsv", "aloi10/view3_77d.tsv",
+		"aloi10/view4_13d_haralick_like.tsv", "aloi10/labels.tsv", "aloi10/subset_10x20_row_indices.tsv"},
+}
+
+// TestPrepareMatchesShared derives every file from the originals in
+// ../shared/data into a temporary directory and compares it with the
+// curators' file byte for byte, then value for value through the loaders.
+func TestPrepareMatchesShared(t *testing.T) {
+	shared := sharedData(t)
+	out := t.TempDir()
+	for _, set := range PrepareSets {
+		written, err := Prepare(set, shared, out)
+		if err != nil {
+			t.Fatalf("Prepare(%s): %v", set, err)
+		}
+		if len(written) != len(derivedFiles[set])+1 || filepath.Base(written[len(written)-1]) != "SOURCE.txt" {
+			t.Errorf("Prepare(%s) wrote %v, want %v and SOURCE.txt", set, written, derivedFiles[set])
+		}
+		for _, rel := range derivedFiles[set] {
+			got, err := os.ReadFile(filepath.Join(out, rel))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := os.ReadFile(filepath.Join(shared, rel))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
+				for i := range min(len(gl), len(wl)) {
+					if gl[i] != wl[i] {
+						t.Errorf("%s differs from the shared file at line %d:\n got %.200q\nwant %.200q", rel, i+1, gl[i], wl[i])
+						break
+					}
+				}
+				t.Errorf("%s: %d bytes, shared file %d bytes", rel, len(got), len(want))
+			}
+		}
+	}
+
+	// Value for value: the loaders read the same data from both trees.
+	// (The HetRec .dat files are not derived: link them beside the mapping.)
+	for _, f := range []string{"artists.dat", "tags.dat", "user_artists.dat", "user_taggedartists.dat"} {
+		abs, _ := filepath.Abs(filepath.Join(shared, LastFMDir, f))
+		if err := os.Symlink(abs, filepath.Join(out, LastFMDir, f)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a1, err := LoadAset400(filepath.Join(out, Aset400Dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a2, err := LoadAset400(filepath.Join(shared, Aset400Dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(a1.Names, ",") != strings.Join(a2.Names, ",") || strings.Join(a1.DisplayNames, ",") != strings.Join(a2.DisplayNames, ",") ||
+		len(a1.Comparisons) != 9090 || len(a1.Comparisons) != len(a2.Comparisons) || !mat.Equal(a1.GenreLabels, a2.GenreLabels) ||
+		strings.Join(a1.GenreNames, ",") != strings.Join(a2.GenreNames, ",") {
+		t.Error("aset400: the derived files load differently from the shared ones")
+	}
+	for i := range a1.Comparisons {
+		if a1.Comparisons[i] != a2.Comparisons[i] || a1.MusicSeerIDs[i%412] != a2.MusicSeerIDs[i%412] {
+			t.Fatalf("aset400: comparison %d: %v, shared %v", i, a1.Comparisons[i], a2.Comparisons[i])
+		}
+	}
+	l1, err := LoadLastFM(filepath.Join(out, LastFMDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l2, err := LoadLastFM(filepath.Join(shared, LastFMDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	matched := 0
+	for i := range l1.HetRecIDs {
+		if l1.HetRecIDs[i] != l2.HetRecIDs[i] || l1.HetRecNames[i] != l2.HetRecNames[i] {
+			t.Errorf("lastfm: artist %d %s: HetRec %d %q, shared %d %q", i+1, l1.Names[i], l1.HetRecIDs[i], l1.HetRecNames[i], l2.HetRecIDs[i], l2.HetRecNames[i])
+		}
+		if l1.Present[i] {
+			matched++
+		}
+	}
+	if matched != 379 {
+		t.Errorf("lastfm: %d artists matched, want 379 (SOURCE.txt)", matched)
+	}
+	d1, err := LoadALOI(filepath.Join(out, ALOIDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d2, err := LoadALOI(filepath.Join(shared, ALOIDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for v := range d1.Views {
+		if !mat.Equal(d1.Views[v], d2.Views[v]) {
+			t.Errorf("aloi: view %d differs", v+1)
+		}
+	}
+	for i := range d2.Labels {
+		if d1.Labels[i] != d2.Labels[i] {
+			t.Fatalf("aloi: label %d: %d, shared %d", i+1, d1.Labels[i], d2.Labels[i])
+		}
+	}
+}
