@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -76,6 +77,11 @@ const (
 	h5MaxCellDepth    = 16  // cells within cells
 	h5MaxObjects      = 1 << 16
 	h5MaxRank         = 32
+	// h5MaxWork bounds the bytes of B-tree nodes, object headers and
+	// chunks a file may make the reader go through (a damaged B-tree can
+	// point many entries at the same subtree): 64 MiB, about 2000 times
+	// what music_labels.mat needs.
+	h5MaxWork = 1 << 26
 )
 
 // h5file is an HDF5 file being read; addresses are relative to base.
@@ -84,8 +90,19 @@ type h5file struct {
 	name    string
 	base    uint64
 	objects int                // object headers read, against h5MaxObjects
+	work    int                // bytes gone through, against h5MaxWork
 	vars    map[uint64]*MatVar // arrays read, by object header address
 	reading map[uint64]bool    // arrays being read (a reference cycle)
+}
+
+// spend counts n bytes of work and fails once the file has made the reader
+// go through more than h5MaxWork.
+func (h *h5file) spend(n int) error {
+	h.work += max(n, 1)
+	if h.work > h5MaxWork {
+		return h.errf("reading it takes more than %d MiB of B-tree nodes, headers and chunks (a damaged B-tree?)", h5MaxWork>>20)
+	}
+	return nil
 }
 
 // unsupported reports an HDF5 feature outside this reader's subset.
@@ -283,6 +300,9 @@ func (h *h5file) object(addr uint64) (*h5object, error) {
 		if err != nil {
 			return nil, err
 		}
+		if err := h.spend(len(b)); err != nil {
+			return nil, err
+		}
 		r := &h5reader{b: b}
 		for seen < nmsgs && len(b)-r.off >= 8 {
 			typ, n, flags := r.u16(), int(r.u16()), r.u8()
@@ -418,6 +438,9 @@ func (h *h5file) btreeNode(addr uint64, typ, want, dims int, leaf func(child uin
 	keySize := 8 // group nodes: an offset into the local heap
 	if typ == 1 {
 		keySize = 4 + 4 + 8*dims
+	}
+	if err := h.spend(24 + n*(keySize+8)); err != nil {
+		return err
 	}
 	body, err := h.rest(addr+24, "B-tree node")
 	if err != nil {
@@ -708,6 +731,9 @@ func (h *h5file) array(addr uint64, label string, depth int) (*MatVar, error) {
 				v.Dims = append(v.Dims, int(d))
 			}
 		}
+		if !slices.Contains(v.Dims, 0) {
+			return nil, h.errf("%s: an empty array (MATLAB_empty) must have a zero dimension, got %v", label, v.Dims)
+		}
 		h.vars[addr] = v
 		return v, nil
 	case !known:
@@ -870,6 +896,9 @@ func (h *h5file) chunked(o *h5object, r *h5reader, dims []uint64, size, total in
 			if err != nil {
 				return h.errf("%s: chunk at %#x must inflate: %v", label, child, err)
 			}
+		}
+		if err := h.spend(len(b)); err != nil {
+			return err
 		}
 		if len(b) != chunkBytes {
 			return h.errf("%s: chunk at %#x holds %d bytes, want %d", label, child, len(b), chunkBytes)
