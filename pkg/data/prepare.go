@@ -432,6 +432,40 @@ func hetrecKey(name string) string {
 	return b.String()
 }
 
+// hetrecArtist is an artist of HetRec's artists.dat.
+type hetrecArtist struct{ id, name string }
+
+// readHetRecArtists reads artists.dat ("id name url pictureURL", tab-
+// separated, a header line) and indexes the artists by [hetrecKey] and by
+// name; the first artist in file order wins a key ("Britney Spears", id
+// 289, over "Britney Spears㞦", id 9374).
+func readHetRecArtists(path string, b []byte) (byKey, byName map[string]hetrecArtist, err error) {
+	byKey, byName = map[string]hetrecArtist{}, map[string]hetrecArtist{}
+	err = eachLine(b, func(num int, line string) error {
+		fs := strings.Split(line, "\t")
+		if num == 1 && fs[0] == "id" {
+			return nil
+		}
+		if len(fs) < 2 {
+			return fileErr(path, num, 0, "an artists.dat line must have the tab-separated fields id, name, url, pictureURL", "%d fields", len(fs))
+		}
+		if _, err := strconv.Atoi(fs[0]); err != nil {
+			return fileErr(path, num, 1, "an artist id must be an integer", "%q", fs[0])
+		}
+		h := hetrecArtist{fs[0], fs[1]}
+		if k := hetrecKey(h.name); k != "" {
+			if _, ok := byKey[k]; !ok {
+				byKey[k] = h
+			}
+		}
+		if _, ok := byName[h.name]; !ok {
+			byName[h.name] = h
+		}
+		return nil
+	})
+	return byKey, byName, err
+}
+
 func prepareLastFM(root, out string) ([]string, error) {
 	w := &writer{dir: filepath.Join(out, LastFMDir)}
 	artists, err := aset400Names(root, w)
@@ -444,33 +478,7 @@ func prepareLastFM(root, out string) ([]string, error) {
 		return nil, err
 	}
 	w.original(LastFMDir+"/"+LastFMArtistsFile, b, hetrecPinned)
-	type hetrec struct{ id, name string }
-	byKey := map[string]hetrec{}
-	byName := map[string]hetrec{}
-	err = eachLine(b, func(num int, line string) error {
-		fs := strings.Split(line, "\t")
-		if num == 1 && fs[0] == "id" {
-			return nil
-		}
-		if len(fs) < 2 {
-			return fileErr(path, num, 0, "an artists.dat line must have the tab-separated fields id, name, url, pictureURL", "%d fields", len(fs))
-		}
-		if _, err := strconv.Atoi(fs[0]); err != nil {
-			return fileErr(path, num, 1, "an artist id must be an integer", "%q", fs[0])
-		}
-		h := hetrec{fs[0], fs[1]}
-		// The first artist in file order wins a key ("Britney Spears", id
-		// 289, over "Britney Spears㞦", id 9374).
-		if k := hetrecKey(h.name); k != "" {
-			if _, ok := byKey[k]; !ok {
-				byKey[k] = h
-			}
-		}
-		if _, ok := byName[h.name]; !ok {
-			byName[h.name] = h
-		}
-		return nil
-	})
+	byKey, byName, err := readHetRecArtists(path, b)
 	if err != nil {
 		return nil, err
 	}

@@ -131,3 +131,55 @@ func TestPrepareMatchesShared(t *testing.T) {
 		}
 	}
 }
+
+// FuzzPrepareTextOriginals: any bytes are read as cblearn's name list and
+// as HetRec's artists.dat or rejected with an error naming the file and
+// line, never a panic; what is read holds no whitespace in a name (list)
+// and integer ids under non-empty keys (artists.dat).
+func FuzzPrepareTextOriginals(f *testing.F) {
+	f.Add([]byte("112 5\n311 21\na_new_found_glory 3\nzz_top 6027"))
+	f.Add([]byte("id\tname\turl\tpictureURL\n1\tMALICE MIZER\thttp://x\thttp://y\n289\tBritney Spears\t\t\n9374\tBritney Spears㞦\t\t\n"))
+	f.Add([]byte("x\n\r\n\t\t\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		names, err := readCblearnNames("names.txt", b)
+		if err != nil && !strings.Contains(err.Error(), "names.txt") {
+			t.Fatalf("error %q does not name the file", err)
+		}
+		for _, a := range names {
+			if a.name == "" || strings.ContainsAny(a.name, " \t\n") || a.name == cblearnExtra {
+				t.Fatalf("name %q accepted", a.name)
+			}
+		}
+		byKey, _, err := readHetRecArtists("artists.dat", b)
+		if err != nil {
+			if !strings.Contains(err.Error(), "artists.dat:") {
+				t.Fatalf("error %q does not name the file and line", err)
+			}
+			return
+		}
+		for k, h := range byKey {
+			if k == "" || hetrecKey(h.name) != k || strings.TrimLeft(k, "abcdefghijklmnopqrstuvwxyz0123456789") != "" {
+				t.Fatalf("artist %+v under key %q", h, k)
+			}
+		}
+	})
+}
+
+func TestHetRecKey(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"3 Doors Down", "3doorsdown"},
+		{"3_doors_down", "3doorsdown"},
+		{"The Prodigy", "prodigy"},
+		{"the_beatles", "beatles"},
+		{"Theatre of Tragedy", "theatreoftragedy"},
+		{"Simon & Garfunkel", "simonandgarfunkel"},
+		{"Mýa", "mya"},
+		{"Blink 182攀", "blink182"},
+		{"*NSYNC", "nsync"},
+		{"Sisqó", "sisqo"},
+	} {
+		if got := hetrecKey(tc.in); got != tc.want {
+			t.Errorf("hetrecKey(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
