@@ -131,7 +131,7 @@ func ReadMatFile(path string) (map[string]*MatVar, error) {
 // ReadMat is [ReadMatFile] on the bytes of a MAT-file; name is used in
 // messages.
 func ReadMat(b []byte, name string) (map[string]*MatVar, error) {
-	if bytes.HasPrefix(b, []byte("MATLAB 7.3 MAT-file")) || isHDF5(b) {
+	if bytes.HasPrefix(b, []byte("MATLAB 7.3 MAT-file")) || !bytes.HasPrefix(b, []byte("MATLAB 5.0")) && isHDF5(b) {
 		return readMatV73(b, name)
 	}
 	if len(b) < 128 {

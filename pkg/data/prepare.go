@@ -241,16 +241,15 @@ func displayNames() (index []int, names, display []string) {
 }
 
 // aset400Names reads the artists: names and ids from cblearn's list,
-// display names from the embedded table, checked against each other.
-func aset400Names(root string, w *writer) ([]aset400Artist, error) {
+// display names from the embedded table, checked against each other. The
+// list is recorded in w's SOURCE.txt as rel.
+func aset400Names(root string, w *writer, rel string) ([]aset400Artist, error) {
 	path := filepath.Join(root, Aset400Dir, Aset400CblearnList)
 	b, err := readOriginal(path, fetchAset400)
 	if err != nil {
 		return nil, err
 	}
-	if w != nil {
-		w.original(Aset400CblearnList, b, cblearnPinned)
-	}
+	w.original(rel, b, cblearnPinned)
 	artists, err := readCblearnNames(path, b)
 	if err != nil {
 		return nil, err
@@ -271,7 +270,7 @@ func aset400Names(root string, w *writer) ([]aset400Artist, error) {
 func prepareAset400(root, out string) ([]string, error) {
 	w := &writer{dir: filepath.Join(out, Aset400Dir)}
 	dir := filepath.Join(root, Aset400Dir)
-	artists, err := aset400Names(root, w)
+	artists, err := aset400Names(root, w, Aset400CblearnList)
 	if err != nil {
 		return nil, err
 	}
@@ -468,7 +467,7 @@ func readHetRecArtists(path string, b []byte) (byKey, byName map[string]hetrecAr
 
 func prepareLastFM(root, out string) ([]string, error) {
 	w := &writer{dir: filepath.Join(out, LastFMDir)}
-	artists, err := aset400Names(root, w)
+	artists, err := aset400Names(root, w, "../"+Aset400Dir+"/"+Aset400CblearnList)
 	if err != nil {
 		return nil, err
 	}
@@ -477,7 +476,7 @@ func prepareLastFM(root, out string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	w.original(LastFMDir+"/"+LastFMArtistsFile, b, hetrecPinned)
+	w.original(LastFMArtistsFile, b, hetrecPinned)
 	byKey, byName, err := readHetRecArtists(path, b)
 	if err != nil {
 		return nil, err

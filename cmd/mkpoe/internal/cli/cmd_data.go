@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/mkpoe/mkpoe/pkg/data"
@@ -60,6 +62,9 @@ Flags:
 	}
 	if !known {
 		return usagef("unknown data set %q: want one of %s", set, strings.Join(data.PrepareSets, ", "))
+	}
+	if _, err := os.Stat(filepath.Join(dir, "original")); err == nil {
+		return usagef("%s holds original/: give the data tree that holds the data sets' folders (e.g. data), not a data set's folder", dir)
 	}
 	if *out == "" {
 		*out = dir

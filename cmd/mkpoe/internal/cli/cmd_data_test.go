@@ -12,6 +12,10 @@ import (
 // files (identical to the curators' copy in ../shared/data) and says so;
 // bad command lines and missing originals exit 2 with a sentence.
 func TestDataPrepare(t *testing.T) {
+	setDir := filepath.Join(t.TempDir(), "aset400") // a data set's folder, not the tree
+	if err := os.MkdirAll(filepath.Join(setDir, "original"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -21,6 +25,7 @@ func TestDataPrepare(t *testing.T) {
 		{[]string{"data", "fetch", "aloi", "x"}, "usage: mkpoe data prepare SET DIR"},
 		{[]string{"data", "prepare", "mnist", "x"}, `unknown data set "mnist": want one of aset400, lastfm, aloi`},
 		{[]string{"data", "prepare", "aloi", t.TempDir()}, "aloi10/original/ALOI_UIMC.mat: the original must be in place (run scripts/fetch_aloi.sh), got no such file"},
+		{[]string{"data", "prepare", "aset400", setDir}, setDir + " holds original/: give the data tree that holds the data sets' folders (e.g. data), not a data set's folder"},
 	} {
 		code, _, stderr := run(tc.args...)
 		if code != ExitUsage || !strings.Contains(stderr, tc.want) {
