@@ -20,7 +20,7 @@
 #   --mirror DIR     copy every file, derived ones too, from DIR, a tree laid
 #                    out like ../shared/data (for machines without Go)
 #
-# Every original is verified against the SHA-256 below before it is moved
+# Every file is verified against the SHA-256 below before it is moved
 # into place, and a file already in place with the right checksum is kept.
 # The derived files are then made from the originals by
 # "go run ./cmd/mkpoe data prepare aset400|lastfm" (Go must be on PATH; the

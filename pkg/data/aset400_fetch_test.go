@@ -257,3 +257,19 @@ func TestFetchOriginalsWithoutGo(t *testing.T) {
 		t.Errorf("--mirror with --originals: exit status %d, want 2:\n%s", code, out)
 	}
 }
+
+// TestFetchUsage: -h prints the usage block of each script's header (the
+// three forms and the options), not the rest of the header, and exits 2.
+func TestFetchUsage(t *testing.T) {
+	for _, script := range []string{"fetch_aset400.sh", "fetch_aloi.sh"} {
+		out, err := exec.Command("bash", filepath.Join("..", "..", "scripts", script), "-h").CombinedOutput()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 2 {
+			t.Errorf("%s -h: %v, want exit status 2", script, err)
+		}
+		s := string(out)
+		if !strings.HasPrefix(s, "Usage:\n") || !strings.Contains(s, "--originals DIR") || !strings.Contains(s, "--mirror DIR") || strings.Contains(s, "SOURCE") || strings.Count(s, "\n") > 12 {
+			t.Errorf("%s -h printed:\n%s", script, s)
+		}
+	}
+}
