@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"golang.org/x/text/unicode/norm"
+	"gonum.org/v1/gonum/mat"
 )
 
 // This file derives the text files that the loaders read (LoadAset400,
@@ -112,6 +113,16 @@ func eachLine(b []byte, fn func(num int, line string) error) error {
 		}
 	}
 	return nil
+}
+
+// matDense is [MatVar.Dense] with its error as the file's: the original
+// holds something other than a matrix.
+func matDense(path string, v *MatVar) (*mat.Dense, error) {
+	m, err := v.Dense()
+	if err != nil {
+		return nil, &FileError{File: path, Rule: "the variable must be a non-empty numeric matrix", Value: strings.TrimPrefix(err.Error(), "data: ")}
+	}
+	return m, nil
 }
 
 // writer collects the files of one data set and writes them atomically.
@@ -287,7 +298,7 @@ func prepareAset400(root, out string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	tm, err := tv.Dense()
+	tm, err := matDense(path, tv)
 	if err != nil {
 		return nil, err
 	}
@@ -326,7 +337,7 @@ func prepareAset400(root, out string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	lm, err := lv.Dense()
+	lm, err := matDense(path, lv)
 	if err != nil {
 		return nil, err
 	}
@@ -546,7 +557,7 @@ func prepareALOI(root, out string) ([]string, error) {
 	}
 	var views [][]byte
 	for v, cell := range x.Cells {
-		m, err := cell.Dense() // d × n, MATLAB orientation
+		m, err := matDense(path, cell) // d × n, MATLAB orientation
 		if err != nil {
 			return nil, err
 		}

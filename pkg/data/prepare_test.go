@@ -2,6 +2,8 @@ package data
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -181,5 +183,59 @@ func TestHetRecKey(t *testing.T) {
 		if got := hetrecKey(tc.in); got != tc.want {
 			t.Errorf("hetrecKey(%q) = %q, want %q", tc.in, got, tc.want)
 		}
+	}
+}
+
+// TestPrepareBadOriginals: originals of the wrong shape give a FileError
+// naming the file and the rule (the command line exits 2 on it).
+func TestPrepareBadOriginals(t *testing.T) {
+	root := t.TempDir()
+	write := func(rel string, b []byte) {
+		p := filepath.Join(root, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// ALOI_UIMC.mat: a v7.3 file whose X is a 2×3 double, not a cell of views.
+	write(filepath.Join(ALOIDir, ALOIMat), synthV73())
+	_, err := Prepare("aloi", root, t.TempDir())
+	var fe *FileError
+	if !errors.As(err, &fe) || !strings.Contains(err.Error(), "ALOI_UIMC.mat: MAT-file must hold the variable X") {
+		t.Errorf("aloi: got %v, want a FileError: no variable X", err)
+	}
+	// cblearn's list with a line of three fields.
+	write(filepath.Join(Aset400Dir, Aset400CblearnList), []byte("112 5\nzz top 6027\n"))
+	_, err = Prepare("aset400", root, t.TempDir())
+	if !errors.As(err, &fe) || !strings.Contains(err.Error(), `cblearn_musician_names.txt:2: a cblearn name line must be "name musicseer_id", got 3 fields`) {
+		t.Errorf("aset400: got %v, want a FileError at line 2", err)
+	}
+	// The right number of names but in another order than the display-name table.
+	var names bytes.Buffer
+	_, tableNames, _ := displayNames()
+	for i := range tableNames {
+		fmt.Fprintf(&names, "%s %d\n", tableNames[len(tableNames)-1-i], i)
+	}
+	write(filepath.Join(Aset400Dir, Aset400CblearnList), names.Bytes())
+	_, err = Prepare("lastfm", root, t.TempDir())
+	if !errors.As(err, &fe) || !strings.Contains(err.Error(), `artist 1 must be "112" as in the display-name table, got "zz_top"`) {
+		t.Errorf("lastfm: got %v, want a FileError on artist 1", err)
+	}
+	// A matrix variable where a matrix cannot be: triplets as a cell.
+	write(filepath.Join(Aset400Dir, Aset400CblearnList), func() []byte {
+		var b bytes.Buffer
+		for i, n := range tableNames {
+			fmt.Fprintf(&b, "%s %d\n", n, i)
+		}
+		return b.Bytes()
+	}())
+	b := newH5builder()
+	b.dataset("triplets", "cell", datatypeMsg(7, 0, 8), nil, 0, 0)
+	write(filepath.Join(Aset400Dir, Aset400TripletsMat), b.file())
+	_, err = Prepare("aset400", root, t.TempDir())
+	if !errors.As(err, &fe) || !strings.Contains(err.Error(), "music_triplets.mat: the variable must be a non-empty numeric matrix") {
+		t.Errorf("aset400 triplets: got %v, want a FileError: not a matrix", err)
 	}
 }
