@@ -8,22 +8,25 @@
 #   data/aloi10/original/ALOI_UIMC.mat
 #
 # Usage:
-#   scripts/fetch_aloi.sh [--dest DIR] [--derived-url URL]
+#   scripts/fetch_aloi.sh [--dest DIR]
+#   scripts/fetch_aloi.sh --originals DIR [--dest DIR]
 #   scripts/fetch_aloi.sh --mirror DIR [--dest DIR]
 #
-#   --dest DIR         where to place the files (default: <repo>/data)
-#   --mirror DIR       copy every file from DIR, a tree laid out like
-#                      ../shared/data, instead of downloading
-#   --derived-url URL  base URL of a web mirror laid out like ../shared/data,
-#                      for the derived files (also: $MKPOE_DATA_URL)
+#   --dest DIR       where to place the files (default: <repo>/data)
+#   --originals DIR  copy the original from DIR (laid out like data/, or the
+#                    file by itself) instead of downloading it
+#   --mirror DIR     copy every file, derived ones too, from DIR, a tree laid
+#                    out like ../shared/data (for machines without Go)
 #
-# Both paths share the rest of the code: every file is verified against the
-# SHA-256 below before it is moved into place, and a file already in place
-# with the right checksum is kept.
+# Every file is verified against the SHA-256 below before it is moved into
+# place, and a file already in place with the right checksum is kept. The
+# derived files are made from the original by
+# "go run ./cmd/mkpoe data prepare aloi" (Go must be on PATH) and checked
+# against the same pins; with --mirror they are copied and checked instead.
 #
-# Exit status: 0 all files in place; 1 a download, copy or checksum failed
-# (nothing unverified is placed); 2 usage error; 3 the original is in place
-# but the derived files could not be fetched (no --derived-url).
+# Exit status: 0 all files in place; 1 a download, copy, derivation or
+# checksum failed (nothing unverified is placed); 2 usage error; 3 the
+# original is in place but Go is not on PATH to derive the rest.
 #
 # SOURCE AND LICENCE (from ../shared/data/aloi10/SOURCE.txt; cite the works
 # in docs/datasets.md):
@@ -41,21 +44,20 @@
 #   checksum below does not apply to it.)
 #
 # DERIVED FILES. The view*.tsv, labels.tsv and subset_10x20_row_indices.tsv
-# files were written from ALOI_UIMC.mat by the data curators (views
-# transposed to one row per image, %.10g; the subset takes in-class
-# positions 0,5,...,95). This script does not regenerate them: it copies them
-# from --mirror, or downloads them from --derived-url if such a mirror is
-# hosted; without one it places the original and exits with status 3.
-# (mkpoe's pkg/data reads ALOI_UIMC.mat directly with data.ReadMatFile, and
-# its tests check that the .mat and the TSVs agree.)
+# files are derived from ALOI_UIMC.mat by "mkpoe data prepare aloi"
+# (pkg/data/prepare.go: views transposed to one row per image, %.10g; the
+# subset takes, class by class, in-class positions 0,5,...,95). The pins
+# below are those of the curators' files in ../shared/data, which prepare
+# reproduces byte for byte (pkg/data TestPrepareMatchesShared). SOURCE.txt is
+# written by prepare and is pinned only when copied from a mirror.
 #
 # The download path cannot be tested on the machines this was written on (no
-# internet access); the mirror path is tested by pkg/data's Go tests. If the
-# file were stored with Git LFS the checksum check would fail rather than
-# place a pointer file.
+# internet access); --originals and --mirror are tested by pkg/data's Go
+# tests. If the file were stored with Git LFS the checksum check would fail
+# rather than place a pointer file.
 set -euo pipefail
 
-# relative path | sha256 | URL ("-": derived, from a mirror only)
+# relative path | sha256 | URL ("-": derived; "doc": SOURCE.txt, pinned for a mirror's copy only)
 MANIFEST=(
   "aloi10/original/ALOI_UIMC.mat|1f5e540e0a83a6548cd9a25d99f619189861f737dd60bcbdfffbca9b69b964f1|https://raw.githubusercontent.com/AllminerLab/Code-for-UIMC-master/c6b06be146850db6b56ee713e0359e6aa73175a6/data/ALOI.mat"
   "aloi10/view1_64d_hist_sum1.tsv|6f4d980d85185608167b218e036ff3edcf237bbcf43ef00683ffaa969fe3601a|-"
@@ -64,8 +66,9 @@ MANIFEST=(
   "aloi10/view4_13d_haralick_like.tsv|2c09103adcdb9c3a0611a6f6c2642d245914364b8ce51a80397b9d1af5d81682|-"
   "aloi10/labels.tsv|6744835c5df2f5bf50b6d53fcafde515677d722306fb4fbae93879cb97ec2f5a|-"
   "aloi10/subset_10x20_row_indices.tsv|00e987c36b54ad690860f6a45e33c304644c966bc6fa9837aece31d4901ec5b6|-"
-  "aloi10/SOURCE.txt|00117c4f6c7090c56b065f4a6d96bc299770e0f526bf8ea7d242873a4b18b4d7|-"
+  "aloi10/SOURCE.txt|00117c4f6c7090c56b065f4a6d96bc299770e0f526bf8ea7d242873a4b18b4d7|doc"
 )
+PREPARE=(aloi)
 
 # ---- shared code: download or mirror, verify, place ----------------------------
 # shellcheck source=lib/fetch_common.sh

@@ -10,22 +10,26 @@
 #                           readme.txt,aset400_to_hetrec_artistID.tsv,SOURCE.txt}
 #
 # Usage:
-#   scripts/fetch_aset400.sh [--dest DIR] [--derived-url URL]
+#   scripts/fetch_aset400.sh [--dest DIR]
+#   scripts/fetch_aset400.sh --originals DIR [--dest DIR]
 #   scripts/fetch_aset400.sh --mirror DIR [--dest DIR]
 #
-#   --dest DIR         where to place the files (default: <repo>/data)
-#   --mirror DIR       copy every file from DIR, a tree laid out like
-#                      ../shared/data, instead of downloading
-#   --derived-url URL  base URL of a web mirror laid out like ../shared/data,
-#                      for the derived files (also: $MKPOE_DATA_URL)
+#   --dest DIR       where to place the files (default: <repo>/data)
+#   --originals DIR  copy the originals from DIR (laid out like data/, or the
+#                    files side by side) instead of downloading them
+#   --mirror DIR     copy every file, derived ones too, from DIR, a tree laid
+#                    out like ../shared/data (for machines without Go)
 #
-# Both paths share the rest of the code: every file is verified against the
-# SHA-256 below before it is moved into place, and a file already in place
-# with the right checksum is kept.
+# Every file is verified against the SHA-256 below before it is moved
+# into place, and a file already in place with the right checksum is kept.
+# The derived files are then made from the originals by
+# "go run ./cmd/mkpoe data prepare aset400|lastfm" (Go must be on PATH; the
+# first run also fetches mkpoe's Go modules) and checked against the same
+# pins; with --mirror they are copied and checked instead.
 #
-# Exit status: 0 all files in place; 1 a download, copy or checksum failed
-# (nothing unverified is placed); 2 usage error; 3 the originals are in place
-# but the derived files could not be fetched (no --derived-url).
+# Exit status: 0 all files in place; 1 a download, copy, derivation or
+# checksum failed (nothing unverified is placed); 2 usage error; 3 the
+# originals are in place but Go is not on PATH to derive the rest.
 #
 # SOURCES AND LICENCES (from ../shared/data/*/SOURCE.txt; cite the works in
 # docs/datasets.md):
@@ -50,22 +54,24 @@
 #   checksums, so it is not used here.
 #
 # DERIVED FILES. triplets.tsv, artists.tsv, genre_labels.tsv and
-# genre_names.txt (aset400) and aset400_to_hetrec_artistID.tsv (Last.fm) were
-# made from the originals by the data curators (see SOURCE.txt): artists.tsv
-# needs the names printed in t-STE's music_tste_map.eps, and genre_labels.tsv
-# needs music_labels.mat, a MATLAB v7.3 (HDF5) file this project cannot read.
-# This script does not regenerate them. It copies them from --mirror, or
-# downloads them from --derived-url if such a mirror is hosted; without one
-# it places the originals and exits with status 3. (mkpoe's Go package
-# pkg/data can read music_triplets.mat directly, see data.ReadMatFile.)
+# genre_names.txt (aset400) and aset400_to_hetrec_artistID.tsv (Last.fm) are
+# derived by "mkpoe data prepare" (pkg/data/prepare.go; rules in
+# docs/datasets.md). Two kinds of value come from the repository, not from
+# the originals: artists.tsv's display names, which a curator read off
+# t-STE's music_tste_map.eps (pkg/data/aset400_display_names.tsv), and three
+# HetRec matches made by hand (hetrecAliases in pkg/data/prepare.go). The
+# pins below are those of the curators' files in ../shared/data, which
+# prepare reproduces byte for byte (pkg/data TestPrepareMatchesShared).
+# SOURCE.txt is written by prepare (naming the originals and mkpoe's
+# version) and is pinned only when copied from a mirror.
 #
 # The download path cannot be tested on the machines this was written on (no
-# internet access); the mirror path is tested by pkg/data's Go tests. Raw
-# GitHub URLs at pinned commits are used; if a file were stored with Git LFS
-# the checksum check would fail rather than place a pointer file.
+# internet access); --originals and --mirror are tested by pkg/data's Go
+# tests. Raw GitHub URLs at pinned commits are used; if a file were stored
+# with Git LFS the checksum check would fail rather than place a pointer file.
 set -euo pipefail
 
-# relative path | sha256 | URL ("-": derived, from a mirror only)
+# relative path | sha256 | URL ("-": derived; "doc": SOURCE.txt, pinned for a mirror's copy only)
 MANIFEST=(
   "aset400/original/music_triplets.mat|ce7b33bbb208ea9e441f2860d59574a98272a0d110fc1b4d9e96d4c88d59b313|https://raw.githubusercontent.com/amandasongmm/simi_triplet/a22b7160bbfec7ed17f8099eb0197d48a67c5449/STE_Release/data/music_triplets.mat"
   "aset400/original/music_labels.mat|1f783ac2f9f02257e599ed8fe3661938334bc6ca03b071ece6a8e6b46e47312f|https://raw.githubusercontent.com/amandasongmm/simi_triplet/a22b7160bbfec7ed17f8099eb0197d48a67c5449/STE_Release/data/music_labels.mat"
@@ -79,10 +85,11 @@ MANIFEST=(
   "aset400/artists.tsv|6742d12d450871c21b105a4b358850f7770a24a3565626bc2f5a05bbb3c39ab0|-"
   "aset400/genre_labels.tsv|0f108444a2df6041f515c888b22538d27dc534bd8fea32f186093edc4c1675cd|-"
   "aset400/genre_names.txt|863abb390b273ea9a7515355b8b70a99e27ca0002525bbe20060f711b9ff5fd5|-"
-  "aset400/SOURCE.txt|be66168a7e851c0f854368eb183585d4b533cc947ac8b80f89f619a192bdcd4d|-"
+  "aset400/SOURCE.txt|be66168a7e851c0f854368eb183585d4b533cc947ac8b80f89f619a192bdcd4d|doc"
   "lastfm-hetrec2011/aset400_to_hetrec_artistID.tsv|bf667ef765c013e8e27025e50190c7e8261c4bb4efa1f44c6eec0016edc1e274|-"
-  "lastfm-hetrec2011/SOURCE.txt|2b33242fdeda03421d99945443665cd8698454d8b8c4c4c883f0bbb6d9a65d0b|-"
+  "lastfm-hetrec2011/SOURCE.txt|2b33242fdeda03421d99945443665cd8698454d8b8c4c4c883f0bbb6d9a65d0b|doc"
 )
+PREPARE=(aset400 lastfm)
 
 # ---- shared code: download or mirror, verify, place ----------------------------
 # shellcheck source=lib/fetch_common.sh

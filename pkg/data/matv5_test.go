@@ -3,7 +3,6 @@ package data
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -85,11 +84,44 @@ func TestReadMatFileALOI(t *testing.T) {
 	}
 }
 
+// TestReadMatFileV73 reads music_labels.mat (HDF5) and checks it against
+// the curators' genre_labels.tsv and genre_names.txt value for value.
 func TestReadMatFileV73(t *testing.T) {
 	dir := fetchedData(t, "aset400")
-	_, err := ReadMatFile(filepath.Join(dir, "original", "music_labels.mat"))
-	if !errors.Is(err, ErrMatV73) || !strings.Contains(err.Error(), "HDF5-based v7.3 .mat is not supported; use") || !strings.Contains(err.Error(), "genre_labels.tsv") {
-		t.Errorf("got %v, want ErrMatV73 with a hint to use genre_labels.tsv", err)
+	vars, err := ReadMatFile(filepath.Join(dir, "original", "music_labels.mat"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lm := vars["label_matrix"]
+	if lm == nil || lm.Class != MatUint8 || !lm.Logical || len(lm.Dims) != 2 || lm.Dims[0] != 412 || lm.Dims[1] != 58 {
+		t.Fatalf("label_matrix: got %+v, want logical 412×58", lm)
+	}
+	names := vars["lablist"]
+	if names == nil || names.Class != MatCell || len(names.Cells) != 58 || names.Dims[0] != 58 || names.Dims[1] != 1 {
+		t.Fatalf("lablist: got %+v, want a 58×1 cell", names)
+	}
+	a, err := LoadAset400(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for g, c := range names.Cells {
+		want := a.GenreNames[g]
+		if g == 0 {
+			want = "r&amp;b" // stored HTML-escaped; prepare decodes it
+		}
+		if c.Class != MatChar || c.String() != want {
+			t.Errorf("lablist{%d}: got %q (class %v), want %q", g+1, c.String(), c.Class, want)
+		}
+	}
+	m, err := lm.Dense()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !mat.Equal(m, a.GenreLabels) {
+		t.Error("label_matrix differs from genre_labels.tsv")
+	}
+	if got := mat.Sum(m); got != mat.Sum(a.GenreLabels) || got == 0 {
+		t.Errorf("label_matrix holds %g ones, genre_labels.tsv %g", got, mat.Sum(a.GenreLabels))
 	}
 }
 

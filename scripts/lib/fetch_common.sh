@@ -1,9 +1,11 @@
 # Shared code of scripts/fetch_aset400.sh and scripts/fetch_aloi.sh, sourced
-# after each script has defined its FILES table ("REL|SHA256|URL" rows).
+# after each script has defined its MANIFEST table ("REL|SHA256|URL" rows:
+# URL is an original's download address, "-" a derived file, "doc" its
+# SOURCE.txt) and PREPARE, the data sets "mkpoe data prepare" derives.
 # shellcheck shell=bash
 
 usage() {
-  sed -n '/^# Usage:/,/^# Both paths/p' "$0" | sed 's/^# \{0,1\}//' | sed '$d' >&2
+  sed -n '/^# Usage:/,/^# Every file/p' "$0" | sed 's/^# \{0,1\}//' | sed '$d' >&2
   exit 2
 }
 
@@ -15,88 +17,132 @@ sha256() {
   fi
 }
 
+me="$(basename "$0")"
+REPO="$(cd "$(dirname "$0")/.." && pwd)"
 DEST=""
 MIRROR=""
-DERIVED_URL="${MKPOE_DATA_URL:-}"
+ORIGINALS=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --dest) [[ $# -ge 2 ]] || usage; DEST="$2"; shift 2 ;;
     --mirror) [[ $# -ge 2 ]] || usage; MIRROR="$2"; shift 2 ;;
-    --derived-url) [[ $# -ge 2 ]] || usage; DERIVED_URL="$2"; shift 2 ;;
+    --originals) [[ $# -ge 2 ]] || usage; ORIGINALS="$2"; shift 2 ;;
     -h|--help) usage ;;
-    *) echo "$(basename "$0"): unknown argument: $1" >&2; usage ;;
+    *) echo "$me: unknown argument: $1" >&2; usage ;;
   esac
 done
-if [[ -z "$DEST" ]]; then
-  DEST="$(cd "$(dirname "$0")/.." && pwd)/data"
-fi
-if [[ -n "$MIRROR" && ! -d "$MIRROR" ]]; then
-  echo "$(basename "$0"): --mirror $MIRROR: not a directory" >&2
+if [[ -n "$MIRROR" && -n "$ORIGINALS" ]]; then
+  echo "$me: --mirror and --originals exclude each other (a mirror holds the derived files too)" >&2
   exit 2
 fi
+for opt in "--mirror:$MIRROR" "--originals:$ORIGINALS"; do
+  dir="${opt#*:}"
+  if [[ -n "$dir" && ! -d "$dir" ]]; then
+    echo "$me: ${opt%%:*} $dir: not a directory" >&2
+    exit 2
+  fi
+done
+[[ -n "$MIRROR" ]] && MIRROR="$(cd "$MIRROR" && pwd)"
+[[ -n "$ORIGINALS" ]] && ORIGINALS="$(cd "$ORIGINALS" && pwd)"
+DEST="${DEST:-$REPO/data}"
 mkdir -p "$DEST"
+DEST="$(cd "$DEST" && pwd)"
 TMPDIR_FETCH="$(mktemp -d "$DEST/.fetch.XXXXXX")"
 trap 'rm -rf "$TMPDIR_FETCH"' EXIT
 
-# obtain REL URL OUT: copy from the mirror or download into OUT.
-# Returns 3 when a derived file has no source.
+# obtain REL URL OUT: copy an original from --mirror or --originals, or
+# download it, into OUT.
 obtain() {
-  local rel="$1" url="$2" out="$3"
+  local rel="$1" url="$2" out="$3" src
   if [[ -n "$MIRROR" ]]; then
-    if [[ ! -f "$MIRROR/$rel" ]]; then
-      echo "error: $rel: missing in mirror $MIRROR" >&2
-      return 1
-    fi
-    cp "$MIRROR/$rel" "$out" || return 1
-    return 0
+    src="$MIRROR/$rel"
+  elif [[ -n "$ORIGINALS" ]]; then
+    # The originals folder may be laid out like data/ or hold the files flat.
+    src="$ORIGINALS/$rel"
+    [[ -f "$src" ]] || src="$ORIGINALS/$(basename "$rel")"
+  else
+    echo "downloading $url" >&2
+    curl -fsSL --retry 3 --connect-timeout 30 -o "$out" "$url"
+    return
   fi
-  if [[ "$url" == "-" ]]; then
-    if [[ -z "$DERIVED_URL" ]]; then
-      return 3
-    fi
-    url="${DERIVED_URL%/}/$rel"
+  if [[ ! -f "$src" ]]; then
+    echo "error: $rel: missing in ${MIRROR:-$ORIGINALS}" >&2
+    return 1
   fi
-  echo "downloading $url" >&2
-  curl -fsSL --retry 3 --connect-timeout 30 -o "$out" "$url"
+  cp "$src" "$out"
 }
 
-missing=()
+# place REL WANT FILE: verify FILE against WANT (no check when WANT is
+# empty) and move it to DEST/REL; exit 1 on a mismatch.
+place() {
+  local rel="$1" want="$2" file="$3" got
+  if [[ -n "$want" ]]; then
+    got="$(sha256 "$file")"
+    if [[ "$got" != "$want" ]]; then
+      echo "error: $rel: checksum mismatch: sha256 $got, want $want; not placed" >&2
+      exit 1
+    fi
+  fi
+  mkdir -p "$(dirname "$DEST/$rel")"
+  mv -f "$file" "$DEST/$rel"
+  chmod 0644 "$DEST/$rel"
+  echo "ok $rel"
+}
+
+# in_place REL WANT: the file is in place with the pinned checksum.
+in_place() {
+  [[ -f "$DEST/$1" && "$(sha256 "$DEST/$1")" == "$2" ]]
+}
+
+# 1. The originals (with --mirror: every file).
+derive=no
 for entry in "${MANIFEST[@]}"; do
   IFS='|' read -r rel want url <<<"$entry"
-  dst="$DEST/$rel"
-  if [[ -f "$dst" && "$(sha256 "$dst")" == "$want" ]]; then
+  if [[ -z "$MIRROR" && ( "$url" == "-" || "$url" == "doc" ) ]]; then
+    if [[ "$url" == "-" ]]; then
+      if in_place "$rel" "$want"; then echo "ok (already in place) $rel"; else derive=yes; fi
+    fi
+    if [[ "$url" == "doc" && ! -f "$DEST/$rel" ]]; then derive=yes; fi
+    continue
+  fi
+  if in_place "$rel" "$want"; then
     echo "ok (already in place) $rel"
     continue
   fi
   tmp="$TMPDIR_FETCH/file"
   rm -f "$tmp"
-  status=0
-  obtain "$rel" "$url" "$tmp" || status=$?
-  if [[ $status -eq 3 ]]; then
-    missing+=("$rel")
-    continue
-  elif [[ $status -ne 0 ]]; then
-    echo "error: $rel: could not obtain it (status $status)" >&2
+  if ! obtain "$rel" "$url" "$tmp"; then
+    echo "error: $rel: could not obtain it" >&2
     exit 1
   fi
-  got="$(sha256 "$tmp")"
-  if [[ "$got" != "$want" ]]; then
-    echo "error: $rel: checksum mismatch: sha256 $got, want $want; not placed" >&2
-    exit 1
-  fi
-  mkdir -p "$(dirname "$dst")"
-  mv -f "$tmp" "$dst"
-  chmod 0644 "$dst"
-  echo "ok $rel"
+  place "$rel" "$want" "$tmp"
 done
 
-if [[ ${#missing[@]} -gt 0 ]]; then
-  {
-    echo "The originals are in place under $DEST, but these derived files were not fetched:"
-    printf '  %s\n' "${missing[@]}"
-    echo "They are not regenerated by this script (see its header). Fetch them with"
-    echo "--mirror DIR from a copy of the data tree, or --derived-url URL from a hosted mirror."
-  } >&2
-  exit 3
+# 2. The derived files, made from the originals by "mkpoe data prepare" and
+# checked against the same pins as a mirror's copies. SOURCE.txt, which
+# names the originals and the mkpoe version, is not pinned.
+if [[ "$derive" == yes ]]; then
+  if ! command -v go >/dev/null 2>&1; then
+    {
+      echo "The originals are in place under $DEST, but the derived files are not:"
+      echo "they are made by 'go run ./cmd/mkpoe data prepare', and Go is not on PATH."
+      echo "Install Go (https://go.dev/dl/) and rerun, or copy them with --mirror DIR."
+    } >&2
+    exit 3
+  fi
+  for set in "${PREPARE[@]}"; do
+    echo "deriving $set: go run ./cmd/mkpoe data prepare $set --out <tmp> $DEST" >&2
+    if ! (cd "$REPO" && go run ./cmd/mkpoe data prepare "$set" --out "$TMPDIR_FETCH/derived" "$DEST" >/dev/null); then
+      echo "error: mkpoe data prepare $set failed (its message is above); nothing derived was placed" >&2
+      exit 1
+    fi
+  done
+  for entry in "${MANIFEST[@]}"; do
+    IFS='|' read -r rel want url <<<"$entry"
+    case "$url" in
+      -) place "$rel" "$want" "$TMPDIR_FETCH/derived/$rel" ;;
+      doc) place "$rel" "" "$TMPDIR_FETCH/derived/$rel" ;;
+    esac
+  done
 fi
 echo "all files in place under $DEST"

@@ -31,6 +31,7 @@ func init() {
 	commands = map[string]command{
 		"check":      {"validate a config and its data, print the plan size", runCheck, "CONFIG [--out DIR]"},
 		"compare":    {"tables of several run directories side by side, with differences and overlaid validation curves", runCompare, "RUN_DIR RUN_DIR [RUN_DIR...] [--names A,B,...] [--formats LIST] [--out DIR]"},
+		"data":       {"derive a data set's text files from its public originals (the fetch scripts run it)", runData, "prepare aset400|lastfm|aloi DIR [--out OUT]"},
 		"embed":      {"write the learned embedding of training and new items", runEmbed, "--model MODEL.json --out FILE [(--kernel-rows FILE)...]"},
 		"eval":       {"accuracy of a learned model on comparisons (also for new items)", runEval, "--model MODEL.json --comparisons FILE [(--kernel-rows FILE)...] [flags]"},
 		"fit":        {"learn a similarity space from kernels/features and comparisons", runFit, "(--kernel FILE... | --features FILE | --identity N) --comparisons FILE --beta B --out MODEL.json [flags]"},

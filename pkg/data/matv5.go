@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"compress/zlib"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -16,7 +15,8 @@ import (
 // This file is a minimal reader of MATLAB Level 5 MAT-files (the format
 // MATLAB writes with save -v6 and -v7), enough to read the original
 // distribution files of the data sets (aset400 music_triplets.mat and
-// ALOI_UIMC.mat) and check them against the derived text files.
+// ALOI_UIMC.mat), from which `mkpoe data prepare` derives the text files
+// the loaders read. v7.3 files (HDF5) are read by matv73.go.
 //
 // We write our own rather than depend on a module: the pure-Go readers found
 // (florianl/matf, sbinet/matfio, scigolib/matlab) are either unmaintained or
@@ -30,10 +30,6 @@ import (
 //	stream holding one data element); array flags, dimensions, name, then
 //	the real part (stored in any numeric type) or, for cells, one miMATRIX
 //	per element in column-major order.
-
-// ErrMatV73 is returned for MATLAB v7.3 MAT-files, which are HDF5 files
-// that this package cannot read.
-var ErrMatV73 = errors.New("HDF5-based v7.3 .mat is not supported")
 
 // MatClass is the MATLAB array class of a [MatVar] (mxDOUBLE_CLASS, ...).
 type MatClass int
@@ -118,11 +114,12 @@ func (v *MatVar) String() string {
 	return string(rs)
 }
 
-// ReadMatFile reads the variables of a MATLAB Level 5 MAT-file (v6 or v7,
-// compressed or not), keyed by name. It supports numeric, logical and char
+// ReadMatFile reads the variables of a MAT-file, keyed by name: a MATLAB
+// Level 5 file (v6 or v7, compressed or not) or a v7.3 file (HDF5, within
+// the subset described in matv73.go). It supports numeric, logical and char
 // arrays and cell arrays of them; structs, objects, sparse and complex arrays
-// are errors naming the variable. A v7.3 (HDF5) file gives an error wrapping
-// [ErrMatV73].
+// are errors naming the variable, and so is any HDF5 structure outside the
+// subset.
 func ReadMatFile(path string) (map[string]*MatVar, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -134,9 +131,8 @@ func ReadMatFile(path string) (map[string]*MatVar, error) {
 // ReadMat is [ReadMatFile] on the bytes of a MAT-file; name is used in
 // messages.
 func ReadMat(b []byte, name string) (map[string]*MatVar, error) {
-	if len(b) >= 19 && bytes.HasPrefix(b, []byte("MATLAB 7.3 MAT-file")) ||
-		len(b) >= 520 && bytes.Equal(b[512:520], []byte("\x89HDF\r\n\x1a\n")) {
-		return nil, fmt.Errorf("data: %s: %w; use the derived text files instead (genre_labels.tsv for aset400 music_labels.mat) or convert it with h5py", name, ErrMatV73)
+	if bytes.HasPrefix(b, []byte("MATLAB 7.3 MAT-file")) || !bytes.HasPrefix(b, []byte("MATLAB 5.0")) && isHDF5(b) {
+		return readMatV73(b, name)
 	}
 	if len(b) < 128 {
 		return nil, &FileError{File: name, Rule: "a Level 5 MAT-file must start with a 128-byte header", Value: fmt.Sprintf("%d bytes", len(b))}
