@@ -223,17 +223,14 @@ func testAnchors(f *fold) []int {
 
 // rowSettings are the solver settings of a learned row's fits, β apart:
 // its mode and combination, the config's solver, the row's rank bound
-// (the low-rank method's, validated) and, for a full W, the kernels'
-// truncation.
+// (which the solver's route turns into the low-rank method) and, for a
+// full W, the kernels' truncation.
 func rowSettings(c *Config, row RowConfig) (*mkpoe.Settings, error) {
 	mode, err := mkpoe.ParseMode(row.Mode)
 	if err != nil {
 		return nil, err
 	}
 	s := &mkpoe.Settings{Mode: mode, Combine: rowCombine(row), Solver: mkpoe.Solver(c.Solver.Method), Tol: c.Solver.Tol, MaxIter: c.Solver.MaxIter, Rank: row.Rank}
-	if row.Rank > 0 {
-		s.Solver = mkpoe.LowRank
-	}
 	if mode == mkpoe.Full {
 		s.KernelRank, s.KernelEnergy = c.Solver.KernelRank, c.Solver.KernelEnergy
 	}

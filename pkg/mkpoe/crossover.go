@@ -70,18 +70,6 @@ func (set *workingSet) empty() bool {
 	return true
 }
 
-// interiorAffordable reports whether the interior-point stage may run on p:
-// diagonal problems (a working-set LP) always; full ones while the cheaper
-// of the two Newton systems (package conic) stays below
-// crossoverTuning.maxInteriorFlops.
-func (p *problem) interiorAffordable() bool {
-	if p.hasDiagBlock() {
-		return true
-	}
-	kCost, tCost := p.newtonSystemCosts(len(p.left))
-	return math.Min(kCost, tCost) <= p.tune.crossover.maxInteriorFlops
-}
-
 // hasDiagBlock reports whether any block of p is diagonal (all blocks of a
 // fit share a mode, so otherwise every block is full).
 func (p *problem) hasDiagBlock() bool {

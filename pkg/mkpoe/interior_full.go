@@ -51,7 +51,7 @@ func (p *problem) interiorFull(ctx context.Context, sol solution, s Settings) (s
 		// The cheaper Newton system: K-space for small blocks such as
 		// LPOE on a few features, comparison space otherwise.
 		var cp *conic.Problem
-		if kCost, tCost := p.newtonSystemCosts(len(comps)); kCost <= tCost {
+		if p.kSpaceNewton(len(comps)) {
 			set := p.wholeSet(comps)
 			cp, _ = p.restrict(set)
 		} else {

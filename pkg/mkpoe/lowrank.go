@@ -23,12 +23,7 @@ import (
 // the default method.
 type lowRankMethod struct{}
 
-func (lowRankMethod) eigenbasis() bool { return true }
-
 func (lowRankMethod) solve(ctx context.Context, fp fitProblem) (solution, error) {
-	if fp.p.hasDiagBlock() {
-		return acceleratedMethod{}.solve(ctx, fp)
-	}
 	lr := newLowRank(fp.p)
 	lr.maxRank = fp.s.Rank
 	lr.stop = func() bool { return ctx.Err() != nil }

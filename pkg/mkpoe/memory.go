@@ -18,7 +18,7 @@ import (
 // GNMDS at n = 10⁴ with 10⁶ triplets, low-rank, at W = 0 was estimated at
 // 3.2 GB and peaked at 2.7 GB resident (/usr/bin/time -v) when that model
 // still held X and a dense W.
-func memoryNeed(p *problem, solver Solver) float64 {
+func memoryNeed(p *problem, factored bool) float64 {
 	n := float64(p.n)
 	bytes := 64 * float64(len(p.left)+len(p.pairs))
 	for _, blk := range p.blocks {
@@ -27,7 +27,7 @@ func memoryNeed(p *problem, solver Solver) float64 {
 			bytes += 8 * 2 * n * r
 			continue
 		}
-		if solver == LowRank {
+		if factored {
 			bytes += 8 * n * r
 			continue
 		}
@@ -61,12 +61,12 @@ func availableMemory() uint64 {
 // checkMemory refuses a fit whose estimated need exceeds the memory
 // available (tuning.hooks.availableMemory overrides the system's in tests),
 // with an error that names both and what would lower the need.
-func checkMemory(p *problem, solver Solver) error {
+func checkMemory(p *problem, factored bool) error {
 	avail := availableMemory()
 	if f := p.tune.hooks.availableMemory; f != nil {
 		avail = f()
 	}
-	need := memoryNeed(p, solver)
+	need := memoryNeed(p, factored)
 	if avail == 0 || need <= float64(avail) {
 		return nil
 	}

@@ -226,6 +226,7 @@ func TestKernelRankTies(t *testing.T) {
 // short: only the choice is checked).
 func TestAutoSolver(t *testing.T) {
 	t.Parallel()
+	autoMinItems := defaultTuning().route.autoMinItems
 	pl, err := data.GeneratePlanted(data.PlantedSpec{N: autoMinItems, Dim: 3, Triplets: 3000, Flip: 0.1, Seed: 2})
 	if err != nil {
 		t.Fatal(err)

@@ -20,6 +20,7 @@ type tuning struct {
 	crossover   crossoverTuning
 	interior    interiorTuning
 	lowRank     lowRankTuning
+	route       routeTuning
 	// conic is the interior-point method's own tuning (correctors, mixed
 	// precision, step lengths), copied into every conic problem the fit
 	// builds (restrict, pairConic).
@@ -148,6 +149,17 @@ type testHooks struct {
 	interiorRun func(cp *conic.Problem)
 }
 
+// routeTuning holds the thresholds of the route (method.go). The
+// measurements behind them are in docs/notes/solver-log.md.
+type routeTuning struct {
+	autoMinItems    int     // Auto prefers lowrank on at least this many items (below, its certificate's overhead dominates) …
+	autoMaxMultiple float64 // … at β at most this multiple of β_min (above, its smoothed multipliers certify slowly)
+	// lanczosMinBetaOrder: β_min comes from the Lanczos method once a full
+	// block has this order (a dense r³ decomposition took 3 s of a 20 s
+	// low-rank fit at n = 1000).
+	lanczosMinBetaOrder int
+}
+
 // lowRankTuning steers the low-rank method (lowrank.go).
 type lowRankTuning struct {
 	checkEvery   int     // L-BFGS steps between certificate checks
@@ -225,6 +237,11 @@ func defaultTuning() *tuning {
 			firstPhaseDelta: 1e-2,
 			subspaceRounds:  10,
 			stallFraction:   1e-3,
+		},
+		route: routeTuning{
+			autoMinItems:        300,
+			autoMaxMultiple:     2,
+			lanczosMinBetaOrder: 500,
 		},
 		firstSlack:          0.25,
 		laterSlack:          0.05,

@@ -2,10 +2,11 @@ package cli
 
 import (
 	"context"
-	"flag"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
@@ -32,12 +33,12 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	beta := fs.Float64("beta", 0, "β > 0: weight of the hinge loss (required)")
 	mode := fs.String("mode", "full", "full or diag: form of each W")
 	combine := fs.String("combine", "separate", "separate (K4, one W per kernel) or sum (K1, one W on the sum kernel)")
-	solver := fs.String("solver", "accelerated", "accelerated (default), lowrank (factored W = LLᵀ; cost follows the rank: many items, full W), auto (lowrank for full W on ≥ 300 items at β ≤ 2·β_min, else accelerated) or subgradient (the paper's Appendix B)")
+	solver := fs.String("solver", string(mkpoe.Accelerated), solverHelp())
 	kernelRank := fs.Int("kernel-rank", 0, "truncate every kernel to its leading eigenpairs, at most this many (full W; prints the energy kept); 0: the whole numerical rank")
 	kernelEnergy := fs.Float64("kernel-energy", 0, "truncate every kernel to the fewest leading eigenpairs holding this fraction of its eigenvalue sum, in (0,1) (full W); 0: none")
-	rank := fs.Int("rank", 0, "at most this many dimensions per kernel (full W only; implies --solver lowrank; prints the distance to the convex optimum's bound); 0: no bound")
+	rank := fs.Int("rank", 0, "at most this many dimensions per kernel (full W only; runs --solver lowrank; prints the distance to the convex optimum's bound); 0: no bound")
 	maxIter := fs.Int("max-iter", 0, "iteration limit (0: solver default)")
-	tol := fs.Float64("tol", 0, "relative accuracy (0: default 1e-3, certified by a duality gap)")
+	tol := fs.Float64("tol", 0, fmt.Sprintf("relative accuracy (0: default %g, certified by a duality gap)", mkpoe.DefaultTol))
 	out := fs.String("out", "", "model file to write (JSON; required)")
 	every := addProgressFlag(fs)
 	if err := parseFlags(fs, args, 0); err != nil {
@@ -52,26 +53,11 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if sources != 1 {
 		return usagef("give exactly one of --kernel FILE (repeatable), --features FILE or --identity N")
 	}
-	if *maxIter < 0 {
-		return usagef("--max-iter must be >= 0 (0: the solver's default), got %d", *maxIter)
-	}
-	if !(*tol >= 0 && *tol < 1) {
-		return usagef("--tol must be in [0, 1) (0: the default 1e-3), got %v", *tol)
-	}
 	if *identity < 0 {
 		return usagef("--identity must be a positive number of items, got %d", *identity)
 	}
 	if *compFile == "" || *out == "" {
 		return usagef("--comparisons and --out are required")
-	}
-	if *rank < 0 {
-		return usagef("--rank must be >= 1 (0: no bound), got %d", *rank)
-	}
-	if *kernelRank < 0 {
-		return usagef("--kernel-rank must be >= 1 (0: no truncation), got %d", *kernelRank)
-	}
-	if !(*kernelEnergy >= 0 && *kernelEnergy < 1) {
-		return usagef("--kernel-energy must be in (0,1) (0: no truncation), got %v", *kernelEnergy)
 	}
 	s := &mkpoe.Settings{Beta: *beta, MaxIter: *maxIter, Tol: *tol, Rank: *rank, KernelRank: *kernelRank, KernelEnergy: *kernelEnergy}
 	var err error
@@ -84,17 +70,8 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if s.Solver, err = mkpoe.ParseSolver(*solver); err != nil {
 		return badInput(fmt.Errorf("--solver: %w", err))
 	}
-	if *rank > 0 {
-		if s.Mode != mkpoe.Full {
-			return usagef("--rank bounds a full W: it needs --mode full, got --mode %s", *mode)
-		}
-		if solverSet(fs) && s.Solver != mkpoe.LowRank && s.Solver != mkpoe.Auto {
-			return usagef("--rank is a bound of the low-rank method: use --solver lowrank (or leave --solver out), got --solver %s", *solver)
-		}
-		s.Solver = mkpoe.LowRank
-	}
-	if !(*beta > 0) {
-		return usagef("--beta must be > 0, got %v (β weighs the hinge loss against the trace regulariser)", *beta)
+	if err := s.Validate(); err != nil {
+		return settingsFlagError(err)
 	}
 
 	var n int
@@ -132,7 +109,7 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	disp.Width, disp.Every = width, *every
 	disp.Tol = *tol
 	if disp.Tol == 0 {
-		disp.Tol = 1e-3 // Settings' default
+		disp.Tol = mkpoe.DefaultTol
 	}
 	s.Recorder = experiments.FitRecorder(disp.Fit.Record)
 	stop := progress.Start(progress.Interval(live, disp.Every), func(time.Time) { disp.Update(clock()) })
@@ -222,9 +199,30 @@ func embedAll(m *mkpoe.Model, rowFiles []string) (*mat.Dense, error) {
 	return emb, badInput(err)
 }
 
-// solverSet reports whether --solver was given on the command line.
-func solverSet(fs *flag.FlagSet) bool {
-	set := false
-	fs.Visit(func(f *flag.Flag) { set = set || f.Name == "solver" })
-	return set
+// solverHelp is --solver's help: the route table's methods, one line each.
+func solverHelp() string {
+	var b strings.Builder
+	b.WriteString("the method:")
+	for _, name := range mkpoe.SolverNames() {
+		fmt.Fprintf(&b, "\n  %s: %s", name, mkpoe.SolverSummary(mkpoe.Solver(name)))
+	}
+	return b.String()
+}
+
+// fitFlags names the flag of each Settings field that mkpoe fit sets.
+var fitFlags = map[string]string{
+	"Beta": "--beta", "Mode": "--mode", "Combine": "--combine", "Solver": "--solver", "Rank": "--rank",
+	"KernelRank": "--kernel-rank", "KernelEnergy": "--kernel-energy", "MaxIter": "--max-iter", "Tol": "--tol",
+}
+
+// settingsFlagError turns Settings.Validate's error into a usage error
+// naming the flag (exit status 2).
+func settingsFlagError(err error) error {
+	var se *mkpoe.SettingsError
+	if errors.As(err, &se) {
+		if flag, ok := fitFlags[se.Field]; ok {
+			return usagef("%s %s, got %v", flag, se.Rule, se.Value)
+		}
+	}
+	return badInput(err)
 }
