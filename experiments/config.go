@@ -839,6 +839,10 @@ func (c *Config) checkDataPaths() error {
 	return errors.Join(ps...)
 }
 
+// runEigenCacheBytes bounds the eigenbases a run keeps (dataset.eigen):
+// 512 MiB holds the bases of about 16 kernels of order 2000.
+const runEigenCacheBytes = 512 << 20
+
 // loadAndCheckData loads c's data set and runs checkData on it.
 func (c *Config) loadAndCheckData() (*dataset, error) {
 	if err := c.checkDataPaths(); err != nil {
@@ -848,6 +852,7 @@ func (c *Config) loadAndCheckData() (*dataset, error) {
 	if err != nil {
 		return nil, fmt.Errorf("dataset: %w", err)
 	}
+	ds.eigen = mkpoe.NewEigenCache(runEigenCacheBytes)
 	if c.Protocol.Outer == outerGiven {
 		if err := applyGiven(c, ds); err != nil {
 			return nil, fmt.Errorf("config %s, with its data:\n%w", c.Name, err)

@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/mkpoe/mkpoe/internal/progress"
+	"github.com/mkpoe/mkpoe/internal/sysmem"
 	"github.com/mkpoe/mkpoe/pkg/constraint"
 	"github.com/mkpoe/mkpoe/pkg/cv"
 	"github.com/mkpoe/mkpoe/pkg/data"
@@ -197,6 +198,7 @@ func fitRow(ctx context.Context, c *Config, row RowConfig, f *fold, kidx []int, 
 		return nil, err
 	}
 	s.Beta, s.Init = beta, init
+	s.Cache, s.MemoryLimit = f.eigen, sysmem.Available()
 	if tp != nil {
 		s.Recorder = FitRecorder(tp.StartFit(beta))
 		defer func() { tp.EndFit(time.Now()) }()
@@ -349,6 +351,7 @@ func rowMinBeta(c *Config, row RowConfig, f *fold, kidx []int) (float64, error) 
 	if err != nil {
 		return 0, err
 	}
+	s.Cache = f.eigen
 	mb, err := mkpoe.MinBeta(f.gramsOf(kidx), f.trainCs, s)
 	if err != nil {
 		return 0, err

@@ -60,16 +60,29 @@ func (c kernelCut) keep(vals []float64) (int, float64) {
 
 // kernelEigenbasis returns the eigenbasis of kernel k after the cut, and
 // the fraction of its positive eigenvalues' sum the basis keeps (1 unless
-// the cut truncates). Bases of large kernels come from eigenCache when a
+// the cut truncates). Bases of large kernels come from the cache when a
 // fit or MinBeta on the same kernel computed them already.
-func kernelEigenbasis(k mat.Symmetric, cut kernelCut) (eigenbasis, float64) {
+func kernelEigenbasis(k mat.Symmetric, cut kernelCut, cache basisSource) (eigenbasis, float64) {
 	if cut.truncates() {
-		return eigenCache.basis(k, cut, func() (eigenbasis, float64) { return truncatedEigenbasis(k, cut) })
+		return cache.cache.basis(k, cut, cache.minOrder, func() (eigenbasis, float64) { return truncatedEigenbasis(k, cut) })
 	}
 	if eb, ok := diagonalEigenbasis(k, cut.relTol); ok {
 		return eb, 1
 	}
-	return eigenCache.basis(k, cut, func() (eigenbasis, float64) { return wholeEigenbasis(k, cut.relTol), 1 })
+	return cache.cache.basis(k, cut, cache.minOrder, func() (eigenbasis, float64) { return wholeEigenbasis(k, cut.relTol), 1 })
+}
+
+// basisSource is where a fit's kernel eigenbases may come from: the
+// caller's cache (Settings.Cache; nil: none) for kernels of order at least
+// minOrder.
+type basisSource struct {
+	cache    *EigenCache
+	minOrder int
+}
+
+// basisSourceOf is the basis source of validated settings.
+func basisSourceOf(s Settings) basisSource {
+	return basisSource{cache: s.Cache, minOrder: tuningOf(s).route.eigenCacheMinOrder}
 }
 
 // wholeEigenbasis is the eigenbasis of k over its numerical rank (the
@@ -256,7 +269,7 @@ func ones(n int) []float64 {
 // eigenbasis when eigen is true (default solver), else in the paper's
 // W-space (subgradient solver). backs[p] maps a block's variable Z back to
 // W = B Z Bᵀ (nil: W = Z).
-func formulation(in input, mode Mode, eigen bool, cut kernelCut) (blocks []block, backs []*mat.Dense) {
+func formulation(in input, mode Mode, eigen bool, cut kernelCut, bases basisSource) (blocks []block, backs []*mat.Dense) {
 	add := func(b block, back *mat.Dense) {
 		_, b.r = b.phi.Dims()
 		if !b.diag {
@@ -290,7 +303,7 @@ func formulation(in input, mode Mode, eigen bool, cut kernelCut) (blocks []block
 				}
 				add(block{diag: true, phi: kd, c: c}, nil)
 			case eigen:
-				eb, energy := kernelEigenbasis(k, cut)
+				eb, energy := kernelEigenbasis(k, cut, bases)
 				add(block{phi: eb.phi, energy: energy}, eb.back)
 			default:
 				reg := mat.NewSymDense(in.n, nil)

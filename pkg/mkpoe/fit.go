@@ -55,7 +55,7 @@ func MinBeta(ks []mat.Symmetric, cs []data.Comparison, s *Settings) (float64, er
 		return 0, err
 	}
 	set, _ := given.withDefaults() // validated by kernelInput
-	blocks, _ := formulation(in, set.Mode, true, cutOf(set))
+	blocks, _ := formulation(in, set.Mode, true, cutOf(set), basisSourceOf(set))
 	return newProblem(in.n, blocks, cs, 1).minBeta(), nil
 }
 
@@ -212,17 +212,15 @@ func fit(ctx context.Context, in input, cs []data.Comparison, s Settings) (*Mode
 		}
 	}
 	row := formulationRow(s)
-	blocks, backs := formulation(in, s.Mode, row.eigenbasis, cutOf(s))
+	blocks, backs := formulation(in, s.Mode, row.eigenbasis, cutOf(s), basisSourceOf(s))
 	p := newProblem(in.n, blocks, cs, s.Beta)
-	if s.tuning != nil {
-		p.tune = s.tuning
-	}
+	p.tune = tuningOf(s)
 	// Certificates and β_min need the eigenbasis form (R = I). W-space
 	// and the eigenbasis coincide for diagonal W, features and the
 	// identity; a W-space method on full kernel blocks gets one of its own.
 	eigen := p
 	if !row.eigenbasis && s.Mode == Full && in.kind == InputKernels {
-		zb, _ := formulation(in, s.Mode, true, cutOf(s))
+		zb, _ := formulation(in, s.Mode, true, cutOf(s), basisSourceOf(s))
 		eigen = newProblem(in.n, zb, cs, s.Beta)
 	}
 	minBeta := math.NaN()
@@ -234,7 +232,7 @@ func fit(ctx context.Context, in input, cs []data.Comparison, s Settings) (*Mode
 	}
 	row = route(shape{s: s, n: p.n, diag: p.hasDiagBlock(), minBeta: minBetaOnce, tune: p.tune.route})
 	s.Solver = row.name
-	if err := checkMemory(p, row.factored); err != nil {
+	if err := checkMemory(p, row.factored, s.MemoryLimit); err != nil {
 		return nil, err
 	}
 	minBetaOnce()
@@ -260,10 +258,20 @@ func fit(ctx context.Context, in input, cs []data.Comparison, s Settings) (*Mode
 	if err != nil {
 		return nil, err
 	}
-	blocks = p.blocks
-	bound := sol.bound
-	// A method that knows its factors (the low-rank method) gives a
-	// factored model: W = NᵀN with N from the factor, never formed.
+	model, err := modelOf(in, s, p.blocks, backs, sol)
+	if err != nil {
+		return nil, err
+	}
+	model.Stats.Seconds = time.Since(start).Seconds()
+	model.Stats.MinBeta = minBeta
+	return model, nil
+}
+
+// modelOf is the model of a fit's solution sol on the blocks (with their
+// maps back to W-space, backs): a factored model (W = NᵀN, never formed)
+// where the method returned factors, else each block's W; with the
+// solution's objective, dual point and statistics.
+func modelOf(in input, s Settings, blocks []block, backs []*mat.Dense, sol solution) (*Model, error) {
 	var ws []*mat.SymDense
 	var projs []*mat.Dense
 	if sol.factors != nil {
@@ -292,14 +300,12 @@ func fit(ctx context.Context, in input, cs []data.Comparison, s Settings) (*Mode
 	model.Objective = sol.objective
 	model.dual = sol.dual
 	model.Stats = Stats{
-		Iterations: sol.iters,
-		Converged:  sol.converged,
-		DualBound:  bound,
-		Trace:      sol.trace,
-		Seconds:    time.Since(start).Seconds(),
-		MinBeta:    minBeta,
+		Iterations:  sol.iters,
+		Converged:   sol.converged,
+		DualBound:   sol.bound,
+		Trace:       sol.trace,
+		RelativeGap: relativeGap(sol.objective, sol.bound),
 	}
-	model.Stats.RelativeGap = relativeGap(sol.objective, bound)
 	for _, b := range blocks {
 		model.Stats.BlockDims = append(model.Stats.BlockDims, b.r)
 	}

@@ -62,7 +62,7 @@ func TestConicMatchesBarrier(t *testing.T) {
 						t.Fatal(err)
 					}
 					in := input{kind: InputKernels, n: pr.ks[0].SymmetricDim(), kernels: pr.ks, numInputs: len(pr.ks)}
-					blocks, _ := formulation(in, mode, true, kernelCut{relTol: 1e-10})
+					blocks, _ := formulation(in, mode, true, kernelCut{relTol: 1e-10}, basisSource{})
 					p := newProblem(in.n, blocks, pr.cs, beta)
 					set := wholeWorkingSet(p)
 					// Diagonal problems run with Gondzio's correctors
@@ -227,7 +227,7 @@ func TestRestrictRowsAreMargins(t *testing.T) {
 	for _, mode := range []Mode{Diag, Full} {
 		t.Run(mode.String(), func(t *testing.T) {
 			in := input{kind: InputKernels, n: n, kernels: ks, numInputs: len(ks)}
-			blocks, _ := formulation(in, mode, true, kernelCut{relTol: 1e-10})
+			blocks, _ := formulation(in, mode, true, kernelCut{relTol: 1e-10}, basisSource{})
 			p := newProblem(n, blocks, cs, 1)
 			var comps []int
 			for c := range p.left {

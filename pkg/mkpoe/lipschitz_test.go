@@ -25,7 +25,7 @@ func TestDiagLipschitzCoversNorm(t *testing.T) {
 		cs := randomComparisons(rng, hidden, 40*n, 0.1, true)
 		const beta, delta = 100.0, 1.0
 		in := input{kind: InputKernels, n: n, kernels: ks, numInputs: len(ks)}
-		blocks, _ := formulation(in, Diag, true, kernelCut{relTol: 1e-10})
+		blocks, _ := formulation(in, Diag, true, kernelCut{relTol: 1e-10}, basisSource{})
 		p := newProblem(n, blocks, cs, beta)
 		ws := p.newWorkspace()
 		est := p.lipschitzEstimate(ws, delta, make([]float64, len(p.pairs)), make([]float64, len(p.pairs)))

@@ -168,20 +168,20 @@ func TestFixedRank(t *testing.T) {
 	}
 }
 
-// TestMemoryRefused: a fit whose estimated need exceeds the available
-// memory is refused before any allocation of its size, with an error
-// naming both figures.
+// TestMemoryRefused: a fit whose estimated need exceeds Settings.MemoryLimit
+// is refused before any allocation of its size, with an ErrTooLarge (not
+// an invalid-input error) naming both figures.
 func TestMemoryRefused(t *testing.T) {
 	t.Parallel()
 	pr := smallProblems()[0]
-	tight := tuned(func(tu *tuning) { tu.hooks.availableMemory = func() uint64 { return 1000 } })
-	_, err := Fit(pr.ks, pr.cs, &Settings{Beta: 1, tuning: tight})
-	if !errors.Is(err, ErrInvalidInput) || !strings.Contains(err.Error(), "GiB are available") || !strings.Contains(err.Error(), "this fit needs about") {
-		t.Errorf("error %v, want an invalid-input error naming the memory needed and available", err)
+	_, err := Fit(pr.ks, pr.cs, &Settings{Beta: 1, MemoryLimit: 1000})
+	if !errors.Is(err, ErrTooLarge) || errors.Is(err, ErrInvalidInput) || !strings.Contains(err.Error(), "GiB: use fewer items") || !strings.Contains(err.Error(), "this fit needs about") {
+		t.Errorf("error %v, want ErrTooLarge naming the memory needed and the limit", err)
 	}
-	roomy := tuned(func(tu *tuning) { tu.hooks.availableMemory = func() uint64 { return 1 << 40 } })
-	if _, err := Fit(pr.ks, pr.cs, &Settings{Beta: 1, tuning: roomy}); err != nil {
-		t.Errorf("with room: %v", err)
+	for _, limit := range []uint64{0, 1 << 40} {
+		if _, err := Fit(pr.ks, pr.cs, &Settings{Beta: 1, MemoryLimit: limit}); err != nil {
+			t.Errorf("limit %d: %v", limit, err)
+		}
 	}
 }
 

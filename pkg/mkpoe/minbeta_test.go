@@ -160,7 +160,7 @@ func TestMinBetaLanczosMatchesDense(t *testing.T) {
 		{"identity", input{kind: InputIdentity, n: n, numInputs: 1}},
 		{"kernels", input{kind: InputKernels, n: n, numInputs: 2, kernels: []mat.Symmetric{rbfKernel(x), linearKernel(randomFeatures(rng, n, 6))}}},
 	} {
-		blocks, _ := formulation(tc.in, Full, true, kernelCut{relTol: 1e-10})
+		blocks, _ := formulation(tc.in, Full, true, kernelCut{relTol: 1e-10}, basisSource{})
 		p := newProblem(n, blocks, cs, 1)
 		dense := p.minBeta()
 		alpha := make([]float64, len(cs))

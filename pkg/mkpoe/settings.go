@@ -221,6 +221,16 @@ type Settings struct {
 	// Recorder, if not nil, is called after every iteration (see
 	// [Recorder]); progress displays use it. Nil costs nothing.
 	Recorder Recorder
+	// Cache, if not nil, keeps the eigenbases of large kernels for the
+	// next fits and MinBeta calls on the same kernels ([EigenCache]): pass
+	// one cache to every fit of a β sweep. Nil keeps nothing.
+	Cache *EigenCache
+	// MemoryLimit, if positive, is the bytes the fit may hold at its peak:
+	// a fit estimated above it is refused, before it allocates, with an
+	// error matching [ErrTooLarge] (docs/solver.md, "Memory"). 0: no limit.
+	// The library never asks the system; callers pass what the machine
+	// can give.
+	MemoryLimit uint64
 
 	// tuning, if not nil, replaces the solver's defaultTuning (tests only).
 	tuning *tuning

@@ -201,7 +201,7 @@ func TestKernelRankTies(t *testing.T) {
 	for i := 0; i < n; i++ {
 		id.SetSym(i, i, 1)
 	}
-	eb, energy := kernelEigenbasis(id, kernelCut{relTol: 1e-10, rank: 4})
+	eb, energy := kernelEigenbasis(id, kernelCut{relTol: 1e-10, rank: 4}, basisSource{})
 	if _, r := eb.phi.Dims(); r != 4 || math.Abs(energy-4.0/n) > 1e-12 {
 		t.Errorf("identity at rank 4: %d eigenpairs, energy %g; want 4 and %g", r, energy, 4.0/n)
 	}

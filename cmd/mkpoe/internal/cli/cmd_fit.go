@@ -14,6 +14,7 @@ import (
 	"github.com/mkpoe/mkpoe/experiments"
 	"github.com/mkpoe/mkpoe/internal/linalg"
 	"github.com/mkpoe/mkpoe/internal/progress"
+	"github.com/mkpoe/mkpoe/internal/sysmem"
 	"github.com/mkpoe/mkpoe/pkg/data"
 	"github.com/mkpoe/mkpoe/pkg/mkpoe"
 	"github.com/mkpoe/mkpoe/pkg/query"
@@ -112,6 +113,7 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		disp.Tol = mkpoe.DefaultTol
 	}
 	s.Recorder = experiments.FitRecorder(disp.Fit.Record)
+	s.MemoryLimit = sysmem.Available()
 	stop := progress.Start(progress.Interval(live, disp.Every), func(time.Time) { disp.Update(clock()) })
 	var m *mkpoe.Model
 	switch {
