@@ -320,13 +320,7 @@ func (lr *lowRank) run(ctx context.Context, init []*mat.Dense, s Settings) (solu
 			break
 		}
 		if lr.maxRank == 0 && (it >= tn.firstPhaseIters || delta <= tn.firstPhaseDelta) {
-			cur := lr.ranks()
-			lr.layout(best.ranks)
-			sol.factors = lr.factors(best.z)
-			lr.layout(cur)
-			it, err := lr.refine(ctx, z, rz, &sol, s, it)
-			sol.iters = it
-			return sol, err
+			return lr.secondPhase(ctx, z, rz, &best, sol, s, it)
 		}
 		// Grow or shrink δ only once L-BFGS has stalled at this rank and
 		// δ: growing earlier adds directions the current columns would
@@ -375,10 +369,9 @@ func (lr *lowRank) run(ctx context.Context, init []*mat.Dense, s Settings) (solu
 			fs, _ = lr.evaluate(z, delta, g)
 		}
 		pt := lbfgsPoint{z: z, g: g, f: fs, delta: delta, opt: opt, best: &best}
-		report := func(step int, fe float64) {
+		steps, err := lr.descend(ctx, &pt, min(tn.checkEvery, s.MaxIter-it), func(step int, fe float64) {
 			s.report(Iteration{Iter: it + step, Objective: fe, Best: best.f, Bound: sol.bound, Smoothing: delta, Stage: StageLowRank, Rank: lr.totalRank()})
-		}
-		steps, err := lr.descend(ctx, &pt, min(tn.checkEvery, s.MaxIter-it), report)
+		})
 		it += steps
 		if err != nil {
 			return sol, err
@@ -388,6 +381,19 @@ func (lr *lowRank) run(ctx context.Context, init []*mat.Dense, s Settings) (solu
 	lr.layout(best.ranks)
 	sol.factors = lr.factors(best.z)
 	return sol, nil
+}
+
+// secondPhase hands the first phase's subspace to the restricted problem
+// (refine) after it iterations: sol takes the best factors so far and
+// refine's certificate.
+func (lr *lowRank) secondPhase(ctx context.Context, z []float64, rz []ritz, best *lowRankBest, sol solution, s Settings, it int) (solution, error) {
+	cur := lr.ranks()
+	lr.layout(best.ranks)
+	sol.factors = lr.factors(best.z)
+	lr.layout(cur)
+	it, err := lr.refine(ctx, z, rz, &sol, s, it)
+	sol.iters = it
+	return sol, err
 }
 
 // lbfgsPoint is what descend moves: the point z (updated in place), f_δ(z)

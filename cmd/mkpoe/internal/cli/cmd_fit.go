@@ -75,33 +75,9 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return settingsFlagError(err)
 	}
 
-	var n int
-	var ks []mat.Symmetric
-	var x *mat.Dense
-	switch {
-	case len(kernels) > 0:
-		for _, path := range kernels {
-			k, err := data.ReadKernelFile(path)
-			if err != nil {
-				return badInput(err)
-			}
-			ks = append(ks, k)
-		}
-		if err := data.CheckSameSize(ks, kernels); err != nil {
-			return badInput(err)
-		}
-		n = ks[0].SymmetricDim()
-	case *features != "":
-		if x, err = data.ReadMatrixFile(*features); err != nil {
-			return badInput(err)
-		}
-		n, _ = x.Dims()
-	default:
-		n = *identity
-	}
-	cf, err := readComparisons(*compFile, data.ComparisonOptions{OneBased: *oneBased, N: n})
+	in, err := readFitInputs(kernels, *features, *identity, *compFile, *oneBased)
 	if err != nil {
-		return badInput(err)
+		return err
 	}
 	// Progress on stderr once the fit has run progress.FitDelay
 	// (docs/progress.md); the Recorder cannot change the model.
@@ -115,15 +91,7 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	s.Recorder = experiments.FitRecorder(disp.Fit.Record)
 	s.MemoryLimit = sysmem.Available()
 	stop := progress.Start(progress.Interval(live, disp.Every), func(time.Time) { disp.Update(clock()) })
-	var m *mkpoe.Model
-	switch {
-	case ks != nil:
-		m, err = mkpoe.FitContext(ctx, ks, cf.Comparisons, s)
-	case x != nil:
-		m, err = mkpoe.FitFeaturesContext(ctx, x, cf.Comparisons, s)
-	default:
-		m, err = mkpoe.FitIdentityContext(ctx, n, cf.Comparisons, s)
-	}
+	m, err := in.fit(ctx, s)
 	stop()
 	disp.Finish(clock())
 	if err != nil {
@@ -134,6 +102,69 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := writeModel(*out, m); err != nil {
 		return err
 	}
+	printFit(stdout, stderr, m, *rank)
+	return nil
+}
+
+// fitInputs are what mkpoe fit learns from: kernels, a feature matrix or
+// the identity on n items, and the comparisons.
+type fitInputs struct {
+	ks []mat.Symmetric
+	x  *mat.Dense
+	n  int
+	cs []data.Comparison
+}
+
+// readFitInputs reads fit's input files: the kernels (or features, or n
+// for the identity) and the comparisons over their items.
+func readFitInputs(kernels []string, features string, identity int, compFile string, oneBased bool) (*fitInputs, error) {
+	in := &fitInputs{}
+	switch {
+	case len(kernels) > 0:
+		for _, path := range kernels {
+			k, err := data.ReadKernelFile(path)
+			if err != nil {
+				return nil, badInput(err)
+			}
+			in.ks = append(in.ks, k)
+		}
+		if err := data.CheckSameSize(in.ks, kernels); err != nil {
+			return nil, badInput(err)
+		}
+		in.n = in.ks[0].SymmetricDim()
+	case features != "":
+		x, err := data.ReadMatrixFile(features)
+		if err != nil {
+			return nil, badInput(err)
+		}
+		in.x = x
+		in.n, _ = x.Dims()
+	default:
+		in.n = identity
+	}
+	cf, err := readComparisons(compFile, data.ComparisonOptions{OneBased: oneBased, N: in.n})
+	if err != nil {
+		return nil, badInput(err)
+	}
+	in.cs = cf.Comparisons
+	return in, nil
+}
+
+// fit runs the fit of the inputs' kind: MKPOE on kernels, LPOE on
+// features, GNMDS on the identity.
+func (in *fitInputs) fit(ctx context.Context, s *mkpoe.Settings) (*mkpoe.Model, error) {
+	switch {
+	case in.ks != nil:
+		return mkpoe.FitContext(ctx, in.ks, in.cs, s)
+	case in.x != nil:
+		return mkpoe.FitFeaturesContext(ctx, in.x, in.cs, s)
+	}
+	return mkpoe.FitIdentityContext(ctx, in.n, in.cs, s)
+}
+
+// printFit prints a fitted model's figures on stdout and its warnings on
+// stderr; rank is --rank (0: none).
+func printFit(stdout, stderr io.Writer, m *mkpoe.Model, rank int) {
 	fmt.Fprintf(stdout, "objective %.10g\nbound %.10g\nrelative_gap %.3g\niterations %d\nconverged %v\ndimension %d\nseconds %.3f\n",
 		m.Objective, m.Stats.DualBound, m.Stats.RelativeGap, m.Stats.Iterations, m.Stats.Converged, m.Dim(), m.Stats.Seconds)
 	fmt.Fprintf(stdout, "min_beta %.6g\n", m.Stats.MinBeta)
@@ -141,10 +172,10 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if advice := linalg.BLASAdvice(); advice != "" {
 		fmt.Fprintf(stderr, "mkpoe fit: warning: %s\n", advice)
 	}
-	if *rank > 0 {
+	if rank > 0 {
 		// The rank-bounded problem is not convex: its solution is a
 		// stationary point, and the bound is the convex problem's.
-		fmt.Fprintf(stdout, "rank_bound %d\nconvex_gap %.3g\n", *rank, m.Stats.RelativeGap)
+		fmt.Fprintf(stdout, "rank_bound %d\nconvex_gap %.3g\n", rank, m.Stats.RelativeGap)
 	}
 	for b, e := range m.Stats.KernelEnergy {
 		fmt.Fprintf(stdout, "kernel_energy[%d] %.6g\nkernel_rank[%d] %d\n", b, e, b, m.Stats.BlockDims[b])
@@ -155,7 +186,6 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if m.Beta <= m.Stats.MinBeta {
 		fmt.Fprintf(stderr, "mkpoe fit: warning: --beta %g is at or below min_beta %.6g, the largest β at which W = 0 is optimal for these comparisons: the model maps every item to the origin and ties every comparison; use --beta above it (e.g. %.3g, 3 × min_beta)\n", m.Beta, m.Stats.MinBeta, 3*m.Stats.MinBeta)
 	}
-	return nil
 }
 
 // clock is the time of the fit's progress display (tests replace it).
