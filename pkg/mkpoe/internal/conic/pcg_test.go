@@ -190,9 +190,9 @@ func TestPCGFallsBackToDirectSolve(t *testing.T) {
 		t.Fatal(err)
 	}
 	on := *cp
-	ne := &NormalEquations{B: mat.DenseCopyOf(cp.System.(*NormalEquations).B), cgLimit: 1}
+	ne := &NormalEquations{B: mat.DenseCopyOf(cp.System.(*NormalEquations).B)}
 	on.System = ne
-	on.Settings.PCGNewton, on.Settings.PCGMinDim = true, 0
+	on.Settings.PCGNewton, on.Settings.PCGMinDim, on.Settings.PCGMaxIter = true, 0, 1
 	res, err := Solve(context.Background(), &on, 1e-9, 100)
 	if err != nil {
 		t.Fatal(err)
