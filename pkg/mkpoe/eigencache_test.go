@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/mkpoe/mkpoe/pkg/mkpoe/internal/testproblems"
 )
 
 // TestBasisCache: a repeated kernel and cut return the first computation's
@@ -14,7 +16,7 @@ import (
 // larger than the limit is not kept.
 func TestBasisCache(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 4))
-	kernel := func(n int) *mat.SymDense { return linearKernel(randomFeatures(rng, n, 3)) }
+	kernel := func(n int) *mat.SymDense { return testproblems.Linear(testproblems.Features(rng, n, 3)) }
 	n := defaultTuning().route.eigenCacheMinOrder
 	a, b := kernel(n), kernel(n)
 	computed := 0
@@ -71,9 +73,9 @@ func TestBasisCache(t *testing.T) {
 func TestEigenCacheSameFit(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(8, 1))
-	x := randomFeatures(rng, defaultTuning().route.eigenCacheMinOrder, 4)
-	k := rbfKernel(x)
-	cs := randomComparisons(rng, x, 600, 0.1, true)
+	x := testproblems.Features(rng, defaultTuning().route.eigenCacheMinOrder, 4)
+	k := testproblems.RBF(x)
+	cs := testproblems.Comparisons(rng, x, 600, 0.1, testproblems.TripletsIf(true), 0)
 	cache := NewEigenCache(512 << 20)
 	fit := func(cache *EigenCache) *Model {
 		m, err := Fit([]mat.Symmetric{k}, cs, &Settings{Beta: 50, KernelRank: 20, Cache: cache})

@@ -12,6 +12,7 @@ import (
 	"github.com/mkpoe/mkpoe/pkg/data"
 	"github.com/mkpoe/mkpoe/pkg/mkpoe/internal/conic"
 	"github.com/mkpoe/mkpoe/pkg/mkpoe/internal/reference"
+	"github.com/mkpoe/mkpoe/pkg/mkpoe/internal/testproblems"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -98,7 +99,7 @@ func TestProjectionFromFactor(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(2, 9))
 	for _, tc := range []struct{ d, k int }{{6, 1}, {30, 4}, {50, 12}} {
-		f := randomFeatures(rng, tc.d, tc.k)
+		f := testproblems.Features(rng, tc.d, tc.k)
 		var w mat.SymDense
 		w.SymOuterK(1, f)
 		got := projectionFromFactor(f)
@@ -192,14 +193,14 @@ func TestLowRankWarmStart(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(8, 8))
 	n := 40
-	hidden := randomFeatures(rng, n, 3)
-	cs := randomComparisons(rng, hidden, 600, 0.1, true)
+	hidden := testproblems.Features(rng, n, 3)
+	cs := testproblems.Comparisons(rng, hidden, 600, 0.1, testproblems.TripletsIf(true), 0)
 	id := mat.NewSymDense(n, nil)
 	for i := 0; i < n; i++ {
 		id.SetSym(i, i, 2)
 	}
 	fits := map[string]func(s *Settings) (*Model, error){
-		"kernels":  func(s *Settings) (*Model, error) { return Fit([]mat.Symmetric{rbfKernel(hidden), id}, cs, s) },
+		"kernels":  func(s *Settings) (*Model, error) { return Fit([]mat.Symmetric{testproblems.RBF(hidden), id}, cs, s) },
 		"identity": func(s *Settings) (*Model, error) { return FitIdentity(n, cs, s) },
 	}
 	for name, fit := range fits {
@@ -234,8 +235,8 @@ func TestDiagonalKernelW(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(4, 4))
 	n := 25
-	hidden := randomFeatures(rng, n, 3)
-	cs := randomComparisons(rng, hidden, 300, 0.1, true)
+	hidden := testproblems.Features(rng, n, 3)
+	cs := testproblems.Comparisons(rng, hidden, 300, 0.1, testproblems.TripletsIf(true), 0)
 	k := mat.NewSymDense(n, nil)
 	for i := 0; i < n; i++ {
 		k.SetSym(i, i, 0.5+rng.Float64())

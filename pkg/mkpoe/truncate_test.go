@@ -13,6 +13,7 @@ import (
 
 	"github.com/mkpoe/mkpoe/pkg/data"
 	"github.com/mkpoe/mkpoe/pkg/mkpoe/internal/reference"
+	"github.com/mkpoe/mkpoe/pkg/mkpoe/internal/testproblems"
 )
 
 // TestKernelCutKeep checks the truncation rule on hand-computed spectra
@@ -183,7 +184,7 @@ func TestKernelTruncationRefused(t *testing.T) {
 		}
 	}
 	n := pr.ks[0].SymmetricDim()
-	x := randomFeatures(rand.New(rand.NewPCG(1, 2)), n, 4)
+	x := testproblems.Features(rand.New(rand.NewPCG(1, 2)), n, 4)
 	if _, err := FitFeatures(x, pr.cs, &Settings{Beta: 1}); err != nil {
 		t.Fatalf("features without truncation: %v", err)
 	}

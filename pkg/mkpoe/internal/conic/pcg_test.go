@@ -8,6 +8,8 @@ import (
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/mkpoe/mkpoe/pkg/mkpoe/internal/testproblems"
 )
 
 // randomNormalProblem returns a K-space problem with the given cone blocks
@@ -41,7 +43,7 @@ func randomNormalProblem(rng *rand.Rand, blocks []Block, count int, mu float64) 
 			p += bl.K - i
 		}
 	}
-	cp.System = &NormalEquations{B: randomMatrix(rng, count, off)}
+	cp.System = &NormalEquations{B: testproblems.Features(rng, count, off)}
 	return cp
 }
 
