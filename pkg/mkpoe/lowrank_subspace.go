@@ -27,13 +27,7 @@ func (lr *lowRank) refine(ctx context.Context, z []float64, rz []ritz, sol *solu
 			blocks[b] = block{phi: restrictFeatures(fb.blk, bases[b])}
 			_, blocks[b].r = blocks[b].phi.Dims()
 		}
-		pr := p.withBlocks(blocks)
-		// The restricted problem's interior-point stage solves its K-space
-		// Newton systems by preconditioned conjugate gradients where
-		// forming them whole is dear (conic.Settings.PCGNewton).
-		tu := *pr.tune
-		tu.conic.PCGNewton = !tn.directNewton
-		pr.tune = &tu
+		pr := p.restrictedProblem(blocks)
 		x0 := make([]float64, pr.dim)
 		for b := range blocks {
 			copy(x0[blocks[b].off:], xr[b])

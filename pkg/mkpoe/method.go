@@ -296,3 +296,16 @@ func (subgradientMethod) solve(ctx context.Context, fp fitProblem) (solution, er
 	sol.bound = certifyMargins(fp.eigen, marginsOf(p, sol.x))
 	return sol, nil
 }
+
+// restrictedProblem is p on the low-rank method's restricted blocks
+// (refine), whose interior-point stage solves its K-space Newton systems
+// by preconditioned conjugate gradients where forming them whole is dear
+// (conic.Settings.PCGNewton, from conic.Settings.PCGMinDim on), unless
+// lowRankTuning.directNewton.
+func (p *problem) restrictedProblem(blocks []block) *problem {
+	pr := p.withBlocks(blocks)
+	tu := *pr.tune
+	tu.conic.PCGNewton = !tu.lowRank.directNewton
+	pr.tune = &tu
+	return pr
+}
