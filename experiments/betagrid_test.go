@@ -206,7 +206,7 @@ rows:
 	}
 	for _, tc := range []struct{ row, want string }{
 		{"{method: k1, kernel: identity, mode: full, rank: -1}", "rows[0].rank: must be >= 1"},
-		{"{method: k1, kernel: identity, mode: diag, rank: 2}", "rows[0].rank: bounds a full W: needs mode full"},
+		{"{method: k1, kernel: identity, mode: diag, rank: 2}", "rows[0].rank: bounds a full W: it needs mode full"},
 		{"{method: native, kernel: identity, rank: 2}", "rows[0].rank: must be absent for a native row"},
 	} {
 		bad := strings.Replace(body, "  - {method: k1, kernel: identity, mode: full}\n  - {method: k1, kernel: identity, mode: full, rank: 2, table_row: identity rank 2}\n", "  - "+tc.row+"\n", 1)

@@ -321,7 +321,7 @@ func (c *Config) applyDefaults() {
 		c.Solver.Method = string(mkpoe.Accelerated)
 	}
 	if c.Solver.Tol == 0 {
-		c.Solver.Tol = 1e-3
+		c.Solver.Tol = mkpoe.DefaultTol
 	}
 	for i := range c.Kernels {
 		if c.Kernels[i].Normalize == "" {
@@ -667,29 +667,43 @@ func (c *Config) validateBetaGrid(ps *problems) {
 	}
 }
 
-// validateSolver checks solver.
+// validateSolver checks solver and the rows' solver settings with
+// mkpoe.Settings.Validate, the rules every fit obeys, naming the YAML key
+// of the field that breaks one. The solver block is checked first, and a
+// row only when it is valid, so that one mistake gives one message.
 func (c *Config) validateSolver(ps *problems) {
-	if _, err := mkpoe.ParseSolver(c.Solver.Method); err != nil {
-		ps.bad("solver.method", "must be accelerated, lowrank, auto or subgradient", fmt.Sprintf("%q", c.Solver.Method))
+	keys := map[string]string{"Solver": "solver.method", "Tol": "solver.tol", "MaxIter": "solver.max_iter",
+		"KernelRank": "solver.kernel_rank", "KernelEnergy": "solver.kernel_energy"}
+	report := func(err error, row int) {
+		var se *mkpoe.SettingsError
+		if !errors.As(err, &se) {
+			ps.bad("solver", err.Error(), "")
+			return
+		}
+		key, ok := keys[se.Field]
+		if !ok {
+			key = fmt.Sprintf("rows[%d].%s", row, strings.ToLower(se.Field))
+		}
+		ps.bad(key, se.Rule, se.Value)
 	}
-	if !(c.Solver.Tol > 0 && c.Solver.Tol < 1) {
-		ps.bad("solver.tol", "must be in (0,1)", c.Solver.Tol)
-	}
-	if c.Solver.MaxIter < 0 {
-		ps.bad("solver.max_iter", "must be >= 0", c.Solver.MaxIter)
-	}
-	if c.Solver.KernelRank < 0 {
-		ps.bad("solver.kernel_rank", "must be >= 1 (eigenpairs kept per kernel), or absent", c.Solver.KernelRank)
-	}
-	if !(c.Solver.KernelEnergy >= 0 && c.Solver.KernelEnergy < 1) {
-		ps.bad("solver.kernel_energy", "must be in (0, 1) (the fraction of each kernel's eigenvalue sum kept), or absent", c.Solver.KernelEnergy)
-	}
-	if (c.Solver.KernelRank > 0 || c.Solver.KernelEnergy > 0) && c.Solver.Method == string(mkpoe.Subgradient) {
-		ps.bad("solver.kernel_rank", "truncates the kernels' eigenbasis, which solver.method subgradient does not use", c.Solver.Method)
+	// β comes from the grid (validated as beta_grid): 1 stands in for it.
+	base := mkpoe.Settings{Beta: 1, Solver: mkpoe.Solver(c.Solver.Method), Tol: c.Solver.Tol, MaxIter: c.Solver.MaxIter,
+		KernelRank: c.Solver.KernelRank, KernelEnergy: c.Solver.KernelEnergy}
+	if err := base.Validate(); err != nil {
+		report(err, -1)
+		return
 	}
 	for i, r := range c.Rows {
-		if r.Rank > 0 && c.Solver.Method == string(mkpoe.Subgradient) {
-			ps.bad(fmt.Sprintf("rows[%d].rank", i), "is a bound of the low-rank method, not of solver.method subgradient", r.Rank)
+		if r.Method == "native" {
+			continue
+		}
+		s, err := rowSettings(c, r)
+		if err != nil {
+			continue // the row's mode, reported by validateRow
+		}
+		s.Beta = 1
+		if err := s.Validate(); err != nil {
+			report(err, i)
 		}
 	}
 }
@@ -753,13 +767,10 @@ func (r RowConfig) validate(ps *problems, at string, kernelNames, groupNames map
 	} else if r.Mode != "" {
 		ps.bad(at+".mode", "must be empty for a native row", fmt.Sprintf("%q", r.Mode))
 	}
-	switch {
-	case r.Rank < 0:
-		ps.bad(at+".rank", "must be >= 1 (an embedding dimension), or absent", r.Rank)
-	case r.Rank > 0 && r.Method == "native":
+	// A learned row's rank is checked with its solver settings
+	// (validateSolver).
+	if r.Rank != 0 && r.Method == "native" {
 		ps.bad(at+".rank", "must be absent for a native row (it bounds a learned W)", r.Rank)
-	case r.Rank > 0 && r.Mode != "full":
-		ps.bad(at+".rank", "bounds a full W: needs mode full", fmt.Sprintf("%d with mode %q", r.Rank, r.Mode))
 	}
 	if r.TrainSteps != nil {
 		validateSteps(ps, at+".train_steps", *r.TrainSteps)
@@ -828,6 +839,10 @@ func (c *Config) checkDataPaths() error {
 	return errors.Join(ps...)
 }
 
+// runEigenCacheBytes bounds the eigenbases a run keeps (dataset.eigen):
+// 512 MiB holds the bases of about 16 kernels of order 2000.
+const runEigenCacheBytes = 512 << 20
+
 // loadAndCheckData loads c's data set and runs checkData on it.
 func (c *Config) loadAndCheckData() (*dataset, error) {
 	if err := c.checkDataPaths(); err != nil {
@@ -837,6 +852,7 @@ func (c *Config) loadAndCheckData() (*dataset, error) {
 	if err != nil {
 		return nil, fmt.Errorf("dataset: %w", err)
 	}
+	ds.eigen = mkpoe.NewEigenCache(runEigenCacheBytes)
 	if c.Protocol.Outer == outerGiven {
 		if err := applyGiven(c, ds); err != nil {
 			return nil, fmt.Errorf("config %s, with its data:\n%w", c.Name, err)

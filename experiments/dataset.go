@@ -12,6 +12,7 @@ import (
 
 	"github.com/mkpoe/mkpoe/pkg/data"
 	"github.com/mkpoe/mkpoe/pkg/kernels"
+	"github.com/mkpoe/mkpoe/pkg/mkpoe"
 )
 
 // dataset is a loaded data set in the form the harness needs: n items, the
@@ -31,8 +32,11 @@ type dataset struct {
 	// labelNames name the label values (labelNames[l] names label l), nil
 	// if the data set has no names for them.
 	labelNames []string
-	taxonomy   *data.Taxonomy // non-nil: comparisons come from the taxonomy
-	comps      []data.Comparison
+	// eigen keeps the kernels' eigenbases for every fit of the run
+	// (mkpoe.Settings.Cache): the folds' kernels recur across β and rows.
+	eigen    *mkpoe.EigenCache
+	taxonomy *data.Taxonomy // non-nil: comparisons come from the taxonomy
+	comps    []data.Comparison
 	// given is the split of protocol outer: given (applyGiven), else nil.
 	given   *givenSplit
 	sources map[string]kernels.Input

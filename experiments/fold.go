@@ -11,6 +11,7 @@ import (
 	"github.com/mkpoe/mkpoe/pkg/cv"
 	"github.com/mkpoe/mkpoe/pkg/data"
 	"github.com/mkpoe/mkpoe/pkg/kernels"
+	"github.com/mkpoe/mkpoe/pkg/mkpoe"
 )
 
 // fold is one train/test (or inner train/validation) split with everything a
@@ -34,6 +35,7 @@ type fold struct {
 	testCs      []data.Comparison
 	trainSteps  []constraint.StepReport
 	testSteps   []constraint.StepReport
+	eigen       *mkpoe.EigenCache // the run's (dataset.eigen), nil: none
 }
 
 // splitItems returns the training and held-out items of outer split s.
@@ -96,7 +98,7 @@ func (f *fold) rowsOf(kidx []int) []*mat.Dense {
 // buildFold builds the kernels listed in kernelIdx and the comparisons of a
 // split. seed drives comparison subsampling and constraint processing.
 func buildFold(c *Config, ds *dataset, train, test []int, source cv.ComparisonSource, kernelIdx []int, trainSteps []string, seed uint64) (*fold, error) {
-	f := &fold{train: train, test: test, grams: map[int]*mat.SymDense{}, rows: map[int]*mat.Dense{}}
+	f := &fold{train: train, test: test, grams: map[int]*mat.SymDense{}, rows: map[int]*mat.Dense{}, eigen: ds.eigen}
 	for _, p := range kernelIdx {
 		g, r, err := buildKernel(c.Kernels[p], ds, train, test)
 		if err != nil {

@@ -2,9 +2,9 @@ package experiments
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
-	"math"
 	"path/filepath"
 	"slices"
 	"time"
@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/mkpoe/mkpoe/internal/progress"
+	"github.com/mkpoe/mkpoe/internal/sysmem"
 	"github.com/mkpoe/mkpoe/pkg/constraint"
 	"github.com/mkpoe/mkpoe/pkg/cv"
 	"github.com/mkpoe/mkpoe/pkg/data"
@@ -79,16 +80,13 @@ func execTask(ctx context.Context, c *Config, ds *dataset, st *store, t results.
 		res.TestAnchors = testAnchors(f)
 		return nil
 	case KindCV:
-		grid := c.BetaGrid.Values
-		if c.BetaGrid.Relative {
-			mb, err := rowMinBeta(c, row, f, kidx)
-			if err != nil {
-				return err
-			}
-			res.MinBeta = mb
-			grid = scaledGrid(grid, mb)
+		tr := &rowTrial{c: c, row: row, f: f, kidx: kidx, tp: tp}
+		grid, mb, err := cv.FoldGrid(tr, c.BetaGrid.Values, c.BetaGrid.Relative)
+		if err != nil {
+			return relativeGridError(err)
 		}
-		pts, err := cv.Sweep(ctx, &rowTrial{c: c, row: row, f: f, kidx: kidx, tp: tp}, grid)
+		res.MinBeta = mb
+		pts, err := cv.Sweep(ctx, tr, grid)
 		for _, p := range pts {
 			res.Betas = append(res.Betas, p.Beta)
 			res.ValAccuracy = append(res.ValAccuracy, p.Score)
@@ -106,9 +104,9 @@ func execTask(ctx context.Context, c *Config, ds *dataset, st *store, t results.
 		}
 		tp.SetBeta(slices.Index(c.BetaGrid.Values, beta)) // the ETA's unit: its β is known now
 		if c.BetaGrid.Relative {
-			mb, err := rowMinBeta(c, row, f, kidx)
+			_, mb, err := cv.FoldGrid(&rowTrial{c: c, row: row, f: f, kidx: kidx}, nil, true)
 			if err != nil {
-				return err
+				return relativeGridError(err)
 			}
 			res.MinBeta, res.BetaMultiple = mb, beta
 			beta *= mb
@@ -197,6 +195,7 @@ func fitRow(ctx context.Context, c *Config, row RowConfig, f *fold, kidx []int, 
 		return nil, err
 	}
 	s.Beta, s.Init = beta, init
+	s.Cache, s.MemoryLimit = f.eigen, sysmem.Available()
 	if tp != nil {
 		s.Recorder = FitRecorder(tp.StartFit(beta))
 		defer func() { tp.EndFit(time.Now()) }()
@@ -223,17 +222,14 @@ func testAnchors(f *fold) []int {
 
 // rowSettings are the solver settings of a learned row's fits, β apart:
 // its mode and combination, the config's solver, the row's rank bound
-// (the low-rank method's, validated) and, for a full W, the kernels'
-// truncation.
+// (which the solver's route turns into the low-rank method) and, for a
+// full W, the kernels' truncation.
 func rowSettings(c *Config, row RowConfig) (*mkpoe.Settings, error) {
 	mode, err := mkpoe.ParseMode(row.Mode)
 	if err != nil {
 		return nil, err
 	}
 	s := &mkpoe.Settings{Mode: mode, Combine: rowCombine(row), Solver: mkpoe.Solver(c.Solver.Method), Tol: c.Solver.Tol, MaxIter: c.Solver.MaxIter, Rank: row.Rank}
-	if row.Rank > 0 {
-		s.Solver = mkpoe.LowRank
-	}
 	if mode == mkpoe.Full {
 		s.KernelRank, s.KernelEnergy = c.Solver.KernelRank, c.Solver.KernelEnergy
 	}
@@ -267,6 +263,9 @@ type rowTrial struct {
 func (t *rowTrial) Fit(ctx context.Context, beta float64, warm *mkpoe.Model) (*mkpoe.Model, error) {
 	return fitRow(ctx, t.c, t.row, t.f, t.kidx, beta, warm, t.tp)
 }
+
+// MinBeta implements cv.MinBetaTrial.
+func (t *rowTrial) MinBeta() (float64, error) { return rowMinBeta(t.c, t.row, t.f, t.kidx) }
 
 func (t *rowTrial) Score(m *mkpoe.Model) (float64, error) {
 	return learnedAccuracy(m, t.f, t.kidx)
@@ -345,28 +344,24 @@ func chooseBeta(c *Config, st *store, t results.Task) (float64, error) {
 }
 
 // rowMinBeta returns β_min of a row's fit on the fold's training set
-// (mkpoe.MinBeta), the unit of a relative beta_grid; an error when it is 0
-// or +Inf, where multiples of it mean nothing.
+// (mkpoe.MinBeta), the unit of a relative beta_grid.
 func rowMinBeta(c *Config, row RowConfig, f *fold, kidx []int) (float64, error) {
 	s, err := rowSettings(c, row)
 	if err != nil {
 		return 0, err
 	}
-	mb, err := mkpoe.MinBeta(f.gramsOf(kidx), f.trainCs, s)
-	if err != nil {
-		return 0, err
+	s.Cache = f.eigen
+	return mkpoe.MinBeta(f.gramsOf(kidx), f.trainCs, s)
+}
+
+// relativeGridError says what to do when β_min has no meaning as a unit
+// (cv.NoUnitError).
+func relativeGridError(err error) error {
+	var nu *cv.NoUnitError
+	if errors.As(err, &nu) {
+		return fmt.Errorf("β_min of this training set is %g (%s), so beta_grid.relative_to_min has no unit here: give beta_grid as a list of β values", nu.MinBeta, nu.Why)
 	}
-	why := ""
-	switch {
-	case math.IsInf(mb, 1):
-		why = "no comparison can be improved on: W = 0 at every β"
-	case !(mb > 0):
-		why = "a coordinate without regulariser weight helps at every β"
-	}
-	if why != "" {
-		return 0, fmt.Errorf("β_min of this training set is %g (%s), so beta_grid.relative_to_min has no unit here: give beta_grid as a list of β values", mb, why)
-	}
-	return mb, nil
+	return err
 }
 
 // rowCombine is a learned row's kernel combination: the sum kernel for
@@ -376,15 +371,6 @@ func rowCombine(row RowConfig) mkpoe.Combine {
 		return mkpoe.Sum
 	}
 	return mkpoe.Separate
-}
-
-// scaledGrid returns the multiples m·unit of a relative grid.
-func scaledGrid(multiples []float64, unit float64) []float64 {
-	out := make([]float64, len(multiples))
-	for i, m := range multiples {
-		out[i] = m * unit
-	}
-	return out
 }
 
 // stepReports converts constraint.Run's reports to their file form (nil

@@ -34,6 +34,12 @@ type Protocol struct {
 	// BetaGrid lists the β values to try, increasing (Sec. 5.1 uses
 	// 10⁻², …, 10⁶); ties in validation score go to the earliest.
 	BetaGrid []float64
+	// BetaRelative makes BetaGrid multiples of each fold's β_min (the
+	// largest β at which W = 0 is optimal, mkpoe.MinBeta): every fold
+	// sweeps BetaGrid·β_min of its own training set, the chosen multiple
+	// is refitted at that multiple of the split's β_min (FoldGrid). The
+	// Learner's trials must then be MinBetaTrials.
+	BetaRelative bool
 	// Seed drives every split (OuterSplit, InnerFold) and is passed to the
 	// Learner through FoldID.
 	Seed uint64
@@ -200,6 +206,63 @@ type Trial interface {
 	Score(m *mkpoe.Model) (float64, error)
 }
 
+// A MinBetaTrial is a Trial that knows the β_min of its training set
+// (mkpoe.MinBeta with the fit's settings), the unit of a relative grid.
+type MinBetaTrial interface {
+	Trial
+	MinBeta() (float64, error)
+}
+
+// FoldGrid returns the β values a fold sweeps: grid itself, or with
+// relative the multiples grid·β_min of tr's training set, and that β_min
+// (0 unless relative). β_min must be finite and positive: at +Inf no
+// comparison can be improved on and at 0 a coordinate without
+// regulariser weight helps at every β, so multiples of it mean nothing.
+func FoldGrid(tr Trial, grid []float64, relative bool) (betas []float64, minBeta float64, err error) {
+	if !relative {
+		return grid, 0, nil
+	}
+	mt, ok := tr.(MinBetaTrial)
+	if !ok {
+		return nil, 0, fmt.Errorf("cv: a grid relative to β_min needs a MinBetaTrial, got %T", tr)
+	}
+	mb, err := mt.MinBeta()
+	if err != nil {
+		return nil, 0, err
+	}
+	why := ""
+	switch {
+	case math.IsInf(mb, 1):
+		why = "no comparison can be improved on: W = 0 at every β"
+	case !(mb > 0):
+		why = "a coordinate without regulariser weight helps at every β"
+	}
+	if why != "" {
+		return nil, 0, &NoUnitError{MinBeta: mb, Why: why}
+	}
+	return ScaledGrid(grid, mb), mb, nil
+}
+
+// NoUnitError is FoldGrid's error when β_min cannot be the unit of a
+// relative grid.
+type NoUnitError struct {
+	MinBeta float64
+	Why     string
+}
+
+func (e *NoUnitError) Error() string {
+	return fmt.Sprintf("β_min of this training set is %g (%s), so a grid relative to β_min has no unit here", e.MinBeta, e.Why)
+}
+
+// ScaledGrid returns the multiples m·unit of a relative grid.
+func ScaledGrid(multiples []float64, unit float64) []float64 {
+	out := make([]float64, len(multiples))
+	for i, m := range multiples {
+		out[i] = m * unit
+	}
+	return out
+}
+
 // Point is one fit of a sweep: its β, validation score, and the solver's
 // objective, iterations and certified relative gap.
 type Point struct {
@@ -326,6 +389,9 @@ type SplitResult struct {
 	Beta  float64
 	Model *mkpoe.Model
 	Score float64
+	// With BetaRelative: Multiple is the chosen multiple of β_min and
+	// MinBeta the split's training set's, so that Beta = Multiple·MinBeta.
+	Multiple, MinBeta float64
 }
 
 // Result is the outcome of Nested: every split, and the mean and sample
@@ -370,7 +436,11 @@ func Nested(ctx context.Context, l Learner, n int, p Protocol) (*Result, error) 
 			if err != nil {
 				return nil, fmt.Errorf("cv: split %d, fold %d: %w", s, f, err)
 			}
-			pts, err := Sweep(ctx, tr, p.BetaGrid)
+			grid, _, err := FoldGrid(tr, p.BetaGrid, p.BetaRelative)
+			if err != nil {
+				return nil, fmt.Errorf("cv: split %d, fold %d: %w", s, f, err)
+			}
+			pts, err := Sweep(ctx, tr, grid)
 			if err != nil {
 				return nil, fmt.Errorf("cv: split %d, fold %d: %w", s, f, err)
 			}
@@ -386,6 +456,13 @@ func Nested(ctx context.Context, l Learner, n int, p Protocol) (*Result, error) 
 		tr, err := trial(Outer(s), train, test)
 		if err != nil {
 			return nil, fmt.Errorf("cv: split %d: %w", s, err)
+		}
+		if p.BetaRelative {
+			sr.Multiple = sr.Beta
+			if _, sr.MinBeta, err = FoldGrid(tr, nil, true); err != nil {
+				return nil, fmt.Errorf("cv: split %d: %w", s, err)
+			}
+			sr.Beta = sr.Multiple * sr.MinBeta
 		}
 		if sr.Model, err = tr.Fit(ctx, sr.Beta, nil); err != nil {
 			return nil, fmt.Errorf("cv: split %d: refit at β=%g: %w", s, sr.Beta, err)

@@ -516,3 +516,86 @@ func TestGivenComparisons(t *testing.T) {
 		t.Errorf("held-out comparison with an unknown item: %v", err)
 	}
 }
+
+// TestNestedRelativeGrid: with BetaRelative every inner fold sweeps the
+// multiples of its own training set's β_min (mkpoe.MinBeta, computed here
+// by hand), and the refit runs at the chosen multiple of the split's
+// β_min; a rank bound in the learner's settings reaches every fit.
+func TestNestedRelativeGrid(t *testing.T) {
+	const n = 8
+	cs := lineTriplets(n)
+	id := mat.NewSymDense(n, nil)
+	for i := 0; i < n; i++ {
+		id.SetSym(i, i, 1)
+	}
+	set := mkpoe.Settings{Mode: mkpoe.Full, Rank: 2}
+	l := &KernelLearner{Views: []View{{Gram: id}}, Comparisons: Fixed(cs), Settings: set}
+	multiples := []float64{1.5, 3, 10}
+	p := Protocol{HoldOut: HoldOutComparisons, Splits: 2, TestFraction: 0.2, InnerFolds: 3, BetaGrid: multiples, BetaRelative: true, Seed: 9}
+	res, err := Nested(context.Background(), l, len(cs), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	minBetaOf := func(idx []int) float64 {
+		var sub []data.Comparison
+		for _, c := range idx {
+			sub = append(sub, cs[c])
+		}
+		mb, err := mkpoe.MinBeta([]mat.Symmetric{id}, sub, &set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return mb
+	}
+	for s, sr := range res.Splits {
+		for f, pts := range sr.Sweeps {
+			in, _ := p.Fold(len(cs), FoldID{Split: s, Fold: f})
+			mb := minBetaOf(in)
+			for b, pt := range pts {
+				if pt.Beta != multiples[b]*mb {
+					t.Errorf("split %d fold %d: β %g, want %g·β_min = %g", s, f, pt.Beta, multiples[b], multiples[b]*mb)
+				}
+			}
+		}
+		if mb := minBetaOf(sr.Train); sr.MinBeta != mb || !slices.Contains(multiples, sr.Multiple) || sr.Beta != sr.Multiple*mb {
+			t.Errorf("split %d: refit β %g = %g × β_min %g, want a grid multiple × %g", s, sr.Beta, sr.Multiple, sr.MinBeta, mb)
+		}
+		if sr.Model.Dim() > 2 || sr.Model.Solver != mkpoe.LowRank {
+			t.Errorf("split %d: refit of dimension %d by %s, want at most 2 by lowrank (Settings.Rank)", s, sr.Model.Dim(), sr.Model.Solver)
+		}
+	}
+}
+
+// TestFoldGridErrors: a relative grid needs a MinBetaTrial and a finite,
+// positive β_min.
+func TestFoldGridErrors(t *testing.T) {
+	if _, _, err := FoldGrid(&stubTrial{}, []float64{1}, true); err == nil || !strings.Contains(err.Error(), "needs a MinBetaTrial") {
+		t.Errorf("plain trial: %v", err)
+	}
+	for _, mb := range []float64{math.Inf(1), 0} {
+		_, _, err := FoldGrid(&stubMinBetaTrial{mb: mb}, []float64{1}, true)
+		var nu *NoUnitError
+		if !errors.As(err, &nu) || nu.MinBeta != mb {
+			t.Errorf("β_min %g: %v, want a NoUnitError", mb, err)
+		}
+	}
+	grid, mb, err := FoldGrid(&stubMinBetaTrial{mb: 4}, []float64{1.5, 2}, true)
+	if err != nil || mb != 4 || !slices.Equal(grid, []float64{6, 8}) {
+		t.Errorf("β_min 4: grid %v, β_min %g, %v", grid, mb, err)
+	}
+	if grid, mb, err := FoldGrid(&stubTrial{}, []float64{1.5, 2}, false); err != nil || mb != 0 || !slices.Equal(grid, []float64{1.5, 2}) {
+		t.Errorf("absolute grid: %v, %g, %v", grid, mb, err)
+	}
+}
+
+type stubTrial struct{}
+
+func (stubTrial) Fit(context.Context, float64, *mkpoe.Model) (*mkpoe.Model, error) { return nil, nil }
+func (stubTrial) Score(*mkpoe.Model) (float64, error)                              { return 0, nil }
+
+type stubMinBetaTrial struct {
+	stubTrial
+	mb float64
+}
+
+func (s stubMinBetaTrial) MinBeta() (float64, error) { return s.mb, nil }

@@ -271,6 +271,12 @@ func (t *kernelTrial) Fit(ctx context.Context, beta float64, warm *mkpoe.Model) 
 	return mkpoe.FitContext(ctx, t.grams, t.trainCs, &s)
 }
 
+// MinBeta implements MinBetaTrial: β_min of the fold's training set with
+// the learner's settings.
+func (t *kernelTrial) MinBeta() (float64, error) {
+	return mkpoe.MinBeta(t.grams, t.trainCs, &t.settings)
+}
+
 func (t *kernelTrial) Score(m *mkpoe.Model) (float64, error) {
 	return HeldOutScore(m, t.rows, t.heldCs)
 }

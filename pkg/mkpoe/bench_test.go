@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mkpoe/mkpoe/pkg/data"
+	"github.com/mkpoe/mkpoe/pkg/mkpoe/internal/testproblems"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -18,16 +19,16 @@ import (
 var asetScale = sync.OnceValues(func() ([]mat.Symmetric, []data.Comparison) {
 	rng := rand.New(rand.NewPCG(330, 5))
 	n := 330
-	hidden := randomFeatures(rng, n, 5)
+	hidden := testproblems.Features(rng, n, 5)
 	noisy := func(scale float64, d int) *mat.Dense {
-		x := randomFeatures(rng, n, d)
+		x := testproblems.Features(rng, n, d)
 		x.Scale(scale, x)
 		h := mat.NewDense(n, d, nil)
 		h.Slice(0, n, 0, 5).(*mat.Dense).Copy(hidden)
 		x.Add(x, h)
 		return x
 	}
-	sphere := randomFeatures(rng, n, 3)
+	sphere := testproblems.Features(rng, n, 3)
 	for i := 0; i < n; i++ {
 		r := mat.Norm(sphere.RowView(i), 2)
 		for j := 0; j < 3; j++ {
@@ -35,13 +36,13 @@ var asetScale = sync.OnceValues(func() ([]mat.Symmetric, []data.Comparison) {
 		}
 	}
 	ks := []mat.Symmetric{
-		linearKernel(noisy(0.5, 8)),              // good view, rank 8
-		rbfKernel(noisy(1.0, 5)),                 // fair view, full numerical rank
-		linearKernel(randomFeatures(rng, n, 50)), // uninformative, rank 50
-		rbfKernel(randomFeatures(rng, n, 10)),    // uninformative RBF
-		linearKernel(sphere),                     // the paper's noise kernel (Sec. 5.1), rank 3
+		testproblems.Linear(noisy(0.5, 8)),                     // good view, rank 8
+		testproblems.RBF(noisy(1.0, 5)),                        // fair view, full numerical rank
+		testproblems.Linear(testproblems.Features(rng, n, 50)), // uninformative, rank 50
+		testproblems.RBF(testproblems.Features(rng, n, 10)),    // uninformative RBF
+		testproblems.Linear(sphere),                            // the paper's noise kernel (Sec. 5.1), rank 3
 	}
-	return ks, randomComparisons(rng, hidden, 4400, 0.1, true)
+	return ks, testproblems.Comparisons(rng, hidden, 4400, 0.1, testproblems.TripletsIf(true), 0)
 })
 
 func benchmarkFit(b *testing.B, mode Mode, solver Solver) { benchmarkFitBeta(b, mode, solver, 100) }
@@ -166,8 +167,8 @@ func BenchmarkFitPath(b *testing.B) {
 // 20,000 noisy triplets (10% flipped) from a hidden 3-d embedding, β = 1000.
 func BenchmarkGNMDS_n100_c20000(b *testing.B) {
 	rng := rand.New(rand.NewPCG(100, 20000))
-	hidden := randomFeatures(rng, 100, 3)
-	cs := randomComparisons(rng, hidden, 20000, 0.1, true)
+	hidden := testproblems.Features(rng, 100, 3)
+	cs := testproblems.Comparisons(rng, hidden, 20000, 0.1, testproblems.TripletsIf(true), 0)
 	b.ResetTimer()
 	var m *Model
 	for i := 0; i < b.N; i++ {

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/mkpoe/mkpoe/pkg/mkpoe/internal/testproblems"
 )
 
 // TestFitContextCancel cancels fits of every kind mid-way and requires them
@@ -17,10 +19,10 @@ func TestFitContextCancel(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(11, 3))
 	n := 120
-	hidden := randomFeatures(rng, n, 4)
-	x := randomFeatures(rng, n, 30)
-	ks := []mat.Symmetric{rbfKernel(x), linearKernel(hidden)}
-	cs := randomComparisons(rng, hidden, 3000, 0.1, true)
+	hidden := testproblems.Features(rng, n, 4)
+	x := testproblems.Features(rng, n, 30)
+	ks := []mat.Symmetric{testproblems.RBF(x), testproblems.Linear(hidden)}
+	cs := testproblems.Comparisons(rng, hidden, 3000, 0.1, testproblems.TripletsIf(true), 0)
 	fixtureKernels, fixtureComparisons := asetScale()
 	// Tol 1e-12 and a huge iteration cap: none of these would finish soon.
 	s := func() *Settings { return &Settings{Beta: 1e3, Tol: 1e-12, MaxIter: 1 << 30} }

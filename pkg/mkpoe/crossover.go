@@ -70,18 +70,6 @@ func (set *workingSet) empty() bool {
 	return true
 }
 
-// interiorAffordable reports whether the interior-point stage may run on p:
-// diagonal problems (a working-set LP) always; full ones while the cheaper
-// of the two Newton systems (package conic) stays below
-// crossoverTuning.maxInteriorFlops.
-func (p *problem) interiorAffordable() bool {
-	if p.hasDiagBlock() {
-		return true
-	}
-	kCost, tCost := p.newtonSystemCosts(len(p.left))
-	return math.Min(kCost, tCost) <= p.tune.crossover.maxInteriorFlops
-}
-
 // hasDiagBlock reports whether any block of p is diagonal (all blocks of a
 // fit share a mode, so otherwise every block is full).
 func (p *problem) hasDiagBlock() bool {
@@ -138,22 +126,11 @@ func (p *problem) crossover(ctx context.Context, sol solution, s Settings) (solu
 	pw := make([]float64, np)
 	mu := p.beta / float64(nc)
 
-	x := sol.x
 	m := make([]float64, nc)
-	p.margins(ws, x, dist, m)
-	// Multipliers at the first-order point: the hinge's subgradient.
 	alpha := make([]float64, nc)
-	for c, mc := range m {
-		if mc > 0 {
-			alpha[c] = mu
-		}
-	}
 	g := make([]float64, p.dim)
-	p.gradient(ws, alpha, pw, g)
-
-	set := workingSet{basis: make([]*mat.Dense, len(p.blocks)), coords: make([][]int, len(p.blocks)), inComp: make([]bool, nc)}
+	set := p.firstWorkingSet(ws, sol.x, dist, pw, m, alpha, g)
 	t := &p.tune.crossover
-	p.growWorkingSet(&set, x, g, m, p.tune.firstSlack, t.firstSupportTolerance, true)
 
 	best := sol
 	for round := 1; round <= t.maxRounds; round++ {
@@ -234,6 +211,26 @@ func (p *problem) crossover(ctx context.Context, sol solution, s Settings) (solu
 		}
 	}
 	return best, nil
+}
+
+// firstWorkingSet is the crossover's first working set at the first-order
+// point x: its support and the coordinates and comparisons the hinge's
+// subgradient (α_c = μ where m_c > 0) prices in (growWorkingSet). m, alpha
+// and g hold x's margins, those multipliers and the reduced costs
+// afterwards; dist and pw are scratch.
+func (p *problem) firstWorkingSet(ws *workspace, x, dist, pw, m, alpha, g []float64) workingSet {
+	nc := len(p.left)
+	mu := p.beta / float64(nc)
+	p.margins(ws, x, dist, m)
+	for c, mc := range m {
+		if mc > 0 {
+			alpha[c] = mu
+		}
+	}
+	p.gradient(ws, alpha, pw, g)
+	set := workingSet{basis: make([]*mat.Dense, len(p.blocks)), coords: make([][]int, len(p.blocks)), inComp: make([]bool, nc)}
+	p.growWorkingSet(&set, x, g, m, p.tune.firstSlack, p.tune.crossover.firstSupportTolerance, true)
+	return set
 }
 
 // growWorkingSet updates set from the point x (margins m) and the reduced
@@ -470,26 +467,7 @@ func (p *problem) restrict(set *workingSet) (*conic.Problem, restrictLayout) {
 	if len(set.comps) == 0 || off == 0 {
 		return cp, lay
 	}
-	// Each diagonal block's kept columns of Φ, gathered item by item
-	// (n×k, row-major), so that a row of B reads four contiguous rows
-	// instead of 4k scattered entries of the n×r matrix Φ.
-	gathered := make([][]float64, len(cp.Blocks))
-	for q, bl := range cp.Blocks {
-		if bl.PSD {
-			continue
-		}
-		b := lay.block[q]
-		phi := p.blocks[b].phi.RawMatrix()
-		g := make([]float64, phi.Rows*bl.K)
-		for i := 0; i < phi.Rows; i++ {
-			src := phi.Data[i*phi.Stride:]
-			dst := g[i*bl.K : (i+1)*bl.K]
-			for j, t := range set.coords[b] {
-				dst[j] = src[t]
-			}
-		}
-		gathered[q] = g
-	}
+	gathered := p.gatherKept(set, cp.Blocks, lay)
 	linalg.ParallelRows(len(set.comps), restrictRows, func(_, lo, hi int) {
 		var u, w []float64
 		for row := lo; row < hi; row++ {
@@ -507,6 +485,31 @@ func (p *problem) restrict(set *workingSet) (*conic.Problem, restrictLayout) {
 		}
 	})
 	return cp, lay
+}
+
+// gatherKept returns each diagonal cone block's kept columns of Φ (nil for
+// PSD blocks), gathered item by item (n×k, row-major), so that a row of
+// restrict's B reads four contiguous rows instead of 4k scattered entries
+// of the n×r matrix Φ.
+func (p *problem) gatherKept(set *workingSet, blocks []conic.Block, lay restrictLayout) [][]float64 {
+	gathered := make([][]float64, len(blocks))
+	for q, bl := range blocks {
+		if bl.PSD {
+			continue
+		}
+		b := lay.block[q]
+		phi := p.blocks[b].phi.RawMatrix()
+		g := make([]float64, phi.Rows*bl.K)
+		for i := 0; i < phi.Rows; i++ {
+			src := phi.Data[i*phi.Stride:]
+			dst := g[i*bl.K : (i+1)*bl.K]
+			for j, t := range set.coords[b] {
+				dst[j] = src[t]
+			}
+		}
+		gathered[q] = g
+	}
+	return gathered
 }
 
 // diagRow writes into seg a comparison's row of a diagonal block of

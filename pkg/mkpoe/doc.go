@@ -18,17 +18,31 @@
 //
 // # Solvers
 //
-// The default solver works in each kernel's eigenbasis (Z = Φᵀ W Φ with
-// K = ΦΦᵀ), where every matrix is r×r for the kernel's numerical rank r, and
-// runs an accelerated projected gradient method on a smoothed hinge until a
-// duality-gap certificate proves the requested accuracy; when that
-// certificate closes slowly (large β) it hands over to a primal-dual
-// interior-point method whose iteration count does not depend on β (on a
-// working set of coordinates for diagonal W, in comparison space for full
-// W). [FitContext] and its variants stop when a context is cancelled. The paper's
-// projected subgradient method (Appendix B) is available as [Subgradient].
-// docs/solver.md explains both and docs/deviations.md lists the departures
-// from the paper.
+// Settings.Solver names the method; one route table chooses what runs
+// ([SolverNames] lists it; docs/solver.md, "Which method runs when"):
+//
+//   - [Accelerated], the default, works in each kernel's eigenbasis
+//     (Z = Φᵀ W Φ with K = ΦΦᵀ), where every matrix is r×r for the
+//     kernel's numerical rank r, and runs an accelerated projected
+//     gradient method on a smoothed hinge until a duality-gap certificate
+//     proves the requested accuracy; when that certificate closes slowly
+//     (large β) it hands over to a primal-dual interior-point method whose
+//     iteration count does not depend on β (on a working set of
+//     coordinates for diagonal W, in comparison space for full W).
+//   - [LowRank] factors every full W = LLᵀ and grows L until the same
+//     certificate holds: its cost follows the rank of the solution. With
+//     Settings.Rank it solves the factored problem at a fixed rank and
+//     reports its distance to the convex optimum.
+//   - [Auto] runs LowRank or Accelerated per fit, by the number of items
+//     and β/β_min.
+//   - [Subgradient] is the paper's projected subgradient method (Appendix
+//     B) in W-space, certified afterwards.
+//
+// [FitContext] and its variants stop when a context is cancelled.
+// Settings.Cache keeps kernels' eigenbases across the fits of a β sweep and
+// Settings.MemoryLimit refuses a fit too large for the caller's memory;
+// the package keeps no state of its own. docs/solver.md explains the
+// methods and docs/deviations.md lists the departures from the paper.
 //
 // # References
 //

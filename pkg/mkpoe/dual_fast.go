@@ -88,6 +88,46 @@ func (p *problem) polishDualDiag(x, m, alpha, g []float64, width float64) []floa
 	return out
 }
 
+// minNormCorrection returns the minimum-norm Δ over the columns cols of bm
+// (ns×nt) with B_F Δ = −res, by a Cholesky solve of B_F B_Fᵀ (Tikhonov-
+// regularised relative to its diagonal, so that it stays solvable when
+// there are more rows than independent columns); false if that fails.
+func minNormCorrection(bm *mat.Dense, cols []int, res []float64) (*mat.VecDense, bool) {
+	ns, _ := bm.Dims()
+	bf := mat.NewDense(ns, len(cols), nil)
+	for s := 0; s < ns; s++ {
+		for k, j := range cols {
+			bf.Set(s, k, bm.At(s, j))
+		}
+	}
+	var gram mat.SymDense
+	gram.SymOuterK(1, bf)
+	// Tikhonov term relative to the Gram diagonal keeps it solvable when
+	// S has more elements than independent tight comparisons.
+	tr := 0.0
+	for s := 0; s < ns; s++ {
+		tr += gram.At(s, s)
+	}
+	lam := 1e-10*tr/float64(ns) + 1e-300
+	for s := 0; s < ns; s++ {
+		gram.SetSym(s, s, gram.At(s, s)+lam)
+	}
+	var chol mat.Cholesky
+	if !chol.Factorize(&gram) {
+		return nil, false
+	}
+	rhs := mat.NewVecDense(ns, nil)
+	for s := range res {
+		rhs.SetVec(s, -res[s])
+	}
+	var yv, dv mat.VecDense
+	if err := chol.SolveVecTo(&yv, rhs); err != nil {
+		return nil, false
+	}
+	dv.MulVec(bf.T(), &yv)
+	return &dv, true
+}
+
 // polishOnSupport moves α on the tight comparisons, within [0, ub], to zero
 // the reduced costs g on the coordinates marked in inS (minimum-norm
 // corrections, clipping to the box, up to a few rounds).
@@ -139,37 +179,10 @@ func (p *problem) polishOnSupport(inS []bool, tight []int, alpha, g []float64, u
 		if len(cols) == 0 {
 			break
 		}
-		bf := mat.NewDense(ns, len(cols), nil)
-		for s := 0; s < ns; s++ {
-			for k, j := range cols {
-				bf.Set(s, k, bm.At(s, j))
-			}
-		}
-		var gram mat.SymDense
-		gram.SymOuterK(1, bf)
-		// Tikhonov term relative to the Gram diagonal keeps it solvable when
-		// S has more elements than independent tight comparisons.
-		tr := 0.0
-		for s := 0; s < ns; s++ {
-			tr += gram.At(s, s)
-		}
-		lam := 1e-10*tr/float64(ns) + 1e-300
-		for s := 0; s < ns; s++ {
-			gram.SetSym(s, s, gram.At(s, s)+lam)
-		}
-		var chol mat.Cholesky
-		if !chol.Factorize(&gram) {
+		dv, ok := minNormCorrection(bm, cols, res)
+		if !ok {
 			return nil
 		}
-		rhs := mat.NewVecDense(ns, nil)
-		for s := range res {
-			rhs.SetVec(s, -res[s])
-		}
-		var yv, dv mat.VecDense
-		if err := chol.SolveVecTo(&yv, rhs); err != nil {
-			return nil
-		}
-		dv.MulVec(bf.T(), &yv)
 		clipped := false
 		for k, j := range cols {
 			c := tight[j]

@@ -10,25 +10,38 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// The eigenbasis of a large kernel (docs/solver.md, "Formulation") costs an
-// n³ eigendecomposition, and a sweep over β (nested cross-validation:
-// MinBeta, then one fit per β on the same training kernels) asks for the
-// same one again and again: at n = 2000 that is seconds per kernel and
-// fit, more than many fits themselves. eigenCache keeps the bases of recent
-// kernels of order ≥ eigenCacheMinOrder, keyed by a SHA-256 digest of the
-// kernel's entries and the cut, so a repeated request returns the bases
-// computed the first time: the same bits as computing them again (the
-// decomposition is deterministic), whatever the order of the fits. The
-// bases are shared read-only (every solver copies before rescaling:
-// precondition). Least recently used bases go first once the cache holds
-// more than its limit (a basis larger than the limit on its own is not
-// kept).
-var eigenCache = newBasisCache(512 << 20)
+// EigenCache keeps the eigenbases of large kernels (docs/solver.md,
+// "Formulation") across fits. A basis costs an n³ eigendecomposition, and a
+// sweep over β (nested cross-validation: MinBeta, then one fit per β on the
+// same training kernels) asks for the same one again and again: at
+// n = 2000 that is seconds per kernel and fit, more than many fits
+// themselves. Pass one cache in Settings.Cache to every fit of such a
+// sweep; a nil cache keeps nothing.
+//
+// Bases are keyed by a SHA-256 digest of the kernel's entries and the cut,
+// so a repeated request returns the bases computed the first time: the
+// same bits as computing them again (the decomposition is deterministic),
+// whatever the order of the fits. Kernels below a minimum order
+// (routeTuning.eigenCacheMinOrder) are not kept: there the decomposition
+// costs less than a few iterations. The bases are shared read-only (every
+// solver copies before rescaling: precondition). Least recently used bases
+// go first once the cache holds more than its limit (a basis larger than
+// the limit on its own is not kept). It is safe for concurrent fits; two
+// fits asking for the same new kernel at once may both compute it, and the
+// second result replaces the first (the same bits).
+type EigenCache struct {
+	mu      sync.Mutex
+	limit   int
+	bytes   int
+	order   *list.List // front: most recently used; values *basisEntry
+	entries map[basisKey]*list.Element
+}
 
-// eigenCacheMinOrder is the smallest kernel order cached: below it the
-// decomposition costs less than a few iterations of a fit (0.1 s at the
-// paper's n = 330), and small problems stay exactly as they were.
-const eigenCacheMinOrder = 500
+// NewEigenCache returns an empty cache holding at most limitBytes of
+// bases (each basis: two n×r matrices of float64).
+func NewEigenCache(limitBytes int) *EigenCache {
+	return &EigenCache{limit: limitBytes, order: list.New(), entries: map[basisKey]*list.Element{}}
+}
 
 type basisKey struct {
 	digest [sha256.Size]byte
@@ -40,21 +53,6 @@ type basisEntry struct {
 	basis  eigenbasis
 	energy float64
 	bytes  int
-}
-
-// basisCache is an LRU map from kernels to their eigenbases, safe for
-// concurrent fits. Two fits asking for the same new kernel at once may
-// both compute it; the second result replaces the first (the same bits).
-type basisCache struct {
-	mu      sync.Mutex
-	limit   int
-	bytes   int
-	order   *list.List // front: most recently used; values *basisEntry
-	entries map[basisKey]*list.Element
-}
-
-func newBasisCache(limit int) *basisCache {
-	return &basisCache{limit: limit, order: list.New(), entries: map[basisKey]*list.Element{}}
 }
 
 // kernelDigest is SHA-256 of the kernel's order and upper triangle.
@@ -77,9 +75,10 @@ func kernelDigest(k mat.Symmetric) [sha256.Size]byte {
 }
 
 // basis returns the eigenbasis of k under cut, from the cache when it
-// holds it, else from compute (then kept).
-func (c *basisCache) basis(k mat.Symmetric, cut kernelCut, compute func() (eigenbasis, float64)) (eigenbasis, float64) {
-	if k.SymmetricDim() < eigenCacheMinOrder {
+// holds it, else from compute (then kept if k's order is at least
+// minOrder). A nil cache computes.
+func (c *EigenCache) basis(k mat.Symmetric, cut kernelCut, minOrder int, compute func() (eigenbasis, float64)) (eigenbasis, float64) {
+	if c == nil || k.SymmetricDim() < minOrder {
 		return compute()
 	}
 	key := basisKey{digest: kernelDigest(k), cut: cut}

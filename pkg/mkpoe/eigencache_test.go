@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/mkpoe/mkpoe/pkg/mkpoe/internal/testproblems"
 )
 
 // TestBasisCache: a repeated kernel and cut return the first computation's
@@ -14,8 +16,8 @@ import (
 // larger than the limit is not kept.
 func TestBasisCache(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 4))
-	kernel := func(n int) *mat.SymDense { return linearKernel(randomFeatures(rng, n, 3)) }
-	const n = eigenCacheMinOrder
+	kernel := func(n int) *mat.SymDense { return testproblems.Linear(testproblems.Features(rng, n, 3)) }
+	n := defaultTuning().route.eigenCacheMinOrder
 	a, b := kernel(n), kernel(n)
 	computed := 0
 	compute := func(k mat.Symmetric, cols int) func() (eigenbasis, float64) {
@@ -25,10 +27,10 @@ func TestBasisCache(t *testing.T) {
 		}
 	}
 	perBasis := 2 * 8 * n * 3
-	c := newBasisCache(2 * perBasis)
+	c := NewEigenCache(2 * perBasis)
 	cut := kernelCut{relTol: 1e-10}
 	ask := func(k *mat.SymDense, cut kernelCut, cols int) eigenbasis {
-		eb, _ := c.basis(k, cut, compute(k, cols))
+		eb, _ := c.basis(k, cut, n, compute(k, cols))
 		return eb
 	}
 	first := ask(a, cut, 3)
@@ -66,23 +68,26 @@ func TestBasisCache(t *testing.T) {
 	}
 }
 
-// TestEigenCacheSameFit: fits on a cached kernel give the same bits as on
-// a fresh copy of it computed anew (the cache is bypassed by a cut the
-// cache has not seen: EigTol differs in the last place).
+// TestEigenCacheSameFit: fits on a cached kernel give the same bits as
+// without a cache, and the cache holds the basis after the first fit.
 func TestEigenCacheSameFit(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(8, 1))
-	x := randomFeatures(rng, eigenCacheMinOrder, 4)
-	k := rbfKernel(x)
-	cs := randomComparisons(rng, x, 600, 0.1, true)
-	fit := func(eigTol float64) *Model {
-		m, err := Fit([]mat.Symmetric{k}, cs, &Settings{Beta: 50, EigTol: eigTol, KernelRank: 20})
+	x := testproblems.Features(rng, defaultTuning().route.eigenCacheMinOrder, 4)
+	k := testproblems.RBF(x)
+	cs := testproblems.Comparisons(rng, x, 600, 0.1, testproblems.TripletsIf(true), 0)
+	cache := NewEigenCache(512 << 20)
+	fit := func(cache *EigenCache) *Model {
+		m, err := Fit([]mat.Symmetric{k}, cs, &Settings{Beta: 50, KernelRank: 20, Cache: cache})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return m
 	}
-	a, b, fresh := fit(1e-10), fit(1e-10), fit(1.0000000000000002e-10)
+	a, b, fresh := fit(cache), fit(cache), fit(nil)
+	if cache.order.Len() != 1 {
+		t.Errorf("cache holds %d bases after two fits on one kernel, want 1", cache.order.Len())
+	}
 	for _, m := range []*Model{b, fresh} {
 		if m.Objective != a.Objective || m.Stats.Iterations != a.Stats.Iterations || !mat.Equal(m.Metric(0), a.Metric(0)) {
 			t.Errorf("objective %v (%d iterations), want %v (%d): cached and fresh bases must give the same fit", m.Objective, m.Stats.Iterations, a.Objective, a.Stats.Iterations)

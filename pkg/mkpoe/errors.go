@@ -13,6 +13,11 @@ import (
 // internal error of the solver.
 var ErrInvalidInput = errors.New("mkpoe: invalid input")
 
+// ErrTooLarge is matched (errors.Is) by the error of a fit whose
+// estimated memory need exceeds Settings.MemoryLimit: the request is
+// valid, but too large for the memory its caller gave it.
+var ErrTooLarge = errors.New("mkpoe: fit too large for its memory limit")
+
 // inputError is an error caused by the caller's input.
 type inputError struct{ err error }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mkpoe/mkpoe/pkg/data"
 	"github.com/mkpoe/mkpoe/pkg/mkpoe/internal/reference"
+	"github.com/mkpoe/mkpoe/pkg/mkpoe/internal/testproblems"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -59,9 +60,9 @@ func identityKernel(n int) *mat.SymDense {
 // reverse), so that no metric satisfies them all.
 func highBetaComparisons(rng *rand.Rand, hidden *mat.Dense, count int, realizable bool) []data.Comparison {
 	if realizable {
-		return randomComparisons(rng, hidden, count, 0, rng.IntN(2) == 0)
+		return testproblems.Comparisons(rng, hidden, count, 0, testproblems.TripletsIf(rng.IntN(2) == 0), 0)
 	}
-	cs := randomComparisons(rng, hidden, count-3, 0.15, rng.IntN(2) == 0)
+	cs := testproblems.Comparisons(rng, hidden, count-3, 0.15, testproblems.TripletsIf(rng.IntN(2) == 0), 0)
 	for q := 0; q < 3; q++ {
 		cs = append(cs, cs[q].Reverse())
 	}
@@ -93,16 +94,16 @@ func highBetaCases() []highBetaCase {
 			if !realizable {
 				rng = rand.New(rand.NewPCG(uint64(201+si), 2011))
 			}
-			hidden := randomFeatures(rng, sp.n, 3)
+			hidden := testproblems.Features(rng, sp.n, 3)
 			pc := highBetaCase{kind: sp.kind, n: sp.n}
 			for _, k := range sp.kernels {
 				switch k {
 				case 'l':
-					pc.ks = append(pc.ks, linearKernel(randomFeatures(rng, sp.n, 3)))
+					pc.ks = append(pc.ks, testproblems.Linear(testproblems.Features(rng, sp.n, 3)))
 				case 'r':
 					x := mat.NewDense(sp.n, 3, nil)
-					x.Add(hidden, randomFeatures(rng, sp.n, 3))
-					pc.ks = append(pc.ks, rbfKernel(x))
+					x.Add(hidden, testproblems.Features(rng, sp.n, 3))
+					pc.ks = append(pc.ks, testproblems.RBF(x))
 				case 'i':
 					pc.ks = append(pc.ks, identityKernel(sp.n))
 				}
@@ -454,9 +455,9 @@ func TestFitDegenerateInputs(t *testing.T) {
 	t.Parallel()
 	const n = 8
 	rng := rand.New(rand.NewPCG(77, 3))
-	hidden := randomFeatures(rng, n, 2)
-	cs := randomComparisons(rng, hidden, 30, 0.1, true)
-	good := rbfKernel(randomFeatures(rng, n, 3))
+	hidden := testproblems.Features(rng, n, 2)
+	cs := testproblems.Comparisons(rng, hidden, 30, 0.1, testproblems.TripletsIf(true), 0)
+	good := testproblems.RBF(testproblems.Features(rng, n, 3))
 	withEntry := func(v float64) *mat.SymDense {
 		k := mat.NewSymDense(n, nil)
 		k.CopySym(good)
@@ -464,8 +465,8 @@ func TestFitDegenerateInputs(t *testing.T) {
 		return k
 	}
 	zero := mat.NewSymDense(n, nil)
-	small := rbfKernel(randomFeatures(rng, n-1, 3))
-	x := randomFeatures(rng, n, 3)
+	small := testproblems.RBF(testproblems.Features(rng, n-1, 3))
+	x := testproblems.Features(rng, n, 3)
 	xNaN := mat.DenseCopyOf(x)
 	xNaN.Set(4, 1, math.NaN())
 
@@ -548,7 +549,7 @@ func TestFitDegenerateInputs(t *testing.T) {
 		{"comparison_out_of_range_identity", func() (*Model, error) { return FitIdentity(n, outOfRange, &Settings{Beta: 10}) }, mustErr()},
 		{"nan_feature", func() (*Model, error) { return FitFeatures(xNaN, cs, &Settings{Beta: 10}) }, mustErr("finite")},
 		// No comparisons: f = Σ tr(WK), minimised by W = 0.
-		{"no_comparisons_beta1e7_full", fitK([]mat.Symmetric{good, linearKernel(x)}, nil, Settings{Beta: 1e7}), zeroModel(false, 0)},
+		{"no_comparisons_beta1e7_full", fitK([]mat.Symmetric{good, testproblems.Linear(x)}, nil, Settings{Beta: 1e7}), zeroModel(false, 0)},
 		{"no_comparisons_beta1e7_diag", fitK([]mat.Symmetric{good}, nil, Settings{Beta: 1e7, Mode: Diag}), zeroModel(false, 0)},
 		{"no_comparisons_beta1e7_identity", func() (*Model, error) { return FitIdentity(n, nil, &Settings{Beta: 1e7}) }, zeroModel(false, 0)},
 		{"no_comparisons_beta1e7_features", func() (*Model, error) { return FitFeatures(x, nil, &Settings{Beta: 1e7}) }, zeroModel(false, 0)},

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mkpoe/mkpoe/pkg/data"
+	"github.com/mkpoe/mkpoe/pkg/mkpoe/internal/testproblems"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -87,11 +88,11 @@ func factoredFixtures(t *testing.T, solver Solver) []factoredFit {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(21, 5))
 	n := 14
-	hidden := randomFeatures(rng, n, 3)
-	cs := randomComparisons(rng, hidden, 90, 0.1, true)
+	hidden := testproblems.Features(rng, n, 3)
+	cs := testproblems.Comparisons(rng, hidden, 90, 0.1, testproblems.TripletsIf(true), 0)
 	x := mat.NewDense(n, 3, nil)
-	x.Add(hidden, randomFeatures(rng, n, 3))
-	k1, k2 := linearKernel(randomFeatures(rng, n, 4)), rbfKernel(x)
+	x.Add(hidden, testproblems.Features(rng, n, 3))
+	k1, k2 := testproblems.Linear(testproblems.Features(rng, n, 4)), testproblems.RBF(x)
 	fits := []factoredFit{
 		{name: "K4", ks: []mat.Symmetric{k1, k2}, n: n, cs: cs, s: Settings{Beta: 30, Solver: solver}},
 		{name: "K1 sum", ks: []mat.Symmetric{k1, k2}, n: n, cs: cs, s: Settings{Beta: 30, Solver: solver, Combine: Sum}},
@@ -124,11 +125,11 @@ func factoredFixtures(t *testing.T, solver Solver) []factoredFit {
 func (f factoredFit) newRows(rng *rand.Rand, t int) []*mat.Dense {
 	if f.x != nil {
 		_, d := f.x.Dims()
-		return []*mat.Dense{randomFeatures(rng, t, d)}
+		return []*mat.Dense{testproblems.Features(rng, t, d)}
 	}
 	var rows []*mat.Dense
 	for range f.ks {
-		rows = append(rows, randomFeatures(rng, t, f.n))
+		rows = append(rows, testproblems.Features(rng, t, f.n))
 	}
 	return rows
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/mkpoe/mkpoe/internal/linalg"
+	"github.com/mkpoe/mkpoe/pkg/mkpoe/internal/testproblems"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -55,14 +56,14 @@ func TestSolverFingerprint(t *testing.T) {
 	// A smaller full problem: 120 items, 3 kernels, 1500 comparisons.
 	rng := rand.New(rand.NewPCG(120, 3))
 	n := 120
-	hidden := randomFeatures(rng, n, 4)
-	x1 := randomFeatures(rng, n, 6)
+	hidden := testproblems.Features(rng, n, 4)
+	x1 := testproblems.Features(rng, n, 6)
 	x1.Scale(0.5, x1)
 	mix := mat.DenseCopyOf(x1.Slice(0, n, 0, 4))
 	mix.Add(mix, hidden)
 	x1.Slice(0, n, 0, 4).(*mat.Dense).Copy(mix)
-	small := []mat.Symmetric{linearKernel(x1), rbfKernel(randomFeatures(rng, n, 5)), linearKernel(randomFeatures(rng, n, 3))}
-	scs := randomComparisons(rng, hidden, 1500, 0.1, true)
+	small := []mat.Symmetric{testproblems.Linear(x1), testproblems.RBF(testproblems.Features(rng, n, 5)), testproblems.Linear(testproblems.Features(rng, n, 3))}
+	scs := testproblems.Comparisons(rng, hidden, 1500, 0.1, testproblems.TripletsIf(true), 0)
 	for _, beta := range []float64{1, 10, 100, 1e3, 1e4, 1e7} {
 		m, err := Fit(small, scs, &Settings{Beta: beta, Mode: Full, MaxIter: 100000})
 		add(fingerprintLine(fmt.Sprintf("small full cold beta=%g", beta), m, err))
@@ -90,7 +91,7 @@ func TestSolverFingerprint(t *testing.T) {
 		add(fingerprintLine(fmt.Sprintf("features %v", mode), m, err))
 	}
 	// GNMDS.
-	g := randomComparisons(rng, hidden, 3000, 0.1, true)
+	g := testproblems.Comparisons(rng, hidden, 3000, 0.1, testproblems.TripletsIf(true), 0)
 	for _, beta := range []float64{100, 1e3} {
 		m, err := FitIdentity(n, g, &Settings{Beta: beta, MaxIter: 100000})
 		add(fingerprintLine(fmt.Sprintf("gnmds beta=%g", beta), m, err))

@@ -24,61 +24,13 @@ func (p *problem) interiorFull(ctx context.Context, sol solution, s Settings) (s
 	dist := make([]float64, len(p.pairs))
 	pw := make([]float64, len(p.pairs))
 	m := make([]float64, nc)
-	p.margins(ws, sol.x, dist, m)
-	in := make([]bool, nc)
-	var comps []int
-	for c, mc := range m {
-		if mc > -p.tune.firstSlack {
-			in[c] = true
-			comps = append(comps, c)
-		}
-	}
-	if p.newtonCost(len(comps)) > p.tune.interior.dropWorth*p.newtonCost(nc) {
-		// Dropping saves too little per Newton step (the blocks' scalings
-		// cost the same whatever the comparisons) to risk another run when
-		// a dropped comparison turns out violated: keep them all.
-		comps = comps[:0]
-		for c := range in {
-			in[c] = true
-			comps = append(comps, c)
-		}
-	}
+	in, comps := p.firstComparisons(ws, sol.x, dist, m)
 	best := sol
 	alpha := make([]float64, nc)
 	g := make([]float64, p.dim)
 	var start *conic.Point
 	for round := 0; round < p.tune.interior.maxRounds; round++ {
-		// The cheaper Newton system: K-space for small blocks such as
-		// LPOE on a few features, comparison space otherwise.
-		var cp *conic.Problem
-		if kCost, tCost := p.newtonSystemCosts(len(comps)); kCost <= tCost {
-			set := p.wholeSet(comps)
-			cp, _ = p.restrict(set)
-		} else {
-			cp = p.pairConic(comps)
-		}
-		// Σα equals the optimum at the solution: start every multiplier at
-		// the mean that the optimum's estimate suggests. The estimate is
-		// the geometric mean of the best objective and the certified bound
-		// (when there is one): at large β the first-order point at the
-		// hand-over is far from optimal (on the fixture at β = 1e7, an
-		// objective of 1.4e5 against the optimum's 853 and a bound of 15),
-		// and a start hundreds of times too large cost 8–13 extra Newton
-		// steps.
-		cp.Alpha0 = optimumEstimate(best) / float64(len(comps))
-		cp.BalancedStart = true
-		cp.Step = newtonReporter(s.Recorder, &best)
-		if _, ok := cp.System.(*conic.PairOperator); ok {
-			// A later round starts from the previous round's iterate at
-			// relative gap warmBackup (same cone: pairConic's blocks do
-			// not depend on comps, which only grow at the end).
-			cp.SnapshotGap = p.tune.interior.warmBackup
-			if start != nil {
-				if dim, n := start.Sizes(); dim == cp.Dim && n <= cp.NT {
-					cp.Start = start
-				}
-			}
-		}
+		cp := p.roundConic(comps, &best, start, s)
 		mu := p.beta / float64(nc)
 		// evaluate maps an interior-point result to the whole problem: its
 		// point, exact objective and certified bound (m, alpha, g hold the
@@ -158,6 +110,70 @@ func (p *problem) interiorFull(ctx context.Context, sol solution, s Settings) (s
 		start = res.Snapshot
 	}
 	return best, nil
+}
+
+// firstComparisons returns the comparisons the first round of interiorFull
+// keeps, those whose margin at x exceeds −firstSlack (in marks them; m and
+// dist hold x's margins and distances afterwards), or all of them when
+// dropping the others saves too little per Newton step (dropWorth): the
+// blocks' scalings cost the same whatever the comparisons, and a dropped
+// comparison that turns out violated costs another run.
+func (p *problem) firstComparisons(ws *workspace, x, dist, m []float64) (in []bool, comps []int) {
+	nc := len(p.left)
+	p.margins(ws, x, dist, m)
+	in = make([]bool, nc)
+	for c, mc := range m {
+		if mc > -p.tune.firstSlack {
+			in[c] = true
+			comps = append(comps, c)
+		}
+	}
+	if p.newtonCost(len(comps)) > p.tune.interior.dropWorth*p.newtonCost(nc) {
+		comps = comps[:0]
+		for c := range in {
+			in[c] = true
+			comps = append(comps, c)
+		}
+	}
+	return in, comps
+}
+
+// roundConic is the conic problem of one round of interiorFull on comps,
+// from the best solution so far (which its Newton steps report, as it
+// changes) and the previous round's snapshot start (nil: none), in the
+// cheaper Newton system (kSpaceNewton): K-space for
+// small blocks such as LPOE on a few features, comparison space otherwise.
+func (p *problem) roundConic(comps []int, best *solution, start *conic.Point, s Settings) *conic.Problem {
+	var cp *conic.Problem
+	if p.kSpaceNewton(len(comps)) {
+		set := p.wholeSet(comps)
+		cp, _ = p.restrict(set)
+	} else {
+		cp = p.pairConic(comps)
+	}
+	// Σα equals the optimum at the solution: start every multiplier at
+	// the mean that the optimum's estimate suggests. The estimate is
+	// the geometric mean of the best objective and the certified bound
+	// (when there is one): at large β the first-order point at the
+	// hand-over is far from optimal (on the fixture at β = 1e7, an
+	// objective of 1.4e5 against the optimum's 853 and a bound of 15),
+	// and a start hundreds of times too large cost 8–13 extra Newton
+	// steps.
+	cp.Alpha0 = optimumEstimate(*best) / float64(len(comps))
+	cp.BalancedStart = true
+	cp.Step = newtonReporter(s.Recorder, best)
+	if _, ok := cp.System.(*conic.PairOperator); ok {
+		// A later round starts from the previous round's iterate at
+		// relative gap warmBackup (same cone: pairConic's blocks do
+		// not depend on comps, which only grow at the end).
+		cp.SnapshotGap = p.tune.interior.warmBackup
+		if start != nil {
+			if dim, n := start.Sizes(); dim == cp.Dim && n <= cp.NT {
+				cp.Start = start
+			}
+		}
+	}
+	return cp
 }
 
 // losesTenfold reports whether a point of objective f = reg + loss (reg

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mkpoe/mkpoe/pkg/mkpoe/internal/conic"
 	"github.com/mkpoe/mkpoe/pkg/mkpoe/internal/reference"
+	"github.com/mkpoe/mkpoe/pkg/mkpoe/internal/testproblems"
 )
 
 // wholeWorkingSet restricts nothing.
@@ -62,7 +63,7 @@ func TestConicMatchesBarrier(t *testing.T) {
 						t.Fatal(err)
 					}
 					in := input{kind: InputKernels, n: pr.ks[0].SymmetricDim(), kernels: pr.ks, numInputs: len(pr.ks)}
-					blocks, _ := formulation(in, mode, true, kernelCut{relTol: 1e-10})
+					blocks, _ := formulation(in, mode, true, kernelCut{relTol: 1e-10}, basisSource{})
 					p := newProblem(in.n, blocks, pr.cs, beta)
 					set := wholeWorkingSet(p)
 					// Diagonal problems run with Gondzio's correctors
@@ -221,13 +222,13 @@ func TestRestrictRowsAreMargins(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(3, 11))
 	n := 40
-	hidden := randomFeatures(rng, n, 3)
-	ks := []mat.Symmetric{linearKernel(randomFeatures(rng, n, 7)), rbfKernel(randomFeatures(rng, n, 4))}
-	cs := randomComparisons(rng, hidden, 700, 0.1, true)
+	hidden := testproblems.Features(rng, n, 3)
+	ks := []mat.Symmetric{testproblems.Linear(testproblems.Features(rng, n, 7)), testproblems.RBF(testproblems.Features(rng, n, 4))}
+	cs := testproblems.Comparisons(rng, hidden, 700, 0.1, testproblems.TripletsIf(true), 0)
 	for _, mode := range []Mode{Diag, Full} {
 		t.Run(mode.String(), func(t *testing.T) {
 			in := input{kind: InputKernels, n: n, kernels: ks, numInputs: len(ks)}
-			blocks, _ := formulation(in, mode, true, kernelCut{relTol: 1e-10})
+			blocks, _ := formulation(in, mode, true, kernelCut{relTol: 1e-10}, basisSource{})
 			p := newProblem(n, blocks, cs, 1)
 			var comps []int
 			for c := range p.left {
@@ -258,7 +259,7 @@ func TestRestrictRowsAreMargins(t *testing.T) {
 					continue
 				}
 				// A PSD point: svec of F Fᵀ.
-				f := randomFeatures(rng, bl.K, 3)
+				f := testproblems.Features(rng, bl.K, 3)
 				var y mat.Dense
 				y.Mul(f, f.T())
 				conic.SvecOf(bl.K, y.RawMatrix().Data, xr[bl.Off:bl.Off+bl.Size])

@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/mkpoe/mkpoe/pkg/mkpoe/internal/conic"
+	"github.com/mkpoe/mkpoe/pkg/mkpoe/internal/testproblems"
 )
 
 // TestDiagLipschitzCoversNorm checks lipschitzEstimate on diagonal
@@ -20,12 +21,12 @@ func TestDiagLipschitzCoversNorm(t *testing.T) {
 	for seed := uint64(1); seed <= 4; seed++ {
 		rng := rand.New(rand.NewPCG(seed, 17))
 		n := 30 + 10*int(seed)
-		hidden := randomFeatures(rng, n, 3)
-		ks := []mat.Symmetric{linearKernel(randomFeatures(rng, n, 6)), rbfKernel(randomFeatures(rng, n, 4))}
-		cs := randomComparisons(rng, hidden, 40*n, 0.1, true)
+		hidden := testproblems.Features(rng, n, 3)
+		ks := []mat.Symmetric{testproblems.Linear(testproblems.Features(rng, n, 6)), testproblems.RBF(testproblems.Features(rng, n, 4))}
+		cs := testproblems.Comparisons(rng, hidden, 40*n, 0.1, testproblems.TripletsIf(true), 0)
 		const beta, delta = 100.0, 1.0
 		in := input{kind: InputKernels, n: n, kernels: ks, numInputs: len(ks)}
-		blocks, _ := formulation(in, Diag, true, kernelCut{relTol: 1e-10})
+		blocks, _ := formulation(in, Diag, true, kernelCut{relTol: 1e-10}, basisSource{})
 		p := newProblem(n, blocks, cs, beta)
 		ws := p.newWorkspace()
 		est := p.lipschitzEstimate(ws, delta, make([]float64, len(p.pairs)), make([]float64, len(p.pairs)))

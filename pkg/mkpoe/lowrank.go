@@ -23,12 +23,7 @@ import (
 // the default method.
 type lowRankMethod struct{}
 
-func (lowRankMethod) eigenbasis() bool { return true }
-
 func (lowRankMethod) solve(ctx context.Context, fp fitProblem) (solution, error) {
-	if fp.p.hasDiagBlock() {
-		return acceleratedMethod{}.solve(ctx, fp)
-	}
 	lr := newLowRank(fp.p)
 	lr.maxRank = fp.s.Rank
 	lr.stop = func() bool { return ctx.Err() != nil }
@@ -325,13 +320,7 @@ func (lr *lowRank) run(ctx context.Context, init []*mat.Dense, s Settings) (solu
 			break
 		}
 		if lr.maxRank == 0 && (it >= tn.firstPhaseIters || delta <= tn.firstPhaseDelta) {
-			cur := lr.ranks()
-			lr.layout(best.ranks)
-			sol.factors = lr.factors(best.z)
-			lr.layout(cur)
-			it, err := lr.refine(ctx, z, rz, &sol, s, it)
-			sol.iters = it
-			return sol, err
+			return lr.secondPhase(ctx, z, rz, &best, sol, s, it)
 		}
 		// Grow or shrink δ only once L-BFGS has stalled at this rank and
 		// δ: growing earlier adds directions the current columns would
@@ -379,7 +368,10 @@ func (lr *lowRank) run(ctx context.Context, init []*mat.Dense, s Settings) (solu
 			g = resize(g, len(z))
 			fs, _ = lr.evaluate(z, delta, g)
 		}
-		steps, err := lr.descend(ctx, z, g, fs, delta, opt, min(tn.checkEvery, s.MaxIter-it), &best, s, it, sol.bound)
+		pt := lbfgsPoint{z: z, g: g, f: fs, delta: delta, opt: opt, best: &best}
+		steps, err := lr.descend(ctx, &pt, min(tn.checkEvery, s.MaxIter-it), func(step int, fe float64) {
+			s.report(Iteration{Iter: it + step, Objective: fe, Best: best.f, Bound: sol.bound, Smoothing: delta, Stage: StageLowRank, Rank: lr.totalRank()})
+		})
 		it += steps
 		if err != nil {
 			return sol, err
@@ -391,11 +383,36 @@ func (lr *lowRank) run(ctx context.Context, init []*mat.Dense, s Settings) (solu
 	return sol, nil
 }
 
-// descend takes up to steps L-BFGS steps on f_δ from z (in place; f and g
-// are f_δ(z) and its gradient, updated) with a backtracking Armijo line
-// search, reporting each as an iteration and keeping the best point; it
-// stops early when the line search makes no progress.
-func (lr *lowRank) descend(ctx context.Context, z, g []float64, f, delta float64, opt *lbfgs, steps int, best *lowRankBest, s Settings, it0 int, bound float64) (int, error) {
+// secondPhase hands the first phase's subspace to the restricted problem
+// (refine) after it iterations: sol takes the best factors so far and
+// refine's certificate.
+func (lr *lowRank) secondPhase(ctx context.Context, z []float64, rz []ritz, best *lowRankBest, sol solution, s Settings, it int) (solution, error) {
+	cur := lr.ranks()
+	lr.layout(best.ranks)
+	sol.factors = lr.factors(best.z)
+	lr.layout(cur)
+	it, err := lr.refine(ctx, z, rz, &sol, s, it)
+	sol.iters = it
+	return sol, err
+}
+
+// lbfgsPoint is what descend moves: the point z (updated in place), f_δ(z)
+// and its gradient g (in place) at the smoothing delta, the L-BFGS
+// curvature pairs and the best point kept.
+type lbfgsPoint struct {
+	z, g     []float64
+	f, delta float64
+	opt      *lbfgs
+	best     *lowRankBest
+}
+
+// descend takes up to steps L-BFGS steps on f_δ from pt with a
+// backtracking Armijo line search (lowRankTuning's lineSearchTries and
+// armijo), keeping the best point and calling report with the step's
+// 1-based number and exact objective after each; it stops early when the
+// line search makes no progress, and returns the steps taken.
+func (lr *lowRank) descend(ctx context.Context, pt *lbfgsPoint, steps int, report func(step int, objective float64)) (int, error) {
+	z, g, opt, tn := pt.z, pt.g, pt.opt, &lr.p.tune.lowRank
 	dim := len(z)
 	d := make([]float64, dim)
 	zn := make([]float64, dim)
@@ -422,13 +439,13 @@ func (lr *lowRank) descend(ctx context.Context, z, g []float64, f, delta float64
 		}
 		accepted := false
 		var fn, fe float64
-		for try := 0; try < 40; try++ {
+		for try := 0; try < tn.lineSearchTries; try++ {
 			if err := ctx.Err(); err != nil {
 				return it, err // each trial costs a whole evaluation
 			}
 			floats.AddScaledTo(zn, z, step, d)
-			fn, fe = lr.evaluate(zn, delta, gn)
-			if fn <= f+1e-4*step*gd {
+			fn, fe = lr.evaluate(zn, pt.delta, gn)
+			if fn <= pt.f+tn.armijo*step*gd {
 				accepted = true
 				break
 			}
@@ -449,9 +466,9 @@ func (lr *lowRank) descend(ctx context.Context, z, g []float64, f, delta float64
 		opt.update(sv, yv)
 		copy(z, zn)
 		copy(g, gn)
-		f = fn
-		best.keep(lr, fe, z)
-		s.report(Iteration{Iter: it0 + it + 1, Objective: fe, Best: best.f, Bound: bound, Smoothing: delta, Stage: StageLowRank, Rank: lr.totalRank()})
+		pt.f = fn
+		pt.best.keep(lr, fe, z)
+		report(it+1, fe)
 	}
 	return steps, nil
 }

@@ -20,46 +20,14 @@ import (
 // range of each L); rz the last certificate's Ritz pairs.
 func (lr *lowRank) refine(ctx context.Context, z []float64, rz []ritz, sol *solution, s Settings, it int) (int, error) {
 	p, tn := lr.p, lr.p.tune.lowRank
-	bases := make([]*mat.Dense, len(lr.blocks))
-	xr := make([][]float64, len(lr.blocks)) // the restricted start X̃ = (VᵀL)(VᵀL)ᵀ per block
-	for b, fb := range lr.blocks {
-		r, k := fb.blk.r, fb.k
-		var cols [][]float64
-		if k > 0 {
-			l := mat.NewDense(r, k, z[fb.off:fb.off+r*k])
-			for c := 0; c < k; c++ {
-				cols = append(cols, mat.Col(nil, c, l))
-			}
-		}
-		if k == 0 && len(rz[b].vecs) > 0 {
-			cols = append(cols, rz[b].vecs[0])
-		}
-		bases[b] = orthonormalAppend(nil, cols)
-		if bases[b] == nil {
-			bases[b] = orthonormalAppend(nil, [][]float64{unit(r, 0)})
-		}
-		_, kb := bases[b].Dims()
-		xr[b] = make([]float64, kb*kb)
-		if k > 0 {
-			l := mat.NewDense(r, k, z[fb.off:fb.off+r*k])
-			var vl mat.Dense
-			vl.Mul(bases[b].T(), l)
-			mat.NewDense(kb, kb, xr[b]).Mul(&vl, vl.T())
-		}
-	}
+	bases, xr := lr.subspaceStart(z, rz)
 	for round := 0; round < tn.subspaceRounds && it < s.MaxIter; round++ {
 		blocks := make([]block, len(lr.blocks))
 		for b, fb := range lr.blocks {
 			blocks[b] = block{phi: restrictFeatures(fb.blk, bases[b])}
 			_, blocks[b].r = blocks[b].phi.Dims()
 		}
-		pr := p.withBlocks(blocks)
-		// The restricted problem's interior-point stage solves its K-space
-		// Newton systems by preconditioned conjugate gradients where
-		// forming them whole is dear (conic.Settings.PCGNewton).
-		tu := *pr.tune
-		tu.conic.PCGNewton = !tn.directNewton
-		pr.tune = &tu
+		pr := p.restrictedProblem(blocks)
 		x0 := make([]float64, pr.dim)
 		for b := range blocks {
 			copy(x0[blocks[b].off:], xr[b])
@@ -99,37 +67,82 @@ func (lr *lowRank) refine(ctx context.Context, z []float64, rz []ritz, sol *solu
 			sol.converged = true
 			break
 		}
-		grown := false
-		for b := range lr.blocks {
-			var add [][]float64
-			for i, th := range rzn[b].vals {
-				if 1+th < -growTol(tn, s.Tol) {
-					add = append(add, rzn[b].vecs[i])
-				}
-			}
-			if len(add) == 0 {
-				continue
-			}
-			_, kOld := bases[b].Dims()
-			bases[b] = orthonormalAppend(bases[b], add)
-			_, kNew := bases[b].Dims()
-			if kNew == kOld {
-				continue
-			}
-			grown = true
-			// The restricted solution, padded with zeros, starts the next
-			// round.
-			old := sr.x[blocks[b].off : blocks[b].off+blocks[b].size]
-			xr[b] = make([]float64, kNew*kNew)
-			for i := 0; i < kOld; i++ {
-				copy(xr[b][i*kNew:i*kNew+kOld], old[i*kOld:(i+1)*kOld])
-			}
-		}
+		grown := lr.growSubspace(bases, xr, rzn, blocks, sr.x, s.Tol)
 		if !grown {
 			break
 		}
 	}
 	return it, nil
+}
+
+// subspaceStart returns refine's first subspace per block, an orthonormal
+// basis of the columns of the factor L in z (or the first Ritz vector of
+// rz for a block of rank 0, or e₀), and the restricted start
+// X̃ = (VᵀL)(VᵀL)ᵀ per block.
+func (lr *lowRank) subspaceStart(z []float64, rz []ritz) (bases []*mat.Dense, xr [][]float64) {
+	bases = make([]*mat.Dense, len(lr.blocks))
+	xr = make([][]float64, len(lr.blocks))
+	for b, fb := range lr.blocks {
+		r, k := fb.blk.r, fb.k
+		var cols [][]float64
+		if k > 0 {
+			l := mat.NewDense(r, k, z[fb.off:fb.off+r*k])
+			for c := 0; c < k; c++ {
+				cols = append(cols, mat.Col(nil, c, l))
+			}
+		}
+		if k == 0 && len(rz[b].vecs) > 0 {
+			cols = append(cols, rz[b].vecs[0])
+		}
+		bases[b] = orthonormalAppend(nil, cols)
+		if bases[b] == nil {
+			bases[b] = orthonormalAppend(nil, [][]float64{unit(r, 0)})
+		}
+		_, kb := bases[b].Dims()
+		xr[b] = make([]float64, kb*kb)
+		if k > 0 {
+			l := mat.NewDense(r, k, z[fb.off:fb.off+r*k])
+			var vl mat.Dense
+			vl.Mul(bases[b].T(), l)
+			mat.NewDense(kb, kb, xr[b]).Mul(&vl, vl.T())
+		}
+	}
+	return bases, xr
+}
+
+// growSubspace adds to each block's basis the Ritz vectors of rzn whose
+// curvature is below −growTol, and pads the restricted solution x (on
+// blocks) with zeros into xr as the next round's start. It reports
+// whether any basis grew.
+func (lr *lowRank) growSubspace(bases []*mat.Dense, xr [][]float64, rzn []ritz, blocks []block, x []float64, tol float64) bool {
+	tn := lr.p.tune.lowRank
+	grown := false
+	for b := range lr.blocks {
+		var add [][]float64
+		for i, th := range rzn[b].vals {
+			if 1+th < -growTol(tn, tol) {
+				add = append(add, rzn[b].vecs[i])
+			}
+		}
+		if len(add) == 0 {
+			continue
+		}
+		_, kOld := bases[b].Dims()
+		bases[b] = orthonormalAppend(bases[b], add)
+		_, kNew := bases[b].Dims()
+		if kNew == kOld {
+			continue
+		}
+		grown = true
+		// The restricted solution, padded with zeros, starts the next
+		// round.
+		old := x[blocks[b].off : blocks[b].off+blocks[b].size]
+		xr[b] = make([]float64, kNew*kNew)
+		for i := 0; i < kOld; i++ {
+			copy(xr[b][i*kNew:i*kNew+kOld], old[i*kOld:(i+1)*kOld])
+		}
+	}
+	return grown
 }
 
 // restrictFeatures returns ΦV (n×k), the features of the block restricted

@@ -12,6 +12,7 @@ import (
 	"github.com/mkpoe/mkpoe/pkg/data"
 	"github.com/mkpoe/mkpoe/pkg/mkpoe/internal/conic"
 	"github.com/mkpoe/mkpoe/pkg/mkpoe/internal/reference"
+	"github.com/mkpoe/mkpoe/pkg/mkpoe/internal/testproblems"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -98,7 +99,7 @@ func TestProjectionFromFactor(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(2, 9))
 	for _, tc := range []struct{ d, k int }{{6, 1}, {30, 4}, {50, 12}} {
-		f := randomFeatures(rng, tc.d, tc.k)
+		f := testproblems.Features(rng, tc.d, tc.k)
 		var w mat.SymDense
 		w.SymOuterK(1, f)
 		got := projectionFromFactor(f)
@@ -160,7 +161,7 @@ func TestFixedRank(t *testing.T) {
 			}
 			t.Logf("%s rank %d: objective %.6g (optimum %.6g), gap to the convex bound %.3g", pr.name, rank, m.Objective, ref.Objective, m.Stats.RelativeGap)
 		}
-		for _, s := range []Settings{{Beta: 1, Rank: -1}, {Beta: 1, Rank: 2, Mode: Diag}, {Beta: 1, Rank: 2, Solver: Accelerated}, {Beta: 1, Rank: n + 1}} {
+		for _, s := range []Settings{{Beta: 1, Rank: -1}, {Beta: 1, Rank: 2, Mode: Diag}, {Beta: 1, Rank: 2, Solver: Subgradient}, {Beta: 1, Rank: n + 1}} {
 			if _, err := Fit(pr.ks, pr.cs, &s); !errors.Is(err, ErrInvalidInput) {
 				t.Errorf("%+v: error %v, want an invalid-input error", s, err)
 			}
@@ -168,20 +169,20 @@ func TestFixedRank(t *testing.T) {
 	}
 }
 
-// TestMemoryRefused: a fit whose estimated need exceeds the available
-// memory is refused before any allocation of its size, with an error
-// naming both figures.
+// TestMemoryRefused: a fit whose estimated need exceeds Settings.MemoryLimit
+// is refused before any allocation of its size, with an ErrTooLarge (not
+// an invalid-input error) naming both figures.
 func TestMemoryRefused(t *testing.T) {
 	t.Parallel()
 	pr := smallProblems()[0]
-	tight := tuned(func(tu *tuning) { tu.hooks.availableMemory = func() uint64 { return 1000 } })
-	_, err := Fit(pr.ks, pr.cs, &Settings{Beta: 1, tuning: tight})
-	if !errors.Is(err, ErrInvalidInput) || !strings.Contains(err.Error(), "GiB are available") || !strings.Contains(err.Error(), "this fit needs about") {
-		t.Errorf("error %v, want an invalid-input error naming the memory needed and available", err)
+	_, err := Fit(pr.ks, pr.cs, &Settings{Beta: 1, MemoryLimit: 1000})
+	if !errors.Is(err, ErrTooLarge) || errors.Is(err, ErrInvalidInput) || !strings.Contains(err.Error(), "GiB: use fewer items") || !strings.Contains(err.Error(), "this fit needs about") {
+		t.Errorf("error %v, want ErrTooLarge naming the memory needed and the limit", err)
 	}
-	roomy := tuned(func(tu *tuning) { tu.hooks.availableMemory = func() uint64 { return 1 << 40 } })
-	if _, err := Fit(pr.ks, pr.cs, &Settings{Beta: 1, tuning: roomy}); err != nil {
-		t.Errorf("with room: %v", err)
+	for _, limit := range []uint64{0, 1 << 40} {
+		if _, err := Fit(pr.ks, pr.cs, &Settings{Beta: 1, MemoryLimit: limit}); err != nil {
+			t.Errorf("limit %d: %v", limit, err)
+		}
 	}
 }
 
@@ -192,14 +193,14 @@ func TestLowRankWarmStart(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(8, 8))
 	n := 40
-	hidden := randomFeatures(rng, n, 3)
-	cs := randomComparisons(rng, hidden, 600, 0.1, true)
+	hidden := testproblems.Features(rng, n, 3)
+	cs := testproblems.Comparisons(rng, hidden, 600, 0.1, testproblems.TripletsIf(true), 0)
 	id := mat.NewSymDense(n, nil)
 	for i := 0; i < n; i++ {
 		id.SetSym(i, i, 2)
 	}
 	fits := map[string]func(s *Settings) (*Model, error){
-		"kernels":  func(s *Settings) (*Model, error) { return Fit([]mat.Symmetric{rbfKernel(hidden), id}, cs, s) },
+		"kernels":  func(s *Settings) (*Model, error) { return Fit([]mat.Symmetric{testproblems.RBF(hidden), id}, cs, s) },
 		"identity": func(s *Settings) (*Model, error) { return FitIdentity(n, cs, s) },
 	}
 	for name, fit := range fits {
@@ -234,8 +235,8 @@ func TestDiagonalKernelW(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(4, 4))
 	n := 25
-	hidden := randomFeatures(rng, n, 3)
-	cs := randomComparisons(rng, hidden, 300, 0.1, true)
+	hidden := testproblems.Features(rng, n, 3)
+	cs := testproblems.Comparisons(rng, hidden, 300, 0.1, testproblems.TripletsIf(true), 0)
 	k := mat.NewSymDense(n, nil)
 	for i := 0; i < n; i++ {
 		k.SetSym(i, i, 0.5+rng.Float64())

@@ -1,11 +1,6 @@
 package mkpoe
 
-import (
-	"bufio"
-	"os"
-	"strconv"
-	"strings"
-)
+import "fmt"
 
 // memoryNeed estimates the bytes a fit holds at its peak, from the shapes
 // of its problem (docs/solver.md, "Memory"): per full block of order r over
@@ -18,7 +13,7 @@ import (
 // GNMDS at n = 10⁴ with 10⁶ triplets, low-rank, at W = 0 was estimated at
 // 3.2 GB and peaked at 2.7 GB resident (/usr/bin/time -v) when that model
 // still held X and a dense W.
-func memoryNeed(p *problem, solver Solver) float64 {
+func memoryNeed(p *problem, factored bool) float64 {
 	n := float64(p.n)
 	bytes := 64 * float64(len(p.left)+len(p.pairs))
 	for _, blk := range p.blocks {
@@ -27,7 +22,7 @@ func memoryNeed(p *problem, solver Solver) float64 {
 			bytes += 8 * 2 * n * r
 			continue
 		}
-		if solver == LowRank {
+		if factored {
 			bytes += 8 * n * r
 			continue
 		}
@@ -36,40 +31,14 @@ func memoryNeed(p *problem, solver Solver) float64 {
 	return bytes
 }
 
-// availableMemory returns the bytes the system can still give (Linux:
-// MemAvailable of /proc/meminfo), 0 when unknown.
-func availableMemory() uint64 {
-	f, err := os.Open("/proc/meminfo")
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "MemAvailable:"); ok {
-			fields := strings.Fields(rest)
-			if len(fields) == 2 && fields[1] == "kB" {
-				if kb, err := strconv.ParseUint(fields[0], 10, 64); err == nil {
-					return kb * 1024
-				}
-			}
-		}
-	}
-	return 0
-}
-
-// checkMemory refuses a fit whose estimated need exceeds the memory
-// available (tuning.hooks.availableMemory overrides the system's in tests),
-// with an error that names both and what would lower the need.
-func checkMemory(p *problem, solver Solver) error {
-	avail := availableMemory()
-	if f := p.tune.hooks.availableMemory; f != nil {
-		avail = f()
-	}
-	need := memoryNeed(p, solver)
-	if avail == 0 || need <= float64(avail) {
+// checkMemory refuses a fit whose estimated need exceeds limit bytes
+// (Settings.MemoryLimit; 0: no limit) with an error matching ErrTooLarge
+// that names both figures and what would lower the need.
+func checkMemory(p *problem, factored bool, limit uint64) error {
+	need := memoryNeed(p, factored)
+	if limit == 0 || need <= float64(limit) {
 		return nil
 	}
-	return invalidf("mkpoe: this fit needs about %.1f GiB (n = %d items, %d blocks, %d comparisons; each full W is n×n) but %.1f GiB are available: use fewer items, diagonal W (mode diag), or fewer kernels",
-		need/(1<<30), p.n, len(p.blocks), len(p.left), float64(avail)/(1<<30))
+	return fmt.Errorf("%w: this fit needs about %.1f GiB (n = %d items, %d blocks, %d comparisons; each full W is n×n) but its limit is %.1f GiB: use fewer items, diagonal W (mode diag), fewer kernels or the low-rank method",
+		ErrTooLarge, need/(1<<30), p.n, len(p.blocks), len(p.left), float64(limit)/(1<<30))
 }

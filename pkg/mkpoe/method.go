@@ -2,23 +2,20 @@ package mkpoe
 
 import (
 	"context"
+	"math"
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
-// method is one way of solving the fitting problem of Alg. 4 (Eq. 13),
-// chosen by Settings.Solver (methodFor). A new solver is one more
-// implementation, one more Solver value in settings.go and one more case in
-// methodFor.
+// method is one way of solving the fitting problem of Alg. 4 (Eq. 13): a
+// row of the route table (methods). A new method is its own file with a
+// type implementing method, one row in methods, and its docs.
 type method interface {
-	// eigenbasis reports whether the method works on each kernel's
-	// eigenbasis formulation (docs/solver.md, "Formulation") rather than in
-	// the paper's W-space.
-	eigenbasis() bool
 	// solve minimises the objective of fp.p from fp.x0 (problem
 	// coordinates) and returns its solution in problem coordinates with a
-	// certified lower bound on the optimum (solution.bound).
+	// certified lower bound on the optimum (solution.bound); a factored
+	// method may return solution.factors instead of x.
 	solve(ctx context.Context, fp fitProblem) (solution, error)
 }
 
@@ -30,21 +27,182 @@ type fitProblem struct {
 	x0    []float64
 	s     Settings
 	eigen *problem
-	// init, for the low-rank method warm-started from Settings.Init, is
+	// init, for a factored method warm-started from Settings.Init, is
 	// each block's factor L (r×k) of the starting point (nil entries:
 	// X = 0); x0 is then zero.
 	init []*mat.Dense
 }
 
-// methodFor returns the method of a Solver value (validated by Settings).
-func methodFor(s Solver) method {
-	switch s {
-	case Subgradient:
-		return subgradientMethod{}
-	case LowRank:
-		return lowRankMethod{}
+// methodRow is one row of the route table: a method a user can name with
+// Settings.Solver, what it is, which problems it applies to, when Auto
+// prefers it, and its implementation.
+type methodRow struct {
+	name Solver
+	// summary is one line for the CLI's --solver help, the config's
+	// errors and docs/solver.md's decision table.
+	summary string
+	// eigenbasis: the method works on each kernel's eigenbasis
+	// formulation (docs/solver.md, "Formulation"), not the paper's W-space.
+	eigenbasis bool
+	// factored: the method keeps factors W = LLᵀ, starts from Init's
+	// factors and returns a factored model (memoryNeed counts n·r per
+	// block, not n²).
+	factored bool
+	// applies reports whether the method solves a problem of this shape;
+	// where it does not, a fit that names it runs the default method.
+	applies func(shape) bool
+	// preferred reports whether Auto chooses the method for this shape
+	// (rows are tried in order; nil: never).
+	preferred func(shape) bool
+	// method solves; nil for Auto, which route resolves to another row.
+	method method
+}
+
+// shape is what route knows of a fit: its settings (validated, with
+// defaults) and its problem's size and form.
+type shape struct {
+	s Settings
+	n int
+	// diag: the blocks are diagonal (Mode Diag, an LP; Sec. 4.4).
+	diag bool
+	// minBeta returns β_min (computed once, on first call).
+	minBeta func() float64
+	tune    routeTuning
+}
+
+// methods is the route table. Auto tries the rows with a preferred rule in
+// order and runs the default (Accelerated) where none holds.
+var methods = []methodRow{
+	{
+		name:       Accelerated,
+		summary:    "accelerated projected gradient on the eigenbasis, interior-point crossover (default)",
+		eigenbasis: true,
+		applies:    func(shape) bool { return true },
+		method:     acceleratedMethod{},
+	},
+	{
+		name:       LowRank,
+		summary:    "factored W = LLᵀ (L-BFGS), rank grown until certified; a fixed rank with Rank",
+		eigenbasis: true, factored: true,
+		applies: func(sh shape) bool { return !sh.diag },
+		// Where it was measured faster (routeTuning).
+		preferred: func(sh shape) bool {
+			return sh.n >= sh.tune.autoMinItems && sh.s.Beta <= sh.tune.autoMaxMultiple*sh.minBeta()
+		},
+		method: lowRankMethod{},
+	},
+	{
+		name:       Auto,
+		summary:    "lowrank or accelerated per fit, by the number of items and β/β_min",
+		eigenbasis: true,
+		applies:    func(shape) bool { return true },
+	},
+	{
+		name:    Subgradient,
+		summary: "the paper's projected subgradient method (Appendix B) in W-space; slow baseline",
+		applies: func(shape) bool { return true },
+		method:  subgradientMethod{},
+	},
+}
+
+// methodOf returns the route table's row of a Solver name (ParseSolver
+// accepts exactly these).
+func methodOf(name Solver) (methodRow, bool) {
+	for _, r := range methods {
+		if r.name == name {
+			return r, true
+		}
 	}
-	return acceleratedMethod{}
+	return methodRow{}, false
+}
+
+// SolverNames lists the solvers a user can name, in the route table's
+// order, with one line on each: the CLI's --solver help and the config's
+// solver.method errors are made from it.
+func SolverNames() []string {
+	out := make([]string, len(methods))
+	for i, r := range methods {
+		out[i] = string(r.name)
+	}
+	return out
+}
+
+// SolverSummary returns the route table's one-line summary of a solver
+// ("" for an unknown name).
+func SolverSummary(name Solver) string {
+	r, _ := methodOf(name)
+	return r.summary
+}
+
+// formulationRow is the row whose formulation a fit builds before route
+// has seen the problem: the named one (Auto's candidates all work in the
+// eigenbasis), the low-rank method's for a rank bound.
+func formulationRow(s Settings) methodRow {
+	if s.Rank > 0 {
+		r, _ := methodOf(LowRank)
+		return r
+	}
+	r, _ := methodOf(s.Solver)
+	return r
+}
+
+// route makes the choice of method for a fit: a rank bound runs the
+// low-rank method (the factored problem at that many columns); a named
+// method runs where it applies, else the default; Auto runs the first row
+// whose preferred rule holds. The row returned never is Auto; its name is
+// what Model.Solver records.
+func route(sh shape) methodRow {
+	def, _ := methodOf(Accelerated)
+	named := formulationRow(sh.s)
+	if named.method != nil {
+		if named.applies(sh) {
+			return named
+		}
+		return def
+	}
+	for _, r := range methods {
+		if r.method != nil && r.preferred != nil && r.applies(sh) && r.preferred(sh) {
+			return r
+		}
+	}
+	return def
+}
+
+// minBetaByLanczos reports whether β_min is found by the Lanczos method on
+// the slack operator (O(n·r + |pairs|) per step) rather than a dense r³
+// eigendecomposition: when every block is full with R = I and one is of
+// order at least routeTuning.lanczosMinBetaOrder.
+func minBetaByLanczos(p *problem) bool {
+	large := false
+	for _, blk := range p.blocks {
+		if blk.diag || blk.reg != nil || blk.regDiag != nil {
+			return false
+		}
+		large = large || blk.r >= p.tune.route.lanczosMinBetaOrder
+	}
+	return large
+}
+
+// interiorAffordable reports whether the interior-point stage may run on p:
+// diagonal problems (a working-set LP) always; full ones while the cheaper
+// of the two Newton systems (package conic) stays below
+// crossoverTuning.maxInteriorFlops.
+func (p *problem) interiorAffordable() bool {
+	if p.hasDiagBlock() {
+		return true
+	}
+	kCost, tCost := p.newtonSystemCosts(len(p.left))
+	return math.Min(kCost, tCost) <= p.tune.crossover.maxInteriorFlops
+}
+
+// kSpaceNewton reports whether the full-block interior-point stage on nT
+// comparisons solves its Newton systems in K-space (conic's
+// NormalEquations: small blocks, such as LPOE on a few features) rather
+// than in comparison space (conic's PairOperator): whichever is cheaper by
+// newtonSystemCosts.
+func (p *problem) kSpaceNewton(nT int) bool {
+	kCost, tCost := p.newtonSystemCosts(nT)
+	return kCost <= tCost
 }
 
 // acceleratedMethod is the default solver (docs/solver.md, "Default
@@ -57,8 +215,6 @@ func methodFor(s Solver) method {
 // certificate closes slowly, or continued when the Newton systems would be
 // too large.
 type acceleratedMethod struct{}
-
-func (acceleratedMethod) eigenbasis() bool { return true }
 
 func (acceleratedMethod) solve(ctx context.Context, fp fitProblem) (solution, error) {
 	p, x0, s := fp.p, fp.x0, fp.s
@@ -129,8 +285,6 @@ func firstOrderThenCrossover(ctx context.Context, p, plain *problem, x0 []float6
 // its solution in the eigenbasis formulation.
 type subgradientMethod struct{}
 
-func (subgradientMethod) eigenbasis() bool { return false }
-
 func (subgradientMethod) solve(ctx context.Context, fp fitProblem) (solution, error) {
 	p, s := fp.p, fp.s
 	sol, err := p.subgradient(ctx, fp.x0, s)
@@ -141,4 +295,17 @@ func (subgradientMethod) solve(ctx context.Context, fp fitProblem) (solution, er
 	// needs the eigenbasis one (R = I).
 	sol.bound = certifyMargins(fp.eigen, marginsOf(p, sol.x))
 	return sol, nil
+}
+
+// restrictedProblem is p on the low-rank method's restricted blocks
+// (refine), whose interior-point stage solves its K-space Newton systems
+// by preconditioned conjugate gradients where forming them whole is dear
+// (conic.Settings.PCGNewton, from conic.Settings.PCGMinDim on), unless
+// lowRankTuning.directNewton.
+func (p *problem) restrictedProblem(blocks []block) *problem {
+	pr := p.withBlocks(blocks)
+	tu := *pr.tune
+	tu.conic.PCGNewton = !tu.lowRank.directNewton
+	pr.tune = &tu
+	return pr
 }

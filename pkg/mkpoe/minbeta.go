@@ -33,32 +33,13 @@ func (p *problem) minBetaUntil(stop func() bool) float64 {
 	for c := range alpha {
 		alpha[c] = 1 / float64(nc)
 	}
-	if p.largeFullBlocks() {
+	if minBetaByLanczos(p) {
 		return p.minBetaLanczos(alpha, stop)
 	}
 	ws := p.newWorkspace()
 	g := make([]float64, p.dim)
 	p.gradient(ws, alpha, make([]float64, len(p.pairs)), g)
 	return p.feasibleScale(ws, g)
-}
-
-// lanczosMinBetaOrder is the block order from which minBeta finds λ_min by
-// the Lanczos method on the slack operator (O(n·r + |pairs|) per step)
-// rather than a dense r³ eigendecomposition: at n = 1000 (GNMDS) the dense
-// one took about 3 s of a 20 s low-rank fit.
-const lanczosMinBetaOrder = 500
-
-// largeFullBlocks reports whether every block is full with R = I and one is
-// of order at least lanczosMinBetaOrder.
-func (p *problem) largeFullBlocks() bool {
-	large := false
-	for _, blk := range p.blocks {
-		if blk.diag || blk.reg != nil || blk.regDiag != nil {
-			return false
-		}
-		large = large || blk.r >= lanczosMinBetaOrder
-	}
-	return large
 }
 
 // minBetaLanczos is minBeta for full blocks by the Lanczos method (the

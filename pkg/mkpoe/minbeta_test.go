@@ -8,6 +8,7 @@ import (
 
 	"github.com/mkpoe/mkpoe/pkg/data"
 	"github.com/mkpoe/mkpoe/pkg/mkpoe/internal/reference"
+	"github.com/mkpoe/mkpoe/pkg/mkpoe/internal/testproblems"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -149,18 +150,18 @@ func TestMinBetaLanczosMatchesDense(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(11, 5))
 	n := 150
-	hidden := randomFeatures(rng, n, 4)
-	cs := randomComparisons(rng, hidden, 3000, 0.1, true)
+	hidden := testproblems.Features(rng, n, 4)
+	cs := testproblems.Comparisons(rng, hidden, 3000, 0.1, testproblems.TripletsIf(true), 0)
 	x := mat.NewDense(n, 4, nil)
-	x.Add(hidden, randomFeatures(rng, n, 4))
+	x.Add(hidden, testproblems.Features(rng, n, 4))
 	for _, tc := range []struct {
 		name string
 		in   input
 	}{
 		{"identity", input{kind: InputIdentity, n: n, numInputs: 1}},
-		{"kernels", input{kind: InputKernels, n: n, numInputs: 2, kernels: []mat.Symmetric{rbfKernel(x), linearKernel(randomFeatures(rng, n, 6))}}},
+		{"kernels", input{kind: InputKernels, n: n, numInputs: 2, kernels: []mat.Symmetric{testproblems.RBF(x), testproblems.Linear(testproblems.Features(rng, n, 6))}}},
 	} {
-		blocks, _ := formulation(tc.in, Full, true, kernelCut{relTol: 1e-10})
+		blocks, _ := formulation(tc.in, Full, true, kernelCut{relTol: 1e-10}, basisSource{})
 		p := newProblem(n, blocks, cs, 1)
 		dense := p.minBeta()
 		alpha := make([]float64, len(cs))

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/mkpoe/mkpoe/pkg/mkpoe/internal/testproblems"
 )
 
 func TestKernelShares(t *testing.T) {
@@ -73,13 +75,13 @@ func TestEmbedWithTraining(t *testing.T) {
 func TestIsZero(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(3, 3))
-	x := randomFeatures(rng, 12, 3)
-	cs := randomComparisons(rng, x, 60, 0, true)
+	x := testproblems.Features(rng, 12, 3)
+	cs := testproblems.Comparisons(rng, x, 60, 0, testproblems.TripletsIf(true), 0)
 	for _, tc := range []struct {
 		beta float64
 		want bool
 	}{{1e-6, true}, {1e3, false}} {
-		m, err := Fit([]mat.Symmetric{linearKernel(x)}, cs, &Settings{Beta: tc.beta, Mode: Full})
+		m, err := Fit([]mat.Symmetric{testproblems.Linear(x)}, cs, &Settings{Beta: tc.beta, Mode: Full})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mkpoe/mkpoe/pkg/data"
 	"github.com/mkpoe/mkpoe/pkg/mkpoe/internal/conic"
+	"github.com/mkpoe/mkpoe/pkg/mkpoe/internal/testproblems"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -90,8 +91,8 @@ func diagGradientElementwise(phi *mat.Dense, pairs []data.Pair, act []int32, pw,
 // kernelProblem is a problem of one block (diagonal or full) with n items, r
 // coordinates and count random triplets.
 func kernelProblem(rng *rand.Rand, n, r, count int, diag bool) (*problem, []data.Comparison) {
-	phi := randomFeatures(rng, n, r)
-	cs := randomComparisons(rng, randomFeatures(rng, n, 2), count, 0.1, true)
+	phi := testproblems.Features(rng, n, r)
+	cs := testproblems.Comparisons(rng, testproblems.Features(rng, n, 2), count, 0.1, testproblems.TripletsIf(true), 0)
 	blk := block{diag: diag, phi: phi, r: r}
 	if diag {
 		blk.c = make([]float64, r)
@@ -309,11 +310,11 @@ func TestProjectMarginsMatchesGeneric(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(4, 12))
 	const n = 15
-	cs := randomComparisons(rng, randomFeatures(rng, n, 2), 80, 0.1, true)
+	cs := testproblems.Comparisons(rng, testproblems.Features(rng, n, 2), 80, 0.1, testproblems.TripletsIf(true), 0)
 	blocks := []block{
-		{phi: randomFeatures(rng, n, 12), r: 12},
-		{diag: true, phi: randomFeatures(rng, n, 5), r: 5, c: make([]float64, 5)},
-		{phi: randomFeatures(rng, n, 9), r: 9},
+		{phi: testproblems.Features(rng, n, 12), r: 12},
+		{diag: true, phi: testproblems.Features(rng, n, 5), r: 5, c: make([]float64, 5)},
+		{phi: testproblems.Features(rng, n, 9), r: 9},
 	}
 	p := newProblem(n, blocks, cs, 1)
 	ws, wsGeneric := p.newWorkspace(), p.newWorkspace()

@@ -504,7 +504,6 @@ func projectPSD(ws *eigWS, r int, a []float64) {
 	if cap(ws.vecs) < r*r {
 		ws.vecs = make([]float64, r*r)
 	}
-	vals, vecs := ws.vals[:r], ws.vecs[:r*r]
 	out := mat.NewDense(r, r, a)
 	// When one side of the spectrum is small (guessed from the previous
 	// projection of this block: iterates change little), only that side is
@@ -514,67 +513,86 @@ func projectPSD(ws *eigWS, r int, a []float64) {
 	// 25%, 35 ms for 50%, against 14 ms for the whole dsyevd
 	// (BenchmarkProjection330 in internal/linalg): beyond a fifth, the
 	// whole decomposition is cheaper.
-	if side := min(ws.positives, r-ws.positives); 5*side > r {
-		ws.decompose(r, true)
-		vecs := ws.a
-		pos := 0
-		for _, v := range ws.vals[:r] {
-			if v > 0 {
-				pos++
-			}
+	switch side := min(ws.positives, r-ws.positives); {
+	case 5*side > r:
+		ws.projectWhole(r, out)
+	case 2*ws.positives <= r:
+		ws.projectPositiveSide(r, sym, bound, out)
+	default:
+		ws.projectNegativeSide(r, sym, bound, a, out)
+	}
+}
+
+// projectWhole is projectPSD from the whole decomposition of ws's matrix:
+// A⁺ = V₊ Λ₊ V₊ᵀ = FᵀF, the rows of F the vectors √λ_k v_k of the
+// positive part, written to out.
+func (ws *eigWS) projectWhole(r int, out *mat.Dense) {
+	ws.decompose(r, true)
+	vecs := ws.a
+	pos := 0
+	for _, v := range ws.vals[:r] {
+		if v > 0 {
+			pos++
 		}
-		ws.positives = pos
-		ws.rank = pos
-		if pos == 0 {
-			out.Zero()
-			return
-		}
-		// A⁺ = V₊ Λ₊ V₊ᵀ = FᵀF, the rows of F the vectors √λ_k v_k of the
-		// positive part.
-		if cap(ws.factorBuf) < pos*r {
-			ws.factorBuf = make([]float64, pos*r)
-		}
-		ws.factor = ws.factorBuf[:pos*r]
-		row := 0
-		for k, v := range ws.vals[:r] {
-			if v <= 0 {
-				continue
-			}
-			s := math.Sqrt(v)
-			fk := ws.factor[row*r : row*r+r]
-			for i := range fk {
-				fk[i] = vecs[i*r+k] * s
-			}
-			row++
-		}
-		f := mat.NewDense(pos, r, ws.factor)
-		out.Mul(f.T(), f)
+	}
+	ws.positives = pos
+	ws.rank = pos
+	if pos == 0 {
+		out.Zero()
 		return
 	}
-	if 2*ws.positives <= r {
-		m, ok := linalg.SymEigenRange(r, sym, 0, bound, vals, vecs)
-		if !ok {
-			panic("mkpoe: eigendecomposition failed to converge")
+	if cap(ws.factorBuf) < pos*r {
+		ws.factorBuf = make([]float64, pos*r)
+	}
+	ws.factor = ws.factorBuf[:pos*r]
+	row := 0
+	for k, v := range ws.vals[:r] {
+		if v <= 0 {
+			continue
 		}
-		ws.positives = m
-		ws.rank = m
-		ws.factor = vecs[:m*r]
-		if m == 0 {
-			out.Zero()
-			return
+		s := math.Sqrt(v)
+		fk := ws.factor[row*r : row*r+r]
+		for i := range fk {
+			fk[i] = vecs[i*r+k] * s
 		}
-		// (V₊Λ₊^{1/2})(V₊Λ₊^{1/2})ᵀ, vectors held as rows.
-		f := mat.NewDense(m, r, vecs[:m*r])
-		for k := 0; k < m; k++ {
-			s := math.Sqrt(vals[k])
-			row := vecs[k*r : k*r+r]
-			for i := range row {
-				row[i] *= s
-			}
-		}
-		out.Mul(f.T(), f)
+		row++
+	}
+	f := mat.NewDense(pos, r, ws.factor)
+	out.Mul(f.T(), f)
+}
+
+// projectPositiveSide is projectPSD from the eigenpairs of sym in (0,
+// bound]: A⁺ = (V₊Λ₊^{1/2})(V₊Λ₊^{1/2})ᵀ, vectors held as rows, written to
+// out.
+func (ws *eigWS) projectPositiveSide(r int, sym []float64, bound float64, out *mat.Dense) {
+	vals, vecs := ws.vals[:r], ws.vecs[:r*r]
+	m, ok := linalg.SymEigenRange(r, sym, 0, bound, vals, vecs)
+	if !ok {
+		panic("mkpoe: eigendecomposition failed to converge")
+	}
+	ws.positives = m
+	ws.rank = m
+	ws.factor = vecs[:m*r]
+	if m == 0 {
+		out.Zero()
 		return
 	}
+	f := mat.NewDense(m, r, vecs[:m*r])
+	for k := 0; k < m; k++ {
+		s := math.Sqrt(vals[k])
+		row := vecs[k*r : k*r+r]
+		for i := range row {
+			row[i] *= s
+		}
+	}
+	out.Mul(f.T(), f)
+}
+
+// projectNegativeSide is projectPSD from the eigenpairs of sym in
+// [−bound, 0]: A⁺ = A + (V₋|Λ₋|^{1/2})(V₋|Λ₋|^{1/2})ᵀ, with a (out's data)
+// made symmetric first.
+func (ws *eigWS) projectNegativeSide(r int, sym []float64, bound float64, a []float64, out *mat.Dense) {
+	vals, vecs := ws.vals[:r], ws.vecs[:r*r]
 	m, ok := linalg.SymEigenRange(r, sym, -bound, 0, vals, vecs)
 	if !ok {
 		panic("mkpoe: eigendecomposition failed to converge")
@@ -592,7 +610,6 @@ func projectPSD(ws *eigWS, r int, a []float64) {
 	if m == 0 {
 		return
 	}
-	// A + (V₋|Λ₋|^{1/2})(V₋|Λ₋|^{1/2})ᵀ.
 	g := mat.NewDense(m, r, vecs[:m*r])
 	for k := 0; k < m; k++ {
 		s := math.Sqrt(-vals[k])

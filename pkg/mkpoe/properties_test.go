@@ -2,6 +2,7 @@ package mkpoe
 
 import (
 	"github.com/mkpoe/mkpoe/internal/linalg"
+	"github.com/mkpoe/mkpoe/pkg/mkpoe/internal/testproblems"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -146,7 +147,7 @@ func countAbove(vals []float64, x float64) int {
 func TestFitNoComparisonsGivesZero(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(2, 2))
-	k := rbfKernel(randomFeatures(rng, 6, 2))
+	k := testproblems.RBF(testproblems.Features(rng, 6, 2))
 	for _, mode := range []Mode{Full, Diag} {
 		m, err := Fit([]mat.Symmetric{k}, nil, &Settings{Beta: 10, Mode: mode})
 		if err != nil {
@@ -302,8 +303,8 @@ func TestLPOEMatchesKPOEOnLinearKernel(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(9, 9))
 	n, d := 14, 3
-	x := randomFeatures(rng, n, d)
-	cs := randomComparisons(rng, randomFeatures(rng, n, 2), 50, 0.1, true)
+	x := testproblems.Features(rng, n, d)
+	cs := testproblems.Comparisons(rng, testproblems.Features(rng, n, 2), 50, 0.1, testproblems.TripletsIf(true), 0)
 	k := mat.NewSymDense(n, nil)
 	k.SymOuterK(1, x)
 	for _, mode := range []Mode{Full, Diag} {

@@ -3,6 +3,7 @@ package mkpoe
 import (
 	"fmt"
 	"math"
+	"strings"
 )
 
 // Mode selects the form of each metric W⁽ᵖ⁾.
@@ -98,19 +99,16 @@ const (
 	Auto Solver = "auto"
 )
 
-// ParseSolver parses a solver name; "" means [Accelerated].
+// ParseSolver parses a solver name of the route table ([SolverNames]);
+// "" means [Accelerated].
 func ParseSolver(s string) (Solver, error) {
-	switch Solver(s) {
-	case "", Accelerated:
+	if s == "" {
 		return Accelerated, nil
-	case Subgradient:
-		return Subgradient, nil
-	case LowRank:
-		return LowRank, nil
-	case Auto:
-		return Auto, nil
 	}
-	return "", invalidf("mkpoe: solver must be accelerated, lowrank, auto or subgradient, got %q", s)
+	if _, ok := methodOf(Solver(s)); ok {
+		return Solver(s), nil
+	}
+	return "", invalidf("mkpoe: solver must be one of %s, got %q", strings.Join(SolverNames(), ", "), s)
 }
 
 // Stage names the method that produced an [Iteration].
@@ -223,78 +221,130 @@ type Settings struct {
 	// Recorder, if not nil, is called after every iteration (see
 	// [Recorder]); progress displays use it. Nil costs nothing.
 	Recorder Recorder
+	// Cache, if not nil, keeps the eigenbases of large kernels for the
+	// next fits and MinBeta calls on the same kernels ([EigenCache]): pass
+	// one cache to every fit of a β sweep. Nil keeps nothing.
+	Cache *EigenCache
+	// MemoryLimit, if positive, is the bytes the fit may hold at its peak:
+	// a fit estimated above it is refused, before it allocates, with an
+	// error matching [ErrTooLarge] (docs/solver.md, "Memory"). 0: no limit.
+	// The library never asks the system; callers pass what the machine
+	// can give.
+	MemoryLimit uint64
 
 	// tuning, if not nil, replaces the solver's defaultTuning (tests only).
 	tuning *tuning
 }
 
-// withDefaults returns a copy of s with defaults filled in, or an error
-// naming the first invalid field.
+// Defaults of the Settings fields whose zero value means "the default".
+const (
+	// DefaultTol is Settings.Tol's default relative accuracy.
+	DefaultTol = 1e-3
+	// DefaultEigTol is Settings.EigTol's default eigenvalue cut-off.
+	DefaultEigTol = 1e-10
+	// DefaultMaxIter is Settings.MaxIter's default, except for Subgradient.
+	DefaultMaxIter = 100000
+	// DefaultSubgradientMaxIter is Settings.MaxIter's default for Subgradient.
+	DefaultSubgradientMaxIter = 50000
+)
+
+// SettingsError reports a [Settings] field that breaks its rule. It
+// matches [ErrInvalidInput]; callers that take the field from a flag or a
+// config key name it by Field.
+type SettingsError struct {
+	Field string // the Settings field, e.g. "Rank"
+	Rule  string // what the field must be, e.g. "must be >= 0 (0: no bound)"
+	Value any    // the value given
+}
+
+func (e *SettingsError) Error() string {
+	return fmt.Sprintf("mkpoe: Settings.%s %s, got %v", e.Field, e.Rule, e.Value)
+}
+
+// Is makes a SettingsError match ErrInvalidInput.
+func (e *SettingsError) Is(target error) bool { return target == ErrInvalidInput }
+
+// Validate checks every field of s against its rule and returns the first
+// one broken as a *[SettingsError], or nil. Fit, the CLI and the
+// experiment configs all validate settings here.
+func (s *Settings) Validate() error {
+	_, err := s.withDefaults()
+	return err
+}
+
+// withDefaults returns a copy of s with defaults filled in, or a
+// *SettingsError naming the first invalid field.
 func (s *Settings) withDefaults() (Settings, error) {
+	bad := func(field, rule string, value any) error {
+		return &SettingsError{Field: field, Rule: rule, Value: value}
+	}
 	if s == nil {
 		return Settings{}, invalidf("mkpoe: Settings must not be nil (Beta is required)")
 	}
 	out := *s
 	if !(out.Beta > 0) || math.IsInf(out.Beta, 0) {
-		return out, invalidf("mkpoe: Settings.Beta must be > 0 and finite, got %v (β weighs the hinge loss against the trace regulariser)", out.Beta)
+		return out, bad("Beta", "must be > 0 and finite (β weighs the hinge loss against the trace regulariser)", out.Beta)
 	}
 	if out.Mode != Full && out.Mode != Diag {
-		return out, invalidf("mkpoe: Settings.Mode must be Full or Diag, got %v", out.Mode)
+		return out, bad("Mode", "must be full or diag", out.Mode)
 	}
 	if out.Combine != Separate && out.Combine != Sum {
-		return out, invalidf("mkpoe: Settings.Combine must be Separate or Sum, got %v", out.Combine)
+		return out, bad("Combine", "must be separate or sum", out.Combine)
 	}
 	solver, err := ParseSolver(string(out.Solver))
 	if err != nil {
-		return out, err
+		return out, bad("Solver", "must be one of "+strings.Join(SolverNames(), ", "), fmt.Sprintf("%q", out.Solver))
 	}
 	out.Solver = solver
 	if out.Rank < 0 {
-		return out, invalidf("mkpoe: Settings.Rank must be >= 0 (0: no bound), got %d", out.Rank)
+		return out, bad("Rank", "must be >= 1 (an embedding dimension), or 0 for no bound", out.Rank)
 	}
 	if out.Rank > 0 {
 		if out.Mode != Full {
-			return out, invalidf("mkpoe: Settings.Rank bounds a full W: it needs Mode Full, got %v", out.Mode)
-		}
-		if s.Solver != "" && out.Solver != LowRank && out.Solver != Auto {
-			return out, invalidf("mkpoe: Settings.Rank is a bound of the low-rank method: Solver must be lowrank, auto or empty, got %q", s.Solver)
-		}
-		out.Solver = LowRank
-	}
-	if out.KernelRank < 0 {
-		return out, invalidf("mkpoe: Settings.KernelRank must be >= 0 (0: no truncation), got %d", out.KernelRank)
-	}
-	if !(out.KernelEnergy >= 0 && out.KernelEnergy < 1) {
-		return out, invalidf("mkpoe: Settings.KernelEnergy must be in [0, 1) (0: no truncation), got %v", out.KernelEnergy)
-	}
-	if out.KernelRank > 0 || out.KernelEnergy > 0 {
-		if out.Mode != Full {
-			return out, invalidf("mkpoe: Settings.KernelRank and KernelEnergy truncate the eigenbasis of a full W: they need Mode Full, got %v", out.Mode)
+			return out, bad("Rank", "bounds a full W: it needs mode full", fmt.Sprintf("%d with mode %v", out.Rank, out.Mode))
 		}
 		if out.Solver == Subgradient {
-			return out, invalidf("mkpoe: Settings.KernelRank and KernelEnergy truncate the eigenbasis, which the subgradient solver does not use (it works in W-space)")
+			return out, bad("Rank", "bounds the factored W of the low-rank method, which solver subgradient does not use (lowrank, auto and accelerated run lowrank under a rank bound)", fmt.Sprintf("%d with solver %s", out.Rank, out.Solver))
+		}
+	}
+	if out.KernelRank < 0 {
+		return out, bad("KernelRank", "must be >= 1 (eigenpairs kept per kernel), or 0 for no truncation", out.KernelRank)
+	}
+	if !(out.KernelEnergy >= 0 && out.KernelEnergy < 1) {
+		return out, bad("KernelEnergy", "must be in (0, 1) (the fraction of each kernel's eigenvalue sum kept), or 0 for no truncation", out.KernelEnergy)
+	}
+	if out.KernelRank > 0 || out.KernelEnergy > 0 {
+		field, value := "KernelRank", any(out.KernelRank)
+		if out.KernelRank == 0 {
+			field, value = "KernelEnergy", out.KernelEnergy
+		}
+		if out.Mode != Full {
+			return out, bad(field, "truncates the eigenbasis of a full W: it needs mode full", fmt.Sprintf("%v with mode %v", value, out.Mode))
+		}
+		if !formulationRow(out).eigenbasis {
+			return out, bad(field, "truncates the kernels' eigenbasis, which solver "+string(out.Solver)+" does not use (it works in W-space)", value)
 		}
 	}
 	if out.MaxIter < 0 {
-		return out, invalidf("mkpoe: Settings.MaxIter must be >= 0, got %d", out.MaxIter)
+		return out, bad("MaxIter", "must be >= 0 (0: the solver's default)", out.MaxIter)
 	}
 	if out.MaxIter == 0 {
-		out.MaxIter = 100000
+		out.MaxIter = DefaultMaxIter
 		if out.Solver == Subgradient {
-			out.MaxIter = 50000
+			out.MaxIter = DefaultSubgradientMaxIter
 		}
 	}
 	if !(out.Tol >= 0 && out.Tol < 1) {
-		return out, invalidf("mkpoe: Settings.Tol must be in [0, 1) (0: the default 1e-3), got %v", out.Tol)
+		return out, bad("Tol", fmt.Sprintf("must be in [0, 1) (0: the default %g)", DefaultTol), out.Tol)
 	}
 	if out.Tol == 0 {
-		out.Tol = 1e-3
+		out.Tol = DefaultTol
 	}
 	if out.EigTol < 0 || out.EigTol >= 1 || math.IsNaN(out.EigTol) {
-		return out, invalidf("mkpoe: Settings.EigTol must be in [0,1), got %v", out.EigTol)
+		return out, bad("EigTol", fmt.Sprintf("must be in [0, 1) (0: the default %g)", DefaultEigTol), out.EigTol)
 	}
 	if out.EigTol == 0 {
-		out.EigTol = 1e-10
+		out.EigTol = DefaultEigTol
 	}
 	return out, nil
 }

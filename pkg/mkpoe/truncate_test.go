@@ -13,6 +13,7 @@ import (
 
 	"github.com/mkpoe/mkpoe/pkg/data"
 	"github.com/mkpoe/mkpoe/pkg/mkpoe/internal/reference"
+	"github.com/mkpoe/mkpoe/pkg/mkpoe/internal/testproblems"
 )
 
 // TestKernelCutKeep checks the truncation rule on hand-computed spectra
@@ -183,7 +184,7 @@ func TestKernelTruncationRefused(t *testing.T) {
 		}
 	}
 	n := pr.ks[0].SymmetricDim()
-	x := randomFeatures(rand.New(rand.NewPCG(1, 2)), n, 4)
+	x := testproblems.Features(rand.New(rand.NewPCG(1, 2)), n, 4)
 	if _, err := FitFeatures(x, pr.cs, &Settings{Beta: 1}); err != nil {
 		t.Fatalf("features without truncation: %v", err)
 	}
@@ -201,7 +202,7 @@ func TestKernelRankTies(t *testing.T) {
 	for i := 0; i < n; i++ {
 		id.SetSym(i, i, 1)
 	}
-	eb, energy := kernelEigenbasis(id, kernelCut{relTol: 1e-10, rank: 4})
+	eb, energy := kernelEigenbasis(id, kernelCut{relTol: 1e-10, rank: 4}, basisSource{})
 	if _, r := eb.phi.Dims(); r != 4 || math.Abs(energy-4.0/n) > 1e-12 {
 		t.Errorf("identity at rank 4: %d eigenpairs, energy %g; want 4 and %g", r, energy, 4.0/n)
 	}
@@ -226,6 +227,7 @@ func TestKernelRankTies(t *testing.T) {
 // short: only the choice is checked).
 func TestAutoSolver(t *testing.T) {
 	t.Parallel()
+	autoMinItems := defaultTuning().route.autoMinItems
 	pl, err := data.GeneratePlanted(data.PlantedSpec{N: autoMinItems, Dim: 3, Triplets: 3000, Flip: 0.1, Seed: 2})
 	if err != nil {
 		t.Fatal(err)

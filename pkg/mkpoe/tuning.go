@@ -20,6 +20,7 @@ type tuning struct {
 	crossover   crossoverTuning
 	interior    interiorTuning
 	lowRank     lowRankTuning
+	route       routeTuning
 	// conic is the interior-point method's own tuning (correctors, mixed
 	// precision, step lengths), copied into every conic problem the fit
 	// builds (restrict, pairConic).
@@ -140,12 +141,24 @@ type testHooks struct {
 	// crossoverRoundEnd, if not nil, is told of every crossover round that
 	// ends without a certificate and whether it stopped loosely.
 	crossoverRoundEnd func(round int, loose bool)
-	// availableMemory, if not nil, replaces the system's available memory
-	// in checkMemory.
-	availableMemory func() uint64
 	// interiorRun, if not nil, is shown every interior-point run of
 	// interiorFull once it has ended.
 	interiorRun func(cp *conic.Problem)
+}
+
+// routeTuning holds the thresholds of the route (method.go). The
+// measurements behind them are in docs/notes/solver-log.md.
+type routeTuning struct {
+	autoMinItems    int     // Auto prefers lowrank on at least this many items (below, its certificate's overhead dominates) …
+	autoMaxMultiple float64 // … at β at most this multiple of β_min (above, its smoothed multipliers certify slowly)
+	// lanczosMinBetaOrder: β_min comes from the Lanczos method once a full
+	// block has this order (a dense r³ decomposition took 3 s of a 20 s
+	// low-rank fit at n = 1000).
+	lanczosMinBetaOrder int
+	// eigenCacheMinOrder: kernels of at least this order keep their
+	// eigenbasis in Settings.Cache (below it the decomposition costs less
+	// than a few iterations of a fit: 0.1 s at the paper's n = 330).
+	eigenCacheMinOrder int
 }
 
 // lowRankTuning steers the low-rank method (lowrank.go).
@@ -165,10 +178,25 @@ type lowRankTuning struct {
 	// stallFraction: L-BFGS has stalled when f_δ fell by less than this
 	// fraction over checkEvery steps; only then do columns join or δ shrink.
 	stallFraction float64
+	// lineSearchTries bounds the halvings of one L-BFGS step's backtracking
+	// (2⁻⁴⁰ of the first step: below that the direction is useless).
+	lineSearchTries int
+	// armijo is the sufficient-decrease fraction of the line search (the
+	// usual 1e-4: accept nearly any decrease, halve rarely).
+	armijo float64
 	// directNewton turns off the preconditioned conjugate gradients of
 	// the restricted problems' Newton systems (conic.Settings.PCGNewton):
 	// every system is formed whole, as the default method does.
 	directNewton bool
+}
+
+// tuningOf is the tuning of a fit with settings s: Settings.tuning (tests)
+// or defaultTuning.
+func tuningOf(s Settings) *tuning {
+	if s.tuning != nil {
+		return s.tuning
+	}
+	return defaultTuning()
 }
 
 // defaultTuning returns the tuning every fit uses unless a test overrides
@@ -225,6 +253,14 @@ func defaultTuning() *tuning {
 			firstPhaseDelta: 1e-2,
 			subspaceRounds:  10,
 			stallFraction:   1e-3,
+			lineSearchTries: 40,
+			armijo:          1e-4,
+		},
+		route: routeTuning{
+			autoMinItems:        300,
+			autoMaxMultiple:     2,
+			lanczosMinBetaOrder: 500,
+			eigenCacheMinOrder:  500,
 		},
 		firstSlack:          0.25,
 		laterSlack:          0.05,

@@ -263,7 +263,7 @@ func TestCrossoverWithoutWorkingSet(t *testing.T) {
 			continue
 		}
 		in := input{kind: InputKernels, n: c.n, kernels: c.ks, numInputs: len(c.ks)}
-		blocks, _ := formulation(in, Diag, true, kernelCut{relTol: 1e-10})
+		blocks, _ := formulation(in, Diag, true, kernelCut{relTol: 1e-10}, basisSource{})
 		p := newProblem(c.n, blocks, c.cs, 1e-6)
 		start := solution{x: make([]float64, p.dim), objective: 1e-6}
 		sol, err := p.crossover(context.Background(), start, Settings{Beta: 1e-6, Tol: 1e-3})

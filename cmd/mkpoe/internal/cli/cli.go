@@ -67,15 +67,18 @@ func badInput(err error) error { return errkind.BadInput(err) }
 func usagef(format string, args ...any) error { return errkind.Usagef(format, args...) }
 
 // fitError classifies an error returned by a mkpoe fit: invalid inputs or
-// settings (mkpoe.ErrInvalidInput) are the user's (exit 2), a cancelled
-// context is an interruption (exit 130), anything else is an internal
-// solver error (exit 3).
+// settings (mkpoe.ErrInvalidInput) are the user's (exit 2), a fit too
+// large for the machine's memory (mkpoe.ErrTooLarge) could not finish
+// (exit 1), a cancelled context is an interruption (exit 130), anything
+// else is an internal solver error (exit 3).
 func fitError(err error) error {
 	switch {
 	case err == nil:
 		return nil
 	case errors.Is(err, mkpoe.ErrInvalidInput):
 		return badInput(err)
+	case errors.Is(err, mkpoe.ErrTooLarge):
+		return err
 	case isCancellation(err):
 		return err
 	default:

@@ -2,10 +2,11 @@ package cli
 
 import (
 	"context"
-	"flag"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
@@ -13,6 +14,7 @@ import (
 	"github.com/mkpoe/mkpoe/experiments"
 	"github.com/mkpoe/mkpoe/internal/linalg"
 	"github.com/mkpoe/mkpoe/internal/progress"
+	"github.com/mkpoe/mkpoe/internal/sysmem"
 	"github.com/mkpoe/mkpoe/pkg/data"
 	"github.com/mkpoe/mkpoe/pkg/mkpoe"
 	"github.com/mkpoe/mkpoe/pkg/query"
@@ -32,12 +34,12 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	beta := fs.Float64("beta", 0, "β > 0: weight of the hinge loss (required)")
 	mode := fs.String("mode", "full", "full or diag: form of each W")
 	combine := fs.String("combine", "separate", "separate (K4, one W per kernel) or sum (K1, one W on the sum kernel)")
-	solver := fs.String("solver", "accelerated", "accelerated (default), lowrank (factored W = LLᵀ; cost follows the rank: many items, full W), auto (lowrank for full W on ≥ 300 items at β ≤ 2·β_min, else accelerated) or subgradient (the paper's Appendix B)")
+	solver := fs.String("solver", string(mkpoe.Accelerated), solverHelp())
 	kernelRank := fs.Int("kernel-rank", 0, "truncate every kernel to its leading eigenpairs, at most this many (full W; prints the energy kept); 0: the whole numerical rank")
 	kernelEnergy := fs.Float64("kernel-energy", 0, "truncate every kernel to the fewest leading eigenpairs holding this fraction of its eigenvalue sum, in (0,1) (full W); 0: none")
-	rank := fs.Int("rank", 0, "at most this many dimensions per kernel (full W only; implies --solver lowrank; prints the distance to the convex optimum's bound); 0: no bound")
+	rank := fs.Int("rank", 0, "at most this many dimensions per kernel (full W only; runs --solver lowrank; prints the distance to the convex optimum's bound); 0: no bound")
 	maxIter := fs.Int("max-iter", 0, "iteration limit (0: solver default)")
-	tol := fs.Float64("tol", 0, "relative accuracy (0: default 1e-3, certified by a duality gap)")
+	tol := fs.Float64("tol", 0, fmt.Sprintf("relative accuracy (0: default %g, certified by a duality gap)", mkpoe.DefaultTol))
 	out := fs.String("out", "", "model file to write (JSON; required)")
 	every := addProgressFlag(fs)
 	if err := parseFlags(fs, args, 0); err != nil {
@@ -52,26 +54,11 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if sources != 1 {
 		return usagef("give exactly one of --kernel FILE (repeatable), --features FILE or --identity N")
 	}
-	if *maxIter < 0 {
-		return usagef("--max-iter must be >= 0 (0: the solver's default), got %d", *maxIter)
-	}
-	if !(*tol >= 0 && *tol < 1) {
-		return usagef("--tol must be in [0, 1) (0: the default 1e-3), got %v", *tol)
-	}
 	if *identity < 0 {
 		return usagef("--identity must be a positive number of items, got %d", *identity)
 	}
 	if *compFile == "" || *out == "" {
 		return usagef("--comparisons and --out are required")
-	}
-	if *rank < 0 {
-		return usagef("--rank must be >= 1 (0: no bound), got %d", *rank)
-	}
-	if *kernelRank < 0 {
-		return usagef("--kernel-rank must be >= 1 (0: no truncation), got %d", *kernelRank)
-	}
-	if !(*kernelEnergy >= 0 && *kernelEnergy < 1) {
-		return usagef("--kernel-energy must be in (0,1) (0: no truncation), got %v", *kernelEnergy)
 	}
 	s := &mkpoe.Settings{Beta: *beta, MaxIter: *maxIter, Tol: *tol, Rank: *rank, KernelRank: *kernelRank, KernelEnergy: *kernelEnergy}
 	var err error
@@ -84,46 +71,13 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if s.Solver, err = mkpoe.ParseSolver(*solver); err != nil {
 		return badInput(fmt.Errorf("--solver: %w", err))
 	}
-	if *rank > 0 {
-		if s.Mode != mkpoe.Full {
-			return usagef("--rank bounds a full W: it needs --mode full, got --mode %s", *mode)
-		}
-		if solverSet(fs) && s.Solver != mkpoe.LowRank && s.Solver != mkpoe.Auto {
-			return usagef("--rank is a bound of the low-rank method: use --solver lowrank (or leave --solver out), got --solver %s", *solver)
-		}
-		s.Solver = mkpoe.LowRank
-	}
-	if !(*beta > 0) {
-		return usagef("--beta must be > 0, got %v (β weighs the hinge loss against the trace regulariser)", *beta)
+	if err := s.Validate(); err != nil {
+		return settingsFlagError(err)
 	}
 
-	var n int
-	var ks []mat.Symmetric
-	var x *mat.Dense
-	switch {
-	case len(kernels) > 0:
-		for _, path := range kernels {
-			k, err := data.ReadKernelFile(path)
-			if err != nil {
-				return badInput(err)
-			}
-			ks = append(ks, k)
-		}
-		if err := data.CheckSameSize(ks, kernels); err != nil {
-			return badInput(err)
-		}
-		n = ks[0].SymmetricDim()
-	case *features != "":
-		if x, err = data.ReadMatrixFile(*features); err != nil {
-			return badInput(err)
-		}
-		n, _ = x.Dims()
-	default:
-		n = *identity
-	}
-	cf, err := readComparisons(*compFile, data.ComparisonOptions{OneBased: *oneBased, N: n})
+	in, err := readFitInputs(kernels, *features, *identity, *compFile, *oneBased)
 	if err != nil {
-		return badInput(err)
+		return err
 	}
 	// Progress on stderr once the fit has run progress.FitDelay
 	// (docs/progress.md); the Recorder cannot change the model.
@@ -132,19 +86,12 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	disp.Width, disp.Every = width, *every
 	disp.Tol = *tol
 	if disp.Tol == 0 {
-		disp.Tol = 1e-3 // Settings' default
+		disp.Tol = mkpoe.DefaultTol
 	}
 	s.Recorder = experiments.FitRecorder(disp.Fit.Record)
+	s.MemoryLimit = sysmem.Available()
 	stop := progress.Start(progress.Interval(live, disp.Every), func(time.Time) { disp.Update(clock()) })
-	var m *mkpoe.Model
-	switch {
-	case ks != nil:
-		m, err = mkpoe.FitContext(ctx, ks, cf.Comparisons, s)
-	case x != nil:
-		m, err = mkpoe.FitFeaturesContext(ctx, x, cf.Comparisons, s)
-	default:
-		m, err = mkpoe.FitIdentityContext(ctx, n, cf.Comparisons, s)
-	}
+	m, err := in.fit(ctx, s)
 	stop()
 	disp.Finish(clock())
 	if err != nil {
@@ -155,6 +102,69 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := writeModel(*out, m); err != nil {
 		return err
 	}
+	printFit(stdout, stderr, m, *rank)
+	return nil
+}
+
+// fitInputs are what mkpoe fit learns from: kernels, a feature matrix or
+// the identity on n items, and the comparisons.
+type fitInputs struct {
+	ks []mat.Symmetric
+	x  *mat.Dense
+	n  int
+	cs []data.Comparison
+}
+
+// readFitInputs reads fit's input files: the kernels (or features, or n
+// for the identity) and the comparisons over their items.
+func readFitInputs(kernels []string, features string, identity int, compFile string, oneBased bool) (*fitInputs, error) {
+	in := &fitInputs{}
+	switch {
+	case len(kernels) > 0:
+		for _, path := range kernels {
+			k, err := data.ReadKernelFile(path)
+			if err != nil {
+				return nil, badInput(err)
+			}
+			in.ks = append(in.ks, k)
+		}
+		if err := data.CheckSameSize(in.ks, kernels); err != nil {
+			return nil, badInput(err)
+		}
+		in.n = in.ks[0].SymmetricDim()
+	case features != "":
+		x, err := data.ReadMatrixFile(features)
+		if err != nil {
+			return nil, badInput(err)
+		}
+		in.x = x
+		in.n, _ = x.Dims()
+	default:
+		in.n = identity
+	}
+	cf, err := readComparisons(compFile, data.ComparisonOptions{OneBased: oneBased, N: in.n})
+	if err != nil {
+		return nil, badInput(err)
+	}
+	in.cs = cf.Comparisons
+	return in, nil
+}
+
+// fit runs the fit of the inputs' kind: MKPOE on kernels, LPOE on
+// features, GNMDS on the identity.
+func (in *fitInputs) fit(ctx context.Context, s *mkpoe.Settings) (*mkpoe.Model, error) {
+	switch {
+	case in.ks != nil:
+		return mkpoe.FitContext(ctx, in.ks, in.cs, s)
+	case in.x != nil:
+		return mkpoe.FitFeaturesContext(ctx, in.x, in.cs, s)
+	}
+	return mkpoe.FitIdentityContext(ctx, in.n, in.cs, s)
+}
+
+// printFit prints a fitted model's figures on stdout and its warnings on
+// stderr; rank is --rank (0: none).
+func printFit(stdout, stderr io.Writer, m *mkpoe.Model, rank int) {
 	fmt.Fprintf(stdout, "objective %.10g\nbound %.10g\nrelative_gap %.3g\niterations %d\nconverged %v\ndimension %d\nseconds %.3f\n",
 		m.Objective, m.Stats.DualBound, m.Stats.RelativeGap, m.Stats.Iterations, m.Stats.Converged, m.Dim(), m.Stats.Seconds)
 	fmt.Fprintf(stdout, "min_beta %.6g\n", m.Stats.MinBeta)
@@ -162,10 +172,10 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if advice := linalg.BLASAdvice(); advice != "" {
 		fmt.Fprintf(stderr, "mkpoe fit: warning: %s\n", advice)
 	}
-	if *rank > 0 {
+	if rank > 0 {
 		// The rank-bounded problem is not convex: its solution is a
 		// stationary point, and the bound is the convex problem's.
-		fmt.Fprintf(stdout, "rank_bound %d\nconvex_gap %.3g\n", *rank, m.Stats.RelativeGap)
+		fmt.Fprintf(stdout, "rank_bound %d\nconvex_gap %.3g\n", rank, m.Stats.RelativeGap)
 	}
 	for b, e := range m.Stats.KernelEnergy {
 		fmt.Fprintf(stdout, "kernel_energy[%d] %.6g\nkernel_rank[%d] %d\n", b, e, b, m.Stats.BlockDims[b])
@@ -176,7 +186,6 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if m.Beta <= m.Stats.MinBeta {
 		fmt.Fprintf(stderr, "mkpoe fit: warning: --beta %g is at or below min_beta %.6g, the largest β at which W = 0 is optimal for these comparisons: the model maps every item to the origin and ties every comparison; use --beta above it (e.g. %.3g, 3 × min_beta)\n", m.Beta, m.Stats.MinBeta, 3*m.Stats.MinBeta)
 	}
-	return nil
 }
 
 // clock is the time of the fit's progress display (tests replace it).
@@ -222,9 +231,30 @@ func embedAll(m *mkpoe.Model, rowFiles []string) (*mat.Dense, error) {
 	return emb, badInput(err)
 }
 
-// solverSet reports whether --solver was given on the command line.
-func solverSet(fs *flag.FlagSet) bool {
-	set := false
-	fs.Visit(func(f *flag.Flag) { set = set || f.Name == "solver" })
-	return set
+// solverHelp is --solver's help: the route table's methods, one line each.
+func solverHelp() string {
+	var b strings.Builder
+	b.WriteString("the method:")
+	for _, name := range mkpoe.SolverNames() {
+		fmt.Fprintf(&b, "\n  %s: %s", name, mkpoe.SolverSummary(mkpoe.Solver(name)))
+	}
+	return b.String()
+}
+
+// fitFlags names the flag of each Settings field that mkpoe fit sets.
+var fitFlags = map[string]string{
+	"Beta": "--beta", "Mode": "--mode", "Combine": "--combine", "Solver": "--solver", "Rank": "--rank",
+	"KernelRank": "--kernel-rank", "KernelEnergy": "--kernel-energy", "MaxIter": "--max-iter", "Tol": "--tol",
+}
+
+// settingsFlagError turns Settings.Validate's error into a usage error
+// naming the flag (exit status 2).
+func settingsFlagError(err error) error {
+	var se *mkpoe.SettingsError
+	if errors.As(err, &se) {
+		if flag, ok := fitFlags[se.Field]; ok {
+			return usagef("%s %s, got %v", flag, se.Rule, se.Value)
+		}
+	}
+	return badInput(err)
 }

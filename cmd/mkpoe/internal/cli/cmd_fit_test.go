@@ -314,7 +314,7 @@ func TestFitRank(t *testing.T) {
 	}{
 		{[]string{"--rank", "-1"}, "--rank must be >= 1"},
 		{[]string{"--rank", "2", "--mode", "diag"}, "--rank bounds a full W"},
-		{[]string{"--rank", "2", "--solver", "accelerated"}, "--rank is a bound of the low-rank method"},
+		{[]string{"--rank", "2", "--solver", "subgradient"}, "--rank bounds the factored W of the low-rank method"},
 		{[]string{"--rank", "100000"}, "Settings.Rank must be at most the order of W"},
 	} {
 		args := append([]string{"fit", "--kernel", kernel, "--comparisons", comps, "--beta", "30", "--out", filepath.Join(dir, "bad.json")}, tc.args...)
@@ -350,8 +350,8 @@ func TestFitKernelRank(t *testing.T) {
 		want string
 	}{
 		{[]string{"--kernel-rank", "-1"}, "--kernel-rank must be >= 1"},
-		{[]string{"--kernel-energy", "1.5"}, "--kernel-energy must be in (0,1)"},
-		{[]string{"--kernel-rank", "2", "--mode", "diag"}, "they need Mode Full"},
+		{[]string{"--kernel-energy", "1.5"}, "--kernel-energy must be in (0, 1)"},
+		{[]string{"--kernel-rank", "2", "--mode", "diag"}, "--kernel-rank truncates the eigenbasis of a full W: it needs mode full"},
 	} {
 		args := append([]string{"fit", "--kernel", kernel, "--comparisons", comps, "--beta", "30", "--out", filepath.Join(dir, "bad.json")}, tc.args...)
 		code, _, errs := run(args...)

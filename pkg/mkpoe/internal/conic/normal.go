@@ -43,8 +43,6 @@ type NormalEquations struct {
 	// the step's M was formed whole; stats counts them.
 	pcg   *pcgStep
 	stats PCGStats
-	// cgLimit, if positive, replaces pcgMaxIter (tests of the fall back).
-	cgLimit int
 }
 
 // mulB computes out = B x. B is a whole mat.Dense (pkg/mkpoe's restrict),
@@ -166,7 +164,7 @@ func (ne *NormalEquations) solve(cp *Problem, ns *newtonStep, t targets, d direc
 	if st != nil && st.ns != ns {
 		st = nil
 	}
-	if st != nil && !ne.pcgSolve(st, d.x) {
+	if st != nil && !ne.pcgSolve(cp.Settings, st, d.x) {
 		// The conjugate gradients did not converge: form this step's M
 		// whole after all.
 		ne.stats.Fallbacks++

@@ -11,18 +11,8 @@ import (
 
 	"github.com/mkpoe/mkpoe/internal/linalg"
 	"github.com/mkpoe/mkpoe/pkg/data"
+	"github.com/mkpoe/mkpoe/pkg/mkpoe/internal/testproblems"
 )
-
-// randomMatrix returns an r×c matrix of independent normal entries.
-func randomMatrix(rng *rand.Rand, r, c int) *mat.Dense {
-	m := mat.NewDense(r, c, nil)
-	for i := 0; i < r; i++ {
-		for j := 0; j < c; j++ {
-			m.Set(i, j, rng.NormFloat64())
-		}
-	}
-	return m
-}
 
 // randomPairProblem returns a comparison-space problem on n items with one
 // PSD block of order k for each entry of orders (random item coordinates)
@@ -34,7 +24,7 @@ func randomPairProblem(rng *rand.Rand, n int, orders []int, count int) (*Problem
 	off := 0
 	for _, k := range orders {
 		cp.Blocks = append(cp.Blocks, Block{PSD: true, K: k, Off: off, Size: SvecLen(k)})
-		phi = append(phi, randomMatrix(rng, n, k))
+		phi = append(phi, testproblems.Features(rng, n, k))
 		off += SvecLen(k)
 	}
 	cp.Dim = off
@@ -95,7 +85,7 @@ func TestLowOrderRowsMatchAddBlocks(t *testing.T) {
 				if tc.gCols > 0 {
 					cols = tc.gCols
 				}
-				nts[q].g = randomMatrix(rng, bl.K, cols)
+				nts[q].g = testproblems.Features(rng, bl.K, cols)
 				rows = append(rows, po.pairRows(nil, po.phi[q], nts[q].g))
 				if bl.K <= 12 {
 					low = append(low, q)
@@ -135,7 +125,7 @@ func BenchmarkLowOrderTerms(b *testing.B) {
 	for _, k := range []int{3, 8, 12, 16, 20, 24} {
 		rng := rand.New(rand.NewPCG(uint64(k), count))
 		cp, po := randomPairProblem(rng, n, []int{k}, count)
-		nts := []ntBlock{{g: randomMatrix(rng, k, k)}}
+		nts := []ntBlock{{g: testproblems.Features(rng, k, k)}}
 		b.Run(fmt.Sprintf("k%d/lookups", k), func(b *testing.B) {
 			var rows []float64
 			for b.Loop() {

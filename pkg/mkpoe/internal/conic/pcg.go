@@ -39,23 +39,6 @@ type PCGStats struct {
 // PCGStats returns the counts of ne's iterative solves so far.
 func (ne *NormalEquations) PCGStats() PCGStats { return ne.stats }
 
-// Tuning of the iterative solve, measured on the low-rank method's
-// restricted problems (docs/notes/solver-log.md, 2026-11-28).
-const (
-	// pcgRelWeight: the preconditioner's rows are those of weight at
-	// least pcgRelWeight times the largest ...
-	pcgRelWeight = 1e-3 // 1e-2 and 1e-5 no faster
-	// pcgMaxRows: ... but at most pcgMaxRows·K of them (the largest), and
-	// the step is formed whole when the rows left out would be fewer than
-	// half of all (forming P then saves too little).
-	pcgMaxRows = 1.0 // 0.5–2 took the same time, 0.25 more (66 iterations a solve), 4 more
-	// pcgTol is the relative residual ‖rhs − MΔx‖₂/‖rhs‖₂ at which the
-	// conjugate gradients stop, pcgMaxIter their bound before the step
-	// falls back to forming M whole.
-	pcgTol     = 1e-10
-	pcgMaxIter = 150
-)
-
 // pcgStep is the state of one preconditioned Newton step.
 type pcgStep struct {
 	ns   *newtonStep
@@ -77,7 +60,7 @@ func (ne *NormalEquations) pcgFactor(cp *Problem, ns *newtonStep, rows []int, ma
 	order := append([]int(nil), rows...)
 	sort.SliceStable(order, func(a, b int) bool { return delta[order[a]] < delta[order[b]] })
 	m := 0
-	for m < len(order) && 1/delta[order[m]] >= pcgRelWeight*maxW && float64(m) < pcgMaxRows*float64(K) {
+	for m < len(order) && 1/delta[order[m]] >= cp.Settings.PCGRelWeight*maxW && float64(m) < cp.Settings.PCGMaxRows*float64(K) {
 		m++
 	}
 	if 2*m > len(order) {
@@ -142,9 +125,9 @@ func (ne *NormalEquations) pcgMul(st *pcgStep, v, out, part []float64) {
 }
 
 // pcgSolve overwrites b with M⁻¹b by preconditioned conjugate gradients.
-// It reports false if they do not reach pcgTol within pcgMaxIter
-// iterations or the result is not finite.
-func (ne *NormalEquations) pcgSolve(st *pcgStep, b []float64) bool {
+// It reports false if they do not reach Settings.PCGTol within
+// PCGMaxIter iterations or the result is not finite.
+func (ne *NormalEquations) pcgSolve(cs Settings, st *pcgStep, b []float64) bool {
 	K := len(b)
 	part := make([]float64, ((len(st.rest)+pcgRows-1)/pcgRows)*K)
 	x := make([]float64, K)
@@ -162,11 +145,7 @@ func (ne *NormalEquations) pcgSolve(st *pcgStep, b []float64) bool {
 		clear(b)
 		return true
 	}
-	limit := pcgMaxIter
-	if ne.cgLimit > 0 {
-		limit = ne.cgLimit
-	}
-	for it := 1; it <= limit; it++ {
+	for it := 1; it <= cs.PCGMaxIter; it++ {
 		ne.pcgMul(st, p, q, part)
 		pq := floats.Dot(p, q)
 		if !(pq > 0) {
@@ -175,7 +154,7 @@ func (ne *NormalEquations) pcgSolve(st *pcgStep, b []float64) bool {
 		a := rz / pq
 		floats.AddScaled(x, a, p)
 		floats.AddScaled(r, -a, q)
-		if floats.Norm(r, 2) <= pcgTol*bn {
+		if floats.Norm(r, 2) <= cs.PCGTol*bn {
 			ne.stats.Iterations += it
 			ne.stats.MaxIter = max(ne.stats.MaxIter, it)
 			copy(b, x)
@@ -192,7 +171,7 @@ func (ne *NormalEquations) pcgSolve(st *pcgStep, b []float64) bool {
 			p[i] = z[i] + beta*p[i]
 		}
 	}
-	ne.stats.Iterations += limit
+	ne.stats.Iterations += cs.PCGMaxIter
 	return false
 }
 

@@ -8,6 +8,8 @@ import (
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/mkpoe/mkpoe/pkg/mkpoe/internal/testproblems"
 )
 
 // randomNormalProblem returns a K-space problem with the given cone blocks
@@ -41,7 +43,7 @@ func randomNormalProblem(rng *rand.Rand, blocks []Block, count int, mu float64) 
 			p += bl.K - i
 		}
 	}
-	cp.System = &NormalEquations{B: randomMatrix(rng, count, off)}
+	cp.System = &NormalEquations{B: testproblems.Features(rng, count, off)}
 	return cp
 }
 
@@ -190,9 +192,9 @@ func TestPCGFallsBackToDirectSolve(t *testing.T) {
 		t.Fatal(err)
 	}
 	on := *cp
-	ne := &NormalEquations{B: mat.DenseCopyOf(cp.System.(*NormalEquations).B), cgLimit: 1}
+	ne := &NormalEquations{B: mat.DenseCopyOf(cp.System.(*NormalEquations).B)}
 	on.System = ne
-	on.Settings.PCGNewton, on.Settings.PCGMinDim = true, 0
+	on.Settings.PCGNewton, on.Settings.PCGMinDim, on.Settings.PCGMaxIter = true, 0, 1
 	res, err := Solve(context.Background(), &on, 1e-9, 100)
 	if err != nil {
 		t.Fatal(err)

@@ -66,6 +66,16 @@ type Settings struct {
 	// K ≈ 150 on, and the preconditioner (K rows and a K×K
 	// factorisation) more on top.
 	PCGMinDim int
+	// PCGRelWeight: the preconditioner's rows are those of weight at least
+	// PCGRelWeight times the largest, but at most PCGMaxRows·K of them
+	// (the largest); the step is formed whole when the rows left out
+	// would be fewer than half of all (forming P then saves too little).
+	PCGRelWeight, PCGMaxRows float64
+	// PCGTol is the relative residual ‖rhs − MΔx‖₂/‖rhs‖₂ at which the
+	// conjugate gradients stop, PCGMaxIter their bound before the step
+	// falls back to forming M whole.
+	PCGTol     float64
+	PCGMaxIter int
 }
 
 // DefaultSettings returns the tuning every fit uses unless a test changes
@@ -78,6 +88,10 @@ func DefaultSettings() Settings {
 		LanczosMaxSteps: 64,                // twice the 32 steps every measured step length needed
 		LowOrderMax:     0,                 // pure Go: the look-ups beat the product from k = 3
 		PCGMinDim:       256,               // the iterations' cost against forming M's (see PCGMinDim)
+		PCGRelWeight:    1e-3,              // 1e-2 and 1e-5 no faster (docs/notes/solver-log.md, 2026-11-28)
+		PCGMaxRows:      1,                 // 0.5–2 took the same time, 0.25 more (66 iterations a solve), 4 more
+		PCGTol:          1e-10,             // directions to 1e-6 of their size (TestPCGMatchesDirect)
+		PCGMaxIter:      150,               // solves took 6–25 iterations where |T|/K ≥ 7, up to 104 below
 	}
 	if linalg.FastProducts {
 		s.LowOrderMax = 12 // OpenBLAS: the product (24 ms at k = 12) beats the look-ups (38 ms) below k = 16

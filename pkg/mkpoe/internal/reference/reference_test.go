@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mkpoe/mkpoe/pkg/data"
+	"github.com/mkpoe/mkpoe/pkg/mkpoe/internal/testproblems"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -16,84 +17,6 @@ import (
 // point is built from the returned multipliers (scaled until feasible), so
 // primal − dual bounds the distance to the optimum rigorously (weak duality,
 // up to round-off in the two evaluations).
-
-func features(rng *rand.Rand, n, d int) *mat.Dense {
-	x := mat.NewDense(n, d, nil)
-	for i := 0; i < n; i++ {
-		for j := 0; j < d; j++ {
-			x.Set(i, j, rng.NormFloat64())
-		}
-	}
-	return x
-}
-
-func linear(x *mat.Dense) *mat.SymDense {
-	n, d := x.Dims()
-	k := mat.NewSymDense(n, nil)
-	k.SymOuterK(1/float64(d), x)
-	return k
-}
-
-func rbf(x *mat.Dense) *mat.SymDense {
-	n, d := x.Dims()
-	k := mat.NewSymDense(n, nil)
-	for i := 0; i < n; i++ {
-		for j := i; j < n; j++ {
-			s := 0.0
-			for t := 0; t < d; t++ {
-				v := x.At(i, t) - x.At(j, t)
-				s += v * v
-			}
-			k.SetSym(i, j, math.Exp(-s/(2*float64(d))))
-		}
-	}
-	return k
-}
-
-func eye(n int) *mat.SymDense {
-	k := mat.NewSymDense(n, nil)
-	for i := 0; i < n; i++ {
-		k.SetSym(i, i, 1)
-	}
-	return k
-}
-
-// comparisons draws count comparisons consistent with the rows of h, flips a
-// fraction noise of them and appends contra directly contradicting pairs
-// (c and its reverse).
-func comparisons(rng *rand.Rand, h *mat.Dense, count int, noise float64, contra int) []data.Comparison {
-	n, d := h.Dims()
-	dist := func(a, b int) float64 {
-		s := 0.0
-		for t := 0; t < d; t++ {
-			v := h.At(a, t) - h.At(b, t)
-			s += v * v
-		}
-		return s
-	}
-	var cs []data.Comparison
-	for len(cs) < count {
-		i, j, k, l := rng.IntN(n), rng.IntN(n), rng.IntN(n), rng.IntN(n)
-		if rng.IntN(2) == 0 {
-			k = i
-		}
-		if i == j || k == l || data.NewPair(i, j) == data.NewPair(k, l) {
-			continue
-		}
-		c := data.Comparison{I: i, J: j, K: k, L: l}
-		if dist(i, j) > dist(k, l) {
-			c = c.Reverse()
-		}
-		if rng.Float64() < noise {
-			c = c.Reverse()
-		}
-		cs = append(cs, c)
-	}
-	for q := 0; q < contra; q++ {
-		cs = append(cs, cs[q].Reverse())
-	}
-	return cs
-}
 
 type problem struct {
 	name string
@@ -118,24 +41,24 @@ func problems() []problem {
 		seed := uint64(si + 1)
 		rng := rand.New(rand.NewPCG(seed, 1234))
 		n := sp.n
-		hidden := features(rng, n, 3)
+		hidden := testproblems.Features(rng, n, 3)
 		var ks []mat.Symmetric
 		for _, kind := range sp.kernels {
 			rbfOf := func() *mat.SymDense {
 				x := mat.NewDense(n, 3, nil)
-				x.Add(hidden, features(rng, n, 3))
-				return rbf(x)
+				x.Add(hidden, testproblems.Features(rng, n, 3))
+				return testproblems.RBF(x)
 			}
 			switch kind {
 			case 'l':
-				ks = append(ks, linear(features(rng, n, 3)))
+				ks = append(ks, testproblems.Linear(testproblems.Features(rng, n, 3)))
 			case 'r':
 				ks = append(ks, rbfOf())
 			case 'i':
-				ks = append(ks, eye(n))
+				ks = append(ks, testproblems.Identity(n))
 			case 's':
 				k := rbfOf()
-				k.AddSym(k, linear(features(rng, n, 3)))
+				k.AddSym(k, testproblems.Linear(testproblems.Features(rng, n, 3)))
 				ks = append(ks, k)
 			}
 		}
@@ -143,7 +66,7 @@ func problems() []problem {
 		if seed%2 == 0 {
 			noise, contra = 0.15, 3
 		}
-		cs := comparisons(rng, hidden, 30+rng.IntN(28), noise, contra)
+		cs := testproblems.Comparisons(rng, hidden, 30+rng.IntN(28), noise, testproblems.Mixed, contra)
 		out = append(out, problem{fmt.Sprintf("seed%d_n%d_%s_c%d_noise%g", seed, n, sp.kernels, len(cs), noise), ks, cs})
 	}
 	return out

@@ -1,0 +1,87 @@
+package mkpoe
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestRoute covers every row of the route table (methods): which method a
+// fit of each shape runs, for every Solver a user can name, with and
+// without a rank bound, and whether β_min had to be computed to decide.
+func TestRoute(t *testing.T) {
+	tune := defaultTuning().route
+	big, small := tune.autoMinItems, tune.autoMinItems-1
+	const minBeta = 10.0
+	for _, tc := range []struct {
+		name       string
+		s          Settings
+		n          int
+		diag       bool
+		want       Solver
+		askMinBeta bool
+	}{
+		{"default", Settings{Beta: 20}, big, false, Accelerated, false},
+		{"accelerated, diagonal", Settings{Beta: 20, Solver: Accelerated}, big, true, Accelerated, false},
+		{"lowrank", Settings{Beta: 1e6, Solver: LowRank}, small, false, LowRank, false},
+		{"lowrank on a diagonal W runs the default", Settings{Beta: 20, Solver: LowRank}, big, true, Accelerated, false},
+		{"subgradient", Settings{Beta: 20, Solver: Subgradient}, big, false, Subgradient, false},
+		{"subgradient, diagonal", Settings{Beta: 20, Solver: Subgradient}, big, true, Subgradient, false},
+		{"auto: many items near β_min", Settings{Beta: tune.autoMaxMultiple * minBeta, Solver: Auto}, big, false, LowRank, true},
+		{"auto: many items, large β", Settings{Beta: 1.01 * tune.autoMaxMultiple * minBeta, Solver: Auto}, big, false, Accelerated, true},
+		{"auto: few items", Settings{Beta: 15, Solver: Auto}, small, false, Accelerated, false},
+		{"auto: diagonal", Settings{Beta: 15, Solver: Auto}, big, true, Accelerated, false},
+		{"rank bound, default solver", Settings{Beta: 1e6, Rank: 2}, small, false, LowRank, false},
+		{"rank bound, auto", Settings{Beta: 1e6, Rank: 2, Solver: Auto}, small, false, LowRank, false},
+		{"rank bound, accelerated", Settings{Beta: 1e6, Rank: 2, Solver: Accelerated}, small, false, LowRank, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := tc.s.withDefaults()
+			if err != nil {
+				t.Fatal(err)
+			}
+			asked := false
+			row := route(shape{s: s, n: tc.n, diag: tc.diag, tune: tune, minBeta: func() float64 { asked = true; return minBeta }})
+			if row.name != tc.want || row.method == nil {
+				t.Errorf("route: %q (method %T), want %q", row.name, row.method, tc.want)
+			}
+			if asked != tc.askMinBeta {
+				t.Errorf("route asked for β_min: %v, want %v", asked, tc.askMinBeta)
+			}
+			if row.eigenbasis != formulationRow(s).eigenbasis {
+				t.Errorf("%q runs on eigenbasis=%v but the fit built eigenbasis=%v", row.name, row.eigenbasis, formulationRow(s).eigenbasis)
+			}
+		})
+	}
+}
+
+// TestRouteTable: every row has a name ParseSolver accepts, a summary, and
+// a method (Auto aside), and SolverNames lists them in order.
+func TestRouteTable(t *testing.T) {
+	names := SolverNames()
+	if len(names) != len(methods) {
+		t.Fatalf("SolverNames %v, want one per row (%d)", names, len(methods))
+	}
+	for i, r := range methods {
+		if names[i] != string(r.name) {
+			t.Errorf("SolverNames[%d] = %q, want %q", i, names[i], r.name)
+		}
+		if got, err := ParseSolver(string(r.name)); err != nil || got != r.name {
+			t.Errorf("ParseSolver(%q) = %q, %v", r.name, got, err)
+		}
+		if r.summary == "" || SolverSummary(r.name) != r.summary {
+			t.Errorf("%q: summary %q", r.name, SolverSummary(r.name))
+		}
+		if (r.method == nil) != (r.name == Auto) {
+			t.Errorf("%q: method %T; only Auto has none", r.name, r.method)
+		}
+		if r.applies == nil {
+			t.Errorf("%q: no applies rule", r.name)
+		}
+	}
+	if _, err := ParseSolver("newton"); err == nil || !strings.Contains(err.Error(), strings.Join(names, ", ")) {
+		t.Errorf("ParseSolver(newton) = %v, want an error listing %v", err, names)
+	}
+	if def, _ := ParseSolver(""); def != Accelerated {
+		t.Errorf(`ParseSolver("") = %q, want the default %q`, def, Accelerated)
+	}
+}
