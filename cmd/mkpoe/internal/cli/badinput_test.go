@@ -212,6 +212,9 @@ func TestBadInputTable(t *testing.T) {
 	}{
 		{"unknown key", "name: x\nbogus: 1\n", "line 2, column 1: bogus: is not a key of the config"},
 		{"wrong type", "name: x\nseed: many\n", "many"},
+		{"a fraction of a whole-number key", strings.Replace(tinyConfig, "inner_folds: 2", "inner_folds: 2.7", 1), `line 17, column 57: protocol.inner_folds: must be a whole number, got "2.7"`},
+		{"text in the beta grid", strings.Replace(tinyConfig, "beta_grid: [1, 10]", "beta_grid: [1e2, 1e3, abc]", 1), `line 18, column 23: beta_grid[2]: must be a number, got "abc"`},
+		{"a number for the beta grid", strings.Replace(tinyConfig, "beta_grid: [1, 10]", "beta_grid: 1000", 1), `line 18, column 12: beta_grid: must be a list of β values`},
 		{"bad protocol", strings.Replace(tinyConfig, "inner_folds: 2", "inner_folds: 1", 1), "protocol.inner_folds"},
 		{"bad beta grid", strings.Replace(tinyConfig, "beta_grid: [1, 10]", "beta_grid: [10, 1]", 1), "beta_grid[1]"},
 		{"unknown kernel type", strings.Replace(tinyConfig, "type: linear}", "type: gauss}", 1), "kernels[0].type: must be one of"},
