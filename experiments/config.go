@@ -299,6 +299,7 @@ func (c *Config) resolvePaths(dir string) {
 }
 
 func (c *Config) applyDefaults() {
+	c.canonicalEnums()
 	if c.Output == "" {
 		c.Output = filepath.Join("results", c.Name)
 	}
@@ -337,15 +338,6 @@ func (c *Config) applyDefaults() {
 	defer c.canonicalClaimLabels()
 	for i := range c.Rows {
 		r := &c.Rows[i]
-		// One spelling per mode: mkpoe.ParseMode decides, and its alias
-		// (diagonal) becomes the canonical name before labels, task ids
-		// and table columns are derived from it.
-		if m, err := mkpoe.ParseMode(r.Mode); err == nil && r.Mode != "" {
-			r.Mode = m.String()
-		}
-		if m := strings.ToLower(r.Method); slices.Contains([]string{"native", "k1", "k4"}, m) {
-			r.Method = m // K1, K4 as the paper writes them
-		}
 		if r.Label == "" {
 			what := r.Kernel
 			if what == "" {

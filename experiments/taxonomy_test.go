@@ -62,6 +62,7 @@ rows:
 		{"without colour", "20", "{cluster: unused_images, levels: [3, 5, 7], views: [view1, view2, view4]}", shipped.String(), "views view1 view2 view4"},
 		{"without hsv", "20", "{cluster: unused_images, levels: [3, 5, 7], views: [view1, view3, view4]}", "[[1,[2,3,[5,6,10]],[4,7]],8,9]", "views view1 view3 view4"},
 		{"without texture", "20", "{cluster: unused_images, levels: [3, 5, 7], views: [view1, view2, view3]}", "[[1,[2,[3,6],[5,10]],[4,7]],8,9]", "unused_images; views view1 view2 view3"},
+		{"words case aside", "20", "{cluster: Unused_Images, levels: [3, 5, 7], views: [View1, VIEW2, view3, view4]}", shipped.String(), "unused_images; views view1 view2 view3 view4"},
 		{"a view twice", "20", "{cluster: unused_images, levels: [3], views: [view1, view1]}", "dataset.taxonomy.views[1]: must be one of view1 … view4, each once, got view1", ""},
 		{"no such view", "20", "{cluster: unused_images, levels: [3], views: [view5]}", "dataset.taxonomy.views[0]: must be one of view1 … view4", ""},
 		{"views not a list", "20", "{cluster: unused_images, levels: [3], views: view1}", "dataset.taxonomy.views: must be a list", ""},

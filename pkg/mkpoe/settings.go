@@ -3,6 +3,7 @@ package mkpoe
 import (
 	"fmt"
 	"math"
+	"strings"
 )
 
 // Mode selects the form of each metric W⁽ᵖ⁾.
@@ -26,9 +27,9 @@ func (m Mode) String() string {
 	return fmt.Sprintf("Mode(%d)", int(m))
 }
 
-// ParseMode parses "full" or "diag".
+// ParseMode parses "full" or "diag" ("diagonal"), case aside.
 func ParseMode(s string) (Mode, error) {
-	switch s {
+	switch strings.ToLower(s) {
 	case "full":
 		return Full, nil
 	case "diag", "diagonal":
@@ -59,12 +60,12 @@ func (c Combine) String() string {
 	return fmt.Sprintf("Combine(%d)", int(c))
 }
 
-// ParseCombine parses "separate" or "sum".
+// ParseCombine parses "separate" (k4) or "sum" (k1), case aside.
 func ParseCombine(s string) (Combine, error) {
-	switch s {
-	case "separate", "k4", "K4":
+	switch strings.ToLower(s) {
+	case "separate", "k4":
 		return Separate, nil
-	case "sum", "k1", "K1":
+	case "sum", "k1":
 		return Sum, nil
 	}
 	return 0, invalidf("mkpoe: combine must be separate or sum, got %q", s)
@@ -98,9 +99,9 @@ const (
 	Auto Solver = "auto"
 )
 
-// ParseSolver parses a solver name; "" means [Accelerated].
+// ParseSolver parses a solver name, case aside; "" means [Accelerated].
 func ParseSolver(s string) (Solver, error) {
-	switch Solver(s) {
+	switch Solver(strings.ToLower(s)) {
 	case "", Accelerated:
 		return Accelerated, nil
 	case Subgradient:

@@ -215,6 +215,7 @@ func TestBadInputTable(t *testing.T) {
 		{"a fraction of a whole-number key", strings.Replace(tinyConfig, "inner_folds: 2", "inner_folds: 2.7", 1), `line 17, column 57: protocol.inner_folds: must be a whole number, got "2.7"`},
 		{"text in the beta grid", strings.Replace(tinyConfig, "beta_grid: [1, 10]", "beta_grid: [1e2, 1e3, abc]", 1), `line 18, column 23: beta_grid[2]: must be a number, got "abc"`},
 		{"a number for the beta grid", strings.Replace(tinyConfig, "beta_grid: [1, 10]", "beta_grid: 1000", 1), `line 18, column 12: beta_grid: must be a list of β values`},
+		{"a mode in no case", strings.Replace(tinyConfig, "mode: diag}", "mode: Sparse}", 1), `rows[2].mode: must be full or diag, got "Sparse"`},
 		{"bad protocol", strings.Replace(tinyConfig, "inner_folds: 2", "inner_folds: 1", 1), "protocol.inner_folds"},
 		{"bad beta grid", strings.Replace(tinyConfig, "beta_grid: [1, 10]", "beta_grid: [10, 1]", 1), "beta_grid[1]"},
 		{"unknown kernel type", strings.Replace(tinyConfig, "type: linear}", "type: gauss}", 1), "kernels[0].type: must be one of"},
