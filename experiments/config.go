@@ -929,6 +929,9 @@ type DataReport struct {
 // checkData): the validation that "mkpoe run", "check" and "slurm" share,
 // after LoadConfig. Its errors are the user's input errors.
 func Check(c *Config) (*DataReport, error) {
+	if err := checkRunDirPath(c.Output, true); err != nil {
+		return nil, err // a file: no run can go there, --force or not
+	}
 	ds, err := c.loadAndCheckData()
 	if err != nil {
 		return nil, errkind.BadInput(err)

@@ -250,6 +250,18 @@ func TestBadInputTable(t *testing.T) {
 		add("run "+strings.Join(f, " "), []string{strings.TrimPrefix(f[0], "-")}, append([]string{"run", tiny, "--out", filepath.Join(dir, "shrun")}, f...)...)
 	}
 	add("run into another experiment's directory", []string{"belongs to experiment"}, "run", w("other.yaml", strings.Replace(tinyConfig, "name: tiny", "name: other", 1)), "--out", runDir)
+	// --out paths that cannot be a run directory.
+	aFile := w("README.md", "# a file\n")
+	others := filepath.Join(dir, "docs")
+	os.MkdirAll(others, 0o755)
+	w(filepath.Join("docs", "a.md"), "a\n")
+	for _, cmd := range []string{"run", "slurm", "check"} {
+		add(cmd+" --out a file", []string{"run directory " + aFile + " is a file, not a folder", "--out"}, cmd, tiny, "--out", aFile)
+		add(cmd+" --out under a file", []string{"lies under " + aFile + ", which is a file"}, cmd, tiny, "--out", filepath.Join(aFile, "run"))
+	}
+	for _, cmd := range []string{"run", "slurm"} {
+		add(cmd+" --out a folder of other files", []string{"run directory " + others + " holds other files (a.md) and no run of mkpoe", "--force"}, cmd, tiny, "--out", others)
+	}
 	for _, f := range [][]string{{"--triplets", "0"}, {"--triplets", "100000"}, {"--flip", "0.7"}, {"--per-class", "0"}, {"--seed", "-1"}} {
 		add("synth "+strings.Join(f, " "), []string{strings.TrimLeft(f[0], "-")}, append([]string{"synth", "--out", filepath.Join(dir, "syn")}, f...)...)
 	}
