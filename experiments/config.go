@@ -239,6 +239,9 @@ func LoadConfig(path string) (*Config, error) {
 	if err := yaml.Unmarshal(b, &doc); err != nil {
 		return nil, fmt.Errorf("parsing YAML file %s: %w", path, err)
 	}
+	if e := identifyFile(&doc, path, b); e != nil {
+		return nil, e // another of mkpoe's files: say which, not each key a config lacks
+	}
 	// Unknown keys and values of the wrong kind first, every one of them
 	// (shapeProblems), then the rules on what could be read.
 	var ps problems

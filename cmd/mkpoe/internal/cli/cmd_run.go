@@ -128,7 +128,7 @@ func addProgressFlag(fs *flagSet) *time.Duration {
 func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	c, err := loadConfigArgs("check", args, stderr, nil)
 	if err != nil {
-		return err
+		return checkOtherFile(err, stdout)
 	}
 	data, err := experiments.Check(c)
 	if err != nil {
