@@ -246,6 +246,7 @@ func LoadConfig(path string) (*Config, error) {
 	// (shapeProblems), then the rules on what could be read.
 	var ps problems
 	reported := map[string]bool{}
+	at := nodePositions(&doc)
 	shapeProblems(&doc, reflect.TypeOf(Config{}), &ps, reported)
 	if reported[""] {
 		return nil, fmt.Errorf("config %s:\n%w", path, errors.Join(ps...))
@@ -266,7 +267,9 @@ func LoadConfig(path string) (*Config, error) {
 	c.resolvePaths(filepath.Dir(path))
 	c.applyDefaults()
 	c.unread = reported
-	c.validate(&ps)
+	var rules problems
+	c.validate(&rules)
+	ps = append(ps, at.locate(rules)...)
 	if len(ps) > 0 {
 		return nil, fmt.Errorf("config %s:\n%w", path, errors.Join(ps...))
 	}

@@ -211,3 +211,25 @@ func TestOneProblemNotItsConsequences(t *testing.T) {
 		}
 	}
 }
+
+// TestRuleProblemsHaveLines: a rule's problem about a value written in the
+// file names the value's line and column too, such as a kernel's integer
+// parameter (which kernels.New decides) given a fraction.
+func TestRuleProblemsHaveLines(t *testing.T) {
+	for _, tc := range []struct{ path, value, want string }{
+		{"kernels[0]", "{name: good, source: good, type: noise, params: {dim: 2.5}}", `kernels[0].params: parameter "dim" of kernel type "noise" must be an integer, got 2.5`},
+		{"rows[3].mode", "sparse", `rows[3].mode: must be full or diag, got "sparse"`},
+		{"protocol.inner_folds", "1", "protocol.inner_folds: must be >= 2, got 1"},
+	} {
+		body, line := withValue(t, tc.path, tc.value)
+		_, err := LoadConfig(writeFile(t, t.TempDir(), "c.yaml", body))
+		if err == nil {
+			t.Errorf("%s: %s accepted", tc.path, tc.value)
+			continue
+		}
+		lines := strings.Split(err.Error(), "\n")
+		if len(lines) != 2 || !strings.HasPrefix(lines[1], fmt.Sprintf("line %d, column ", line)) || !strings.HasSuffix(lines[1], tc.want) {
+			t.Errorf("%s: error\n%v\nwant the one problem line %d, column …: %s", tc.path, err, line, tc.want)
+		}
+	}
+}

@@ -140,6 +140,52 @@ func reportNode(n *yaml.Node, path, rule string, ps *problems, paths map[string]
 	*n = yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Line: n.Line, Column: n.Column}
 }
 
+// positions maps the YAML path of every node of a document to its line
+// and column.
+type positions map[string][2]int
+
+// nodePositions records where each value of doc is.
+func nodePositions(doc *yaml.Node) positions {
+	at := positions{}
+	var walk func(n *yaml.Node, path string)
+	walk = func(n *yaml.Node, path string) {
+		if n.Kind == yaml.AliasNode && n.Alias != nil {
+			n = n.Alias
+		}
+		at[path] = [2]int{n.Line, n.Column}
+		switch n.Kind {
+		case yaml.DocumentNode:
+			for _, c := range n.Content {
+				walk(c, path)
+			}
+		case yaml.MappingNode:
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				walk(n.Content[i+1], joinPath(path, n.Content[i].Value))
+			}
+		case yaml.SequenceNode:
+			for i, c := range n.Content {
+				walk(c, fmt.Sprintf("%s[%d]", path, i))
+			}
+		}
+	}
+	walk(doc, "")
+	return at
+}
+
+// locate prefixes each problem "path: rule" whose path is in the document
+// with that value's "line L, column C: ", as the shape problems are.
+func (at positions) locate(ps problems) problems {
+	out := make(problems, len(ps))
+	for i, p := range ps {
+		out[i] = p
+		path, _, ok := strings.Cut(p.Error(), ": ")
+		if pos, found := at[path]; ok && found && path != "" {
+			out[i] = fmt.Errorf("line %d, column %d: %w", pos[0], pos[1], p)
+		}
+	}
+	return out
+}
+
 // formed is a type whose YAML value has several forms (BetaGrid):
 // shapeForm returns the Go type that n's form decodes as, checked in its
 // place, or nil and the forms in words when n has none of them.
