@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"fmt"
+	"reflect"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -22,7 +23,9 @@ type BetaGrid struct {
 // relativeKey is the key of a relative grid's mapping form.
 const relativeKey = "relative_to_min"
 
-// UnmarshalYAML reads a list of β values or {relative_to_min: [...]}.
+// UnmarshalYAML reads a list of β values or {relative_to_min: [...]}. Its
+// errors are yaml.TypeErrors, so that decoding a config goes on past them
+// to the other keys (LoadConfig has reported them with their paths).
 func (g *BetaGrid) UnmarshalYAML(n *yaml.Node) error {
 	switch n.Kind {
 	case yaml.SequenceNode:
@@ -34,12 +37,36 @@ func (g *BetaGrid) UnmarshalYAML(n *yaml.Node) error {
 			for i := 0; i < len(n.Content); i += 2 {
 				keys += fmt.Sprintf(" %q", n.Content[i].Value)
 			}
-			return fmt.Errorf("line %d: beta_grid: a mapping must have the one key %s (multiples of β_min), got%s", n.Line, relativeKey, keys)
+			return typeError("line %d: beta_grid: a mapping must have the one key %s (multiples of β_min), got%s", n.Line, relativeKey, keys)
 		}
 		g.Relative = true
 		return n.Content[1].Decode(&g.Values)
 	}
-	return fmt.Errorf("line %d: beta_grid: must be a list of β values or {%s: [multiples of β_min]}", n.Line, relativeKey)
+	return typeError("line %d: beta_grid: must be a list of β values or {%s: [multiples of β_min]}", n.Line, relativeKey)
+}
+
+// typeError is a yaml.TypeError of one message.
+func typeError(format string, a ...any) error {
+	return &yaml.TypeError{Errors: []string{fmt.Sprintf(format, a...)}}
+}
+
+// relativeGrid is the shape of a relative grid's mapping.
+type relativeGrid struct {
+	RelativeToMin []float64 `yaml:"relative_to_min"`
+}
+
+// shapeForm tells LoadConfig's shape check (walkShape) the form of n: a
+// list of numbers, or the mapping {relative_to_min: [numbers]}.
+func (g *BetaGrid) shapeForm(n *yaml.Node) (reflect.Type, string) {
+	switch n.Kind {
+	case yaml.SequenceNode:
+		return reflect.TypeOf([]float64(nil)), ""
+	case yaml.MappingNode:
+		if len(n.Content) > 0 {
+			return reflect.TypeOf(relativeGrid{}), ""
+		}
+	}
+	return nil, fmt.Sprintf("a list of β values such as [0.1, 1, 10], or {%s: [multiples of β_min]}", relativeKey)
 }
 
 // MarshalYAML writes the form UnmarshalYAML reads: an absolute grid as a

@@ -43,11 +43,21 @@ func TestBetaGridForms(t *testing.T) {
 	for _, tc := range []struct{ grid, want string }{
 		{"{relative_to_min: [1, 10]}", "beta_grid.relative_to_min[0]: must be > 1 (a multiple of β_min; at or below 1 the fit learns W = 0), got 1"},
 		{"{relative_to_min: [3, 2]}", "beta_grid.relative_to_min[1]: must be strictly increasing, got 2"},
-		{"{relative: [3]}", `beta_grid: a mapping must have the one key relative_to_min (multiples of β_min), got "relative"`},
-		{"7", "beta_grid: must be a list of β values or {relative_to_min: [multiples of β_min]}"},
+		{"{relative: [3]}", "line 18, column 13: beta_grid.relative: is not a key of beta_grid (its keys: relative_to_min)"},
+		{"{relative_to_min: [3], from: 1}", "line 18, column 35: beta_grid.from: is not a key of beta_grid (its keys: relative_to_min)"},
+		{"{}", "line 18, column 12: beta_grid: must be a list of β values such as [0.1, 1, 10], or {relative_to_min: [multiples of β_min]}, got a mapping"},
+		{"7", `line 18, column 12: beta_grid: must be a list of β values such as [0.1, 1, 10], or {relative_to_min: [multiples of β_min]}, got "7"`},
+		{"[1e2, 1e3, abc]", `line 18, column 23: beta_grid[2]: must be a number, got "abc"`},
+		{"{relative_to_min: [2, x]}", `line 18, column 34: beta_grid.relative_to_min[1]: must be a number, got "x"`},
 	} {
-		if _, err := load(tc.grid); err == nil || !strings.Contains(err.Error(), tc.want) {
+		_, err := load(tc.grid)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("beta_grid: %s: error %v, want one containing %q", tc.grid, err, tc.want)
+			continue
+		}
+		// The one problem, not what follows from the grid's absence.
+		if n := strings.Count(err.Error(), "\n"); n != 1 {
+			t.Errorf("beta_grid: %s: %d problems, want 1:\n%v", tc.grid, n, err)
 		}
 	}
 }

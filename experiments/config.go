@@ -42,6 +42,11 @@ type Config struct {
 	// configDir is the folder of the config file, against which dataset
 	// paths were resolved (LoadConfig); "" for a config built in code.
 	configDir string
+	// unread are the YAML paths LoadConfig could not read (shapeProblems:
+	// a value of the wrong kind, or a misspelt key and the key it was
+	// meant to be). The rules skip them, and the rules that depend on one
+	// of them (unreadAt): their zero value is not what the file says.
+	unread map[string]bool
 	// givenDigest is the SHA-256 of protocol.test_comparisons' contents
 	// (outer: given), read by Validate: part of every task's inputs, so
 	// that editing the file reruns the tasks and moving it does not.
@@ -234,10 +239,14 @@ func LoadConfig(path string) (*Config, error) {
 	if err := yaml.Unmarshal(b, &doc); err != nil {
 		return nil, fmt.Errorf("parsing YAML file %s: %w", path, err)
 	}
+	if e := identifyFile(&doc, path, b); e != nil {
+		return nil, e // another of mkpoe's files: say which, not each key a config lacks
+	}
 	// Unknown keys and values of the wrong kind first, every one of them
 	// (shapeProblems), then the rules on what could be read.
 	var ps problems
 	reported := map[string]bool{}
+	at := nodePositions(&doc)
 	shapeProblems(&doc, reflect.TypeOf(Config{}), &ps, reported)
 	if reported[""] {
 		return nil, fmt.Errorf("config %s:\n%w", path, errors.Join(ps...))
@@ -257,7 +266,10 @@ func LoadConfig(path string) (*Config, error) {
 	}
 	c.resolvePaths(filepath.Dir(path))
 	c.applyDefaults()
-	c.validate(&ps, reported)
+	c.unread = reported
+	var rules problems
+	c.validate(&rules)
+	ps = append(ps, at.locate(rules)...)
 	if len(ps) > 0 {
 		return nil, fmt.Errorf("config %s:\n%w", path, errors.Join(ps...))
 	}
@@ -293,6 +305,7 @@ func (c *Config) resolvePaths(dir string) {
 }
 
 func (c *Config) applyDefaults() {
+	c.canonicalEnums()
 	if c.Output == "" {
 		c.Output = filepath.Join("results", c.Name)
 	}
@@ -331,15 +344,6 @@ func (c *Config) applyDefaults() {
 	defer c.canonicalClaimLabels()
 	for i := range c.Rows {
 		r := &c.Rows[i]
-		// One spelling per mode: mkpoe.ParseMode decides, and its alias
-		// (diagonal) becomes the canonical name before labels, task ids
-		// and table columns are derived from it.
-		if m, err := mkpoe.ParseMode(r.Mode); err == nil && r.Mode != "" {
-			r.Mode = m.String()
-		}
-		if m := strings.ToLower(r.Method); slices.Contains([]string{"native", "k1", "k4"}, m) {
-			r.Method = m // K1, K4 as the paper writes them
-		}
 		if r.Label == "" {
 			what := r.Kernel
 			if what == "" {
@@ -375,13 +379,13 @@ func (c *Config) canonicalClaimLabels() {
 // steps, protocol, β grid, solver, rows, claims.
 func (c *Config) Validate() error {
 	var ps problems
-	c.validate(&ps, nil)
+	c.validate(&ps)
 	return errors.Join(ps...)
 }
 
 // validate adds every rule's problems to ps, except those of a YAML path
-// in skip or below one (LoadConfig's shape problems, already reported).
-func (c *Config) validate(out *problems, skip map[string]bool) {
+// in c.unread or below one (LoadConfig's shape problems, already reported).
+func (c *Config) validate(out *problems) {
 	var ps problems
 	c.validateDataset(&ps)
 	kernelNames := c.validateKernels(&ps)
@@ -390,11 +394,11 @@ func (c *Config) validate(out *problems, skip map[string]bool) {
 	c.validateProtocol(&ps)
 	c.validateBetaGrid(&ps)
 	c.validateSolver(&ps)
-	if labels, ok := c.validateRows(&ps, kernelNames, groupNames); ok {
-		c.validateClaims(&ps, labels)
+	if labels, ok := c.validateRows(&ps, kernelNames, groupNames); ok && !c.unreadAt("rows") {
+		c.validateClaims(&ps, labels) // the labels derive from every key of a row
 	}
 	for _, p := range ps {
-		if !underReported(p.Error(), skip) {
+		if !underReported(p.Error(), c.unread) {
 			*out = append(*out, p)
 		}
 	}
@@ -412,6 +416,60 @@ func underReported(msg string, skip map[string]bool) bool {
 		}
 	}
 	return false
+}
+
+// unreadAt reports whether LoadConfig could not read a value at one of
+// the paths: at it, above it or below it. A "[*]" in a path matches any
+// index ("kernels[*].name": the name of any kernel). A rule that reads
+// values of other paths than its own asks, so that a value that could not
+// be read (and was reported) does not spawn a second, false problem.
+func (c *Config) unreadAt(paths ...string) bool {
+	for u := range c.unread {
+		for _, p := range paths {
+			if pathsMeet(pathSteps(u), pathSteps(p)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// pathSteps splits a YAML path into its keys and indices:
+// "rows[2].mode" is rows, [2], mode.
+func pathSteps(path string) []string {
+	var out []string
+	for _, key := range strings.Split(path, ".") {
+		for {
+			i := strings.IndexByte(key, '[')
+			if i < 0 {
+				break
+			}
+			if i > 0 {
+				out = append(out, key[:i])
+			}
+			j := strings.IndexByte(key[i:], ']')
+			if j < 0 {
+				break
+			}
+			out, key = append(out, key[i:i+j+1]), key[i+j+1:]
+		}
+		if key != "" {
+			out = append(out, key)
+		}
+	}
+	return out
+}
+
+// pathsMeet reports whether one of two split paths lies on the other (equal
+// up to the shorter's length), "[*]" matching any index.
+func pathsMeet(a, b []string) bool {
+	for i := range min(len(a), len(b)) {
+		star := (a[i] == "[*]" && strings.HasPrefix(b[i], "[")) || (b[i] == "[*]" && strings.HasPrefix(a[i], "["))
+		if a[i] != b[i] && !star {
+			return false
+		}
+	}
+	return true
 }
 
 // problems collects the errors of Validate.
@@ -485,7 +543,7 @@ func (c *Config) validateKernels(ps *problems) map[string]bool {
 			ps.bad(at+".source", "must name a data source of the data set", `""`)
 		}
 		if k.Type == "precomputed" {
-			if c.Dataset.Type != "generic" {
+			if c.Dataset.Type != "generic" && !c.unreadAt("dataset.type") {
 				ps.bad(at+".type", "precomputed kernels need a generic data set (the source is an n×n kernel file)", fmt.Sprintf("%q", k.Type))
 			}
 		} else if _, _, known := kernels.Describe(k.Type); !known {
@@ -519,7 +577,7 @@ func (c *Config) validateGroups(ps *problems, kernelNames map[string]bool) map[s
 			ps.bad(at+".kernels", "must list at least one kernel", "none")
 		}
 		for j, k := range g.Kernels {
-			if !kernelNames[k] {
+			if !kernelNames[k] && !c.unreadAt("kernels[*].name") {
 				ps.bad(fmt.Sprintf("%s.kernels[%d]", at, j), "must name a kernel", fmt.Sprintf("%q", k))
 			}
 		}
@@ -560,12 +618,12 @@ func (c *Config) validateProtocol(ps *problems) {
 	} else if p.TestComparisons != "" {
 		ps.bad("protocol.test_comparisons", "is the test set of outer: given only (set protocol.outer: given, or remove it)", fmt.Sprintf("%q with outer %q", p.TestComparisons, p.Outer))
 	}
-	if p.Outer == outerPartition && (p.Splits < 2 || math.Abs(p.TestFraction-1/float64(p.Splits)) > 1e-9) {
+	if p.Outer == outerPartition && !c.unreadAt("protocol.splits", "protocol.outer") && (p.Splits < 2 || math.Abs(p.TestFraction-1/float64(p.Splits)) > 1e-9) {
 		ps.bad("protocol.test_fraction", fmt.Sprintf("must be 1/splits with outer: partition (splits %d: %g; at least 2 splits)", p.Splits, 1/float64(max(p.Splits, 1))), p.TestFraction)
 	}
 	if p.Holdout == holdoutItems {
 		for i, k := range c.Kernels {
-			if k.Type == "identity" && c.kernelUsed(i) {
+			if k.Type == "identity" && c.kernelUsed(i) && !c.unreadAt("protocol.holdout", "rows") {
 				ps.bad(fmt.Sprintf("kernels[%d].type", i), "identity (GNMDS) has no out-of-sample extension: a held-out item's kernel row is zero, so it embeds at the origin and its comparisons are scored on nothing; set protocol.holdout: comparisons to hold out comparisons among the same items", `"identity" with protocol.holdout: items`)
 			}
 		}
@@ -601,7 +659,7 @@ func (c *Config) validateGiven(ps *problems) {
 	if p.TestFraction != 0 {
 		ps.bad("protocol.test_fraction", "must be absent with outer: given: the test set is the file protocol.test_comparisons", p.TestFraction)
 	}
-	if t := c.Dataset.Type; t == "synthetic" || t == "aloi10" {
+	if t := c.Dataset.Type; (t == "synthetic" || t == "aloi10") && !c.unreadAt("protocol.outer") {
 		ps.bad("protocol.outer", fmt.Sprintf("given needs a data set with a fixed list of comparisons (aset400, generic, planted); a %s data set derives its comparisons from its taxonomy", t), `"given"`)
 	}
 	if p.TestComparisons == "" {
@@ -649,7 +707,7 @@ func (c *Config) validateBetaGrid(ps *problems) {
 		needsBeta = needsBeta || r.Method != "native"
 	}
 	g := c.BetaGrid
-	if needsBeta && len(g.Values) == 0 {
+	if needsBeta && len(g.Values) == 0 && !c.unreadAt("rows[*].method") {
 		ps.bad("beta_grid", "must list at least one β > 0 for k1/k4 rows", "none")
 	}
 	for i, b := range g.Values {
@@ -687,21 +745,28 @@ func (c *Config) validateSolver(ps *problems) {
 		ps.bad(key, se.Rule, se.Value)
 	}
 	// β comes from the grid (validated as beta_grid): 1 stands in for it.
-	base := mkpoe.Settings{Beta: 1, Solver: mkpoe.Solver(c.Solver.Method), Tol: c.Solver.Tol, MaxIter: c.Solver.MaxIter,
+	// A method that could not be read is reported where it was read: the
+	// default stands in for it here.
+	method := mkpoe.Solver(c.Solver.Method)
+	if c.unreadAt("solver.method") {
+		method = ""
+	}
+	base := mkpoe.Settings{Beta: 1, Solver: method, Tol: c.Solver.Tol, MaxIter: c.Solver.MaxIter,
 		KernelRank: c.Solver.KernelRank, KernelEnergy: c.Solver.KernelEnergy}
 	if err := base.Validate(); err != nil {
 		report(err, -1)
 		return
 	}
 	for i, r := range c.Rows {
-		if r.Method == "native" {
+		at := fmt.Sprintf("rows[%d]", i)
+		if r.Method == "native" || c.unreadAt(at+".method", at+".mode", at+".rank") {
 			continue
 		}
 		s, err := rowSettings(c, r)
 		if err != nil {
 			continue // the row's mode, reported by validateRow
 		}
-		s.Beta = 1
+		s.Beta, s.Solver = 1, method
 		if err := s.Validate(); err != nil {
 			report(err, i)
 		}
@@ -724,41 +789,36 @@ func (c *Config) validateRows(ps *problems, kernelNames, groupNames map[string]b
 	cells := map[[3]string]int{}
 	for i, r := range c.Rows {
 		at := fmt.Sprintf("rows[%d]", i)
-		if labels[strings.ToLower(r.Label)] {
+		derived := c.unreadAt(at) // its label and table cell derive from what could not be read
+		if labels[strings.ToLower(r.Label)] && !derived {
 			ps.bad(at+".label", "must be unique (case aside: claims and query --row match labels so)", fmt.Sprintf("%q again", r.Label))
 		}
 		labels[strings.ToLower(r.Label)] = true
 		cell := [3]string{r.tableRow(), r.Method, r.Mode}
-		if j, taken := cells[cell]; taken && cell[0] != "" {
+		if j, taken := cells[cell]; taken && cell[0] != "" && !derived {
 			ps.bad(at+".table_row", fmt.Sprintf("must differ from rows[%d]'s: both put a %s %s result in table row %q", j, r.Method, r.Mode, cell[0]), fmt.Sprintf("%q", cell[0]))
 		} else {
 			cells[cell] = i
 		}
-		r.validate(ps, at, kernelNames, groupNames)
+		c.validateRow(ps, r, at, kernelNames, groupNames)
 	}
 	return labels, true
 }
 
-// validate checks the fields of one row (at is its YAML path) that do not
+// validateRow checks the fields of row r (at is its YAML path) that do not
 // depend on the other rows.
-func (r RowConfig) validate(ps *problems, at string, kernelNames, groupNames map[string]bool) {
-	switch r.Method {
-	case "native", "k1":
-		if (r.Kernel == "") == (r.Group == "") {
-			ps.bad(at, "a "+r.Method+" row needs exactly one of kernel or group", fmt.Sprintf("kernel=%q group=%q", r.Kernel, r.Group))
-		}
-	case "k4":
-		if r.Group == "" || r.Kernel != "" {
-			ps.bad(at, "a k4 row needs a group and no kernel", fmt.Sprintf("kernel=%q group=%q", r.Kernel, r.Group))
-		}
-	default:
-		ps.bad(at+".method", "must be native, k1 or k4", fmt.Sprintf("%q", r.Method))
+func (c *Config) validateRow(ps *problems, r RowConfig, at string, kernelNames, groupNames map[string]bool) {
+	if !c.unreadAt(at+".method", at+".kernel", at+".group") {
+		c.validateRowKind(ps, r, at) // which of kernel and group a row needs depends on its method
 	}
-	if r.Kernel != "" && !kernelNames[r.Kernel] {
+	if r.Kernel != "" && !kernelNames[r.Kernel] && !c.unreadAt("kernels[*].name") {
 		ps.bad(at+".kernel", "must name a kernel", fmt.Sprintf("%q", r.Kernel))
 	}
-	if r.Group != "" && !groupNames[r.Group] {
+	if r.Group != "" && !groupNames[r.Group] && !c.unreadAt("groups[*].name") {
 		ps.bad(at+".group", "must name a group", fmt.Sprintf("%q", r.Group))
+	}
+	if c.unreadAt(at + ".method") {
+		return // the mode and rank rules depend on the method
 	}
 	if r.Method != "native" {
 		if _, err := mkpoe.ParseMode(r.Mode); err != nil {
@@ -777,6 +837,23 @@ func (r RowConfig) validate(ps *problems, at string, kernelNames, groupNames map
 	}
 	if r.Paper != nil && (*r.Paper < 0 || *r.Paper > 1) {
 		ps.bad(at+".paper", "must be an accuracy in [0,1]", *r.Paper)
+	}
+}
+
+// validateRowKind checks that row r has the method it names and the
+// kernel or group that method needs.
+func (c *Config) validateRowKind(ps *problems, r RowConfig, at string) {
+	switch r.Method {
+	case "native", "k1":
+		if (r.Kernel == "") == (r.Group == "") {
+			ps.bad(at, "a "+r.Method+" row needs exactly one of kernel or group", fmt.Sprintf("kernel=%q group=%q", r.Kernel, r.Group))
+		}
+	case "k4":
+		if r.Group == "" || r.Kernel != "" {
+			ps.bad(at, "a k4 row needs a group and no kernel", fmt.Sprintf("kernel=%q group=%q", r.Kernel, r.Group))
+		}
+	default:
+		ps.bad(at+".method", "must be native, k1 or k4", fmt.Sprintf("%q", r.Method))
 	}
 }
 
@@ -881,6 +958,9 @@ type DataReport struct {
 // checkData): the validation that "mkpoe run", "check" and "slurm" share,
 // after LoadConfig. Its errors are the user's input errors.
 func Check(c *Config) (*DataReport, error) {
+	if err := checkRunDirPath(c.Output, true); err != nil {
+		return nil, err // a file: no run can go there, --force or not
+	}
 	ds, err := c.loadAndCheckData()
 	if err != nil {
 		return nil, errkind.BadInput(err)

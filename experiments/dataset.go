@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
@@ -217,6 +218,9 @@ func parseTaxonomySpec(v any) (spec taxonomySpec, ok bool, err error) {
 			}
 			for i, e := range list {
 				n, isInt := e.(int)
+				if f, isFloat := e.(float64); isFloat && f == math.Trunc(f) && math.Abs(f) < 1<<31 {
+					n, isInt = int(f), true // 5.0 as LoadConfig's shape check reads it (yamlnum)
+				}
 				if !isInt || n < 2 || (i > 0 && n <= spec.Levels[i-1]) {
 					return spec, true, fmt.Errorf("dataset.taxonomy.levels[%d]: must be an integer ≥ 2 and above the level before, got %v", i, e)
 				}

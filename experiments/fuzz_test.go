@@ -27,6 +27,19 @@ func FuzzLoadConfig(f *testing.F) {
 	if b, err := os.ReadFile(filepath.Join("..", "configs", "scale_planted2000.yaml")); err == nil {
 		f.Add(b) // a planted data set, a relative grid, the low-rank solver
 	}
+	// Fractions of whole-number keys, values of the wrong kind, enums in
+	// another case, taxonomies with fractions, and files of other kinds.
+	f.Add([]byte(strings.Replace(tinyConfig, "inner_folds: 2", "inner_folds: 2.7", 1)))
+	f.Add([]byte(strings.Replace(tinyConfig, "seed: 3", "seed: 1e3", 1)))
+	f.Add([]byte(strings.Replace(tinyConfig, "beta_grid: [1, 10]", "beta_grid: [1e2, 1e3, abc]", 1)))
+	f.Add([]byte(strings.Replace(tinyConfig, "beta_grid: [1, 10]", "beta_grid: 1000", 1)))
+	f.Add([]byte(strings.Replace(tinyConfig, "beta_grid: [1, 10]", "beta_grid: {relative_to_min: [2], from: 3}", 1)))
+	f.Add([]byte(strings.ReplaceAll(tinyConfig, "mode: diag", "mode: Diag")))
+	f.Add([]byte("dataset: {type: Synthetic, taxonomy: [[1, 2.5], 3]}\nkernels: [{name: a, type: RBF}]\n"))
+	f.Add([]byte("dataset: {type: aloi10, taxonomy: {cluster: Unused_Images, levels: [3, 5.5], views: [View1]}}\n"))
+	f.Add([]byte(`{"format": "mkpoe-summary/1", "name": "x", "rows": []}`))
+	f.Add([]byte(`{"format": "mkpoe-model/1"}`))
+	f.Add([]byte("taxonomy: [[1, 2], 3]\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		dir := t.TempDir()
 		p := filepath.Join(dir, "c.yaml")

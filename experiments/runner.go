@@ -312,6 +312,9 @@ func errSuffix(e string) string {
 // to one experiment); force takes it over anyway. The same experiment, even
 // edited, may run again: its finished tasks are reused by their inputs.
 func claimRunDir(c *Config, force bool) error {
+	if err := checkRunDirPath(c.Output, force); err != nil {
+		return err
+	}
 	b, err := os.ReadFile(filepath.Join(c.Output, "config.resolved.yaml"))
 	if errors.Is(err, os.ErrNotExist) || force {
 		return nil

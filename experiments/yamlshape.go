@@ -2,11 +2,14 @@ package experiments
 
 import (
 	"fmt"
+	"math"
 	"reflect"
 	"sort"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/mkpoe/mkpoe/internal/yamlnum"
 )
 
 // shapeProblems walks a config's YAML document against the Go type it
@@ -14,8 +17,11 @@ import (
 // (with the nearest known key) and every value of the wrong kind, each with
 // its line, column and YAML path, in words rather than Go types. LoadConfig
 // runs it before decoding, so that a misspelt key does not hide the file's
-// other problems. paths receives the YAML path of every value reported, so
-// that the validation rules do not report the same value again.
+// other problems. paths receives the YAML path of every value reported (and,
+// for a misspelt key, of the key it was meant to be), so that the validation
+// rules report neither the same value again nor what follows from its
+// absence. Each value reported is set to null in doc, so that decoding doc
+// reads every other value.
 func shapeProblems(doc *yaml.Node, t reflect.Type, ps *problems, paths map[string]bool) {
 	if doc.Kind == yaml.DocumentNode {
 		if len(doc.Content) == 0 {
@@ -43,15 +49,26 @@ func walkShape(n *yaml.Node, t reflect.Type, path string, ps *problems, paths ma
 	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
 		return // absent: the field keeps its zero value (validation decides)
 	}
-	bad := func(rule string) {
-		paths[path] = true
-		*ps = append(*ps, fmt.Errorf("line %d, column %d: %s: %s, got %s", n.Line, n.Column, path, rule, describeNode(n)))
+	bad := func(rule string) { reportNode(n, path, rule, ps, paths) }
+	if f, ok := reflect.New(t).Interface().(formed); ok {
+		ft, forms := f.shapeForm(n)
+		if ft == nil {
+			bad("must be " + forms)
+			return
+		}
+		before := len(*ps)
+		walkShape(n, ft, path, ps, paths)
+		if len(*ps) > before {
+			paths[path] = true // one form, partly read, is no value at all
+		}
+		return
 	}
 	if reflect.PointerTo(t).Implements(unmarshalerType) {
-		// A type that reads several forms (beta_grid) checks itself.
+		// Any other type that reads itself.
 		if err := n.Decode(reflect.New(t).Interface()); err != nil {
 			paths[path] = true
-			*ps = append(*ps, err)
+			*ps = append(*ps, fmt.Errorf("line %d, column %d: %s: %w", n.Line, n.Column, path, err))
+			*n = yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null"}
 		}
 		return
 	}
@@ -68,7 +85,11 @@ func walkShape(n *yaml.Node, t reflect.Type, path string, ps *problems, paths ma
 			ft, ok := fields[key.Value]
 			if !ok {
 				paths[at] = true
-				*ps = append(*ps, fmt.Errorf("line %d, column %d: %s: is not a key of %s%s", key.Line, key.Column, at, sectionName(path), suggestKey(key.Value, fields)))
+				hint, meant := suggestKey(key.Value, fields)
+				if meant != "" {
+					paths[joinPath(path, meant)] = true // absent as spelt: its rules would only say so
+				}
+				*ps = append(*ps, fmt.Errorf("line %d, column %d: %s: is not a key of %s%s", key.Line, key.Column, at, sectionName(path), hint))
 				continue
 			}
 			walkShape(val, ft, at, ps, paths)
@@ -90,16 +111,141 @@ func walkShape(n *yaml.Node, t reflect.Type, path string, ps *problems, paths ma
 			walkShape(n.Content[i+1], t.Elem(), joinPath(path, n.Content[i].Value), ps, paths)
 		}
 	case reflect.Interface:
-		// Any value (kernel parameters are checked by their kernel).
+		// Any value, unless its path has a shape of its own.
+		anyShape(n, path, ps, paths)
 	default:
 		if n.Kind != yaml.ScalarNode {
 			bad("must be " + scalarWords(t))
 			return
 		}
-		if err := n.Decode(reflect.New(t).Interface()); err != nil {
+		// yaml.v3 would truncate a fraction into an integer: a whole-number
+		// key refuses it here, the one place every such key of a config
+		// passes (yamlnum decides what is whole).
+		if isInteger(t) && !yamlnum.IsWhole(n) {
 			bad("must be " + scalarWords(t))
+			return
+		}
+		if err := n.Decode(reflect.New(t).Interface()); err != nil {
+			bad("must be " + scalarWords(t) + rangeWords(t))
 		}
 	}
+}
+
+// reportNode reports the value n at path ("line L, column C: path: rule,
+// got value") and sets it to null, so that decoding the document reads
+// every other value.
+func reportNode(n *yaml.Node, path, rule string, ps *problems, paths map[string]bool) {
+	paths[path] = true
+	*ps = append(*ps, fmt.Errorf("line %d, column %d: %s: %s, got %s", n.Line, n.Column, path, rule, describeNode(n)))
+	*n = yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Line: n.Line, Column: n.Column}
+}
+
+// positions maps the YAML path of every node of a document to its line
+// and column.
+type positions map[string][2]int
+
+// nodePositions records where each value of doc is.
+func nodePositions(doc *yaml.Node) positions {
+	at := positions{}
+	var walk func(n *yaml.Node, path string)
+	walk = func(n *yaml.Node, path string) {
+		if n.Kind == yaml.AliasNode && n.Alias != nil {
+			n = n.Alias
+		}
+		at[path] = [2]int{n.Line, n.Column}
+		switch n.Kind {
+		case yaml.DocumentNode:
+			for _, c := range n.Content {
+				walk(c, path)
+			}
+		case yaml.MappingNode:
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				walk(n.Content[i+1], joinPath(path, n.Content[i].Value))
+			}
+		case yaml.SequenceNode:
+			for i, c := range n.Content {
+				walk(c, fmt.Sprintf("%s[%d]", path, i))
+			}
+		}
+	}
+	walk(doc, "")
+	return at
+}
+
+// locate prefixes each problem "path: rule" whose path is in the document
+// with that value's "line L, column C: ", as the shape problems are.
+func (at positions) locate(ps problems) problems {
+	out := make(problems, len(ps))
+	for i, p := range ps {
+		out[i] = p
+		path, _, ok := strings.Cut(p.Error(), ": ")
+		if pos, found := at[path]; ok && found && path != "" {
+			out[i] = fmt.Errorf("line %d, column %d: %w", pos[0], pos[1], p)
+		}
+	}
+	return out
+}
+
+// formed is a type whose YAML value has several forms (BetaGrid):
+// shapeForm returns the Go type that n's form decodes as, checked in its
+// place, or nil and the forms in words when n has none of them.
+type formed interface {
+	shapeForm(n *yaml.Node) (t reflect.Type, forms string)
+}
+
+// anyShape checks the value at path of one of the config's fields of type
+// any that has a shape of its own; it reports as walkShape does.
+func anyShape(n *yaml.Node, path string, ps *problems, paths map[string]bool) {
+	if path == "dataset.taxonomy" {
+		taxonomyShape(n, path, ps, paths)
+	}
+}
+
+// taxonomyShape checks dataset.taxonomy: a file name, a nested list of
+// class labels (whole numbers), or the mapping of a clustered taxonomy
+// (taxonomySpec).
+func taxonomyShape(n *yaml.Node, path string, ps *problems, paths map[string]bool) {
+	switch {
+	case n.Kind == yaml.MappingNode:
+		walkShape(n, reflect.TypeOf(taxonomySpecYAML{}), path, ps, paths)
+	case n.Kind == yaml.ScalarNode && n.Tag == "!!str":
+		// A taxonomy file.
+	default:
+		labelsShape(n, path, ps, paths)
+	}
+}
+
+// labelsShape checks a nested list of class labels.
+func labelsShape(n *yaml.Node, path string, ps *problems, paths map[string]bool) {
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	switch {
+	case n.Kind == yaml.SequenceNode:
+		for i, el := range n.Content {
+			labelsShape(el, fmt.Sprintf("%s[%d]", path, i), ps, paths)
+		}
+	case !yamlnum.IsWhole(n):
+		reportNode(n, path, "must be a class label (a whole number) or a list of subtrees", ps, paths)
+	}
+}
+
+// taxonomySpecYAML is the shape of a clustered taxonomy's mapping
+// (parseTaxonomySpec reads it).
+type taxonomySpecYAML struct {
+	Cluster string   `yaml:"cluster"`
+	Levels  []int    `yaml:"levels"`
+	Views   []string `yaml:"views"`
+}
+
+// isInteger reports whether t is a Go integer type.
+func isInteger(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return true
+	}
+	return false
 }
 
 // yamlFields maps the YAML keys of struct type t to their field types, as
@@ -146,9 +292,9 @@ func sectionName(path string) string {
 	return path
 }
 
-// suggestKey is " (did you mean X?)" for the known key nearest to key, or
-// the list of known keys when none is near.
-func suggestKey(key string, fields map[string]reflect.Type) string {
+// suggestKey is " (did you mean X?)" for the known key X nearest to key,
+// and X; or the list of known keys when none is near, and "".
+func suggestKey(key string, fields map[string]reflect.Type) (hint, meant string) {
 	var names []string
 	for k := range fields {
 		names = append(names, k)
@@ -161,9 +307,9 @@ func suggestKey(key string, fields map[string]reflect.Type) string {
 		}
 	}
 	if bestD <= max(2, len(key)/3) {
-		return fmt.Sprintf(" (did you mean %s?)", best)
+		return fmt.Sprintf(" (did you mean %s?)", best), best
 	}
-	return fmt.Sprintf(" (its keys: %s)", strings.Join(names, ", "))
+	return fmt.Sprintf(" (its keys: %s)", strings.Join(names, ", ")), ""
 }
 
 // editDistance is the Levenshtein distance between a and b (bytes).
@@ -218,4 +364,16 @@ func describeNode(n *yaml.Node) string {
 		return fmt.Sprintf("%q", v)
 	}
 	return "an empty document"
+}
+
+// rangeWords is " from MIN to MAX" for an integer type t, else "".
+func rangeWords(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		most := int64(math.MaxInt64 >> (64 - t.Bits()))
+		return fmt.Sprintf(" from %d to %d", -most-1, most)
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return fmt.Sprintf(" from 0 to %d", uint64(math.MaxUint64>>(64-t.Bits())))
+	}
+	return ""
 }

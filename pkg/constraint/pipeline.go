@@ -39,7 +39,8 @@ type StepReport struct {
 }
 
 // ParseSteps splits a comma-separated list of step names ("dedup,reduce")
-// and checks each name. Spaces around names are ignored; an empty string
+// and checks each name, case aside, returning its spelling in [Steps].
+// Spaces around names are ignored; an empty string
 // gives no steps. It returns an error naming an unknown or empty entry.
 func ParseSteps(s string) ([]string, error) {
 	if strings.TrimSpace(s) == "" {
@@ -48,10 +49,11 @@ func ParseSteps(s string) ([]string, error) {
 	var steps []string
 	for i, f := range strings.Split(s, ",") {
 		f = strings.TrimSpace(f)
-		if !slices.Contains(Steps, f) {
+		j := slices.IndexFunc(Steps, func(step string) bool { return strings.EqualFold(step, f) })
+		if j < 0 {
 			return nil, fmt.Errorf("constraint: step %d of %q must be one of %s, got %q", i+1, s, strings.Join(Steps, ", "), f)
 		}
-		steps = append(steps, f)
+		steps = append(steps, Steps[j])
 	}
 	return steps, nil
 }

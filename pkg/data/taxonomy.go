@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/mkpoe/mkpoe/internal/yamlnum"
 )
 
 // Taxonomy is a rooted tree over class labels: a leaf carries a label, an
@@ -85,21 +87,58 @@ func (t *Taxonomy) Validate() error {
 
 // ParseTaxonomy parses a taxonomy written as YAML: one nested sequence of
 // integer class labels, e.g. "[[1, 2], [3, [4, 5]]]" (a list is an internal
-// node, an integer a leaf, '#' starts a comment), either bare or under a
+// node, a whole number a leaf, '#' starts a comment), either bare or under a
 // "taxonomy:" key. A bare integer is a single-leaf tree. The result is
-// validated ([Taxonomy.Validate]); errors name the YAML line or the node
-// (e.g. root[1][0]).
+// validated ([Taxonomy.Validate]); errors name the YAML line and column and
+// the node (e.g. root[1][0]).
 func ParseTaxonomy(s string) (*Taxonomy, error) {
-	var doc any
+	var doc yaml.Node
 	if err := yaml.Unmarshal([]byte(s), &doc); err != nil {
 		return nil, fmt.Errorf("data: taxonomy: %w", err)
 	}
-	if m, ok := doc.(map[string]any); ok {
-		if t, ok := m["taxonomy"]; ok && len(m) == 1 {
-			doc = t
-		}
+	if len(doc.Content) == 0 {
+		return nil, fmt.Errorf("data: taxonomy: the file is empty, want a nested list of class labels such as [[1, 2], [3, 4]]")
 	}
-	return TaxonomyFromNested(doc)
+	n := doc.Content[0]
+	if n.Kind == yaml.MappingNode && len(n.Content) == 2 && n.Content[0].Value == "taxonomy" {
+		n = n.Content[1]
+	}
+	t, err := fromNode(n, "root")
+	if err != nil {
+		return nil, err
+	}
+	if err := t.Validate(); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// fromNode converts a YAML node of nested labels to a Taxonomy; at is the
+// node's path (root[1][0]).
+func fromNode(n *yaml.Node, at string) (*Taxonomy, error) {
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	if n.Kind == yaml.SequenceNode {
+		t := &Taxonomy{}
+		for i, c := range n.Content {
+			ct, err := fromNode(c, fmt.Sprintf("%s[%d]", at, i))
+			if err != nil {
+				return nil, err
+			}
+			t.Children = append(t.Children, ct)
+		}
+		return checkInternal(t, at)
+	}
+	var label int
+	if !yamlnum.IsWhole(n) || n.Decode(&label) != nil {
+		got := "a mapping"
+		if n.Kind == yaml.ScalarNode {
+			got = strconv.Quote(n.Value)
+		}
+		return nil, fmt.Errorf("data: taxonomy: line %d, column %d: %s: must be a class label (a whole number) or a list of subtrees, got %s", n.Line, n.Column, at, got)
+	}
+	return Leaf(label), nil
 }
 
 // ReadTaxonomyFile reads a taxonomy file (see [ParseTaxonomy]), such as

@@ -21,6 +21,7 @@ func TestParseTaxonomy(t *testing.T) {
 		{"block style under a key", "taxonomy:\n  - [1, 2]\n  - 3\n", "[[1,2],3]"},
 		{"single leaf", "7", "7"},
 		{"unary chain", "[[1],2]", "[[1],2]"},
+		{"whole numbers written 2.0", "[[1, 2.0], 3e0]", "[[1,2],3]"},
 	} {
 		t.Run(test.name, func(t *testing.T) {
 			tax, err := ParseTaxonomy(test.in)
@@ -41,8 +42,10 @@ func TestParseTaxonomy(t *testing.T) {
 		{"mismatched", "[[1,2)]", "line 1"},
 		{"empty node", "[1,[]]", "internal node must have children"},
 		{"duplicate label", "[[1,2],1]", "got 1 again"},
-		{"not a number", "[1,x]", "root[1]"},
-		{"a map", "fruit: [1, 2]", "root"},
+		{"not a number", "[1,x]", `line 1, column 4: root[1]: must be a class label (a whole number) or a list of subtrees, got "x"`},
+		{"a fraction", "taxonomy:\n  - [1, 2]\n  - [3, 4.5]\n", `line 3, column 9: root[1][1]: must be a class label (a whole number) or a list of subtrees, got "4.5"`},
+		{"a map", "fruit: [1, 2]", "line 1, column 1: root: must be a class label (a whole number) or a list of subtrees, got a mapping"},
+		{"empty", "# nothing\n", "the file is empty"},
 	} {
 		t.Run(test.name, func(t *testing.T) {
 			_, err := ParseTaxonomy(test.in)
@@ -300,7 +303,8 @@ func TestTaxonomyComparisonsALOISubset(t *testing.T) {
 // FuzzParseTaxonomy: any input is parsed or rejected without a panic, and
 // an accepted taxonomy round-trips through String.
 func FuzzParseTaxonomy(f *testing.F) {
-	for _, s := range []string{"[[1,2],[3,[4,5]]]", "taxonomy: [1, [2, 3]]", "7", "[1,[]]", "[[1,2)]", "- 1\n- [2, 3]\n"} {
+	for _, s := range []string{"[[1,2],[3,[4,5]]]", "taxonomy: [1, [2, 3]]", "7", "[1,[]]", "[[1,2)]", "- 1\n- [2, 3]\n",
+		"[[1, 2.5], 3]", "[[1, 2.0], 3e0]", "a: &x [1, 2]\ntaxonomy: *x\n", "", "{a: 1}"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -62,13 +63,14 @@ func (z Normalization) String() string {
 	return normNames[z]
 }
 
-// ParseNormalization parses "none" (or ""), "diag", "trace" or "center".
+// ParseNormalization parses "none" (or ""), "diag", "trace" or "center",
+// case aside.
 func ParseNormalization(s string) (Normalization, error) {
 	if s == "" {
 		return NormNone, nil
 	}
 	for i, name := range normNames {
-		if s == name {
+		if strings.EqualFold(s, name) {
 			return Normalization(i), nil
 		}
 	}

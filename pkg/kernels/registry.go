@@ -89,15 +89,15 @@ func Types() []string {
 	return out
 }
 
-// Describe returns a one-line summary of a kernel type and its parameter
-// names, or ok = false for an unknown type.
+// Describe returns a one-line summary of a kernel type (case aside) and
+// its parameter names, or ok = false for an unknown type.
 func Describe(typ string) (summary string, params []string, ok bool) {
-	s, ok := registry[typ]
+	s, ok := registry[strings.ToLower(typ)]
 	return s.summary, append([]string(nil), s.params...), ok
 }
 
-// New returns the kernel of type typ (one of [Types]: linear, rbf, chi2,
-// tfidf, cf, ppk, identity, noise) with the named parameters; an absent
+// New returns the kernel of type typ (one of [Types], case aside: linear,
+// rbf, chi2, tfidf, cf, ppk, identity, noise) with the named parameters; an absent
 // parameter takes its default (the zero value of the kernel's field). The
 // parameters per type are
 //
@@ -112,7 +112,7 @@ func Describe(typ string) (summary string, params []string, ok bool) {
 // count or seed); finer ranges are checked by [Fit]. params may be nil and is not
 // modified.
 func New(typ string, params map[string]float64) (Kernel, error) {
-	s, ok := registry[typ]
+	s, ok := registry[strings.ToLower(typ)]
 	if !ok {
 		return nil, fmt.Errorf("kernels: unknown kernel type %q (valid: %s)", typ, strings.Join(Types(), ", "))
 	}

@@ -27,9 +27,9 @@ func (m Mode) String() string {
 	return fmt.Sprintf("Mode(%d)", int(m))
 }
 
-// ParseMode parses "full" or "diag".
+// ParseMode parses "full" or "diag" ("diagonal"), case aside.
 func ParseMode(s string) (Mode, error) {
-	switch s {
+	switch strings.ToLower(s) {
 	case "full":
 		return Full, nil
 	case "diag", "diagonal":
@@ -60,12 +60,12 @@ func (c Combine) String() string {
 	return fmt.Sprintf("Combine(%d)", int(c))
 }
 
-// ParseCombine parses "separate" or "sum".
+// ParseCombine parses "separate" (k4) or "sum" (k1), case aside.
 func ParseCombine(s string) (Combine, error) {
-	switch s {
-	case "separate", "k4", "K4":
+	switch strings.ToLower(s) {
+	case "separate", "k4":
 		return Separate, nil
-	case "sum", "k1", "K1":
+	case "sum", "k1":
 		return Sum, nil
 	}
 	return 0, invalidf("mkpoe: combine must be separate or sum, got %q", s)
@@ -99,14 +99,15 @@ const (
 	Auto Solver = "auto"
 )
 
-// ParseSolver parses a solver name of the route table ([SolverNames]);
-// "" means [Accelerated].
+// ParseSolver parses a solver name of the route table ([SolverNames]),
+// case aside; "" means [Accelerated].
 func ParseSolver(s string) (Solver, error) {
-	if s == "" {
+	name := Solver(strings.ToLower(s))
+	if name == "" {
 		return Accelerated, nil
 	}
-	if _, ok := methodOf(Solver(s)); ok {
-		return Solver(s), nil
+	if _, ok := methodOf(name); ok {
+		return name, nil
 	}
 	return "", invalidf("mkpoe: solver must be one of %s, got %q", strings.Join(SolverNames(), ", "), s)
 }

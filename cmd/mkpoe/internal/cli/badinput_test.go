@@ -212,6 +212,10 @@ func TestBadInputTable(t *testing.T) {
 	}{
 		{"unknown key", "name: x\nbogus: 1\n", "line 2, column 1: bogus: is not a key of the config"},
 		{"wrong type", "name: x\nseed: many\n", "many"},
+		{"a fraction of a whole-number key", strings.Replace(tinyConfig, "inner_folds: 2", "inner_folds: 2.7", 1), `line 17, column 57: protocol.inner_folds: must be a whole number, got "2.7"`},
+		{"text in the beta grid", strings.Replace(tinyConfig, "beta_grid: [1, 10]", "beta_grid: [1e2, 1e3, abc]", 1), `line 18, column 23: beta_grid[2]: must be a number, got "abc"`},
+		{"a number for the beta grid", strings.Replace(tinyConfig, "beta_grid: [1, 10]", "beta_grid: 1000", 1), `line 18, column 12: beta_grid: must be a list of β values`},
+		{"a mode in no case", strings.Replace(tinyConfig, "mode: diag}", "mode: Sparse}", 1), `rows[2].mode: must be full or diag, got "Sparse"`},
 		{"bad protocol", strings.Replace(tinyConfig, "inner_folds: 2", "inner_folds: 1", 1), "protocol.inner_folds"},
 		{"bad beta grid", strings.Replace(tinyConfig, "beta_grid: [1, 10]", "beta_grid: [10, 1]", 1), "beta_grid[1]"},
 		{"unknown kernel type", strings.Replace(tinyConfig, "type: linear}", "type: gauss}", 1), "kernels[0].type: must be one of"},
@@ -246,6 +250,18 @@ func TestBadInputTable(t *testing.T) {
 		add("run "+strings.Join(f, " "), []string{strings.TrimPrefix(f[0], "-")}, append([]string{"run", tiny, "--out", filepath.Join(dir, "shrun")}, f...)...)
 	}
 	add("run into another experiment's directory", []string{"belongs to experiment"}, "run", w("other.yaml", strings.Replace(tinyConfig, "name: tiny", "name: other", 1)), "--out", runDir)
+	// --out paths that cannot be a run directory.
+	aFile := w("README.md", "# a file\n")
+	others := filepath.Join(dir, "docs")
+	os.MkdirAll(others, 0o755)
+	w(filepath.Join("docs", "a.md"), "a\n")
+	for _, cmd := range []string{"run", "slurm", "check"} {
+		add(cmd+" --out a file", []string{"run directory " + aFile + " is a file, not a folder", "--out"}, cmd, tiny, "--out", aFile)
+		add(cmd+" --out under a file", []string{"lies under " + aFile + ", which is a file"}, cmd, tiny, "--out", filepath.Join(aFile, "run"))
+	}
+	for _, cmd := range []string{"run", "slurm"} {
+		add(cmd+" --out a folder of other files", []string{"run directory " + others + " holds other files (a.md) and no run of mkpoe", "--force"}, cmd, tiny, "--out", others)
+	}
 	for _, f := range [][]string{{"--triplets", "0"}, {"--triplets", "100000"}, {"--flip", "0.7"}, {"--per-class", "0"}, {"--seed", "-1"}} {
 		add("synth "+strings.Join(f, " "), []string{strings.TrimLeft(f[0], "-")}, append([]string{"synth", "--out", filepath.Join(dir, "syn")}, f...)...)
 	}

@@ -70,6 +70,7 @@ func runKernel(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	*typ = strings.ToLower(*typ) // kernels.Types are lower case; --type RBF is rbf
 
 	switch {
 	case *typ == "":

@@ -65,6 +65,10 @@ func TestKernelCommand(t *testing.T) {
 			name: "rbf median", args: []string{"--type", "rbf", "--median"}, out: "rbfm.txt", want: []float64{1, math.Exp(-0.5), math.Exp(-0.5), 1},
 		},
 		{
+			// Kernel types and normalisations are read case aside.
+			name: "RBF median, Diag", args: []string{"--type", "RBF", "--median", "--normalize", "Diag"}, out: "rbfm2.txt", want: []float64{1, math.Exp(-0.5), math.Exp(-0.5), 1},
+		},
+		{
 			name: "identity", args: []string{"--type", "identity"}, out: "id.txt", want: []float64{1, 0, 0, 1},
 			testOut: "id-rows.txt", wantRows: []float64{0, 0},
 		},

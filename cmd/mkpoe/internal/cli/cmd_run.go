@@ -83,7 +83,7 @@ func runRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		workers = fs.Int("workers", 0, "tasks run in parallel (default: all cores)")
 		shard = addShardFlags(fs)
 		noReport = fs.Bool("no-report", false, "do not write the report (RUN_DIR/report) after the summary")
-		force = fs.Bool("force", false, "take over a run directory that belongs to another experiment (its summary is replaced)")
+		force = fs.Bool("force", false, "take over a run directory that belongs to another experiment (its summary is replaced), or run in a folder that holds other files")
 		every = addProgressFlag(fs)
 	})
 	if err != nil {
@@ -128,7 +128,7 @@ func addProgressFlag(fs *flagSet) *time.Duration {
 func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	c, err := loadConfigArgs("check", args, stderr, nil)
 	if err != nil {
-		return err
+		return checkOtherFile(err, stdout)
 	}
 	data, err := experiments.Check(c)
 	if err != nil {

@@ -48,7 +48,7 @@ func runSlurm(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		maxArray = fs.Int("max-array-size", 0, "Slurm's MaxArraySize (default: from scontrol show config, else 1001)")
 		doSubmit = fs.Bool("submit", false, "submit the jobs with sbatch (default: only write and print the commands)")
 		bin = fs.String("bin", "", "mkpoe binary the jobs run (default: this one)")
-		force = fs.Bool("force", false, "take over a run directory that belongs to another experiment")
+		force = fs.Bool("force", false, "take over a run directory that belongs to another experiment, or use a folder that holds other files")
 	})
 	if err != nil {
 		return err
