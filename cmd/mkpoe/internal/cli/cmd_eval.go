@@ -37,6 +37,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return badInput(err)
 	}
 	fmt.Fprintf(stdout, "accuracy %.6f\n", eval.Accuracy(cf.Comparisons, eval.EmbeddingDistance(emb)))
+	printBackend(stdout, stderr, "eval")
 	return nil
 }
 
@@ -66,6 +67,7 @@ func runNative(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return badInput(err)
 	}
 	fmt.Fprintf(stdout, "accuracy %.6f\n", acc)
+	printBackend(stdout, stderr, "native")
 	return nil
 }
 
@@ -92,6 +94,7 @@ func runEmbed(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	r, c := emb.Dims()
 	fmt.Fprintf(stdout, "wrote %d items × %d dimensions to %s\n", r, c, *out)
+	printBackend(stdout, stderr, "embed")
 	return nil
 }
 

@@ -70,18 +70,20 @@ func TestFitEvalEmbedNative(t *testing.T) {
 		t.Errorf("fit output %q lacks 'converged true'", out)
 	}
 	code, out, errs = run("eval", "--model", model, "--comparisons", comps)
-	if code != 0 || out != "accuracy 1.000000\n" {
+	if code != 0 || out != "accuracy 1.000000\n"+backendLine {
 		t.Errorf("eval: exit %d, output %q, stderr %q; want accuracy 1 on the training triplets", code, out, errs)
 	}
 	// The new item 4 sits at x=3: closer to item 2 (x=2) than to item 0.
 	testComps := writeFile(t, dir, "t.tsv", "4 2 0\n4 3 0\n")
 	code, out, errs = run("eval", "--model", model, "--comparisons", testComps, "--kernel-rows", rows)
-	if code != 0 || out != "accuracy 1.000000\n" {
+	if code != 0 || out != "accuracy 1.000000\n"+backendLine {
 		t.Errorf("eval with new item: exit %d, output %q, stderr %q", code, out, errs)
 	}
 	emb := filepath.Join(dir, "emb.tsv")
-	if code, _, errs = run("embed", "--model", model, "--kernel-rows", rows, "--out", emb); code != 0 {
+	if code, out, errs = run("embed", "--model", model, "--kernel-rows", rows, "--out", emb); code != 0 {
 		t.Fatalf("embed: exit %d: %s", code, errs)
+	} else if want := "wrote 5 items × 2 dimensions to " + emb + "\n" + backendLine; out != want {
+		t.Errorf("embed printed %q, want %q", out, want)
 	}
 	b, err := os.ReadFile(emb)
 	if err != nil {
@@ -92,7 +94,7 @@ func TestFitEvalEmbedNative(t *testing.T) {
 	}
 	// Native space of K = xxᵀ + 1: d(i,j) = (x_i − x_j)², all triplets hold.
 	code, out, _ = run("native", "--kernel", kernel, "--comparisons", comps)
-	if code != 0 || out != "accuracy 1.000000\n" {
+	if code != 0 || out != "accuracy 1.000000\n"+backendLine {
 		t.Errorf("native: exit %d, output %q", code, out)
 	}
 	// Diagonal, sum and subgradient variants run too.

@@ -106,11 +106,20 @@ func runQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return badInput(err)
 	}
 	if *asJSON {
+		// stdout is the JSON document alone: the backend goes to stderr.
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(out)
+		if err := enc.Encode(out); err != nil {
+			return err
+		}
+		printBackend(stderr, stderr, "query")
+		return nil
 	}
-	return writeQueryTables(stdout, sp.Desc(), out)
+	if err := writeQueryTables(stdout, sp.Desc(), out); err != nil {
+		return err
+	}
+	printBackend(stdout, stderr, "query")
+	return nil
 }
 
 // writeQueryTables writes one plain table per query: rank, index, name,

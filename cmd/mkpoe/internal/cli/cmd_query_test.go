@@ -108,7 +108,7 @@ func TestQueryHandChecked(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, errs)
 			}
-			if out != test.want {
+			if out != test.want+backendLine {
 				t.Errorf("output\n%s\nwant\n%s", out, test.want)
 			}
 		})
