@@ -362,3 +362,37 @@ func TestFitKernelRank(t *testing.T) {
 		}
 	}
 }
+
+// TestEvalNamesKernelRows: comparisons about new items without their rows
+// are refused (exit 2) at the first index beyond the training items, with
+// the flag that gives the rows and how many files the model takes.
+func TestEvalNamesKernelRows(t *testing.T) {
+	dir, kernel, comps, _ := fitFixture(t)
+	features := writeFile(t, dir, "x.tsv", "0\n1\n2\n4\n")
+	newComps := writeFile(t, dir, "new.tsv", "0 1 2\n4 2 0\n")
+	at := newComps + `:2:1: item index must be < 4 (there are 4 items, 0-based), got "4"` + "\n"
+	for _, tc := range []struct {
+		name string
+		fit  []string
+		want string
+	}{
+		{"one kernel", []string{"--kernel", kernel}, at + "The model has 4 training items (0 … 3); comparisons about new items (numbered 4, 5, …) need the new items' kernel rows against the training items: " +
+			"give --kernel-rows FILE, one file, for the model's one kernel; mkpoe kernel --test-out writes them.\n"},
+		{"two kernels", []string{"--kernel", kernel, "--kernel", kernel}, at + "The model has 4 training items (0 … 3); comparisons about new items (numbered 4, 5, …) need the new items' kernel rows against the training items: " +
+			"give --kernel-rows FILE, one file per kernel, in fit's order (this model has 2 kernels: give --kernel-rows 2 times); mkpoe kernel --test-out writes them.\n"},
+		{"features", []string{"--features", features}, at + "The model has 4 training items (0 … 3); comparisons about new items (numbered 4, 5, …) need the new items' feature rows: " +
+			"give --kernel-rows FILE (t×D feature rows, as for fit's --features).\n"},
+		{"GNMDS", []string{"--identity", "4"}, at + "The model has 4 training items (0 … 3) and, learnt without features (GNMDS), cannot place new items: score comparisons among its training items only.\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			model := filepath.Join(t.TempDir(), "m.json")
+			if code, _, errs := run(append([]string{"fit", "--comparisons", comps, "--beta", "10", "--out", model}, tc.fit...)...); code != 0 {
+				t.Fatalf("fit: exit %d: %s", code, errs)
+			}
+			code, out, errs := run("eval", "--model", model, "--comparisons", newComps)
+			if want := "mkpoe eval: data: " + tc.want; code != ExitUsage || out != "" || errs != want {
+				t.Errorf("exit %d, stdout %q, stderr\n%s\nwant exit 2 and\n%s", code, out, errs, want)
+			}
+		})
+	}
+}

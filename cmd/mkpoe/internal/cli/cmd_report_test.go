@@ -82,7 +82,8 @@ func TestReportCommandErrors(t *testing.T) {
 		{"missing dir", []string{"report", filepath.Join(empty, "nope")}, "not a directory"},
 		{"not a run", []string{"report", empty}, "no summary.json"},
 		{"bad format", []string{"report", dir, "--formats", "md,pdf"}, `--formats: each must be one of md,tex,png,svg,html,ipynb,csv, got "pdf"`},
-		{"extra argument", []string{"report", dir, "other"}, "unexpected arguments"},
+		{"two run dirs", []string{"report", dir, "other"}, "report writes the report of one run directory, got 2: " + dir + " other; to set runs side by side use: mkpoe compare " + dir + " other"},
+		{"two run dirs between flags", []string{"report", "--formats", "md", dir, "--out", empty, "other"}, "got 2: " + dir + " other; to set runs side by side use: mkpoe compare " + dir + " other\n"},
 	} {
 		t.Run(test.name, func(t *testing.T) {
 			code, _, stderr := run(test.args...)
