@@ -218,7 +218,7 @@ func TestBadInputTable(t *testing.T) {
 		{"unknown group", strings.Replace(tinyConfig, "{method: k1, group: both, mode: diag}", "{method: k1, group: nope, mode: diag}", 1), "rows[2].group"},
 		{"source the data lack", strings.Replace(tinyConfig, "source: good", "source: goood", 1), "kernels[0].source"},
 		{"not YAML", "{{{", "c-not-YAML.yaml"},
-		{"claim of an unknown row", tinyConfig + "claims:\n  - {claim: x, better: nope, worse: good NATIVE}\n", "claims[0].better: must be the label of a row"},
+		{"claim of an unknown row", tinyConfig + "claims:\n  - {claim: x, better: nope, worse: good native}\n", "claims[0].better: must be the label of a row"},
 		{"unknown holdout", strings.Replace(tinyConfig, "protocol: {", "protocol: {holdout: triplets, ", 1), "protocol.holdout"},
 		{"comparison holdout on a taxonomy", strings.Replace(tinyConfig, "protocol: {", "protocol: {holdout: comparisons, ", 1), "protocol.holdout: comparisons needs a data set with a fixed list"},
 		{"clustered taxonomy, levels not increasing", aloiConfig("{cluster: unused_images, levels: [5, 3]}"), "dataset.taxonomy.levels[1]: must be an integer ≥ 2 and above the level before, got 3"},
