@@ -159,3 +159,27 @@ func TestBuildOpenBLASScript(t *testing.T) {
 		t.Error("README.md does not give scripts/build_openblas.sh")
 	}
 }
+
+// TestDocsCiteNoWorkItems: the documents are written for users, who cannot
+// look up the project's internal work items: no heading of README.md or
+// docs/*.md names an issue or a work session, and docs/speed.md (whose
+// figures were dated by session) names none anywhere.
+func TestDocsCiteNoWorkItems(t *testing.T) {
+	paths, _ := filepath.Glob(filepath.Join(repoRoot, "docs", "*.md"))
+	paths = append(paths, filepath.Join(repoRoot, "README.md"))
+	if len(paths) < 2 {
+		t.Fatal("no docs found")
+	}
+	cite := regexp.MustCompile(`(?i)\b(issue|session)s?\s*#?\d+|\bsession-\d+|#\d+\b`)
+	for _, p := range paths {
+		whole := filepath.Base(p) == "speed.md"
+		for i, line := range strings.Split(string(readFile(t, p)), "\n") {
+			if !whole && !strings.HasPrefix(line, "#") {
+				continue
+			}
+			if m := cite.FindString(line); m != "" {
+				t.Errorf("%s:%d cites %q: %s", p, i+1, m, line)
+			}
+		}
+	}
+}
