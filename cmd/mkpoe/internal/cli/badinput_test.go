@@ -330,7 +330,7 @@ func TestBadInputTable(t *testing.T) {
 		{"--run without items.json", []string{"items.json", "no such file"}, []string{"--run", noItems, "--row", sum.Rows[4].Label, "--item", "0"}},
 		{"--run without --row", []string{"--row is required", "3 learned rows", strconv.Quote(sum.Rows[4].Label)}, []string{"--run", runDir, "--item", "0"}},
 		{"--run --row unknown", []string{"--row", `"nope"`, "learned rows are", strconv.Quote(sum.Rows[2].Label)}, []string{"--run", runDir, "--row", "nope", "--item", "0"}},
-		{"--run --row native", []string{"--row", strconv.Quote(sum.Rows[0].Label), "native row", "--kernel FILE"}, []string{"--run", runDir, "--row", sum.Rows[0].Label, "--item", "0"}},
+		{"--run --row native, a split the run lacks", []string{"--split must be in 0..1 (the run's outer splits), got 5"}, []string{"--run", runDir, "--row", sum.Rows[0].Label, "--split", "5", "--item", "0"}},
 		{"--run --split out of range", []string{"--split must be in 0..1", "got 2"}, []string{"--run", runDir, "--row", sum.Rows[4].Label, "--split", "2", "--item", "0"}},
 		{"--run --split negative", []string{"--split must be >= 0", "-1"}, []string{"--run", runDir, "--row", sum.Rows[4].Label, "--split", "-1", "--item", "0"}},
 		{"--run held-out embedding of the wrong shape", []string{filepath.Base(heldOut), "one row per held-out item", "1×2 values"}, []string{"--run", runCopy, "--row", sum.Rows[4].Label, "--item", "0"}},
