@@ -187,7 +187,8 @@ type SolverConfig struct {
 
 // RowConfig is one row of the table.
 type RowConfig struct {
-	// Label is shown in the table (default derived from the method).
+	// Label is shown in the table. The default is the kernel or group,
+	// the method and the mode: "clean native", "all K4 diag".
 	Label string `yaml:"label"`
 	// Method is native (the kernel's own space, or the unweighted sum of a
 	// group), k1 (KPOE on one kernel, or on the sum kernel of a group,
@@ -349,12 +350,21 @@ func (c *Config) applyDefaults() {
 			if what == "" {
 				what = r.Group
 			}
-			r.Label = strings.TrimSpace(fmt.Sprintf("%s %s %s", what, strings.ToUpper(r.Method), r.Mode))
+			r.Label = strings.TrimSpace(fmt.Sprintf("%s %s %s", what, methodName(r.Method), r.Mode))
 			if r.Rank > 0 {
 				r.Label += fmt.Sprintf(" rank %d", r.Rank)
 			}
 		}
 	}
+}
+
+// methodName is a method as labels write it: "native", and "K1", "K4" as
+// the paper writes them ("clean native", "all K4 diag").
+func methodName(method string) string {
+	if method == "native" {
+		return method
+	}
+	return strings.ToUpper(method)
 }
 
 // canonicalClaimLabels spells each claim's rows as the rows' labels are

@@ -144,10 +144,18 @@ func subsample(cs []data.Comparison, max int, rng *rand.Rand) []data.Comparison 
 // buildKernel fits kernel k on the training items and computes the rows of
 // the held-out items with the training statistics only.
 func buildKernel(k KernelConfig, ds *dataset, train, test []int) (*mat.SymDense, *mat.Dense, error) {
+	g, r, _, err := buildKernelSelf(k, ds, train, test)
+	return g, r, err
+}
+
+// buildKernelSelf is buildKernel with the held-out items' normalised
+// self-similarities k(x,x) (kernels.Model.RowsSelf), which place them in
+// the kernel's native space (RunNativeSpace).
+func buildKernelSelf(k KernelConfig, ds *dataset, train, test []int) (*mat.SymDense, *mat.Dense, []float64, error) {
 	if k.Type == "precomputed" {
 		full, ok := ds.precomputed[k.Source]
 		if !ok {
-			return nil, nil, fmt.Errorf("source %q is not an n×n kernel file of the data set", k.Source)
+			return nil, nil, nil, fmt.Errorf("source %q is not an n×n kernel file of the data set", k.Source)
 		}
 		g := mat.NewSymDense(len(train), nil)
 		for a, i := range train {
@@ -156,12 +164,14 @@ func buildKernel(k KernelConfig, ds *dataset, train, test []int) (*mat.SymDense,
 			}
 		}
 		r := mat.NewDense(len(test), len(train), nil)
+		self := make([]float64, len(test))
 		for a, i := range test {
+			self[a] = full.At(i, i)
 			for b, j := range train {
 				r.Set(a, b, full.At(i, j))
 			}
 		}
-		return g, r, nil
+		return g, r, self, nil
 	}
 	var in kernels.Input
 	switch k.Type {
@@ -170,7 +180,7 @@ func buildKernel(k KernelConfig, ds *dataset, train, test []int) (*mat.SymDense,
 	default:
 		var ok bool
 		if in, ok = ds.sources[k.Source]; !ok {
-			return nil, nil, fmt.Errorf("unknown source %q (this data set offers %v)", k.Source, sortedKeys(ds.sources))
+			return nil, nil, nil, fmt.Errorf("unknown source %q (this data set offers %v)", k.Source, sortedKeys(ds.sources))
 		}
 	}
 	trIn := in.Subset(train)
@@ -182,32 +192,32 @@ func buildKernel(k KernelConfig, ds *dataset, train, test []int) (*mat.SymDense,
 		means, stds := data.ColumnMeanStd(trIn.Features, nil)
 		var err error
 		if trIn.Features, err = data.Standardise(trIn.Features, means, stds); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		if len(test) > 0 {
 			if teIn.Features, err = data.Standardise(teIn.Features, means, stds); err != nil {
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
 		}
 	}
 	kern, err := kernels.New(k.Type, k.Params)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	norm, err := kernels.ParseNormalization(k.Normalize)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	m, err := kernels.Fit(kern, trIn, kernels.Options{Normalize: norm})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if len(test) == 0 {
-		return m.Gram(), nil, nil // no held-out items: no rows
+		return m.Gram(), nil, nil, nil // no held-out items: no rows
 	}
-	rows, err := m.Rows(teIn)
+	rows, self, err := m.RowsSelf(teIn)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return m.Gram(), rows, nil
+	return m.Gram(), rows, self, nil
 }

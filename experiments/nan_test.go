@@ -131,7 +131,7 @@ rows:
 			t.Errorf("clean, split %d: tally %+v gives %v, the row's accuracy is %v", sp, tl, got, clean.Accuracy[sp])
 		}
 	}
-	if md := SummaryMarkdown(s); !strings.Contains(md, "| identity NATIVE | identity | 0.0000 ± 0.0000 | 0.5000 ± 0.0000 | 1.000 |") {
+	if md := SummaryMarkdown(s); !strings.Contains(md, "| identity native | identity | 0.0000 ± 0.0000 | 0.5000 ± 0.0000 | 1.000 |") {
 		t.Errorf("the summary table lacks the identity row's ties:\n%s", md)
 	}
 }

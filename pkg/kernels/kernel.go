@@ -232,16 +232,26 @@ func (m *Model) Gram() *mat.SymDense {
 // test must hold the same kind of data as the training input, with the same
 // dimension. test is not modified.
 func (m *Model) Rows(test Input) (*mat.Dense, error) {
+	rows, _, err := m.RowsSelf(test)
+	return rows, err
+}
+
+// RowsSelf returns [Model.Rows] and the self-similarities k(x, x) of the
+// new items, normalised as their rows are (none: k(x,x); diag: 1, or 0
+// for a zero item; trace: c k(x,x); center: k(x,x) − (2/n) Σ_l k(x,x_l) +
+// (1/n²) Σ_il K_il). With them the native space places new items among
+// the training items: d(x, x_j) = k(x,x) + K_jj − 2k(x,x_j).
+func (m *Model) RowsSelf(test Input) (*mat.Dense, []float64, error) {
 	t, err := test.Len()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if t == 0 {
-		return nil, errors.New("kernels: Rows needs at least one new item, got 0")
+		return nil, nil, errors.New("kernels: Rows needs at least one new item, got 0")
 	}
 	rows, self, err := m.raw.Cross(test)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if r, c := rows.Dims(); r != t || c != m.n || len(self) != t {
 		panic(fmt.Sprintf("kernels: %T.Cross gave %d×%d rows and %d self-similarities, want %d×%d and %d", m.raw, r, c, len(self), t, m.n, t))
@@ -261,7 +271,7 @@ func (m *Model) Rows(test Input) (*mat.Dense, error) {
 		}
 		for j := 0; j < m.n; j++ {
 			if v := rows.At(r, j); math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("kernels: %T gave a non-finite kernel value %v for new item %d and training item %d", m.raw, v, r, j)
+				return nil, nil, fmt.Errorf("kernels: %T gave a non-finite kernel value %v for new item %d and training item %d", m.raw, v, r, j)
 			}
 		}
 	}
@@ -271,9 +281,13 @@ func (m *Model) Rows(test Input) (*mat.Dense, error) {
 			for j := 0; j < m.n; j++ {
 				rows.Set(r, j, diagNorm(rows.At(r, j), self[r], m.diag[j]))
 			}
+			self[r] = diagNorm(self[r], self[r], self[r])
 		}
 	case NormTrace:
 		rows.Scale(m.scale, rows)
+		for r := range self {
+			self[r] *= m.scale
+		}
 	case NormCenter:
 		for r := 0; r < t; r++ {
 			row := rows.RawRowView(r)
@@ -285,7 +299,8 @@ func (m *Model) Rows(test Input) (*mat.Dense, error) {
 			for j := range row {
 				row[j] += -mean - m.means[j] + m.grand
 			}
+			self[r] += -2*mean + m.grand
 		}
 	}
-	return rows, nil
+	return rows, self, nil
 }

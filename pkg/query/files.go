@@ -297,7 +297,7 @@ func pickRow(sum *results.Summary, label string) (*results.Row, error) {
 		r := &sum.Rows[i]
 		if label != "" && strings.EqualFold(r.Label, label) {
 			if !r.Learned() {
-				return nil, fmt.Errorf("--row %q is a native row, with no learned model: query its kernel's native space with --kernel FILE", label)
+				return nil, fmt.Errorf("--row %q is %w", r.Label, ErrNativeRow)
 			}
 			if len(r.Models) == 0 {
 				return nil, fmt.Errorf("--row %q: summary.json lists no refit models for this row", label)

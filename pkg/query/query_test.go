@@ -134,6 +134,7 @@ func TestResolve(t *testing.T) {
 	names := []string{"Alpha", "beta", "Beta", "112", "Gamma ray", "", "alphabet"}
 	sp := NewEmbedding(mat.NewDense(8, 1, []float64{0, 1, 2, 3, 4, 5, 6, 7}), 7, names)
 	unnamed := NewEmbedding(mat.NewDense(3, 1, []float64{0, 1, 2}), 3, nil)
+	bands := NewEmbedding(mat.NewDense(4, 1, []float64{0, 1, 2, 3}), 4, []string{"Metallica", "Megadeth", "Metal Church", "Mötley Crüe"})
 	for _, test := range []struct {
 		sp   *Space
 		q    string
@@ -151,7 +152,13 @@ func TestResolve(t *testing.T) {
 		{sp, "112", 0, "an index must be in 0..7 (0-based), got 112 (an item is named 112: write --item name:112)"},
 		{sp, "-1", 0, "an index must be in 0..7"},
 		{sp, "alp", 0, "names containing it: 0 \"Alpha\", 6 \"alphabet\""},
-		{sp, "zeta", 0, "no item has this name (matched whole, ignoring case), and no name contains it"},
+		{sp, "zeta", 0, `no item has this name (matched whole, ignoring case), and no name contains it; did you mean 1 "beta", 2 "Beta"?`},
+		{sp, "omega", 0, "no item has this name (matched whole, ignoring case), and no name contains it\x00"}, // nothing close: no suggestion
+		{sp, "Alpah", 0, `--item "Alpah": no item has this name (matched whole, ignoring case), and no name contains it; did you mean 0 "Alpha"?` + "\x00"},
+		{bands, "Metalica", 0, `--item "Metalica": no item has this name (matched whole, ignoring case), and no name contains it; did you mean 0 "Metallica"?` + "\x00"},
+		{bands, "metal", 0, `names containing it: 0 "Metallica", 2 "Metal Church"` + "\x00"},
+		{bands, "Metalica Church", 0, `no name contains it; did you mean 2 "Metal Church"?`},
+		{bands, "motley crue", 0, `did you mean 3 "Mötley Crüe"?`},
 		{sp, "name: ", 0, "give a 0-based index or a name"},
 		{unnamed, "x", 0, "the items have no names (give --items FILE to name them)"},
 	} {
@@ -159,12 +166,27 @@ func TestResolve(t *testing.T) {
 		switch {
 		case test.err == "" && (err != nil || got != test.want):
 			t.Errorf("Resolve(%q) = %d, %v; want %d", test.q, got, err, test.want)
-		case test.err != "" && (err == nil || !strings.Contains(err.Error(), test.err)):
+		case test.err != "" && (err == nil || !strings.Contains(err.Error()+"\x00", test.err)): // \x00 marks the end
 			t.Errorf("Resolve(%q): error %v, want one containing %q", test.q, err, test.err)
 		}
 	}
 	if _, err := sp.Query([]string{"0", "zeta"}, 1); err == nil {
 		t.Error("Query with an unknown item: no error")
+	}
+}
+
+func TestEditDistance(t *testing.T) {
+	t.Parallel()
+	for _, test := range []struct {
+		a, b string
+		want int
+	}{
+		{"", "", 0}, {"", "abc", 3}, {"abc", "", 3}, {"metalica", "metallica", 1}, {"kitten", "sitting", 3},
+		{"alpah", "alpha", 2}, {"motley crue", "mötley crüe", 2}, {"flaw", "lawn", 2},
+	} {
+		if got, back := editDistance(test.a, test.b), editDistance(test.b, test.a); got != test.want || back != test.want {
+			t.Errorf("editDistance(%q, %q) = %d (%d reversed), want %d", test.a, test.b, got, back, test.want)
+		}
 	}
 }
 

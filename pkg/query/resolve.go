@@ -1,6 +1,7 @@
 package query
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -70,13 +71,63 @@ func (sp *Space) lookup(q string) (int, error) {
 			near = append(near, i)
 		}
 	}
-	switch {
-	case sp.userIDs == nil && allEmpty(sp.userNames):
+	if sp.userIDs == nil && allEmpty(sp.userNames) {
 		return 0, fmt.Errorf("--item %q: the items have no names (give --items FILE to name them), so query by 0-based index", q)
-	case len(near) == 0:
-		return 0, fmt.Errorf("--item %q: no item has this name (matched whole, ignoring case), and no name contains it", q)
 	}
-	return 0, fmt.Errorf("--item %q: no item has this name (matched whole, ignoring case); names containing it: %s", q, sp.list(near))
+	msg := fmt.Sprintf("--item %q: no item has this name (matched whole, ignoring case)", q)
+	if len(near) == 0 {
+		msg += ", and no name contains it"
+	} else {
+		msg += "; names containing it: " + sp.list(near)
+	}
+	if close := sp.closeNames(lower); len(close) > 0 {
+		msg += "; did you mean " + sp.list(close) + "?"
+	}
+	return 0, errors.New(msg)
+}
+
+// closeNames returns the items whose names are nearest to lower (a
+// lower-case name) in edit distance, ignoring case, if that distance is
+// small for its length: at most 1 + len/5 edits, 3 at most ("Metalica"
+// finds "Metallica").
+func (sp *Space) closeNames(lower string) []int {
+	limit := min(3, 1+len([]rune(lower))/5)
+	best, items := limit+1, []int(nil)
+	for i, name := range sp.userNames {
+		if name == "" {
+			continue
+		}
+		switch d := editDistance(lower, strings.ToLower(name)); {
+		case d > limit:
+		case d < best:
+			best, items = d, []int{i}
+		case d == best:
+			items = append(items, i)
+		}
+	}
+	return items
+}
+
+// editDistance is the Levenshtein distance between a and b: the fewest
+// insertions, deletions and substitutions of a rune that turn a into b.
+func editDistance(a, b string) int {
+	s, t := []rune(a), []rune(b)
+	prev, cur := make([]int, len(t)+1), make([]int, len(t)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(s); i++ {
+		cur[0] = i
+		for j := 1; j <= len(t); j++ {
+			sub := prev[j-1]
+			if s[i-1] != t[j-1] {
+				sub++
+			}
+			cur[j] = min(sub, prev[j]+1, cur[j-1]+1)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(t)]
 }
 
 // nameHint says, for an out-of-range integer that is also a name, how to

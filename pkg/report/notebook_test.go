@@ -184,8 +184,8 @@ func TestNotebookExecutes(t *testing.T) {
 				rows[3]["beta"] = []any{1e-5, 2.5e6}
 			})
 		}, []string{"| A K1 diag | K1 diag | A | 0.800, 0.840 | — | — | 10, 100 | 40, 42 | 10, 11 |  | † 3 of 12 fits not converged (max gap 1.2e-02, ≤ 250 iterations) |",
-			"| A native | NATIVE | A | 0.700, 0.740 | 0.809 ± 0.013 | 0.190 |  | 40, 42 | 10, 11 (with an item a kernel lacks: 1, 2) |  | — |",
-			"| B\\_1 native | NATIVE | B\\_1 | n/a, 0.520 |", "| 1e-05, 2.5e+06 |"}},
+			"| A native | native | A | 0.700, 0.740 | 0.809 ± 0.013 | 0.190 |  | 40, 42 | 10, 11 (with an item a kernel lacks: 1, 2) |  | — |",
+			"| B\\_1 native | native | B\\_1 | n/a, 0.520 |", "| 1e-05, 2.5e+06 |"}},
 		{"older run", func(t *testing.T, dir string) {
 			editSummary(t, dir, func(s map[string]any, rows []map[string]any) {
 				for _, r := range rows {
@@ -198,7 +198,7 @@ func TestNotebookExecutes(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-		}, []string{"| sum native | NATIVE | A + B\\_1 | 0.600, 0.620 |"}},
+		}, []string{"| sum native | native | A + B\\_1 | 0.600, 0.620 |"}},
 	}
 	var notebooks []string
 	for _, v := range variants {

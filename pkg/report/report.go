@@ -351,10 +351,19 @@ type detail struct {
 	NotConverged                                               bool
 }
 
+// methodName is a method as the tables and the config's default labels
+// write it: "native", "K1", "K4".
+func methodName(method string) string {
+	if method == "native" {
+		return method
+	}
+	return strings.ToUpper(method)
+}
+
 func (rep *Report) details() []detail {
 	var out []detail
 	for _, r := range rep.Run.Summary.Rows {
-		d := detail{Label: r.Label, Method: strings.TrimSpace(strings.ToUpper(r.Method) + " " + r.Mode), Kernels: strings.Join(r.Kernels, " + ")}
+		d := detail{Label: r.Label, Method: strings.TrimSpace(methodName(r.Method) + " " + r.Mode), Kernels: strings.Join(r.Kernels, " + ")}
 		d.Accuracy = joinFloats(r.Accuracy, format)
 		d.HalfTies, d.TieRate = "—", "—"
 		if r.TestTallies != nil {

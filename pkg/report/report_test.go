@@ -351,9 +351,23 @@ func TestLaTeXCompiles(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "table.tex"), files[0].Data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	// An article's own text width (345 pt): every table must fit it.
+	// A second table whose shares rows have labels longer than half the
+	// line: the label column wraps at half the line.
+	long := NewTable(run.Summary)
+	for i := range long.Shares {
+		long.Shares[i].Label += " with a label longer than half of the line of an article's text"
+	}
+	var b bytes.Buffer
+	if err := long.LaTeX(&b); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "long.tex"), b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// An article's own text width (345 pt): every table must fit it, also
+	// with several tables in one document.
 	doc := "\\documentclass{article}\n\\usepackage[T1]{fontenc}\n\\usepackage[utf8]{inputenc}\n\\usepackage{booktabs}\n\\usepackage{graphicx}\n" +
-		"\\begin{document}\n\\input{table.tex}\n\\end{document}\n"
+		"\\begin{document}\n\\input{table.tex}\n\\input{long.tex}\n\\end{document}\n"
 	if err := os.WriteFile(filepath.Join(dir, "doc.tex"), []byte(doc), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -366,8 +366,13 @@ func (t *Table) LaTeX(w io.Writer) error {
 	b.WriteString("\\bottomrule\n\\end{tabular}}\n")
 	fmt.Fprintf(&b, "\\caption{%s}\n\\label{tab:%s}\n\\end{table}\n", texEscape(t.Caption()), labelName(t.Name))
 	if len(t.Shares) > 0 {
-		// The shares of many kernels wrap in a paragraph column.
-		b.WriteString("\n\\begin{table}\n\\centering\n\\begin{tabular}{lp{0.7\\linewidth}}\n\\toprule\nRow & Kernel shares \\\\\n\\midrule\n")
+		// The shares of many kernels wrap in a paragraph column that
+		// takes what the row labels leave of the line (sharesColumns).
+		labels := []string{"Row"}
+		for _, r := range t.Shares {
+			labels = append(labels, texEscape(r.Label))
+		}
+		b.WriteString("\n\\begin{table}\n\\centering\n" + sharesColumns(labels) + "\\toprule\nRow & Kernel shares \\\\\n\\midrule\n")
 		for _, r := range t.Shares {
 			b.WriteString(texEscape(r.Label) + " & " + texEscape(r.shareText()) + " \\\\\n")
 		}
@@ -376,6 +381,18 @@ func (t *Table) LaTeX(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// sharesColumns opens the shares table's tabular: the labels' column as
+// wide as its widest entry (measured by TeX, at most half the line) and a
+// paragraph column with the rest, so that the table is exactly as wide as
+// the line. The length it measures with, \mkpoeRowWidth, is defined once
+// per document, however many tables are input.
+func sharesColumns(labels []string) string {
+	return "\\ifdefined\\mkpoeRowWidth\\else\\newlength{\\mkpoeRowWidth}\\fi\n" +
+		"\\settowidth{\\mkpoeRowWidth}{\\begin{tabular}{@{}l@{}}" + strings.Join(labels, "\\\\") + "\\end{tabular}}%\n" +
+		"\\ifdim\\mkpoeRowWidth>0.5\\linewidth\\setlength{\\mkpoeRowWidth}{0.5\\linewidth}\\fi\n" +
+		"\\begin{tabular}{p{\\mkpoeRowWidth}p{\\dimexpr\\linewidth-\\mkpoeRowWidth-4\\tabcolsep\\relax}}\n"
 }
 
 // texEscape escapes LaTeX's special characters in plain text, and writes

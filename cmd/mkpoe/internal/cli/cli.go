@@ -36,7 +36,7 @@ func init() {
 		"eval":       {"accuracy of a learned model on comparisons (also for new items)", runEval, "--model MODEL.json --comparisons FILE [(--kernel-rows FILE)...] [flags]"},
 		"fit":        {"learn a similarity space from kernels/features and comparisons", runFit, "(--kernel FILE... | --features FILE | --identity N) --comparisons FILE --beta B --out MODEL.json [flags]"},
 		"graph":      {"clean a comparison set: dedup, contradictions, acyclic subset, transitive reduction", runGraph, "--comparisons FILE [flags]"},
-		"help":       {"print this list", nil, ""},
+		"help":       {"print this list, or a command's help (help COMMAND)", nil, "[COMMAND]"},
 		"kernel":     {"build a kernel matrix (and out-of-sample rows) from features", runKernel, "--type T --features FILE --out FILE [flags]"},
 		"merge":      {"build a run's summary once every task is done; else name what is missing", runMerge, "RUN_DIR (or CONFIG [--out DIR])"},
 		"native":     {"accuracy of a kernel's native space on comparisons", runNative, "--kernel FILE --comparisons FILE [flags]"},
@@ -48,6 +48,7 @@ func init() {
 		"slurm":      {"write (and --submit) Slurm array jobs for a run, then a merge job", runSlurm, "CONFIG [--out DIR] [--submit] [flags]"},
 		"synth":      {"write a synthetic generic data set with noisy triplets (for GNMDS and comparison holdout)", runSynth, "--out DIR [flags]"},
 		"status":     {"done, missing and failed tasks of a run, and how to resubmit them", runStatus, "RUN_DIR (or CONFIG [--out DIR])"},
+		"version":    {"the module version, commit, Go version and linear-algebra backend of this binary", runVersion, "(also mkpoe --version)"},
 	}
 }
 
@@ -122,12 +123,18 @@ func exitStatus(cmd string, err error) (int, string) {
 // ctx is cancelled (cmd/mkpoe cancels it on SIGINT and SIGTERM). It never
 // panics on user input.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) > 1 && args[0] == "help" {
+		return help(ctx, args[1:], stdout, stderr)
+	}
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		printUsage(stdout)
 		if len(args) == 0 {
 			return ExitUsage
 		}
 		return ExitOK
+	}
+	if args[0] == "--version" || args[0] == "-version" {
+		args = append([]string{"version"}, args[1:]...)
 	}
 	cmd, ok := commands[args[0]]
 	if !ok || cmd.run == nil {
@@ -154,16 +161,50 @@ func runRecovered(ctx context.Context, cmd command, args []string, stdout, stder
 	return cmd.run(ctx, args, stdout, stderr)
 }
 
-func printUsage(w io.Writer) {
-	fmt.Fprintln(w, "mkpoe: learn multi-modal similarity from relative comparisons (McFee & Lanckriet, JMLR 2011)")
-	fmt.Fprintln(w, "\nUsage: mkpoe COMMAND [flags]   (mkpoe COMMAND -h for a command's flags)\n\nCommands:")
+// help implements "mkpoe help COMMAND": the command's help (what
+// "mkpoe COMMAND -h" prints) on stdout, exit status 0.
+func help(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	name := args[0]
+	if len(args) > 1 {
+		fmt.Fprintf(stderr, "mkpoe help: give one command, got %d: %s\n", len(args), strings.Join(args, " "))
+		return ExitUsage
+	}
+	if name == "help" {
+		printUsage(stdout)
+		return ExitOK
+	}
+	cmd, ok := commands[name]
+	if !ok || cmd.run == nil {
+		fmt.Fprintf(stderr, "mkpoe help: unknown command %q; the commands are: %s\n", name, strings.Join(commandNames(), ", "))
+		return ExitUsage
+	}
+	code, msg := exitStatus(name, runRecovered(ctx, cmd, []string{"-h"}, stdout, stdout))
+	if msg != "" {
+		fmt.Fprintln(stderr, msg)
+	}
+	return code
+}
+
+// commandNames returns the subcommands' names, sorted.
+func commandNames() []string {
 	names := make([]string, 0, len(commands))
 	for name := range commands {
 		names = append(names, name)
 	}
 	sort.Strings(names)
+	return names
+}
+
+func printUsage(w io.Writer) {
+	fmt.Fprintln(w, "mkpoe: learn multi-modal similarity from relative comparisons (McFee & Lanckriet, JMLR 2011)")
+	fmt.Fprintln(w, "\nUsage: mkpoe COMMAND [flags]   (mkpoe help COMMAND or mkpoe COMMAND -h for a command's flags)\n\nCommands:")
+	names := commandNames()
+	width := 0
 	for _, name := range names {
-		fmt.Fprintf(w, "  %-8s %s\n", name, commands[name].summary)
+		width = max(width, len(name))
+	}
+	for _, name := range names {
+		fmt.Fprintf(w, "  %-*s %s\n", width, name, commands[name].summary)
 	}
 }
 

@@ -15,7 +15,7 @@ import (
 
 // compareRuns runs two real experiments: the tiny config ("narrow", β grid
 // 1, 10) and a copy with a wider grid (0.1 … 100) and without the first
-// row (good NATIVE), as two β sweeps of one experiment would be. It
+// row (good native), as two β sweeps of one experiment would be. It
 // returns their run directories and summaries.
 func compareRuns(t *testing.T) (dirs []string, sums []*results.Summary) {
 	t.Helper()
@@ -59,7 +59,7 @@ func TestCompareCommand(t *testing.T) {
 		}
 	}
 	md := string(readFile(t, filepath.Join(out, "compare.md")))
-	if !strings.Contains(md, "- the runs are of different configs") || !strings.Contains(md, `- row "good NATIVE" is absent from wide (shown as —)`) {
+	if !strings.Contains(md, "- the runs are of different configs") || !strings.Contains(md, `- row "good native" is absent from wide (shown as —)`) {
 		t.Errorf("compare.md lacks the warning or the missing row's note:\n%s", md)
 	}
 	// Every shared row: the difference of the two summaries' means, in

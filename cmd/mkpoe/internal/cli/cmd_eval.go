@@ -9,6 +9,7 @@ import (
 
 	"github.com/mkpoe/mkpoe/pkg/data"
 	"github.com/mkpoe/mkpoe/pkg/eval"
+	"github.com/mkpoe/mkpoe/pkg/mkpoe"
 )
 
 // runEval implements "mkpoe eval": the fraction of comparisons a learned
@@ -27,17 +28,47 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if *modelFile == "" || *compFile == "" {
 		return usagef("--model and --comparisons are required")
 	}
-	emb, err := modelEmbedding(*modelFile, rowFiles)
+	m, err := readModel(*modelFile)
+	if err != nil {
+		return err
+	}
+	emb, err := embedAll(m, rowFiles)
 	if err != nil {
 		return err
 	}
 	total, _ := emb.Dims()
 	cf, err := readComparisons(*compFile, data.ComparisonOptions{OneBased: *oneBased, N: total})
 	if err != nil {
+		if len(rowFiles) == 0 {
+			if _, errAny := data.ReadComparisonsFile(*compFile, data.ComparisonOptions{OneBased: *oneBased}); errAny == nil {
+				// Only the bound on the indices failed: the file is
+				// about new items.
+				return badInput(fmt.Errorf("%w\n%s", err, newItemsHint(m)))
+			}
+		}
 		return badInput(err)
 	}
 	fmt.Fprintf(stdout, "accuracy %.6f\n", eval.Accuracy(cf.Comparisons, eval.EmbeddingDistance(emb)))
+	printBackend(stdout, stderr, "eval")
 	return nil
+}
+
+// newItemsHint tells how to give a model's new items, for comparisons
+// whose indices reach beyond its training items.
+func newItemsHint(m *mkpoe.Model) string {
+	switch m.Input {
+	case mkpoe.InputIdentity:
+		return fmt.Sprintf("The model has %d training items (0 … %d) and, learnt without features (GNMDS), cannot place new items: score comparisons among its training items only.", m.N, m.N-1)
+	case mkpoe.InputFeatures:
+		return fmt.Sprintf("The model has %d training items (0 … %d); comparisons about new items (numbered %d, %d, …) need the new items' feature rows: give --kernel-rows FILE (t×D feature rows, as for fit's --features).", m.N, m.N-1, m.N, m.N+1)
+	}
+	files := "one file per kernel, in fit's order"
+	if m.NumInputs == 1 {
+		files = "one file, for the model's one kernel"
+	} else {
+		files += fmt.Sprintf(" (this model has %d kernels: give --kernel-rows %d times)", m.NumInputs, m.NumInputs)
+	}
+	return fmt.Sprintf("The model has %d training items (0 … %d); comparisons about new items (numbered %d, %d, …) need the new items' kernel rows against the training items: give --kernel-rows FILE, %s; mkpoe kernel --test-out writes them.", m.N, m.N-1, m.N, m.N+1, files)
 }
 
 // runNative implements "mkpoe native": accuracy in a kernel's native space,
@@ -66,6 +97,7 @@ func runNative(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return badInput(err)
 	}
 	fmt.Fprintf(stdout, "accuracy %.6f\n", acc)
+	printBackend(stdout, stderr, "native")
 	return nil
 }
 
@@ -92,6 +124,7 @@ func runEmbed(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	r, c := emb.Dims()
 	fmt.Fprintf(stdout, "wrote %d items × %d dimensions to %s\n", r, c, *out)
+	printBackend(stdout, stderr, "embed")
 	return nil
 }
 

@@ -168,10 +168,8 @@ func printFit(stdout, stderr io.Writer, m *mkpoe.Model, rank int) {
 	fmt.Fprintf(stdout, "objective %.10g\nbound %.10g\nrelative_gap %.3g\niterations %d\nconverged %v\ndimension %d\nseconds %.3f\n",
 		m.Objective, m.Stats.DualBound, m.Stats.RelativeGap, m.Stats.Iterations, m.Stats.Converged, m.Dim(), m.Stats.Seconds)
 	fmt.Fprintf(stdout, "min_beta %.6g\n", m.Stats.MinBeta)
-	fmt.Fprintf(stdout, "solver %s\nbackend %s\n", m.Solver, linalg.Describe())
-	if advice := linalg.BLASAdvice(); advice != "" {
-		fmt.Fprintf(stderr, "mkpoe fit: warning: %s\n", advice)
-	}
+	fmt.Fprintf(stdout, "solver %s\n", m.Solver)
+	printBackend(stdout, stderr, "fit")
 	if rank > 0 {
 		// The rank-bounded problem is not convex: its solution is a
 		// stationary point, and the bound is the convex problem's.
@@ -185,6 +183,18 @@ func printFit(stdout, stderr io.Writer, m *mkpoe.Model, rank int) {
 	}
 	if m.Beta <= m.Stats.MinBeta {
 		fmt.Fprintf(stderr, "mkpoe fit: warning: --beta %g is at or below min_beta %.6g, the largest β at which W = 0 is optimal for these comparisons: the model maps every item to the origin and ties every comparison; use --beta above it (e.g. %.3g, 3 × min_beta)\n", m.Beta, m.Stats.MinBeta, 3*m.Stats.MinBeta)
+	}
+}
+
+// printBackend writes the line "backend NAME" that every command which
+// computes prints: the linear-algebra build its numbers come from (the
+// pure-Go gonum or OpenBLAS with the kernels it chose; they agree to
+// rounding, not bit for bit), and on stderr OpenBLAS's advice when it runs
+// its slow generic kernels.
+func printBackend(stdout, stderr io.Writer, cmd string) {
+	fmt.Fprintf(stdout, "backend %s\n", linalg.Describe())
+	if advice := linalg.BLASAdvice(); advice != "" {
+		fmt.Fprintf(stderr, "mkpoe %s: warning: %s\n", cmd, advice)
 	}
 }
 

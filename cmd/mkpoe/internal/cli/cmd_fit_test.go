@@ -70,18 +70,20 @@ func TestFitEvalEmbedNative(t *testing.T) {
 		t.Errorf("fit output %q lacks 'converged true'", out)
 	}
 	code, out, errs = run("eval", "--model", model, "--comparisons", comps)
-	if code != 0 || out != "accuracy 1.000000\n" {
+	if code != 0 || out != "accuracy 1.000000\n"+backendLine {
 		t.Errorf("eval: exit %d, output %q, stderr %q; want accuracy 1 on the training triplets", code, out, errs)
 	}
 	// The new item 4 sits at x=3: closer to item 2 (x=2) than to item 0.
 	testComps := writeFile(t, dir, "t.tsv", "4 2 0\n4 3 0\n")
 	code, out, errs = run("eval", "--model", model, "--comparisons", testComps, "--kernel-rows", rows)
-	if code != 0 || out != "accuracy 1.000000\n" {
+	if code != 0 || out != "accuracy 1.000000\n"+backendLine {
 		t.Errorf("eval with new item: exit %d, output %q, stderr %q", code, out, errs)
 	}
 	emb := filepath.Join(dir, "emb.tsv")
-	if code, _, errs = run("embed", "--model", model, "--kernel-rows", rows, "--out", emb); code != 0 {
+	if code, out, errs = run("embed", "--model", model, "--kernel-rows", rows, "--out", emb); code != 0 {
 		t.Fatalf("embed: exit %d: %s", code, errs)
+	} else if want := "wrote 5 items × 2 dimensions to " + emb + "\n" + backendLine; out != want {
+		t.Errorf("embed printed %q, want %q", out, want)
 	}
 	b, err := os.ReadFile(emb)
 	if err != nil {
@@ -92,7 +94,7 @@ func TestFitEvalEmbedNative(t *testing.T) {
 	}
 	// Native space of K = xxᵀ + 1: d(i,j) = (x_i − x_j)², all triplets hold.
 	code, out, _ = run("native", "--kernel", kernel, "--comparisons", comps)
-	if code != 0 || out != "accuracy 1.000000\n" {
+	if code != 0 || out != "accuracy 1.000000\n"+backendLine {
 		t.Errorf("native: exit %d, output %q", code, out)
 	}
 	// Diagonal, sum and subgradient variants run too.
@@ -358,5 +360,39 @@ func TestFitKernelRank(t *testing.T) {
 		if code != 2 || !strings.Contains(errs, tc.want) {
 			t.Errorf("%v: exit %d, stderr %q; want exit 2 and %q", tc.args, code, errs, tc.want)
 		}
+	}
+}
+
+// TestEvalNamesKernelRows: comparisons about new items without their rows
+// are refused (exit 2) at the first index beyond the training items, with
+// the flag that gives the rows and how many files the model takes.
+func TestEvalNamesKernelRows(t *testing.T) {
+	dir, kernel, comps, _ := fitFixture(t)
+	features := writeFile(t, dir, "x.tsv", "0\n1\n2\n4\n")
+	newComps := writeFile(t, dir, "new.tsv", "0 1 2\n4 2 0\n")
+	at := newComps + `:2:1: item index must be < 4 (there are 4 items, 0-based), got "4"` + "\n"
+	for _, tc := range []struct {
+		name string
+		fit  []string
+		want string
+	}{
+		{"one kernel", []string{"--kernel", kernel}, at + "The model has 4 training items (0 … 3); comparisons about new items (numbered 4, 5, …) need the new items' kernel rows against the training items: " +
+			"give --kernel-rows FILE, one file, for the model's one kernel; mkpoe kernel --test-out writes them.\n"},
+		{"two kernels", []string{"--kernel", kernel, "--kernel", kernel}, at + "The model has 4 training items (0 … 3); comparisons about new items (numbered 4, 5, …) need the new items' kernel rows against the training items: " +
+			"give --kernel-rows FILE, one file per kernel, in fit's order (this model has 2 kernels: give --kernel-rows 2 times); mkpoe kernel --test-out writes them.\n"},
+		{"features", []string{"--features", features}, at + "The model has 4 training items (0 … 3); comparisons about new items (numbered 4, 5, …) need the new items' feature rows: " +
+			"give --kernel-rows FILE (t×D feature rows, as for fit's --features).\n"},
+		{"GNMDS", []string{"--identity", "4"}, at + "The model has 4 training items (0 … 3) and, learnt without features (GNMDS), cannot place new items: score comparisons among its training items only.\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			model := filepath.Join(t.TempDir(), "m.json")
+			if code, _, errs := run(append([]string{"fit", "--comparisons", comps, "--beta", "10", "--out", model}, tc.fit...)...); code != 0 {
+				t.Fatalf("fit: exit %d: %s", code, errs)
+			}
+			code, out, errs := run("eval", "--model", model, "--comparisons", newComps)
+			if want := "mkpoe eval: data: " + tc.want; code != ExitUsage || out != "" || errs != want {
+				t.Errorf("exit %d, stdout %q, stderr\n%s\nwant exit 2 and\n%s", code, out, errs, want)
+			}
+		})
 	}
 }

@@ -142,6 +142,7 @@ func runKernel(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fmt.Fprintf(stdout, "wrote %d×%d %s to %s\n", m.N(), m.N(), desc, *out)
 
 	if *testOut == "" {
+		printBackend(stdout, stderr, "kernel")
 		return ctx.Err()
 	}
 	test, err := readKernelInput(*typ, *testFeatures, *testN, "--test-features", "--test-n")
@@ -157,6 +158,7 @@ func runKernel(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	t, _ := rows.Dims()
 	fmt.Fprintf(stdout, "wrote %d×%d rows of new items to %s\n", t, m.N(), *testOut)
+	printBackend(stdout, stderr, "kernel")
 	return ctx.Err()
 }
 

@@ -3,12 +3,15 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strconv"
 	"text/tabwriter"
 
+	"github.com/mkpoe/mkpoe/experiments"
 	"github.com/mkpoe/mkpoe/pkg/query"
 )
 
@@ -30,8 +33,11 @@ The space is one of:
              kernel's n items only.
   --run      the refit model of a run directory's row (--row LABEL, default
              its only learned row) on outer split S (default 0): its training
-             items and its held-out items (models/<id>.test.tsv). Indices and
-             names are those of items.json.
+             items and its held-out items (models/<id>.test.tsv). A native
+             row's kernels are rebuilt on the split from the run's
+             config.resolved.yaml and its data; held-out items are ranked
+             against the training items. Indices and names are those of
+             items.json.
 An ITEM is a 0-based index or a name (whole, case-insensitive; an integer is
 an index: write name:112 for an item named 112). Without --item, every new
 item is queried. The item itself is left out; ties are broken by index.
@@ -94,6 +100,10 @@ func runQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		sp, err = query.FromKernels(kernelFiles, rowFiles, selfFiles, *itemsFile)
 	default:
 		sp, err = query.FromRun(*runDir, *row, *split)
+		if errors.Is(err, query.ErrNativeRow) {
+			fmt.Fprintf(stderr, "mkpoe query: row %q is native: rebuilding its kernels on split %d from %s and its data (a run stores no kernels)\n", *row, *split, filepath.Join(*runDir, "config.resolved.yaml"))
+			sp, err = nativeRunSpace(*runDir, *row, *split)
+		}
 	}
 	if err != nil {
 		return badInput(err)
@@ -106,11 +116,35 @@ func runQuery(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return badInput(err)
 	}
 	if *asJSON {
+		// stdout is the JSON document alone: the backend goes to stderr.
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(out)
+		if err := enc.Encode(out); err != nil {
+			return err
+		}
+		printBackend(stderr, stderr, "query")
+		return nil
 	}
-	return writeQueryTables(stdout, sp.Desc(), out)
+	if err := writeQueryTables(stdout, sp.Desc(), out); err != nil {
+		return err
+	}
+	printBackend(stdout, stderr, "query")
+	return nil
+}
+
+// nativeRunSpace is the space of a run's native row on a split, rebuilt
+// from the run's config and data.
+func nativeRunSpace(dir, label string, split int) (*query.Space, error) {
+	ns, err := experiments.RunNativeSpace(dir, label, split)
+	if err != nil {
+		return nil, err
+	}
+	nr := query.NativeRun{Dir: dir, Label: ns.Label, Split: split, Kernels: ns.Kernels, Train: ns.Train, Test: ns.Test, Self: ns.Self}
+	for p := range ns.Grams {
+		nr.Grams = append(nr.Grams, ns.Grams[p])
+		nr.Rows = append(nr.Rows, ns.Rows[p])
+	}
+	return query.FromNativeRun(nr)
 }
 
 // writeQueryTables writes one plain table per query: rank, index, name,

@@ -13,6 +13,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/mkpoe/mkpoe/experiments"
 	"github.com/mkpoe/mkpoe/pkg/data"
 	"github.com/mkpoe/mkpoe/pkg/eval"
 	"github.com/mkpoe/mkpoe/pkg/kernels"
@@ -108,7 +109,7 @@ func TestQueryHandChecked(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, errs)
 			}
-			if out != test.want {
+			if out != test.want+backendLine {
 				t.Errorf("output\n%s\nwant\n%s", out, test.want)
 			}
 		})
@@ -242,6 +243,92 @@ func TestQueryRunDir(t *testing.T) {
 				t.Errorf("%d neighbours, want 5", len(res.Neighbors))
 			}
 		})
+	}
+}
+
+// TestQueryRunNativeRow: a run's native row is queried in its kernels'
+// space, rebuilt on the split from the run's config and data: items are
+// numbered as items.json numbers them, training items are the candidates,
+// and the distances are those of the rebuilt kernels
+// (experiments.RunNativeSpace, whose scores match the run's).
+func TestQueryRunNativeRow(t *testing.T) {
+	dir := t.TempDir()
+	runDir := filepath.Join(dir, "run")
+	if code, _, errs := run("run", writeFile(t, dir, "tiny.yaml", tinyConfig), "--out", runDir, "--no-report", "--workers", "2"); code != 0 {
+		t.Fatalf("run: %d %s", code, errs)
+	}
+	items, err := results.DecodeItems(readFile(t, filepath.Join(runDir, "items.json")), "items.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const split = 1
+	ns, err := experiments.RunNativeSpace(runDir, "both native", split)
+	if err != nil {
+		t.Fatal(err)
+	}
+	train, test := items.Splits[split].Train, items.Splits[split].Test
+	pos := map[int]int{} // global item → its position among train, then test
+	for r, g := range append(append([]int(nil), train...), test...) {
+		pos[g] = r
+	}
+	// k(a, b) in the sum of the rebuilt kernels (a a training item unless a = b).
+	k := func(a, b int) float64 {
+		s := 0.0
+		for p := range ns.Grams {
+			pa, pb := pos[a], pos[b]
+			switch {
+			case a == b && pa >= len(train):
+				s += ns.Self[p][pa-len(train)]
+			case pb >= len(train):
+				s += ns.Rows[p].At(pb-len(train), pa)
+			default:
+				s += ns.Grams[p].At(pa, pb)
+			}
+		}
+		return s
+	}
+	for _, q := range []int{test[0], train[3]} {
+		code, out, errs := run("query", "--run", runDir, "--row", "BOTH native", "--split", "1", "--item", items.Names[q], "-k", "4", "--json")
+		if code != 0 {
+			t.Fatalf("query %d: exit %d: %s", q, code, errs)
+		}
+		if want := `mkpoe query: row "BOTH native" is native: rebuilding its kernels on split 1 from ` + filepath.Join(runDir, "config.resolved.yaml") + " and its data (a run stores no kernels)\n"; !strings.HasPrefix(errs, want) {
+			t.Errorf("stderr %q, want it to start with %q", errs, want)
+		}
+		var got query.Output
+		if err := json.Unmarshal([]byte(out), &got); err != nil {
+			t.Fatal(err)
+		}
+		if got.Space != "run" || got.Row != "both native" || got.Split == nil || *got.Split != split || got.Candidates != len(train) || len(got.Queries) != 1 {
+			t.Fatalf("header %+v", got)
+		}
+		res := got.Queries[0]
+		wantKind := map[bool]string{true: "test", false: "train"}[q == test[0]]
+		if res.Index != q || res.Kind != wantKind || len(res.Neighbors) != 4 {
+			t.Errorf("query %d %s with %d neighbours, want %d %s with 4", res.Index, res.Kind, len(res.Neighbors), q, wantKind)
+		}
+		for r, nb := range res.Neighbors {
+			d2 := k(q, q) + k(nb.Index, nb.Index) - 2*k(nb.Index, q)
+			if nb.Kind != "train" || math.Abs(nb.SquaredDistance-d2) > 1e-12*(1+d2) || (r > 0 && nb.SquaredDistance < res.Neighbors[r-1].SquaredDistance) {
+				t.Errorf("rank %d: %+v, want a training item at squared distance %v, in increasing order", r+1, nb, d2)
+			}
+		}
+	}
+	// The table says which space it is.
+	if code, out, _ := run("query", "--run", runDir, "--row", "good native", "--item", "0", "-k", "1"); code != 0 || !strings.Contains(out, `in row "good native" of run `+runDir+", split 0 (the native space of good, rebuilt from the run's config and data)\n") {
+		t.Errorf("exit %d, table\n%s", code, out)
+	}
+	// A split that the config and data no longer give is refused.
+	items.Splits[1].Train, items.Splits[1].Test = items.Splits[1].Train[1:], append(items.Splits[1].Test, items.Splits[1].Train[0])
+	b, err := json.Marshal(items)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, runDir, "items.json", string(b))
+	code, _, errs := run("query", "--run", runDir, "--row", "good native", "--split", "1", "--item", "0")
+	if want := fmt.Sprintf(`row "good native": the split rebuilt from the run's config and data (%d training, %d held-out items) is not the run's (%s splits[1]: %d and %d): the data or the config changed since the run`,
+		len(train), len(test), filepath.Join(runDir, "items.json"), len(train)-1, len(test)+1); code != ExitUsage || !strings.Contains(errs, want) {
+		t.Errorf("changed split: exit %d, stderr %q, want 2 and %q", code, errs, want)
 	}
 }
 

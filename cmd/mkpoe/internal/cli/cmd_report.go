@@ -15,19 +15,23 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs := newFlagSet("report", stderr)
 	formats := fs.String("formats", strings.Join(report.Formats, ","), "comma-separated outputs among "+strings.Join(report.Formats, ","))
 	out := fs.String("out", "", "output directory (default RUN_DIR/report)")
+	// RUN_DIR may come before, between or after the flags.
+	var dirs []string
+	for rest := args; ; rest = fs.Args()[1:] {
+		if err := parseFlags(fs, rest, len(rest)); err != nil {
+			return err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		dirs = append(dirs, fs.Arg(0))
+	}
+	if len(dirs) > 1 {
+		return usagef("report writes the report of one run directory, got %d: %s; to set runs side by side use: mkpoe compare %s", len(dirs), strings.Join(dirs, " "), strings.Join(dirs, " "))
+	}
 	var dir string
-	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
-		dir, args = args[0], args[1:]
-	}
-	positional := 1
-	if dir != "" {
-		positional = 0
-	}
-	if err := parseFlags(fs, args, positional); err != nil {
-		return err
-	}
-	if dir == "" && fs.NArg() == 1 {
-		dir = fs.Arg(0)
+	if len(dirs) == 1 {
+		dir = dirs[0]
 	}
 	if dir == "" {
 		return usagef("usage: mkpoe report RUN_DIR [--formats %s] [--out DIR]", strings.Join(report.Formats, ","))

@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -82,7 +83,8 @@ func TestReportCommandErrors(t *testing.T) {
 		{"missing dir", []string{"report", filepath.Join(empty, "nope")}, "not a directory"},
 		{"not a run", []string{"report", empty}, "no summary.json"},
 		{"bad format", []string{"report", dir, "--formats", "md,pdf"}, `--formats: each must be one of md,tex,png,svg,html,ipynb,csv, got "pdf"`},
-		{"extra argument", []string{"report", dir, "other"}, "unexpected arguments"},
+		{"two run dirs", []string{"report", dir, "other"}, "report writes the report of one run directory, got 2: " + dir + " other; to set runs side by side use: mkpoe compare " + dir + " other"},
+		{"two run dirs between flags", []string{"report", "--formats", "md", dir, "--out", empty, "other"}, "got 2: " + dir + " other; to set runs side by side use: mkpoe compare " + dir + " other\n"},
 	} {
 		t.Run(test.name, func(t *testing.T) {
 			code, _, stderr := run(test.args...)
@@ -196,5 +198,45 @@ func TestReportFlagsRejectedTaskFiles(t *testing.T) {
 	}
 	if b := readFile(t, filepath.Join(dir, "report", "table.md")); !strings.Contains(string(b), "**Warnings**") {
 		t.Error("table.md has no Warnings section")
+	}
+}
+
+// TestReportTeXOfCommittedResults: the table.tex that mkpoe report writes
+// for every committed results/ directory compiles in a plain article (345
+// pt of text) with no overfull box.
+func TestReportTeXOfCommittedResults(t *testing.T) {
+	if _, err := exec.LookPath("pdflatex"); err != nil {
+		t.Skip("no pdflatex: the committed results' LaTeX tables are not compiled (apt-get install texlive-latex-base texlive-latex-recommended)")
+	}
+	if testing.Short() {
+		t.Skip("short: compiles one LaTeX document per committed result")
+	}
+	summaries, err := filepath.Glob(filepath.Join(repoRoot, "results", "*", "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(summaries) == 0 {
+		t.Fatal("no results/*/summary.json")
+	}
+	const doc = "\\documentclass{article}\n\\usepackage[T1]{fontenc}\n\\usepackage[utf8]{inputenc}\n\\usepackage{booktabs}\n\\usepackage{graphicx}\n" +
+		"\\begin{document}\n\\input{table.tex}\n\\end{document}\n"
+	for _, s := range summaries {
+		runDir := filepath.Dir(s)
+		t.Run(filepath.Base(runDir), func(t *testing.T) {
+			out := t.TempDir()
+			if code, _, errs := run("report", runDir, "--formats", "tex", "--out", out); code != 0 {
+				t.Fatalf("report: exit %d: %s", code, errs)
+			}
+			writeFile(t, out, "doc.tex", doc)
+			cmd := exec.Command("pdflatex", "-interaction=nonstopmode", "-halt-on-error", "doc.tex")
+			cmd.Dir = out
+			if b, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("pdflatex: %v\n%s", err, b)
+			}
+			log := string(readFile(t, filepath.Join(out, "doc.log")))
+			if i := strings.Index(log, "Overfull \\hbox"); i >= 0 {
+				t.Errorf("%s: %s", filepath.Join(runDir, "report", "table.tex"), strings.SplitN(log[i:], "\n", 2)[0])
+			}
+		})
 	}
 }

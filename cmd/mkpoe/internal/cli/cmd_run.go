@@ -149,6 +149,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintf(stdout, "note: %s\n", note)
 	}
 	fmt.Fprintf(stdout, "output: %s\n", c.Output)
+	fmt.Fprintf(stdout, "backend: %s (this binary's linear algebra, which mkpoe run computes with)\n", linalg.Describe())
 	return nil
 }
 

@@ -8,11 +8,16 @@ import (
 	"testing"
 
 	"github.com/mkpoe/mkpoe/experiments"
+	"github.com/mkpoe/mkpoe/internal/linalg"
 	"github.com/mkpoe/mkpoe/internal/testconfigs"
 )
 
 // repoRoot is the repository root, seen from this package's directory.
 var repoRoot = filepath.Join("..", "..", "..", "..")
+
+// backendLine is the last line of the commands that compute (fit, eval,
+// embed, native, query, kernel; printBackend).
+var backendLine = "backend " + linalg.Describe() + "\n"
 
 // tinyConfig is a fast synthetic experiment (testconfigs.Tiny).
 const tinyConfig = testconfigs.Tiny

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -62,9 +63,10 @@ func TestConfigCommentsCiteNoIssues(t *testing.T) {
 	}
 }
 
-// TestCommandsNameTheirBackend: fit and run say which linear-algebra
-// backend computed their numbers (the pure-Go build or OpenBLAS, with its
-// kernels), as env.json records it for a run.
+// TestCommandsNameTheirBackend: the commands that compute (fit, run, eval,
+// native, embed, query, kernel; check for the run it validates) say which
+// linear-algebra backend computed their numbers (the pure-Go build or
+// OpenBLAS, with its kernels), as env.json records it for a run.
 func TestCommandsNameTheirBackend(t *testing.T) {
 	dir, kernel, comps, _ := fitFixture(t)
 	code, out, errs := run("fit", "--kernel", kernel, "--comparisons", comps, "--beta", "10", "--out", filepath.Join(dir, "m.json"))
@@ -80,6 +82,32 @@ func TestCommandsNameTheirBackend(t *testing.T) {
 	}
 	if want := ", backend " + linalg.Describe() + ")\n"; !strings.Contains(out, want) {
 		t.Errorf("run output lacks %q:\n%s", want, out)
+	}
+	// The other commands that compute end their output with the same line
+	// (query --json on stderr: its stdout is the JSON document); check
+	// names the backend a run would use.
+	model := filepath.Join(dir, "m.json")
+	features := writeFile(t, dir, "x.tsv", "0\n1\n2\n4\n")
+	for _, tc := range []struct {
+		args       []string
+		out, errs  string // a suffix of stdout, and text of stderr
+		jsonStdout bool
+	}{
+		{[]string{"eval", "--model", model, "--comparisons", comps}, "accuracy 1.000000\n" + backendLine, "", false},
+		{[]string{"native", "--kernel", kernel, "--comparisons", comps}, "accuracy 1.000000\n" + backendLine, "", false},
+		{[]string{"embed", "--model", model, "--out", filepath.Join(dir, "e.tsv")}, "e.tsv\n" + backendLine, "", false},
+		{[]string{"query", "--kernel", kernel, "--item", "0", "-k", "1"}, "1     1      -     1\n" + backendLine, "", false},
+		{[]string{"query", "--kernel", kernel, "--item", "0", "-k", "1", "--json"}, "}\n", backendLine, true},
+		{[]string{"kernel", "--type", "linear", "--features", features, "--out", filepath.Join(dir, "k.tsv")}, "k.tsv\n" + backendLine, "", false},
+		{[]string{"check", writeFile(t, dir, "tiny.yaml", tinyConfig)}, "\nbackend: " + linalg.Describe() + " (this binary's linear algebra, which mkpoe run computes with)\n", "", false},
+	} {
+		code, out, errs := run(tc.args...)
+		if code != 0 || !strings.HasSuffix(out, tc.out) || !strings.Contains(errs, tc.errs) {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want stdout ending in %q, stderr with %q", strings.Join(tc.args, " "), code, out, errs, tc.out, tc.errs)
+		}
+		if tc.jsonStdout && !json.Valid([]byte(out)) {
+			t.Errorf("%s: stdout is not JSON alone:\n%s", strings.Join(tc.args, " "), out)
+		}
 	}
 }
 
@@ -129,5 +157,29 @@ func TestBuildOpenBLASScript(t *testing.T) {
 	}
 	if !strings.Contains(string(readFile(t, filepath.Join(repoRoot, "README.md"))), "scripts/build_openblas.sh") {
 		t.Error("README.md does not give scripts/build_openblas.sh")
+	}
+}
+
+// TestDocsCiteNoWorkItems: the documents are written for users, who cannot
+// look up the project's internal work items: no heading of README.md or
+// docs/*.md names an issue or a work session, and docs/speed.md (whose
+// figures were dated by session) names none anywhere.
+func TestDocsCiteNoWorkItems(t *testing.T) {
+	paths, _ := filepath.Glob(filepath.Join(repoRoot, "docs", "*.md"))
+	paths = append(paths, filepath.Join(repoRoot, "README.md"))
+	if len(paths) < 2 {
+		t.Fatal("no docs found")
+	}
+	cite := regexp.MustCompile(`(?i)\b(issue|session)s?\s*#?\d+|\bsession-\d+|#\d+\b`)
+	for _, p := range paths {
+		whole := filepath.Base(p) == "speed.md"
+		for i, line := range strings.Split(string(readFile(t, p)), "\n") {
+			if !whole && !strings.HasPrefix(line, "#") {
+				continue
+			}
+			if m := cite.FindString(line); m != "" {
+				t.Errorf("%s:%d cites %q: %s", p, i+1, m, line)
+			}
+		}
 	}
 }
