@@ -137,9 +137,23 @@ type kernelInputs struct {
 }
 
 // rowInputs returns the digest of a row's taskInputs: 16 hexadecimal digits
-// of their SHA-256.
+// of their SHA-256. Data paths enter it portable (portablePath), so that
+// clones at different places agree.
 func (c *Config) rowInputs(row RowConfig) string {
-	in := taskInputs{Seed: c.Seed, Dataset: c.Dataset, TestFraction: c.Protocol.TestFraction, InnerFolds: c.Protocol.InnerFolds,
+	return digestInputs(c.rowTaskInputs(row, portableDataset(c.Dataset)))
+}
+
+// legacyRowInputs is rowInputs as mkpoe computed it before data paths
+// entered it portable: with the absolute paths of this clone. A task file
+// of that digest was computed from the same inputs (migrateLegacyTasks).
+func (c *Config) legacyRowInputs(row RowConfig) string {
+	return digestInputs(c.rowTaskInputs(row, c.Dataset))
+}
+
+// rowTaskInputs returns the taskInputs of a row, with the dataset section
+// ds (c.Dataset with its paths in the form the digest takes).
+func (c *Config) rowTaskInputs(row RowConfig, ds DatasetConfig) taskInputs {
+	in := taskInputs{Seed: c.Seed, Dataset: ds, TestFraction: c.Protocol.TestFraction, InnerFolds: c.Protocol.InnerFolds,
 		MaxTrainComparisons: c.Protocol.MaxTrainComparisons, MaxTestComparisons: c.Protocol.MaxTestComparisons,
 		TrainSteps: c.Constraints.Train, TestSteps: c.Constraints.Test, Method: row.Method}
 	if c.Protocol.Holdout == holdoutComparisons {
@@ -163,6 +177,11 @@ func (c *Config) rowInputs(row RowConfig) string {
 		solver := c.Solver
 		in.Mode, in.BetaGrid, in.BetaRelative, in.Solver, in.Rank = row.Mode, c.BetaGrid.Values, c.BetaGrid.Relative, &solver, row.Rank
 	}
+	return in
+}
+
+// digestInputs is 16 hexadecimal digits of the SHA-256 of in's YAML.
+func digestInputs(in taskInputs) string {
 	// YAML, as Hash: nil and empty lists encode alike, so the digest
 	// survives config.resolved.yaml's round trip.
 	b, err := yaml.Marshal(in)

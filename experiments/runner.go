@@ -86,6 +86,11 @@ func Run(ctx context.Context, c *Config, opts RunOptions) (*results.Summary, err
 	if err != nil {
 		return nil, err
 	}
+	if opts.Only == nil { // Slurm shards: "mkpoe slurm" renamed them first (Prepare)
+		if err := reportLegacyTasks(c, Plan(c), opts.Log); err != nil {
+			return nil, err
+		}
+	}
 	if err := archivePrevious(c, opts.Log, time.Now()); err != nil {
 		return nil, err
 	}
@@ -343,7 +348,7 @@ var runOutputs = []string{"summary.json", "table.md", "table.csv", "fits.csv", "
 // are reused, the others are kept beside them.
 func archivePrevious(c *Config, log io.Writer, now time.Time) error {
 	prevHash, _, ok, err := summaryHead(c.Output)
-	if err != nil || !ok || prevHash == c.Hash() {
+	if err != nil || !ok || prevHash == c.Hash() || prevHash == c.legacyHash() {
 		return err // nothing merged, or a rerun of the same config rewrites the same results
 	}
 	name := now.UTC().Format("20060102T150405Z") + "-" + prevHash

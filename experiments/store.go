@@ -84,6 +84,9 @@ func Prepare(c *Config, force bool) error {
 	if _, err := openStore(c.Output, Plan(c)); err != nil {
 		return err
 	}
+	if err := reportLegacyTasks(c, Plan(c), io.Discard); err != nil {
+		return err
+	}
 	return writeRunFiles(c, 0)
 }
 
