@@ -208,12 +208,20 @@ func TestResumeLegacyRunDir(t *testing.T) {
 	c, dir := runInClone(t)
 	want := readFile(t, filepath.Join(dir, "summary.json"))
 	renamed := 0
+	var rs []*results.TaskResult
 	for _, task := range Plan(c) {
+		r, why := ReadTask(c, task)
+		if r == nil {
+			t.Fatalf("task %s: %s", task.ID, why)
+		}
+		rs = append(rs, r)
+	}
+	for i, task := range Plan(c) {
 		old := c.legacyRowInputs(c.Rows[task.Row])
 		oldID := taskID(task.Kind, rowPrefix(c.Rows[task.Row], old), task.Split, task.Fold)
-		r, why := ReadTask(c, task)
-		if r == nil || oldID == task.ID {
-			t.Fatalf("task %s: %s (old ID %s)", task.ID, why, oldID)
+		r := rs[i]
+		if oldID == task.ID {
+			t.Fatalf("task %s has its old ID", task.ID)
 		}
 		r.ID, r.Inputs, r.ConfigHash = oldID, old, c.legacyHash()
 		if r.Model != "" {
