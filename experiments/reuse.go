@@ -83,18 +83,11 @@ func refitBeta(c *Config, r *results.TaskResult) float64 {
 // explainStale says why r, the file of task t computed from other
 // inputs, is not reused: for a cv task of the same row inputs under
 // another β grid, which β first differs and why the fits from there on
-// can change; otherwise that its inputs changed.
+// can change; otherwise that it was computed from other inputs.
 func (s *store) explainStale(t results.Task, r *results.TaskResult) string {
-	other := fmt.Sprintf("stale (computed from other inputs, digest %s)", r.Inputs)
-	if t.Kind == KindRefit {
-		return other + ": its row's data, protocol, kernels or solver changed"
-	}
-	if t.Kind != KindCV || r.Status != "ok" || len(r.Betas) == 0 {
-		return other
-	}
 	old, ok := s.oldGrid(t, r)
 	if !ok {
-		return other + ": its row's data, protocol, kernels or solver changed"
+		return fmt.Sprintf("stale (computed from other inputs, digest %s)", r.Inputs)
 	}
 	return "stale: " + gridChange(old, s.c.BetaGrid.Values)
 }
