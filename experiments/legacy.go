@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/mkpoe/mkpoe/pkg/results"
 )
@@ -76,11 +77,32 @@ func renameTask(c *Config, r *results.TaskResult, t results.Task, oldID string) 
 }
 
 // reportLegacyTasks runs migrateLegacyTasks and says on log how many task
-// files it renamed.
+// files it renamed, and how many task files are left that belong to no
+// task of the plan: a row whose inputs changed has new task IDs, and an
+// older mkpoe's files made where the clone then lived (other absolute
+// paths) cannot be matched.
 func reportLegacyTasks(c *Config, plan []results.Task, log io.Writer) error {
 	n, err := migrateLegacyTasks(c, plan)
 	if n > 0 {
 		fmt.Fprintf(log, "renamed %d task files of an older mkpoe (its task IDs held this clone's absolute data paths) to their current IDs; their results are unchanged and reused\n", n)
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	planned := map[string]bool{}
+	for _, t := range plan {
+		planned[t.ID] = true
+	}
+	files, _ := filepath.Glob(filepath.Join(c.Output, "tasks", "*.json"))
+	other := 0
+	for _, f := range files {
+		if !planned[strings.TrimSuffix(filepath.Base(f), ".json")] {
+			other++
+		}
+	}
+	if other > 0 {
+		fmt.Fprintf(log, "%d task files in %s are of no task of this config, and are kept but not used: of rows whose inputs (data, seed, protocol, kernels, mode or solver) changed, or of an mkpoe older than portable task IDs run with the data at other absolute paths\n",
+			other, filepath.Join(c.Output, "tasks"))
+	}
+	return nil
 }

@@ -240,11 +240,15 @@ func TestResumeLegacyRunDir(t *testing.T) {
 		}
 		renamed++
 	}
+	// A task file of another clone's old IDs cannot be matched: the log
+	// counts it.
+	writeFile(t, filepath.Join(dir, "tasks"), "native-0123abcd-s00.json", "{}")
 	var log strings.Builder
 	if _, err := Run(context.Background(), c, RunOptions{Workers: 2, Log: &log}); err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range []string{"renamed 4 task files of an older mkpoe", "reusing 4 of 4 tasks"} {
+	for _, w := range []string{"renamed 4 task files of an older mkpoe", "reusing 4 of 4 tasks",
+		"1 task files in " + filepath.Join(dir, "tasks") + " are of no task of this config, and are kept but not used"} {
 		if !strings.Contains(log.String(), w) {
 			t.Errorf("log lacks %q:\n%s", w, log.String())
 		}
