@@ -12,28 +12,22 @@ import (
 )
 
 // migrateLegacyTasks renames the task files of a run directory made
-// before task digests took data paths relative to their repository
-// (legacyRowInputs): a task file whose ID and inputs digest are those the
-// task had then, computed from the same inputs, is rewritten under the
-// task's current ID and digest (its numbers untouched) with its model
-// files, and the old file removed, so that the run reuses it. A task that
-// already has a current file keeps it. It returns how many it renamed.
+// before task digests took data paths relative to their repository and
+// task IDs left out the β grid (legacyRowInputs: one digest with this
+// clone's absolute paths and the grid named every task of a row): a task
+// file whose ID and inputs digest are those the task had then, computed
+// from the same inputs, is rewritten under the task's current ID and
+// digest (its numbers untouched) with its model files, and the old file
+// removed, so that the run reuses it. A task that already has a current
+// file keeps it. It returns how many it renamed.
 func migrateLegacyTasks(c *Config, plan []results.Task) (int, error) {
-	legacy := map[int]string{} // row → its legacy digest, where it differs
+	legacy := map[int]string{} // row → its legacy digest
 	for r, row := range c.Rows {
-		if old := c.legacyRowInputs(row); old != c.rowInputs(row) {
-			legacy[r] = old
-		}
-	}
-	if len(legacy) == 0 {
-		return 0, nil // no data path: the digests did not change
+		legacy[r] = c.legacyRowInputs(row)
 	}
 	n := 0
 	for _, t := range plan {
-		old, ok := legacy[t.Row]
-		if !ok {
-			continue
-		}
+		old := legacy[t.Row]
 		oldID := taskID(t.Kind, rowPrefix(c.Rows[t.Row], old), t.Split, t.Fold)
 		if oldID == t.ID {
 			continue
@@ -84,7 +78,7 @@ func renameTask(c *Config, r *results.TaskResult, t results.Task, oldID string) 
 func reportLegacyTasks(c *Config, plan []results.Task, log io.Writer) error {
 	n, err := migrateLegacyTasks(c, plan)
 	if n > 0 {
-		fmt.Fprintf(log, "renamed %d task files of an older mkpoe (its task IDs held this clone's absolute data paths) to their current IDs; their results are unchanged and reused\n", n)
+		fmt.Fprintf(log, "renamed %d task files of an older mkpoe (its task IDs held the β grid and this clone's absolute data paths) to their current IDs; their results are unchanged and reused\n", n)
 	}
 	if err != nil {
 		return err

@@ -3,6 +3,7 @@ package experiments
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -201,13 +202,59 @@ func TestCompareRunsOfTwoClones(t *testing.T) {
 }
 
 // TestResumeLegacyRunDir: a run directory whose task files carry the IDs
-// and digests of an older mkpoe (with this clone's absolute data paths)
-// is resumed: every task is renamed and reused, none recomputed, and the
-// summary is the same.
+// and digests of an older mkpoe (one digest per row, with the β grid and
+// this clone's absolute data paths) is resumed: every task whose ID moved
+// is renamed and reused, none recomputed, and the summary is the same;
+// a task file that matches no task is counted. For a config with data
+// files (paths) and a synthetic one (no paths: only the learned rows' IDs
+// moved, with the grid).
 func TestResumeLegacyRunDir(t *testing.T) {
-	c, dir := runInClone(t)
-	want := readFile(t, filepath.Join(dir, "summary.json"))
-	renamed := 0
+	for _, tc := range []struct {
+		name          string
+		run           func(t *testing.T) (*Config, string)
+		tasks, change int
+	}{
+		{"generic files", runInClone, 4, 4},
+		{"synthetic", func(t *testing.T) (*Config, string) {
+			c := loadTiny(t, filepath.Join(t.TempDir(), "run"))
+			if _, err := Run(context.Background(), c, RunOptions{Workers: 2}); err != nil {
+				t.Fatal(err)
+			}
+			return c, c.Output
+		}, 22, 18},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, dir := tc.run(t)
+			want := readFile(t, filepath.Join(dir, "summary.json"))
+			if n := toLegacy(t, c, dir); n != tc.change {
+				t.Fatalf("%d task IDs moved, want %d", n, tc.change)
+			}
+			writeFile(t, filepath.Join(dir, "tasks"), "native-0123abcd-s00.json", "{}")
+			var log strings.Builder
+			if _, err := Run(context.Background(), c, RunOptions{Workers: 2, Log: &log}); err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range []string{fmt.Sprintf("renamed %d task files of an older mkpoe", tc.change), fmt.Sprintf("reusing %d of %d tasks", tc.tasks, tc.tasks),
+				"1 task files in " + filepath.Join(dir, "tasks") + " are of no task of this config, and are kept but not used"} {
+				if !strings.Contains(log.String(), w) {
+					t.Errorf("log lacks %q:\n%s", w, log.String())
+				}
+			}
+			if got := readFile(t, filepath.Join(dir, "summary.json")); string(got) != string(want) {
+				t.Errorf("summary after the resume:\n%s\nwant\n%s", got, want)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "history")); err == nil {
+				t.Error("the resume moved the summary to history/: it is of the same config")
+			}
+		})
+	}
+}
+
+// toLegacy rewrites the task files of c's run in dir as an older mkpoe
+// wrote them (IDs and digests of legacyRowInputs, its config hash, model
+// files named after those IDs) and returns how many IDs moved.
+func toLegacy(t *testing.T, c *Config, dir string) int {
+	t.Helper()
 	var rs []*results.TaskResult
 	for _, task := range Plan(c) {
 		r, why := ReadTask(c, task)
@@ -216,13 +263,14 @@ func TestResumeLegacyRunDir(t *testing.T) {
 		}
 		rs = append(rs, r)
 	}
+	moved := 0
 	for i, task := range Plan(c) {
 		old := c.legacyRowInputs(c.Rows[task.Row])
 		oldID := taskID(task.Kind, rowPrefix(c.Rows[task.Row], old), task.Split, task.Fold)
-		r := rs[i]
 		if oldID == task.ID {
-			t.Fatalf("task %s has its old ID", task.ID)
+			continue
 		}
+		r := rs[i]
 		r.ID, r.Inputs, r.ConfigHash = oldID, old, c.legacyHash()
 		if r.Model != "" {
 			r.Model = filepath.Join("models", oldID+".json")
@@ -238,28 +286,7 @@ func TestResumeLegacyRunDir(t *testing.T) {
 		if err := os.Remove(taskPath(dir, task.ID)); err != nil {
 			t.Fatal(err)
 		}
-		renamed++
+		moved++
 	}
-	// A task file of another clone's old IDs cannot be matched: the log
-	// counts it.
-	writeFile(t, filepath.Join(dir, "tasks"), "native-0123abcd-s00.json", "{}")
-	var log strings.Builder
-	if _, err := Run(context.Background(), c, RunOptions{Workers: 2, Log: &log}); err != nil {
-		t.Fatal(err)
-	}
-	for _, w := range []string{"renamed 4 task files of an older mkpoe", "reusing 4 of 4 tasks",
-		"1 task files in " + filepath.Join(dir, "tasks") + " are of no task of this config, and are kept but not used"} {
-		if !strings.Contains(log.String(), w) {
-			t.Errorf("log lacks %q:\n%s", w, log.String())
-		}
-	}
-	if renamed != 4 {
-		t.Errorf("renamed %d tasks, want 4", renamed)
-	}
-	if got := readFile(t, filepath.Join(dir, "summary.json")); string(got) != string(want) {
-		t.Errorf("summary after the resume:\n%s\nwant\n%s", got, want)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "history")); err == nil {
-		t.Error("the resume moved the summary to history/: it is of the same config")
-	}
+	return moved
 }
