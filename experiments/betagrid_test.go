@@ -82,7 +82,7 @@ func TestRelativeBetaGridRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	plan := Plan(c)
-	st, err := openStore(c.Output, plan)
+	st, err := openStore(c)
 	if err != nil {
 		t.Fatal(err)
 	}

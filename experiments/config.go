@@ -278,8 +278,9 @@ func LoadConfig(path string) (*Config, error) {
 }
 
 func (c *Config) resolvePaths(dir string) {
-	// Absolute, whichever way the config's path was spelled: data paths
-	// are part of the config hash and of every task's input digest.
+	// Absolute, whichever way the config's path was spelled; the config
+	// hash and the task digests take them relative to the repository
+	// that holds them (portablePath).
 	if a, err := filepath.Abs(dir); err == nil {
 		dir = a
 	}
@@ -1081,13 +1082,28 @@ const (
 	maxConfigBytes = 4 << 20
 )
 
-// Hash is a digest of the resolved config: results written under another
-// hash are never reused.
-// The output directory is not part of it: moving a run keeps its results.
+// Hash is a digest of the resolved config, which names the config a
+// summary was merged for. The output directory is not part of it, and
+// the data paths enter it relative to the repository that holds them
+// (portablePath): moving a run, or running in a clone elsewhere, keeps
+// the hash.
 func (c *Config) Hash() string {
+	cc := c.portable()
+	return hashYAML(&cc)
+}
+
+// legacyHash is Hash as mkpoe computed it before data paths entered it
+// portable: with this clone's absolute paths. A summary of that hash was
+// merged for this config (archivePrevious keeps it in place).
+func (c *Config) legacyHash() string {
 	cc := *c
 	cc.Output = ""
-	b, err := yaml.Marshal(&cc)
+	return hashYAML(&cc)
+}
+
+// hashYAML is 16 hexadecimal digits of the SHA-256 of c's YAML.
+func hashYAML(c *Config) string {
+	b, err := yaml.Marshal(c)
 	if err != nil {
 		panic(err)
 	}

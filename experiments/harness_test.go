@@ -239,8 +239,8 @@ func TestQuickstartShowsMKPOE(t *testing.T) {
 // TestReuseByTaskInputs: a result is reused exactly when what its task
 // reads is unchanged. Relabelling rows, editing the description or paper
 // values, adding a row before the others, or a second row that computes the
-// same thing rerun nothing but the new row's tasks; a new β grid reruns the
-// learned rows only.
+// same thing rerun nothing but the new row's tasks; a new β grid touches
+// the learned rows only (TestGridChangeReuse: which of their tasks rerun).
 func TestReuseByTaskInputs(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "run")
 	ran := func(text string) (tasks []string) {

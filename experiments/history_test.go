@@ -59,4 +59,10 @@ func TestEditedConfigKeepsHistory(t *testing.T) {
 	if old.ConfigHash != first.Hash() || cur.ConfigHash != extended.Hash() || len(old.BetaGrid) != 2 || len(cur.BetaGrid) != 3 {
 		t.Errorf("kept summary %s (grid %v), current %s (grid %v)", old.ConfigHash, old.BetaGrid, cur.ConfigHash, cur.BetaGrid)
 	}
+	// The snapshot's tasks are the run directory's: the extended grid
+	// replaced its cv tasks, which one warning says, with no rerun advice.
+	w := taskFileWarnings(kept[0])
+	if len(w) != 1 || !strings.HasPrefix(w[0], "a snapshot kept in "+dir+"'s history/: ") || strings.Contains(w[0], "mkpoe run") {
+		t.Errorf("the snapshot's warnings: %q", w)
+	}
 }

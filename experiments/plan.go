@@ -20,40 +20,51 @@ const (
 
 // Plan lists the tasks of a config: for every row and outer split, a native
 // task, or InnerFolds cv tasks (each sweeping the β grid) plus a refit.
-// Task IDs name the kind, the method and mode, the row's input digest
-// (rowInputs) and the split and fold, e.g. "cv-k4diag-1f2e3d4c-s00-f03"
-// or "native-5a6b7c8d-s01":
-// they do not change when rows are added, removed or relabelled, and rows
-// that compute the same thing share their tasks (listed once, under the
-// first such row).
+// Task IDs name the kind, the method and mode, the row's digest without
+// its β grid (rowID) and the split and fold, e.g.
+// "cv-k4diag-1f2e3d4c-s00-f03" or "native-5a6b7c8d-s01": they do not
+// change when rows are added, removed or relabelled, nor when the β grid
+// changes, and rows that compute the same thing share their tasks (listed
+// once, under the first such row).
+//
+// A task's Inputs digest is what its result must have been computed from:
+// a native task's and a refit's is rowID (a refit depends on the grid only
+// through the β its cv tasks choose, which store.read checks), a cv task's
+// is cvInputs (its sweep depends on the whole grid).
 func Plan(c *Config) []results.Task {
 	var tasks, refits []results.Task
 	seen := map[string]bool{}
 	for r, row := range c.Rows {
-		inputs := c.rowInputs(row)
-		if seen[inputs] {
+		id := c.rowID(row)
+		if seen[id] {
 			continue
 		}
-		seen[inputs] = true
-		prefix := rowPrefix(row, inputs)
+		seen[id] = true
+		prefix := rowPrefix(row, id)
 		for s := 0; s < c.Protocol.Splits; s++ {
 			if row.Method == "native" {
-				tasks = append(tasks, results.Task{ID: taskID(KindNative, prefix, s, -1), Kind: KindNative, Row: r, Split: s, Fold: -1, Inputs: inputs})
+				tasks = append(tasks, results.Task{ID: taskID(KindNative, prefix, s, -1), Kind: KindNative, Row: r, Split: s, Fold: -1, Inputs: id})
 				continue
 			}
+			cvIn := cvInputs(id, c.rowInputs(row))
 			for f := 0; f < c.Protocol.InnerFolds; f++ {
-				tasks = append(tasks, results.Task{ID: taskID(KindCV, prefix, s, f), Kind: KindCV, Row: r, Split: s, Fold: f, Inputs: inputs})
+				tasks = append(tasks, results.Task{ID: taskID(KindCV, prefix, s, f), Kind: KindCV, Row: r, Split: s, Fold: f, Inputs: cvIn})
 			}
-			refits = append(refits, refitTask(r, prefix, inputs, s))
+			refits = append(refits, refitTask(r, prefix, id, s))
 		}
 	}
 	return append(tasks, refits...)
 }
 
-// refitTask is the refit of row r (with its task ID prefix and input
-// digest) on split s.
-func refitTask(r int, prefix, inputs string, s int) results.Task {
-	return results.Task{ID: taskID(KindRefit, prefix, s, -1), Kind: KindRefit, Row: r, Split: s, Fold: -1, Phase: 1, Inputs: inputs}
+// cvInputs is a cv task's inputs digest: the first 8 digits of its row's
+// rowID (those of its task ID, as for every task of the row), then the
+// first 8 of rowInputs, which covers the β grid.
+func cvInputs(rowID, rowInputs string) string { return rowID[:8] + rowInputs[:8] }
+
+// refitTask is the refit of row r (with its task ID prefix and rowID) on
+// split s.
+func refitTask(r int, prefix, rowID string, s int) results.Task {
+	return results.Task{ID: taskID(KindRefit, prefix, s, -1), Kind: KindRefit, Row: r, Split: s, Fold: -1, Phase: 1, Inputs: rowID}
 }
 
 // runOrder returns tasks (of one phase, in plan order) in the order the
@@ -66,7 +77,7 @@ func runOrder(tasks []results.Task) []results.Task {
 }
 
 // rowPrefix is the part of a row's task IDs that names the row: method and
-// mode, and the first 8 digits of its input digest.
+// mode, and the first 8 digits of its rowID (of any of its tasks' Inputs).
 func rowPrefix(row RowConfig, inputs string) string {
 	if row.Method == "native" {
 		return inputs[:8]
@@ -89,7 +100,7 @@ func (c *Config) TaskID(kind string, row, split, fold int) string {
 
 // rowTaskID is the ID of a row's task of the given kind, split and fold.
 func (c *Config) rowTaskID(kind string, row RowConfig, split, fold int) string {
-	return taskID(kind, rowPrefix(row, c.rowInputs(row)), split, fold)
+	return taskID(kind, rowPrefix(row, c.rowID(row)), split, fold)
 }
 
 // taskInputs is everything the tasks of a row read. Names, labels, the
@@ -137,9 +148,39 @@ type kernelInputs struct {
 }
 
 // rowInputs returns the digest of a row's taskInputs: 16 hexadecimal digits
-// of their SHA-256.
+// of their SHA-256. Data paths enter it portable (portablePath), so that
+// clones at different places agree.
 func (c *Config) rowInputs(row RowConfig) string {
-	in := taskInputs{Seed: c.Seed, Dataset: c.Dataset, TestFraction: c.Protocol.TestFraction, InnerFolds: c.Protocol.InnerFolds,
+	return digestInputs(c.rowTaskInputs(row, portableDataset(c.Dataset)))
+}
+
+// rowID is the digest of a row's taskInputs without its β grid, which
+// names its tasks (Plan).
+func (c *Config) rowID(row RowConfig) string {
+	in := c.rowTaskInputs(row, portableDataset(c.Dataset))
+	in.BetaGrid, in.BetaRelative = nil, false
+	return digestInputs(in)
+}
+
+// rowInputsWithGrid is rowInputs for the row had the config the β grid g
+// (relative: multiples of β_min).
+func (c *Config) rowInputsWithGrid(row RowConfig, g []float64, relative bool) string {
+	in := c.rowTaskInputs(row, portableDataset(c.Dataset))
+	in.BetaGrid, in.BetaRelative = g, relative
+	return digestInputs(in)
+}
+
+// legacyRowInputs is rowInputs as mkpoe computed it before data paths
+// entered it portable: with the absolute paths of this clone. A task file
+// of that digest was computed from the same inputs (migrateLegacyTasks).
+func (c *Config) legacyRowInputs(row RowConfig) string {
+	return digestInputs(c.rowTaskInputs(row, c.Dataset))
+}
+
+// rowTaskInputs returns the taskInputs of a row, with the dataset section
+// ds (c.Dataset with its paths in the form the digest takes).
+func (c *Config) rowTaskInputs(row RowConfig, ds DatasetConfig) taskInputs {
+	in := taskInputs{Seed: c.Seed, Dataset: ds, TestFraction: c.Protocol.TestFraction, InnerFolds: c.Protocol.InnerFolds,
 		MaxTrainComparisons: c.Protocol.MaxTrainComparisons, MaxTestComparisons: c.Protocol.MaxTestComparisons,
 		TrainSteps: c.Constraints.Train, TestSteps: c.Constraints.Test, Method: row.Method}
 	if c.Protocol.Holdout == holdoutComparisons {
@@ -163,6 +204,11 @@ func (c *Config) rowInputs(row RowConfig) string {
 		solver := c.Solver
 		in.Mode, in.BetaGrid, in.BetaRelative, in.Solver, in.Rank = row.Mode, c.BetaGrid.Values, c.BetaGrid.Relative, &solver, row.Rank
 	}
+	return in
+}
+
+// digestInputs is 16 hexadecimal digits of the SHA-256 of in's YAML.
+func digestInputs(in taskInputs) string {
 	// YAML, as Hash: nil and empty lists encode alike, so the digest
 	// survives config.resolved.yaml's round trip.
 	b, err := yaml.Marshal(in)

@@ -80,18 +80,40 @@ func notebookRunDir(dir, out string) string {
 // computed from other inputs) or failed: the summary was written from
 // results the directory no longer holds, so the report cannot be traced
 // back to them. A directory whose config cannot be read gets one warning
-// saying so.
+// saying so. A folder with neither tasks/ nor config.resolved.yaml (the
+// committed results/<config>/: summary, table, provenance) is a record of
+// a run, not a run directory: nothing to check. A snapshot in a run
+// directory's history/ (archivePrevious) has no tasks/ of its own: its
+// tasks are checked in the run directory, and when a later config's run
+// has replaced some, one warning says so.
 func taskFileWarnings(dir string) []string {
 	notChecked := func(err error) []string {
 		msg := strings.ReplaceAll(strings.ReplaceAll(err.Error(), ":\n", ": "), "\n", "; ")
 		return []string{"task files not checked: " + msg}
 	}
-	c, err := LoadConfig(filepath.Join(dir, "config.resolved.yaml"))
+	cfg := filepath.Join(dir, "config.resolved.yaml")
+	tasksDir := dir
+	snapshot := false
+	if _, err := os.Stat(filepath.Join(dir, "tasks")); errors.Is(err, os.ErrNotExist) {
+		if _, err := os.Stat(cfg); errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+		if parent := filepath.Dir(filepath.Clean(dir)); filepath.Base(parent) == "history" {
+			tasksDir, snapshot = filepath.Dir(parent), true
+		}
+	}
+	c, err := LoadConfig(cfg)
 	if err != nil {
 		return notChecked(err)
 	}
-	c.Output = dir
+	c.Output = tasksDir
 	st := Status(c)
+	if snapshot {
+		if gone := len(st.Missing) + len(st.Failed); gone > 0 {
+			return []string{fmt.Sprintf("a snapshot kept in %s's history/: %d of its %d task files have since been replaced or removed by a later run of that directory, so its summary stands as merged but cannot be traced to task files", tasksDir, gone, st.Total)}
+		}
+		return nil
+	}
 	var out []string
 	rerun := fmt.Sprintf("`mkpoe run %s` recomputes it and rewrites the summary", dir)
 	for _, t := range st.Missing {

@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -45,7 +46,9 @@ func TestWriteReportInputErrors(t *testing.T) {
 }
 
 // TestTaskFileWarnings: a prepared run directory with no results warns of
-// every task; a directory without a config warns that nothing was checked.
+// every task; a directory with task files but no config warns that
+// nothing was checked; a record of a run (summary and provenance only, as
+// results/<config>/ commits it) has nothing to check.
 func TestTaskFileWarnings(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "run")
@@ -58,7 +61,17 @@ func TestTaskFileWarnings(t *testing.T) {
 	if len(w) != 22 || w[0] != want {
 		t.Errorf("%d warnings, the first %q; want 22, %q", len(w), w[0], want)
 	}
-	if w := taskFileWarnings(t.TempDir()); len(w) != 1 || !strings.HasPrefix(w[0], "task files not checked: ") || strings.Contains(w[0], "\n") {
+	noConfig := t.TempDir()
+	if err := os.Mkdir(filepath.Join(noConfig, "tasks"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if w := taskFileWarnings(noConfig); len(w) != 1 || !strings.HasPrefix(w[0], "task files not checked: ") || strings.Contains(w[0], "\n") {
 		t.Errorf("without a config: %q", w)
+	}
+	record := t.TempDir()
+	writeFile(t, record, "summary.json", "{}")
+	writeFile(t, record, "provenance.json", "{}")
+	if w := taskFileWarnings(record); w != nil {
+		t.Errorf("a record of a run: %q, want none", w)
 	}
 }

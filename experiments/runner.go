@@ -82,9 +82,17 @@ func Run(ctx context.Context, c *Config, opts RunOptions) (*results.Summary, err
 		return nil, err
 	}
 	defer unlock()
-	st, err := openStore(c.Output, Plan(c))
+	st, err := openStore(c)
 	if err != nil {
 		return nil, err
+	}
+	if opts.Only == nil { // Slurm shards: "mkpoe slurm" renamed them first (Prepare)
+		if err := reportLegacyTasks(c, Plan(c), opts.Log); err != nil {
+			return nil, err
+		}
+		if err := saveTruncated(st, Plan(c), opts.Log); err != nil {
+			return nil, err
+		}
 	}
 	if err := archivePrevious(c, opts.Log, time.Now()); err != nil {
 		return nil, err
@@ -111,6 +119,7 @@ func Run(ctx context.Context, c *Config, opts RunOptions) (*results.Summary, err
 	if left := len(todo[0]) + len(todo[1]); left < len(plan) && opts.Only == nil {
 		fmt.Fprintf(opts.Log, "reusing %d of %d tasks finished earlier (their inputs unchanged); %d to run\n", len(plan)-left, len(plan), left)
 	}
+	reportReruns(st, append(slices.Clone(todo[0]), todo[1]...), opts.Log)
 	live, width := progress.Terminal(opts.Log)
 	disp := progress.NewRun(opts.Log, progress.RunOptions{Live: live, Width: width, Every: opts.ProgressEvery, Workers: opts.Workers},
 		time.Now(), len(todo[0])+len(todo[1]), fits)
@@ -229,7 +238,28 @@ func runTasks(ctx context.Context, c *Config, ds *dataset, st *store, todo []res
 		go func() {
 			defer wg.Done()
 			for t := range jobs {
+				var again *results.TaskResult // a refit fitted earlier at the β chosen now
+				why := ""
+				if t.Kind == KindRefit {
+					if r, w := st.read(t); r != nil && r.Status == "ok" {
+						again = r
+					} else if rawTask(st.dir, t.ID) != nil {
+						why = w
+					}
+				}
 				tp := disp.StartTask(t.ID, TaskFits(c, t), time.Now())
+				if again != nil {
+					mu.Lock()
+					okDone(t)
+					done++
+					line := fmt.Sprintf("[%d/%d] %s reused: its split's cv tasks chose β=%s again, at which it fits cold", done, len(todo), t.ID, fmtBeta(refitBeta(c, again)))
+					if live {
+						line = ""
+					}
+					disp.EndTask(tp, line, time.Now())
+					mu.Unlock()
+					continue
+				}
 				release := func() {}
 				if opts.Workers > 1 {
 					// A core per worker: the fits' own goroutines
@@ -253,7 +283,10 @@ func runTasks(ctx context.Context, c *Config, ds *dataset, st *store, todo []res
 				if err != nil && saveErr == nil {
 					saveErr = err
 				}
-				line := fmt.Sprintf("[%d/%d] %s %s %.1fs%s%s", done, len(todo), t.ID, r.Status, r.Seconds, errSuffix(r.Error), errSuffix(note))
+				if why != "" {
+					why = " (rerun: " + strings.TrimPrefix(why, "stale: ") + ")"
+				}
+				line := fmt.Sprintf("[%d/%d] %s %s %.1fs%s%s%s", done, len(todo), t.ID, r.Status, r.Seconds, why, errSuffix(r.Error), errSuffix(note))
 				if live {
 					line = ""
 					if r.Error != "" || note != "" {
@@ -296,7 +329,8 @@ func tellRefitBeta(c *Config, st *store, disp *progress.Run, refit results.Task)
 
 // refitOf returns the refit task of cv task t's row and split.
 func refitOf(c *Config, t results.Task) results.Task {
-	return refitTask(t.Row, rowPrefix(c.Rows[t.Row], t.Inputs), t.Inputs, t.Split)
+	id := c.rowID(c.Rows[t.Row])
+	return refitTask(t.Row, rowPrefix(c.Rows[t.Row], id), id, t.Split)
 }
 
 func errSuffix(e string) string {
@@ -346,7 +380,7 @@ var runOutputs = []string{"summary.json", "table.md", "table.csv", "fits.csv", "
 // are reused, the others are kept beside them.
 func archivePrevious(c *Config, log io.Writer, now time.Time) error {
 	prevHash, _, ok, err := summaryHead(c.Output)
-	if err != nil || !ok || prevHash == c.Hash() {
+	if err != nil || !ok || prevHash == c.Hash() || prevHash == c.legacyHash() {
 		return err // nothing merged, or a rerun of the same config rewrites the same results
 	}
 	name := now.UTC().Format("20060102T150405Z") + "-" + prevHash

@@ -69,9 +69,10 @@ func Status(c *Config) *RunState {
 	plan := Plan(c)
 	s.Total = len(plan)
 	redo := map[int]bool{}
+	st := newStore(c)
 	for i, t := range plan {
 		ts := TaskState{Index: i, ID: t.ID, Phase: t.Phase}
-		r, reason := ReadTask(c, t)
+		r, reason := st.read(t)
 		switch {
 		case r == nil:
 			ts.Reason = reason

@@ -15,23 +15,31 @@ import (
 // written atomically, so an interrupted run loses nothing it finished.
 type store struct {
 	dir string
-	// inputs maps each task ID of the plan to the digest of its inputs;
-	// a result file with another digest (or of a task outside the plan) is
-	// stale.
-	inputs map[string]string
+	c   *Config
+	// tasks maps each task ID of c's plan to its task; a result file
+	// whose inputs digest is not its task's (or of a task outside the
+	// plan) is stale.
+	tasks map[string]results.Task
 }
 
-func openStore(dir string, plan []results.Task) (*store, error) {
+// openStore opens c's run directory c.Output, creating tasks/ and models/.
+func openStore(c *Config) (*store, error) {
 	for _, sub := range []string{"tasks", "models"} {
-		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Join(c.Output, sub), 0o755); err != nil {
 			return nil, err
 		}
 	}
-	st := &store{dir: dir, inputs: make(map[string]string, len(plan))}
+	return newStore(c), nil
+}
+
+// newStore is the store of c's run directory, which it only reads.
+func newStore(c *Config) *store {
+	plan := Plan(c)
+	st := &store{dir: c.Output, c: c, tasks: make(map[string]results.Task, len(plan))}
 	for _, t := range plan {
-		st.inputs[t.ID] = t.Inputs
+		st.tasks[t.ID] = t
 	}
-	return st, nil
+	return st
 }
 
 func (s *store) path(id string) string { return taskPath(s.dir, id) }
@@ -39,14 +47,13 @@ func (s *store) path(id string) string { return taskPath(s.dir, id) }
 // taskPath is the result file of task id in run directory dir.
 func taskPath(dir, id string) string { return filepath.Join(dir, "tasks", id+".json") }
 
-// load returns a task's result if it exists, is the task it is named
-// after, and was computed from the same inputs (readTaskFile).
+// load returns a task's result if it is current (store.read).
 func (s *store) load(id string) (results.TaskResult, bool) {
-	want, ok := s.inputs[id]
+	t, ok := s.tasks[id]
 	if !ok {
 		return results.TaskResult{}, false
 	}
-	r, _ := readTaskFile(s.dir, results.Task{ID: id, Inputs: want})
+	r, _ := s.read(t)
 	if r == nil {
 		return results.TaskResult{}, false
 	}
@@ -81,17 +88,20 @@ func Prepare(c *Config, force bool) error {
 	if err := claimRunDir(c, force); err != nil {
 		return err
 	}
-	if _, err := openStore(c.Output, Plan(c)); err != nil {
+	if _, err := openStore(c); err != nil {
+		return err
+	}
+	if err := reportLegacyTasks(c, Plan(c), io.Discard); err != nil {
 		return err
 	}
 	return writeRunFiles(c, 0)
 }
 
 // ReadTask reads the result of task t of c from c.Output. It returns the
-// result if the file is t's and was computed from t's inputs; otherwise nil
-// and why: "no result", an unreadable or foreign file, or a stale one.
+// result if it is current (store.read); otherwise nil and why: "no
+// result", an unreadable or foreign file, or a stale one and what changed.
 func ReadTask(c *Config, t results.Task) (*results.TaskResult, string) {
-	return readTaskFile(c.Output, t)
+	return newStore(c).read(t)
 }
 
 // readTaskFile is ReadTask in run directory dir: the one check of a task
@@ -111,7 +121,7 @@ func readTaskFile(dir string, t results.Task) (*results.TaskResult, string) {
 		return nil, "unreadable result file: " + err.Error()
 	case r.ID != t.ID:
 		return nil, fmt.Sprintf("the file holds task %s", r.ID)
-	case r.Inputs != t.Inputs:
+	case t.Inputs != anyInputs && r.Inputs != t.Inputs:
 		return nil, fmt.Sprintf("stale (computed from other inputs, digest %s)", r.Inputs)
 	}
 	return r, ""

@@ -64,7 +64,7 @@ func (rc *rowConvergence) set(rs *results.Row) {
 // provenance.json (writeProvenance). It is idempotent and reports
 // which tasks are missing or failed if the run is incomplete.
 func Merge(c *Config) (*results.Summary, error) {
-	st, err := openStore(c.Output, Plan(c))
+	st, err := openStore(c)
 	if err != nil {
 		return nil, err
 	}

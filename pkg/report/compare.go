@@ -192,9 +192,10 @@ func (c *Comparison) matchClaims() {
 }
 
 // differences returns the warnings about runs of different configs (name
-// or config hash), different builds (env.json linalg_backend), a mix of
-// absolute and relative β grids, and outer splits (items.json) that differ
-// from the first run's, when both runs record them.
+// or config hash), different builds (Run.Backend: env.json's or
+// provenance.json's linalg_backend), a mix of absolute and relative β
+// grids, and outer splits (items.json) that differ from the first run's,
+// when both runs record them.
 func (c *Comparison) differences() []string {
 	var out []string
 	differ := func(get func(CompareRun) string) bool {
@@ -218,9 +219,9 @@ func (c *Comparison) differences() []string {
 	if differ(cfg) {
 		out = append(out, "the runs are of different configs ("+list(cfg)+"); rows are matched by label")
 	}
-	backend := func(r CompareRun) string { return orUnknown(r.Run.Env["linalg_backend"]) }
+	backend := func(r CompareRun) string { return orUnknown(r.Run.Backend()) }
 	if differ(backend) {
-		out = append(out, "the runs come from different builds (env.json linalg_backend: "+list(backend)+")")
+		out = append(out, "the runs come from different builds (linalg_backend: "+list(backend)+")")
 	}
 	grid := func(r CompareRun) string {
 		if r.Run.Summary.BetaRelative {
@@ -427,8 +428,8 @@ func (c *Comparison) runsTable() (header []string, rows [][]string) {
 		if s.BetaRelative {
 			grid += " (× β_min)"
 		}
-		rows = append(rows, []string{r.Name, r.Source, s.Name, orUnknown(s.ConfigHash), orUnknown(r.Run.Env["linalg_backend"]),
-			orUnknown(r.Run.Env["vcs.revision"]), fmt.Sprintf("%d × %d", s.Splits, s.InnerFolds), grid})
+		rows = append(rows, []string{r.Name, r.Source, s.Name, orUnknown(s.ConfigHash), orUnknown(r.Run.Backend()),
+			orUnknown(r.Run.Revision()), fmt.Sprintf("%d × %d", s.Splits, s.InnerFolds), grid})
 	}
 	return header, rows
 }

@@ -175,14 +175,21 @@ func TestComparisonWarnings(t *testing.T) {
 	resplitRun := *base.Run
 	resplitRun.Items = &items
 	resplit.Run = &resplitRun
+	// A committed results/<config>/ folder records its build in
+	// provenance.json only: the same as a fresh run's env.json.
+	committed, fresh := base, base
+	committed.Name, fresh.Name = "base", "fresh" // "base": the edge warning below names it
+	committed.Run = &Run{Summary: base.Run.Summary, Items: base.Run.Items, Provenance: &results.Provenance{LinalgBackend: "openblas"}}
+	fresh.Run = &Run{Summary: base.Run.Summary, Items: base.Run.Items, Env: map[string]string{"linalg_backend": "openblas"}}
 	configs := `the runs are of different configs (base: config "fixture_50%", hash 0123456789abcdef; edited: config "fixture_50%", hash fedcba9876543210); rows are matched by label`
-	builds := "the runs come from different builds (env.json linalg_backend: base: not recorded; edited: openblas)"
+	builds := "the runs come from different builds (linalg_backend: base: not recorded; edited: openblas)"
 	for _, test := range []struct {
 		name string
 		runs []CompareRun
 		want []string
 	}{
 		{"same run twice", []CompareRun{base, same}, nil},
+		{"build from provenance.json", []CompareRun{committed, fresh}, nil},
 		{"other config and build", []CompareRun{base, edited}, []string{configs, builds}},
 		{"relative grid", []CompareRun{base, relative}, []string{configs, builds,
 			"the β grids are of different kinds (base: absolute β; edited: multiples of β_min); the validation figure's x axes do not mean the same"}},

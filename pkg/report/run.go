@@ -27,6 +27,9 @@ type Run struct {
 	Env     map[string]string  // env.json (Go version, module, VCS revision); may be empty
 	Timings map[string]float64 // timings.json: task ID → seconds; may be empty
 	Config  string             // config.resolved.yaml, verbatim; may be empty
+	// Provenance is provenance.json, nil if the directory has none: the
+	// committed results/<config>/ folders keep it, not env.json.
+	Provenance *results.Provenance
 	// Models maps a model path of Summary.Rows[i].Models to the model.
 	Models map[string]*mkpoe.Model
 	// Held maps a model path to the embedding of the split's held-out items
@@ -74,6 +77,12 @@ func Load(fsys fs.FS) (*Run, error) {
 		return nil, err
 	}
 	if err := readJSON(fsys, "timings.json", &r.Timings); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	var p results.Provenance
+	if err := readJSON(fsys, results.ProvenanceFile, &p); err == nil {
+		r.Provenance = &p
+	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
 	if b, err := fs.ReadFile(fsys, "config.resolved.yaml"); err == nil {
@@ -147,6 +156,34 @@ func readJSON(fsys fs.FS, name string, v any) error {
 		return fmt.Errorf("report: parsing %s: %w", name, err)
 	}
 	return nil
+}
+
+// Backend is the linear-algebra backend the run was built with
+// (env.json's linalg_backend, else provenance.json's); "" if neither
+// records it.
+func (run *Run) Backend() string {
+	if b := run.Env["linalg_backend"]; b != "" {
+		return b
+	}
+	if run.Provenance != nil {
+		return run.Provenance.LinalgBackend
+	}
+	return ""
+}
+
+// Revision is the VCS revision of the code that ran (env.json's
+// vcs.revision or git_commit, else provenance.json's commit); "" if
+// unknown.
+func (run *Run) Revision() string {
+	for _, k := range []string{"vcs.revision", "git_commit"} {
+		if v := run.Env[k]; v != "" {
+			return v
+		}
+	}
+	if run.Provenance != nil {
+		return run.Provenance.Commit
+	}
+	return ""
 }
 
 // model returns the model of row r on split s, or nil.

@@ -34,8 +34,9 @@ type Task struct {
 	Phase int    `json:"phase"`
 	// Inputs is a digest of everything the task reads (data set, seed,
 	// protocol, constraint processing, its row's kernels, method and mode,
-	// β grid and solver settings): a result is reused exactly when the
-	// digest matches. Its first 8 digits are part of ID.
+	// solver settings, and for a cv task the β grid): a result is reused
+	// only when the digest matches (a refit also needs its split's cv
+	// tasks to choose its β again). Its first 8 digits are part of ID.
 	Inputs string `json:"inputs,omitempty"`
 }
 

@@ -173,7 +173,7 @@ func TestCompareCommandBuildsAndNames(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if want := "warning: the runs come from different builds (env.json linalg_backend: this: " + this + "; that: " + that + ")\n"; stderr != want {
+	if want := "warning: the runs come from different builds (linalg_backend: this: " + this + "; that: " + that + ")\n"; stderr != want {
 		t.Errorf("stderr %q, want %q", stderr, want)
 	}
 	if !strings.Contains(stdout, "Δ that − this") || !strings.Contains(stdout, filepath.Join("compare", "compare.csv")) {

@@ -136,7 +136,8 @@ func TestStatusResubmitAndMerge(t *testing.T) {
 		t.Fatal("a second merge changed summary.json")
 	}
 
-	// Lose task 3, fail task 7 and refit 17, make task 8 stale.
+	// Lose task 3, fail task 7 and refit 17, make task 8 stale: refit 18
+	// (task 8's split) then waits for it to choose its β again.
 	task := func(i int) string { return filepath.Join(dir, "tasks", plan[i].ID+".json") }
 	edit := func(i int, f func(r *results.TaskResult)) {
 		var r results.TaskResult
@@ -163,17 +164,18 @@ func TestStatusResubmitAndMerge(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &s); err != nil {
 		t.Fatal(err)
 	}
-	if s.Total != 22 || s.Done != 18 || len(s.Missing) != 2 || len(s.Failed) != 2 {
+	if s.Total != 22 || s.Done != 17 || len(s.Missing) != 3 || len(s.Failed) != 2 {
 		t.Fatalf("status: %+v", s)
 	}
-	if s.Missing[0].Index != 3 || s.Missing[0].Reason != "no result" || s.Missing[1].Index != 8 || !strings.HasPrefix(s.Missing[1].Reason, "stale") {
+	if s.Missing[0].Index != 3 || s.Missing[0].Reason != "no result" || s.Missing[1].Index != 8 || !strings.HasPrefix(s.Missing[1].Reason, "stale") ||
+		s.Missing[2].Index != 18 || !strings.HasPrefix(s.Missing[2].Reason, "stale until its split's cv tasks are done: reused if they choose β=") {
 		t.Errorf("missing: %+v", s.Missing)
 	}
 	if s.Failed[0].Index != 7 || s.Failed[0].Error != "β=10: boom" || s.Failed[1].Index != 17 {
 		t.Errorf("failed: %+v", s.Failed)
 	}
 	// No Slurm scripts yet: plan indices per phase.
-	if len(s.Resubmit) != 2 || s.Resubmit[0].Array != "3,7-8" || s.Resubmit[1].Array != "17" {
+	if len(s.Resubmit) != 2 || s.Resubmit[0].Array != "3,7-8" || s.Resubmit[1].Array != "17-18" {
 		t.Errorf("resubmit: %+v", s.Resubmit)
 	}
 
@@ -185,13 +187,13 @@ func TestStatusResubmitAndMerge(t *testing.T) {
 		t.Errorf("status: exit %d\n%s", code, errs)
 	}
 	for _, w := range []string{
-		"22 tasks: 18 done, 2 missing, 2 failed\n",
+		"22 tasks: 17 done, 3 missing, 2 failed\n",
 		"  7 {cv 2 1 1}: β=10: boom\n",
 		"  8 {cv 3 0 0}: stale (computed from other inputs, digest 0123456789abcdef)\n",
 		"resubmit phase 0 (phase0-chunk00.sbatch): --array=3,7-8\n",
-		"resubmit phase 1 (phase1-chunk01.sbatch): --array=7\n",
+		"resubmit phase 1 (phase1-chunk01.sbatch): --array=7-8\n",
 		"p0c00=$(sbatch --parsable --array=3,7-8 " + dir + "/slurm/phase0-chunk00.sbatch",
-		"p1c01=$(sbatch --parsable --dependency=afterany:$p0c00 --array=7 " + dir + "/slurm/phase1-chunk01.sbatch",
+		"p1c01=$(sbatch --parsable --dependency=afterany:$p0c00 --array=7-8 " + dir + "/slurm/phase1-chunk01.sbatch",
 		"merge=$(sbatch --parsable --dependency=afterany:$p0c00:$p1c01 " + dir + "/slurm/merge.sbatch",
 	} {
 		if w = expandIDs(loadTiny(t, dir), w); !strings.Contains(out, w) {
@@ -201,7 +203,7 @@ func TestStatusResubmitAndMerge(t *testing.T) {
 
 	// experiments.Merge names what is missing and exits 1, leaving the summary alone.
 	code, _, errs = run("merge", dir)
-	if code != ExitFailure || !strings.Contains(errs, "run incomplete: 2 missing, 2 failed of 22 tasks") || !strings.Contains(errs, expandIDs(loadTiny(t, dir), "3 {native 1 1 -1}: no result")) {
+	if code != ExitFailure || !strings.Contains(errs, "run incomplete: 3 missing, 2 failed of 22 tasks") || !strings.Contains(errs, expandIDs(loadTiny(t, dir), "3 {native 1 1 -1}: no result")) {
 		t.Errorf("merge of an incomplete run: exit %d\n%s", code, errs)
 	}
 
