@@ -1,7 +1,10 @@
 package experiments
 
 import (
+	"fmt"
+	"io"
 	"math"
+	"os"
 	"strings"
 	"time"
 
@@ -234,3 +237,25 @@ func PriorEstimate(c *Config, workers int) (work, wall time.Duration, fits int, 
 }
 
 func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+
+// ETATraceEnv names the environment variable that, when set to a file
+// path, has mkpoe run append the ETA's events to that file
+// (progress.RunOptions.Trace): TestRecordTimelines takes each fit's time
+// from it (docs/progress.md, "How good it is"). It changes nothing else.
+const ETATraceEnv = "MKPOE_ETA_TRACE"
+
+// etaTrace opens the file ETATraceEnv names for appending; nil (and a
+// no-op close) when it is not set. A file that cannot be opened is
+// reported on log and not traced: the run goes on.
+func etaTrace(log io.Writer) (io.Writer, func()) {
+	path := os.Getenv(ETATraceEnv)
+	if path == "" {
+		return nil, func() {}
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		fmt.Fprintf(log, "mkpoe: warning: %s: %v (no ETA trace)\n", ETATraceEnv, err)
+		return nil, func() {}
+	}
+	return f, func() { f.Close() }
+}

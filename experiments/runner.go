@@ -112,7 +112,9 @@ func Run(ctx context.Context, c *Config, opts RunOptions) (*results.Summary, err
 		fmt.Fprintf(opts.Log, "reusing %d of %d tasks finished earlier (their inputs unchanged); %d to run\n", len(plan)-left, len(plan), left)
 	}
 	live, width := progress.Terminal(opts.Log)
-	disp := progress.NewRun(opts.Log, progress.RunOptions{Live: live, Width: width, Every: opts.ProgressEvery, Workers: opts.Workers},
+	trace, closeTrace := etaTrace(opts.Log)
+	defer closeTrace()
+	disp := progress.NewRun(opts.Log, progress.RunOptions{Live: live, Width: width, Every: opts.ProgressEvery, Workers: opts.Workers, Trace: trace},
 		time.Now(), len(todo[0])+len(todo[1]), fits)
 	ps := newPlanSize(c, ds)
 	for phase := range todo {

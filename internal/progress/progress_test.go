@@ -424,3 +424,26 @@ func near(e, want Estimate) bool {
 	d := func(a, b time.Duration) bool { return (a - b).Abs() <= time.Millisecond }
 	return d(e.Low, want.Low) && d(e.Mid, want.Mid) && d(e.High, want.High)
 }
+
+// TestRunTrace checks the trace a Run writes (RunOptions.Trace): a line
+// per task start, fit end and task end at its time since the run started,
+// and the time the process was stopped.
+func TestRunTrace(t *testing.T) {
+	var trace strings.Builder
+	r := NewRun(&strings.Builder{}, RunOptions{Every: -1, Workers: 2, Trace: &trace}, t0, 2, 2)
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	cv := r.StartTask("cv-a-s00-f00", 2, at(10))
+	native := r.StartTask("native-a-s00", 0, at(20))
+	r.EndTask(native, "", at(45))
+	cv.StartFit(10)
+	cv.EndFit(at(1250))
+	r.AddStopped(7 * time.Second)
+	cv.StartFit(100)
+	cv.EndFit(at(9500))
+	r.EndTask(cv, "", at(9600))
+	want := "start\t0.010\tcv-a-s00-f00\nstart\t0.020\tnative-a-s00\nend\t0.045\tnative-a-s00\n" +
+		"fit\t1.250\tcv-a-s00-f00\nstopped\t7.000\nfit\t9.500\tcv-a-s00-f00\nend\t9.600\tcv-a-s00-f00\n"
+	if got := trace.String(); got != want {
+		t.Errorf("trace:\n%s\nwant:\n%s", got, want)
+	}
+}
