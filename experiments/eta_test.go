@@ -2,7 +2,6 @@ package experiments
 
 import (
 	"fmt"
-	"math"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -127,7 +126,7 @@ func TestPriorEstimate(t *testing.T) {
 	for _, task := range Plan(c) {
 		wantFits += TaskFits(c, task)
 		for _, u := range taskUnits(c, task, ps) {
-			want += u.Prior * math.Pow(u.Size, progress.SizeExponent(u.Mode))
+			want += u.Prior * progress.SizeFactor(u.Mode, u.Size)
 		}
 	}
 	for _, workers := range []int{1, 2} {

@@ -180,7 +180,7 @@ func TestRunPlain(t *testing.T) {
 		"  running cv-a: 30s, fit 1/4 (β=1), iteration 12, accelerated, objective 4.5, certified gap 1.1e-01\n" +
 		"  running native-b: 30s, no fit (native space)\n" +
 		"[1/2] native-b ok 31.0s\n" +
-		"progress: 1/5 fits (20%), 1/3 tasks, 1m00s elapsed, ETA 1m17s–2m03s\n" + // 30 s a fit, 3 left (one has run 30 s: up to 15 s more)
+		"progress: 1/5 fits (20%), 1/3 tasks, 1m00s elapsed, ETA 1m17s–1m56s\n" + // 30 s a fit, 3 left (one has run 30 s: up to 7.5 s more)
 		"  running cv-a: 1m00s, fit 2/4 (β=10), setting up (no iteration yet)\n" +
 		"[2/2] cv-a failed 70.0s: β=100: boom\n" +
 		"progress: 4/5 fits (80%), 2/3 tasks, 1m30s elapsed, ETA 6s–16s\n" + // the last has run 20 s of its 30 s
