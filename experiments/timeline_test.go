@@ -1,9 +1,11 @@
 package experiments
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -275,4 +277,61 @@ func readETATrace(path string) (map[string]*tracedTask, error) {
 		}
 	}
 	return out, nil
+}
+
+// TestRunETATrace runs the tiny config with MKPOE_ETA_TRACE set and checks
+// the trace (progress.RunOptions.Trace): every task of the plan started,
+// ended after its start, and each of its fits ended in between, in order;
+// a timeline recorded from the run directory and the trace then holds
+// each fit's end.
+func TestRunETATrace(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	c := loadTiny(t, dir)
+	trace := filepath.Join(t.TempDir(), "eta-trace.tsv")
+	t.Setenv(ETATraceEnv, trace)
+	if _, err := Run(context.Background(), c, RunOptions{Workers: 2, Log: io.Discard}); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := readETATrace(trace)
+	if err != nil || tr == nil {
+		t.Fatalf("trace: %v (nil: %v)", err, tr == nil)
+	}
+	plan := Plan(c)
+	if len(tr) != len(plan) {
+		t.Errorf("%d tasks traced, the plan has %d", len(tr), len(plan))
+	}
+	for _, task := range plan {
+		got := tr[task.ID]
+		if got == nil {
+			t.Errorf("%s: not traced", task.ID)
+			continue
+		}
+		last := got.start
+		for _, e := range append(append([]float64(nil), got.fits...), got.end) {
+			if e < last {
+				t.Errorf("%s: events out of order: start %.3f, fits %v, end %.3f", task.ID, got.start, got.fits, got.end)
+				break
+			}
+			last = e
+		}
+		if len(got.fits) != TaskFits(c, task) {
+			t.Errorf("%s: %d fits traced, want %d", task.ID, len(got.fits), TaskFits(c, task))
+		}
+	}
+	b, err := os.ReadFile(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "eta-trace.tsv"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	timeline, err := recordTimeline(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(timeline), "\n") {
+		if f := strings.Split(line, "\t"); f[0] == "task" && len(f) != 10 {
+			t.Errorf("a task line without its fits' ends: %q", line)
+		}
+	}
 }
