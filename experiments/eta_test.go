@@ -145,3 +145,24 @@ func TestPriorEstimate(t *testing.T) {
 		}
 	}
 }
+
+// TestParseLoadAvg checks the load average read from /proc/loadavg's
+// line (mkpoe plan prints it beside its prior estimate).
+func TestParseLoadAvg(t *testing.T) {
+	for _, test := range []struct {
+		line string
+		want float64
+		ok   bool
+	}{
+		{"14.20 10.35 4.80 3/107 19007\n", 14.2, true},
+		{"0.00 0.01 0.05 1/90 12", 0, true},
+		{"", 0, false},
+		{"busy 1 2", 0, false},
+		{"-1 0 0", -1, false},
+	} {
+		got, ok := parseLoadAvg(test.line)
+		if ok != test.ok || (ok && got != test.want) {
+			t.Errorf("parseLoadAvg(%q) = %g, %v; want %g, %v", test.line, got, ok, test.want, test.ok)
+		}
+	}
+}
