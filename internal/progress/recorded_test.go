@@ -219,9 +219,9 @@ func TestETAOnRecordedTimelines(t *testing.T) {
 		// 98% (0.3 s left) the range is 0–3 s.
 		{"timeline-quickstart-gonum-idle.tsv", []int{25, 50, 75}, []int{98}},
 		{"timeline-aset400_splits-gonum-idle.tsv", nil, nil},
-		// The last full refits took 1.2–1.6 times their folds' fits at
-		// their β (RefitFactor × size^-7 says 3.6): at 98% 40 s–2m25s with
-		// 29 s left.
+		// The full refits took 1.3–2.1 times their folds' fits at their β
+		// (the task time split by iterations; RefitFactor × size^-7 says
+		// 3.6): at 98% 40 s–2m25s with 29 s left.
 		{"timeline-aset400_single_kernels-gonum-idle.tsv", nil, []int{98}},
 
 		// The pure-Go build, traced (MKPOE_ETA_TRACE: each fit's measured
