@@ -238,6 +238,12 @@ func TestETAOnRecordedTimelines(t *testing.T) {
 		// Beside the other sessions' jobs, load average 3 rising to 25 (4.4
 		// times as long as alone).
 		{"timeline-aset400_splits-gonum-traced.tsv", nil, nil},
+		// Beside them, load average 25 falling to 8 (696 s): every row's
+		// seconds per solver iteration halved from splits 0–1 to splits
+		// 3–4 (k4 rows 109–131 ms to 42–62 ms, k1 rows 15–37 ms to 7–16
+		// ms), so the run's past overestimates its rest (+54%, +79%,
+		// +65% at 25, 50, 75%).
+		{"timeline-aloi10_sensitivity_bandwidth-gonum-traced.tsv", nil, []int{25, 50, 75}},
 
 		// Recorded in plan order (row by row, before the runner's
 		// round-robin order), beside other jobs: the same configs took
