@@ -238,14 +238,14 @@ func SizeFactor(mode string, size float64) float64 {
 	return f
 }
 
-// MinFullSizeFactor bounds SizeFactor of a full fit below: a full refit
-// costs at most RefitFactor/MinFullSizeFactor times its folds' fit at its
-// β, however few the inner folds. At 2 inner folds (aset400_short, size
-// 0.5) size^7 made the k1 full refit 128 × 1.7 times its folds' fit at
-// its β; it took 33 times as long (46 s against 1.4 s in the pure-Go
-// build), about what the quickstart's k1 full refit took at 3 folds (35
-// times, where size^7 = 0.059 holds). The bound is set from that one
-// run.
+// MinFullSizeFactor bounds SizeFactor of a full fit below: the ETA puts
+// a full refit at most RefitFactor/MinFullSizeFactor times its folds'
+// fit at its β, however few the inner folds. At 2 inner folds
+// (aset400_short, size 0.5) size^7 made the k1 full refit 128 × 1.7
+// times its folds' fit at its β; it took 33 times as long (46 s against
+// 1.4 s in the pure-Go build), about what the quickstart's k1 full refit
+// took at 3 folds (35 times, where size^7 = 0.059 holds). The bound is
+// set from that one run.
 const MinFullSizeFactor = 0.05
 
 // Weight is the unit's prior at its training size, Prior × SizeFactor
