@@ -1,7 +1,11 @@
 package experiments
 
 import (
+	"fmt"
+	"io"
 	"math"
+	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -234,3 +238,57 @@ func PriorEstimate(c *Config, workers int) (work, wall time.Duration, fits int, 
 }
 
 func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+
+// ETATraceEnv names the environment variable that, when set to a file
+// path, has mkpoe run append the ETA's events to that file
+// (progress.RunOptions.Trace): TestRecordTimelines takes each fit's time
+// from it (docs/progress.md, "How good it is"). It changes nothing else.
+const ETATraceEnv = "MKPOE_ETA_TRACE"
+
+// etaTrace opens the file ETATraceEnv names for appending; nil (and a
+// no-op close) when it is not set. A file that cannot be opened is
+// reported on log and not traced: the run goes on.
+func etaTrace(log io.Writer) (io.Writer, func()) {
+	path := os.Getenv(ETATraceEnv)
+	if path == "" {
+		return nil, func() {}
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		fmt.Fprintf(log, "mkpoe: warning: %s: %v (no ETA trace)\n", ETATraceEnv, err)
+		return nil, func() {}
+	}
+	return f, func() { f.Close() }
+}
+
+// LoadAverage returns the machine's load average over the last minute
+// (Linux /proc/loadavg), and false where it cannot be read. mkpoe plan
+// prints it beside its prior estimate, which holds for an idle machine
+// (docs/progress.md, "The prior").
+func LoadAverage() (float64, bool) {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0, false
+	}
+	return parseLoadAvg(string(b))
+}
+
+// parseLoadAvg reads the first field of /proc/loadavg's line.
+func parseLoadAvg(s string) (float64, bool) {
+	f := strings.Fields(s)
+	if len(f) == 0 {
+		return 0, false
+	}
+	v, err := strconv.ParseFloat(f[0], 64)
+	return v, err == nil && v >= 0
+}
+
+// LoadedSlowdown is how many times as long, low and high, the configs
+// recorded both alone on the machine and beside other jobs took beside
+// them (2 workers on 2 cores; internal/progress/testdata; mkpoe plan
+// prints it when the machine is busy): aset400_kernel_groups 1.5,
+// aset400_single_kernels 2.7, aloi10_sensitivity_bandwidth 3.1, the
+// quickstart 4.5, aset400_splits 5.9 (the OpenBLAS build), and
+// aset400_splits 4.4 in the pure-Go build (1292 s against 293 s, load
+// average 3 rising to 25). The load average did not predict which.
+var LoadedSlowdown = [2]float64{1.5, 6}

@@ -2,7 +2,6 @@ package experiments
 
 import (
 	"fmt"
-	"math"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -127,7 +126,7 @@ func TestPriorEstimate(t *testing.T) {
 	for _, task := range Plan(c) {
 		wantFits += TaskFits(c, task)
 		for _, u := range taskUnits(c, task, ps) {
-			want += u.Prior * math.Pow(u.Size, progress.SizeExponent(u.Mode))
+			want += u.Prior * progress.SizeFactor(u.Mode, u.Size)
 		}
 	}
 	for _, workers := range []int{1, 2} {
@@ -143,6 +142,27 @@ func TestPriorEstimate(t *testing.T) {
 		}
 		if lo := work / time.Duration(workers); wall < lo-time.Millisecond || wall > work+time.Millisecond || (workers == 1 && wall.Round(time.Millisecond) != work.Round(time.Millisecond)) {
 			t.Errorf("%d workers: wall %v for work %v", workers, wall, work)
+		}
+	}
+}
+
+// TestParseLoadAvg checks the load average read from /proc/loadavg's
+// line (mkpoe plan prints it beside its prior estimate).
+func TestParseLoadAvg(t *testing.T) {
+	for _, test := range []struct {
+		line string
+		want float64
+		ok   bool
+	}{
+		{"14.20 10.35 4.80 3/107 19007\n", 14.2, true},
+		{"0.00 0.01 0.05 1/90 12", 0, true},
+		{"", 0, false},
+		{"busy 1 2", 0, false},
+		{"-1 0 0", -1, false},
+	} {
+		got, ok := parseLoadAvg(test.line)
+		if ok != test.ok || (ok && got != test.want) {
+			t.Errorf("parseLoadAvg(%q) = %g, %v; want %g, %v", test.line, got, ok, test.want, test.ok)
 		}
 	}
 }

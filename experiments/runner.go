@@ -121,7 +121,9 @@ func Run(ctx context.Context, c *Config, opts RunOptions) (*results.Summary, err
 	}
 	reportReruns(st, append(slices.Clone(todo[0]), todo[1]...), opts.Log)
 	live, width := progress.Terminal(opts.Log)
-	disp := progress.NewRun(opts.Log, progress.RunOptions{Live: live, Width: width, Every: opts.ProgressEvery, Workers: opts.Workers},
+	trace, closeTrace := etaTrace(opts.Log)
+	defer closeTrace()
+	disp := progress.NewRun(opts.Log, progress.RunOptions{Live: live, Width: width, Every: opts.ProgressEvery, Workers: opts.Workers, Trace: trace},
 		time.Now(), len(todo[0])+len(todo[1]), fits)
 	ps := newPlanSize(c, ds)
 	for phase := range todo {

@@ -1,13 +1,18 @@
 package experiments
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -23,8 +28,11 @@ import (
 //	MKPOE_RECORD_TIMELINES=results/aset400_splits go test ./experiments -run TestRecordTimelines
 //
 // writes internal/progress/testdata/timeline-aset400_splits.tsv. It only
-// reads the run directory (config.resolved.yaml, env.json, tasks/) and
-// the config's data set (for the ETA's prior, as the runner computes it).
+// reads the run directory (config.resolved.yaml, env.json, tasks/, and
+// eta-trace.tsv if there is one) and the config's data set (for the ETA's
+// prior, as the runner computes it). A run made with MKPOE_ETA_TRACE
+// (ETATraceEnv) set to RUN_DIR/eta-trace.tsv records each fit's end; its
+// timeline then holds each task's fits' measured times.
 func TestRecordTimelines(t *testing.T) {
 	dirs := os.Getenv("MKPOE_RECORD_TIMELINES")
 	if dirs == "" {
@@ -74,6 +82,8 @@ func recordTimeline(dir string) ([]byte, error) {
 		t          results.Task
 		res        results.TaskResult
 		start, end float64
+		fits       []float64 // each fit's end (the trace's)
+		traced     bool
 	}
 	var recs []rec
 	first := math.Inf(1)
@@ -95,8 +105,23 @@ func recordTimeline(dir string) ([]byte, error) {
 			return nil, err
 		}
 		end := float64(fi.ModTime().UnixNano()) / 1e9
-		recs = append(recs, rec{task, res, end - res.Seconds, end})
+		recs = append(recs, rec{task, res, end - res.Seconds, end, nil, false})
 		first = math.Min(first, end-res.Seconds)
+	}
+	trace, err := readETATrace(filepath.Join(dir, "eta-trace.tsv"))
+	if err != nil {
+		return nil, err
+	}
+	if trace != nil {
+		first = math.Inf(1)
+		for i := range recs {
+			tr, ok := trace[recs[i].t.ID]
+			if !ok || len(tr.fits) != TaskFits(c, recs[i].t) {
+				return nil, fmt.Errorf("%s: task %s traced with %d fits, want %d (the trace of another run?)", dir, recs[i].t.ID, len(tr.fits), TaskFits(c, recs[i].t))
+			}
+			recs[i].start, recs[i].end, recs[i].fits, recs[i].traced = tr.start, tr.end, tr.fits, true
+			first = math.Min(first, tr.start)
+		}
 	}
 	// The order the run started its tasks (the runner's runOrder in a
 	// run of today's mkpoe, plan order in older ones): the ETA schedules
@@ -116,8 +141,9 @@ func recordTimeline(dir string) ([]byte, error) {
 	fmt.Fprintf(&w, "# row\tNAME\tMODE\tDIMS\tITEMS\tCOMPARISONS\tCV_SIZE: a row's units (progress.Unit) as the runner plans them: prior\n")
 	fmt.Fprintf(&w, "#   PriorSeconds(Shape{MODE, ITEMS, COMPARISONS, DIMS, B}, β index) (a refit's times RefitFactor(Shape)), DIMS its blocks'\n")
 	fmt.Fprintf(&w, "#   dimensions (comma-separated), a cv fit's Size CV_SIZE, a refit's 1.\n")
-	fmt.Fprintf(&w, "# task\tKIND\tID\tPHASE\tROW\tSTART\tEND\tBETA\tITERATIONS: a task in the order the run started them; START, END in seconds since the\n")
-	fmt.Fprintf(&w, "#   first task started; BETA the β index a refit chose (else -1); ITERATIONS each fit's, comma-separated (- for none).\n")
+	fmt.Fprintf(&w, "# task\tKIND\tID\tPHASE\tROW\tSTART\tEND\tBETA\tITERATIONS[\tFIT_ENDS]: a task in the order the run started them; START, END in seconds since the\n")
+	fmt.Fprintf(&w, "#   first task started; BETA the β index a refit chose (else -1); ITERATIONS each fit's, comma-separated (- for none);\n")
+	fmt.Fprintf(&w, "#   FIT_ENDS, in a run traced by MKPOE_ETA_TRACE, each fit's end as START (else no column).\n")
 	fmt.Fprintf(&w, "workers\t%s\n", env["workers"])
 	fmt.Fprintf(&w, "backend\t%s\n", ps.backend)
 	seen := map[string]bool{}
@@ -159,7 +185,18 @@ func recordTimeline(dir string) ([]byte, error) {
 			}
 			iters = strings.Join(s, ",")
 		}
-		fmt.Fprintf(&w, "task\t%s\t%s\t%d\t%s\t%.3f\t%.3f\t%d\t%s\n", r.t.Kind, r.t.ID, r.t.Phase, units[0].Row, r.start-first, r.end-first, beta, iters)
+		ends := ""
+		if r.traced {
+			s := []string{"-"}
+			for i, e := range r.fits {
+				if i == 0 {
+					s = nil
+				}
+				s = append(s, fmt.Sprintf("%.3f", e-first))
+			}
+			ends = "\t" + strings.Join(s, ",")
+		}
+		fmt.Fprintf(&w, "task\t%s\t%s\t%d\t%s\t%.3f\t%.3f\t%d\t%s%s\n", r.t.Kind, r.t.ID, r.t.Phase, units[0].Row, r.start-first, r.end-first, beta, iters, ends)
 	}
 	if err := checkRecordedUnits(c, ps); err != nil {
 		return nil, err
@@ -189,4 +226,112 @@ func checkRecordedUnits(c *Config, ps planSize) error {
 		}
 	}
 	return nil
+}
+
+// tracedTask is a task's events in an ETA trace: its start, each fit's
+// end and its end, in seconds since the run started.
+type tracedTask struct {
+	start, end float64
+	fits       []float64
+}
+
+// readETATrace reads an ETA trace (progress.RunOptions.Trace) by task ID;
+// nil if the file does not exist. A task traced more than once (a resumed
+// run) keeps its last run's events.
+func readETATrace(path string) (map[string]*tracedTask, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]*tracedTask{}
+	for i, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		f := strings.Split(line, "\t")
+		if f[0] == "stopped" {
+			return nil, fmt.Errorf("%s:%d: the process was stopped during the run: record another", path, i+1)
+		}
+		if len(f) != 3 {
+			return nil, fmt.Errorf("%s:%d: not an event line: %q", path, i+1, line)
+		}
+		at, err := strconv.ParseFloat(f[1], 64)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", path, i+1, err)
+		}
+		switch f[0] {
+		case "start":
+			out[f[2]] = &tracedTask{start: at}
+		case "fit", "end":
+			t := out[f[2]]
+			if t == nil {
+				return nil, fmt.Errorf("%s:%d: %s of a task not started", path, i+1, f[0])
+			}
+			if f[0] == "fit" {
+				t.fits = append(t.fits, at)
+			} else {
+				t.end = at
+			}
+		default:
+			return nil, fmt.Errorf("%s:%d: unknown event %q", path, i+1, f[0])
+		}
+	}
+	return out, nil
+}
+
+// TestRunETATrace runs the tiny config with MKPOE_ETA_TRACE set and checks
+// the trace (progress.RunOptions.Trace): every task of the plan started,
+// ended after its start, and each of its fits ended in between, in order;
+// a timeline recorded from the run directory and the trace then holds
+// each fit's end.
+func TestRunETATrace(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	c := loadTiny(t, dir)
+	trace := filepath.Join(t.TempDir(), "eta-trace.tsv")
+	t.Setenv(ETATraceEnv, trace)
+	if _, err := Run(context.Background(), c, RunOptions{Workers: 2, Log: io.Discard}); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := readETATrace(trace)
+	if err != nil || tr == nil {
+		t.Fatalf("trace: %v (nil: %v)", err, tr == nil)
+	}
+	plan := Plan(c)
+	if len(tr) != len(plan) {
+		t.Errorf("%d tasks traced, the plan has %d", len(tr), len(plan))
+	}
+	for _, task := range plan {
+		got := tr[task.ID]
+		if got == nil {
+			t.Errorf("%s: not traced", task.ID)
+			continue
+		}
+		last := got.start
+		for _, e := range append(append([]float64(nil), got.fits...), got.end) {
+			if e < last {
+				t.Errorf("%s: events out of order: start %.3f, fits %v, end %.3f", task.ID, got.start, got.fits, got.end)
+				break
+			}
+			last = e
+		}
+		if len(got.fits) != TaskFits(c, task) {
+			t.Errorf("%s: %d fits traced, want %d", task.ID, len(got.fits), TaskFits(c, task))
+		}
+	}
+	b, err := os.ReadFile(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "eta-trace.tsv"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	timeline, err := recordTimeline(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(timeline), "\n") {
+		if f := strings.Split(line, "\t"); f[0] == "task" && len(f) != 10 {
+			t.Errorf("a task line without its fits' ends: %q", line)
+		}
+	}
 }

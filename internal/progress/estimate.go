@@ -227,8 +227,29 @@ func fullDimFactor(dims []int, items float64) float64 {
 	return FullFixedShare + (1-FullFixedShare)*sum
 }
 
-// Weight is the unit's prior at its training size, Prior × Size^
-// SizeExponent (0 read as 1 in both): the seconds the prior expects of it
+// SizeFactor is how much a fit of the given mode on a share size of its
+// split's training set costs against one on the whole of it:
+// size^SizeExponent(mode), for a full fit at least MinFullSizeFactor.
+func SizeFactor(mode string, size float64) float64 {
+	f := math.Pow(size, SizeExponent(mode))
+	if mode == "full" {
+		f = math.Max(f, MinFullSizeFactor)
+	}
+	return f
+}
+
+// MinFullSizeFactor bounds SizeFactor of a full fit below: the ETA puts
+// a full refit at most RefitFactor/MinFullSizeFactor times its folds'
+// fit at its β, however few the inner folds. At 2 inner folds
+// (aset400_short, size 0.5) size^7 made the k1 full refit 128 × 1.7
+// times its folds' fit at its β; it took 33 times as long (46 s against
+// 1.4 s in the pure-Go build), about what the quickstart's k1 full refit
+// took at 3 folds (35 times, where size^7 = 0.059 holds). The bound is
+// set from that one run.
+const MinFullSizeFactor = 0.05
+
+// Weight is the unit's prior at its training size, Prior × SizeFactor
+// (Size and Prior 0 read as 1): the seconds the prior expects of it
 // (mkpoe plan's estimate), and what the ETA divides a finished unit's
 // time by to compare units.
 func (u Unit) Weight() float64 {
@@ -240,7 +261,7 @@ func (u Unit) Weight() float64 {
 	if p <= 0 {
 		p = 1
 	}
-	return math.Pow(s, SizeExponent(u.Mode)) * p
+	return SizeFactor(u.Mode, s) * p
 }
 
 // sample is a finished unit and the seconds it took.
@@ -396,11 +417,12 @@ func (e *estimator) cost(u Unit) (lo, mid, hi float64, ok bool) {
 			continue
 		}
 		mean := g.sum / g.n
-		sd := math.Sqrt(math.Max(g.sumsq/g.n-mean*mean, 0))
+		// The mean's standard error: its error is shared by every unit
+		// estimated from it, while the units' own scatter about it
+		// averages out over the work left.
+		se := math.Sqrt(math.Max(g.sumsq/g.n-mean*mean, 0) / g.n)
 		w := u.Weight()
-		// A standard deviation as large as the mean puts the low end at
-		// 0, never below.
-		lo, hi := math.Max(math.Min(levels[i].lo*mean, mean-sd), 0), math.Max(levels[i].hi*mean, mean+sd)
+		lo, hi := math.Max(math.Min(levels[i].lo*mean, mean-se), 0), math.Max(levels[i].hi*mean, mean+se)
 		if u.size() > g.maxSize {
 			lo, hi = lo*extrapolateLo, hi*extrapolateHi
 		}

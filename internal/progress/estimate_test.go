@@ -168,9 +168,9 @@ func TestETAOnTimeline(t *testing.T) {
 		t.Run(test.name, func(t *testing.T) {
 			tasks, events := synthTimeline(test.seed, test.workers, test.rows, test.splits, test.folds, test.betas)
 			checks := replayETA(tasks, events, test.workers)
-			for _, c := range checks {
+			for _, c := range checks[:3] {
 				if test.strict && (!c.ok || math.Abs(c.err()) > 0.3 || c.truth < c.eta.Low.Seconds() || c.truth > c.eta.High.Seconds()) {
-					t.Errorf("%d%% of the work done at %.1fs: ETA %s (middle %.1fs, known %v); truly %.1fs left", 25*c.quarter, c.at, c.eta, c.eta.Mid.Seconds(), c.ok, c.truth)
+					t.Errorf("%d%% of the work done at %.1fs: ETA %s (middle %.1fs, known %v); truly %.1fs left", c.pct, c.at, c.eta, c.eta.Mid.Seconds(), c.ok, c.truth)
 				}
 			}
 			t.Logf("%d tasks, %d fits, %.1fs on %d workers:\n  %s", len(tasks), countFits(tasks), events[len(events)-1].at, test.workers, checksText(checks))
@@ -178,23 +178,32 @@ func TestETAOnTimeline(t *testing.T) {
 	}
 }
 
-// etaCheck is the ETA of a replayed run at quarter (1, 2, 3) of its true
-// time: at seconds since the run started, truth seconds truly left.
+// etaCheck is the ETA of a replayed run once pct percent of its true
+// time have passed: at seconds since the run started, truth seconds truly
+// left.
 type etaCheck struct {
-	quarter   int
+	pct       int
 	at, truth float64
 	eta       Estimate
 	ok        bool // the ETA was known
 }
 
+// checkPcts are the shares of a run's true time (percent) at which
+// replayETA takes the ETA: from a quarter on, and near the end.
+var checkPcts = []int{25, 50, 75, 90, 95, 98}
+
 // err is the middle of the ETA's range relative to the truth, less 1.
 func (c etaCheck) err() float64 { return c.eta.Mid.Seconds()/c.truth - 1 }
+
+// width is the range's high end over its low end (+Inf for a low end of
+// 0).
+func (c etaCheck) width() float64 { return c.eta.High.Seconds() / c.eta.Low.Seconds() }
 
 func checksText(checks []etaCheck) string {
 	var s []string
 	for _, c := range checks {
-		s = append(s, fmt.Sprintf("%d%%: truth %.1fs, ETA %.1f–%.1fs (middle %.1fs, %+.0f%%)", 25*c.quarter, c.truth,
-			c.eta.Low.Seconds(), c.eta.High.Seconds(), c.eta.Mid.Seconds(), 100*c.err()))
+		s = append(s, fmt.Sprintf("%d%%: truth %.1fs, ETA %.1f–%.1fs (middle %.1fs, %+.0f%%, width %.1f×)", c.pct, c.truth,
+			c.eta.Low.Seconds(), c.eta.High.Seconds(), c.eta.Mid.Seconds(), 100*c.err(), c.width()))
 	}
 	return strings.Join(s, "\n  ")
 }
@@ -213,9 +222,9 @@ func countFits(tasks []simTask) int {
 // replayETA replays a timeline (tasks in plan order, events in time order)
 // into a Run on workers workers as the runner drives it: every task
 // planned with its units, then StartTask (a refit's SetBeta), EndFit and
-// EndTask at the events' times. It returns the ETA once a quarter, half
-// and three quarters of the run's true time have passed, taken just
-// before the first event after that time.
+// EndTask at the events' times. It returns the ETA once each share
+// checkPcts of the run's true time has passed, taken just before the
+// first event after that time.
 func replayETA(tasks []simTask, events []event, workers int) []etaCheck {
 	end := events[len(events)-1].at
 	r := NewRun(&strings.Builder{}, RunOptions{Every: -1, Workers: workers}, t0, len(tasks), countFits(tasks))
@@ -240,13 +249,13 @@ func replayETA(tasks []simTask, events []event, workers int) []etaCheck {
 				r.SetPlannedBeta(id, refitBeta[id])
 			}
 		}
-		// A quarter of the work: a quarter of the run's true time (the
+		// A share of the work: that share of the run's true time (the
 		// first fits, of the cheap rows, are far less than a quarter of
 		// the work).
-		for len(checks) < 3 && e.at*4 >= float64(len(checks)+1)*end {
-			at := float64(len(checks)+1) * end / 4
+		for len(checks) < len(checkPcts) && e.at*100 >= float64(checkPcts[len(checks)])*end {
+			at := float64(checkPcts[len(checks)]) * end / 100
 			eta, ok := r.ETA(t0.Add(time.Duration(at * float64(time.Second))))
-			checks = append(checks, etaCheck{len(checks) + 1, at, end - at, eta, ok})
+			checks = append(checks, etaCheck{checkPcts[len(checks)], at, end - at, eta, ok})
 		}
 		now := t0.Add(time.Duration(e.at * float64(time.Second)))
 		switch e.kind {

@@ -180,7 +180,7 @@ func TestRunPlain(t *testing.T) {
 		"  running cv-a: 30s, fit 1/4 (β=1), iteration 12, accelerated, objective 4.5, certified gap 1.1e-01\n" +
 		"  running native-b: 30s, no fit (native space)\n" +
 		"[1/2] native-b ok 31.0s\n" +
-		"progress: 1/5 fits (20%), 1/3 tasks, 1m00s elapsed, ETA 1m17s–2m03s\n" + // 30 s a fit, 3 left (one has run 30 s: up to 15 s more)
+		"progress: 1/5 fits (20%), 1/3 tasks, 1m00s elapsed, ETA 1m17s–1m56s\n" + // 30 s a fit, 3 left (one has run 30 s: up to 7.5 s more)
 		"  running cv-a: 1m00s, fit 2/4 (β=10), setting up (no iteration yet)\n" +
 		"[2/2] cv-a failed 70.0s: β=100: boom\n" +
 		"progress: 4/5 fits (80%), 2/3 tasks, 1m30s elapsed, ETA 6s–16s\n" + // the last has run 20 s of its 30 s
@@ -423,4 +423,27 @@ func TestPlainOff(t *testing.T) {
 func near(e, want Estimate) bool {
 	d := func(a, b time.Duration) bool { return (a - b).Abs() <= time.Millisecond }
 	return d(e.Low, want.Low) && d(e.Mid, want.Mid) && d(e.High, want.High)
+}
+
+// TestRunTrace checks the trace a Run writes (RunOptions.Trace): a line
+// per task start, fit end and task end at its time since the run started,
+// and the time the process was stopped.
+func TestRunTrace(t *testing.T) {
+	var trace strings.Builder
+	r := NewRun(&strings.Builder{}, RunOptions{Every: -1, Workers: 2, Trace: &trace}, t0, 2, 2)
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	cv := r.StartTask("cv-a-s00-f00", 2, at(10))
+	native := r.StartTask("native-a-s00", 0, at(20))
+	r.EndTask(native, "", at(45))
+	cv.StartFit(10)
+	cv.EndFit(at(1250))
+	r.AddStopped(7 * time.Second)
+	cv.StartFit(100)
+	cv.EndFit(at(9500))
+	r.EndTask(cv, "", at(9600))
+	want := "start\t0.010\tcv-a-s00-f00\nstart\t0.020\tnative-a-s00\nend\t0.045\tnative-a-s00\n" +
+		"fit\t1.250\tcv-a-s00-f00\nstopped\t7.000\nfit\t9.500\tcv-a-s00-f00\nend\t9.600\tcv-a-s00-f00\n"
+	if got := trace.String(); got != want {
+		t.Errorf("trace:\n%s\nwant:\n%s", got, want)
+	}
 }

@@ -186,6 +186,12 @@ func priorLine(c *experiments.Config) string {
 	if err != nil {
 		return fmt.Sprintf("prior estimate: unknown (%v)", err)
 	}
+	busy := "a busy one takes longer"
+	if load, ok := experiments.LoadAverage(); ok && load >= float64(workers)/2 {
+		lo, hi := experiments.LoadedSlowdown[0], experiments.LoadedSlowdown[1]
+		busy = fmt.Sprintf("load average now %.1f on %d cores: beside other jobs recorded runs took %g to %g times as long (%s to %s)",
+			load, workers, lo, hi, progress.FormatDuration(time.Duration(lo*float64(wall))), progress.FormatDuration(time.Duration(hi*float64(wall))))
+	}
 	return fmt.Sprintf("prior estimate (not measured; docs/progress.md): %d fits, about %s of work, %s on %d workers, backend %s; "+
-		"calibrated on an idle 2-core machine; a busy one takes longer", fits, progress.FormatDuration(work), progress.FormatDuration(wall), workers, linalg.Backend())
+		"calibrated on an idle 2-core machine; %s", fits, progress.FormatDuration(work), progress.FormatDuration(wall), workers, linalg.Backend(), busy)
 }
