@@ -43,6 +43,13 @@ type lowRank struct {
 	m       []float64 // per comparison: the margin 1 + d(i,j) − d(k,l)
 	alpha   []float64 // per comparison: μ·h_δ'(m_c)
 	w       []float64 // per pair: Σ α over comparisons it is the left pair of, minus the right
+	// shift, in the augmented-Lagrangian variant (lowRankTuning.alm), is
+	// y_c/σ per comparison: the smoothed loss is μ h_δ(m_c + y_c/σ) with
+	// δ = μ/σ, the augmented Lagrangian of the hinge minimised over its
+	// slack (docs/solver.md); nil otherwise.
+	shift      []float64
+	shifted    []float64
+	almUpdates int
 }
 
 // lowRankBlock is one block's factor L (r×k, row-major, at off in the flat
@@ -135,7 +142,14 @@ func (lr *lowRank) evaluate(z []float64, delta float64, grad []float64) (smooth,
 	p.marginsFrom(lr.dist, lr.m)
 	reg := floats.Dot(z, z)
 	exact = reg + lr.mu*hingeSum(lr.m)
-	smooth = reg + lr.mu*huberSum(lr.m, delta, lr.alpha, lr.mu)
+	if lr.shift != nil {
+		for c, mc := range lr.m {
+			lr.shifted[c] = mc + lr.shift[c]
+		}
+		smooth = reg + lr.mu*huberSum(lr.shifted, delta, lr.alpha, lr.mu)
+	} else {
+		smooth = reg + lr.mu*huberSum(lr.m, delta, lr.alpha, lr.mu)
+	}
 	if grad == nil {
 		return smooth, exact
 	}
@@ -296,6 +310,11 @@ func (lr *lowRank) run(ctx context.Context, init []*mat.Dense, s Settings) (solu
 	opt := newLBFGS(tn.memory)
 	it := 0
 	prevSmooth := math.Inf(1)
+	if tn.alm {
+		lr.shift = make([]float64, len(lr.m))
+		lr.shifted = make([]float64, len(lr.m))
+		delta = tn.almDelta
+	}
 	for {
 		if err := ctx.Err(); err != nil {
 			return sol, err
@@ -319,7 +338,7 @@ func (lr *lowRank) run(ctx context.Context, init []*mat.Dense, s Settings) (solu
 		if it >= s.MaxIter || !ok {
 			break
 		}
-		if lr.maxRank == 0 && (it >= tn.firstPhaseIters || delta <= tn.firstPhaseDelta) {
+		if !tn.alm && lr.maxRank == 0 && (it >= tn.firstPhaseIters || delta <= tn.firstPhaseDelta) {
 			return lr.secondPhase(ctx, z, rz, &best, sol, s, it)
 		}
 		// Grow or shrink δ only once L-BFGS has stalled at this rank and
@@ -329,7 +348,20 @@ func (lr *lowRank) run(ctx context.Context, init []*mat.Dense, s Settings) (solu
 		stalled := progress <= tn.stallFraction*fs
 		prevSmooth = fs
 		grown, deltaBefore := false, delta
-		if stalled {
+		// The augmented-Lagrangian variant grows the rank only once the
+		// multipliers have settled at this rank (a multiplier update moves
+		// none by more than almGrowGate·μ): before, S(α) has negative
+		// directions that the next update removes.
+		gate := true
+		if stalled && tn.alm {
+			moved, total := 0.0, 0.0
+			for c, a := range lr.alpha {
+				moved += math.Abs(a - lr.shift[c]*lr.mu/delta)
+				total += a
+			}
+			gate = moved <= tn.almGrowGate*total
+		}
+		if stalled && gate {
 			z, grown = lr.grow(z, rz, fs, delta, s.Tol)
 			if grown {
 				prevSmooth = math.Inf(1) // a new column: no stall yet
@@ -349,6 +381,15 @@ func (lr *lowRank) run(ctx context.Context, init []*mat.Dense, s Settings) (solu
 				delta /= 10
 				prevSmooth = math.Inf(1) // f_δ changed with δ: no stall yet
 			}
+		} else if stalled && !grown && tn.alm {
+			// The method of multipliers: y ← clip(y + σ m, 0, μ), which is
+			// the current α, and the shift y/σ = α·δ/μ.
+			for c, a := range lr.alpha {
+				lr.shift[c] = a * delta / lr.mu
+			}
+			lr.almUpdates++
+			prevSmooth = math.Inf(1)
+			deltaBefore = -1 // re-evaluate at the new shift
 		} else if stalled && !grown {
 			// The smoothed problem's own gap, against its dual value
 			// tΣα − δ/(2μ)·t²Σα² (Huber's conjugate).

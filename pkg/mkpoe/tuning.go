@@ -178,6 +178,17 @@ type lowRankTuning struct {
 	// stallFraction: L-BFGS has stalled when f_δ fell by less than this
 	// fraction over checkEvery steps; only then do columns join or δ shrink.
 	stallFraction float64
+	// alm runs the augmented-Lagrangian variant of the low-rank method, an
+	// experiment toward issue 54 that no Settings field reaches yet
+	// (TestALMExperiment; docs/notes/solver-log.md, 2026-11-28): δ stays at
+	// almDelta (δ = μ/σ), the margins are shifted by y/σ, and at each stall
+	// the multipliers take y ← clip(y + σm, 0, μ), the current α, instead
+	// of δ shrinking; no hand-over to the restricted problem. Rank growth
+	// waits until a multiplier update moves less than almGrowGate of Σα
+	// in ℓ₁ (+Inf: never waits).
+	alm         bool
+	almDelta    float64
+	almGrowGate float64
 	// lineSearchTries bounds the halvings of one L-BFGS step's backtracking
 	// (2⁻⁴⁰ of the first step: below that the direction is useless).
 	lineSearchTries int

@@ -1,0 +1,90 @@
+package mkpoe
+
+import (
+	"math"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mkpoe/mkpoe/pkg/data"
+	"gonum.org/v1/gonum/mat"
+)
+
+// TestALMExperiment (opt-in) fits GNMDS on a planted set (5-d, 10%
+// flipped, seed 1) at multiples of β_min with the methods named, and logs
+// time, iterations, gap, objective and dimension:
+//
+//	MKPOE_ALM="300,8000,1.5,10;accelerated,lowrank,alm1,alm1g0.3" go test -run TestALMExperiment -v -timeout 30m ./pkg/mkpoe
+//
+// "almD" runs the augmented-Lagrangian variant at δ = D (lowRankTuning.alm),
+// "almDgG" with the rank-growth gate G. At each multiple, the certified
+// fits' objectives must agree within 2·Tol.
+func TestALMExperiment(t *testing.T) {
+	spec := os.Getenv("MKPOE_ALM")
+	if spec == "" {
+		t.Skip("MKPOE_ALM not set")
+	}
+	parts := strings.Split(spec, ";")
+	nums := strings.Split(parts[0], ",")
+	n, _ := strconv.Atoi(nums[0])
+	m, _ := strconv.Atoi(nums[1])
+	var mults []float64
+	for _, x := range nums[2:] {
+		v, _ := strconv.ParseFloat(x, 64)
+		mults = append(mults, v)
+	}
+	pl, err := data.GeneratePlanted(data.PlantedSpec{N: n, Dim: 5, Triplets: m, Flip: 0.1, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := mat.NewSymDense(n, nil)
+	for i := 0; i < n; i++ {
+		id.SetSym(i, i, 1)
+	}
+	mb, err := MinBeta([]mat.Symmetric{id}, pl.Triplets, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mult := range mults {
+		certified := map[string]float64{}
+		for _, name := range strings.Split(parts[1], ",") {
+			s := Settings{Beta: mult * mb, MaxIter: 20000}
+			var almDelta float64
+			switch {
+			case strings.HasPrefix(name, "alm"):
+				args := strings.Split(strings.TrimPrefix(name, "alm"), "g")
+				almDelta, _ = strconv.ParseFloat(args[0], 64)
+				gate := math.Inf(1)
+				if len(args) > 1 {
+					gate, _ = strconv.ParseFloat(args[1], 64)
+				}
+				s.Solver = LowRank
+				s.tuning = tuned(func(tu *tuning) { tu.lowRank.alm, tu.lowRank.almDelta, tu.lowRank.almGrowGate = true, almDelta, gate })
+			default:
+				s.Solver = Solver(name)
+			}
+			start := time.Now()
+			s.Recorder = func(it Iteration) {
+				if it.Iter%500 == 0 {
+					t.Logf("  %s it %d f %.6g best %.6g bound %.6g δ %.3g rank %d stage %s %.1fs", name, it.Iter, it.Objective, it.Best, it.Bound, it.Smoothing, it.Rank, it.Stage, time.Since(start).Seconds())
+				}
+			}
+			mod, err := FitIdentity(n, pl.Triplets, &s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("n=%d m=%d %6.4g·β_min %-12s %6.2fs iters %5d gap %.2e conv %v obj %.6g dim %d",
+				n, m, mult, name, time.Since(start).Seconds(), mod.Stats.Iterations, mod.Stats.RelativeGap, mod.Stats.Converged, mod.Objective, mod.Dim())
+			if mod.Stats.Converged {
+				for other, f := range certified {
+					if d := relDiff(mod.Objective, f); d > 2*DefaultTol {
+						t.Errorf("%g·β_min: %s certified %.8g, %s %.8g (relative %.2g)", mult, name, mod.Objective, other, f, d)
+					}
+				}
+				certified[name] = mod.Objective
+			}
+		}
+	}
+}
