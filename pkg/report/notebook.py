@@ -223,13 +223,18 @@ def column_key(r):
     return ("native", "") if r.method == "native" else (r.method.lower(), r.mode.lower())
 
 
+def method_name(method):
+    """A method as the tables write it: "native", "K1", "K4" (report.go's methodName)."""
+    return method if method == "native" else method.upper()
+
+
 def paper_layout(rows):
     """The table as a DataFrame of cells (dicts; None where not run): index the table rows, columns the headers."""
     present = {column_key(r) for r in rows.itertuples()}
     cols = [c for c in COLUMNS if c[:2] in present]
     for r in rows.itertuples():
         if column_key(r) not in [c[:2] for c in cols]:
-            cols.append((*column_key(r), r.method.upper() + (" " + r.mode if r.mode else "")))
+            cols.append((*column_key(r), method_name(r.method) + (" " + r.mode if r.mode else "")))
     index = {c[:2]: i for i, c in enumerate(cols)}
     names, grid = [], []
     multi, kernel_named = False, True
@@ -378,7 +383,7 @@ def test_counts(r):
 
 details = pd.DataFrame({
     "Row": rows.label,
-    "Method": [(m.upper() + " " + mode).strip() for m, mode in zip(rows.method, rows["mode"])],
+    "Method": [(method_name(m) + " " + mode).strip() for m, mode in zip(rows.method, rows["mode"])],
     "Kernels": [" + ".join(k) for k in rows.kernels],
     "Accuracy per split": [", ".join(map(fmt3, a)) for a in rows.accuracy],
     "Ties ½ (mean)": [half_ties(r) for r in rows.itertuples()],

@@ -119,7 +119,7 @@ func NewTable(s *results.Summary) *Table {
 	for _, r := range s.Rows {
 		k := colKey(r)
 		if _, ok := colIndex[k]; !ok {
-			h := strings.ToUpper(r.Method)
+			h := methodName(r.Method)
 			if r.Mode != "" {
 				h += " " + r.Mode
 			}
