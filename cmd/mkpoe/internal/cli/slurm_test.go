@@ -80,7 +80,7 @@ func TestSlurmSingleNode(t *testing.T) {
 	mkpoe("run", cfg, "--out", local, "--workers", "2")
 	want := readFile(t, filepath.Join(local, "summary.json"))
 
-	dir := filepath.Join(cl.dir, "run") // root-owned and readable by the jobs
+	dir := filepath.Join(cl.dir, "mkpoe-run") // root-owned and readable by the jobs; cl.dir/run is munge's
 	// The account, QOS, constraint and pass-through options reach every
 	// job (the node has feature mkpoetest; there is no accounting, so any
 	// account is accepted); the comment's spaces and shell characters
@@ -131,7 +131,11 @@ func TestSlurmSingleNode(t *testing.T) {
 	if err := json.Unmarshal([]byte(mkpoe("status", dir, "--json")), &s); err != nil {
 		t.Fatal(err)
 	}
-	if len(s.Missing) != 1 || s.Missing[0].Index != lost || len(s.Resubmit) != 1 || s.Resubmit[0].Array != strconv.Itoa(lost-10) {
+	// The lost cv task is missing, and its split's refit (task 20) waits
+	// for it: it is resubmitted after it, and reuses its model if the cv
+	// tasks choose the same β again.
+	if len(s.Missing) != 2 || s.Missing[0].Index != lost || s.Missing[1].Index != 20 || !strings.HasPrefix(s.Missing[1].Reason, "stale until its split's cv tasks are done") ||
+		len(s.Resubmit) != 2 || s.Resubmit[0].Array != strconv.Itoa(lost-10) || s.Resubmit[1].Phase != 1 {
 		t.Fatalf("status after losing task %d: %+v", lost, s)
 	}
 	resub := exec.CommandContext(ctx, "bash", "-euo", "pipefail", "-c", s.Commands)
