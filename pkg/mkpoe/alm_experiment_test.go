@@ -54,14 +54,21 @@ func TestALMExperiment(t *testing.T) {
 			var almDelta float64
 			switch {
 			case strings.HasPrefix(name, "alm"):
-				args := strings.Split(strings.TrimPrefix(name, "alm"), "g")
+				args := strings.Split(strings.TrimPrefix(name, "alm"), "p")
+				prune := 0.0
+				if len(args) > 1 {
+					prune, _ = strconv.ParseFloat(args[1], 64)
+				}
+				args = strings.Split(args[0], "g")
 				almDelta, _ = strconv.ParseFloat(args[0], 64)
 				gate := math.Inf(1)
 				if len(args) > 1 {
 					gate, _ = strconv.ParseFloat(args[1], 64)
 				}
 				s.Solver = LowRank
-				s.tuning = tuned(func(tu *tuning) { tu.lowRank.alm, tu.lowRank.almDelta, tu.lowRank.almGrowGate = true, almDelta, gate })
+				s.tuning = tuned(func(tu *tuning) {
+					tu.lowRank.alm, tu.lowRank.almDelta, tu.lowRank.almGrowGate, tu.lowRank.almPrune = true, almDelta, gate, prune
+				})
 			default:
 				s.Solver = Solver(name)
 			}

@@ -387,6 +387,9 @@ func (lr *lowRank) run(ctx context.Context, init []*mat.Dense, s Settings) (solu
 			for c, a := range lr.alpha {
 				lr.shift[c] = a * delta / lr.mu
 			}
+			if tn.almPrune > 0 {
+				z = lr.prune(z, tn.almPrune)
+			}
 			lr.almUpdates++
 			prevSmooth = math.Inf(1)
 			deltaBefore = -1 // re-evaluate at the new shift
@@ -606,6 +609,58 @@ func (lr *lowRank) grow(z []float64, rz []ritz, f, delta, tol float64) ([]float6
 		tau /= 2
 	}
 	return zn, true // a tiny step: L-BFGS takes it from there
+}
+
+// prune rotates every block's factor L to its singular vectors, L ← UΣ
+// (LLᵀ unchanged), and drops the columns whose singular value is below
+// rel times the block's largest: columns the trace regulariser has all but
+// removed, which cost as much per iteration as the others.
+func (lr *lowRank) prune(z []float64, rel float64) []float64 {
+	old := lr.ranks()
+	ranks := make([]int, len(old))
+	cols := make([]*mat.Dense, len(old))
+	off := 0
+	for b, fb := range lr.blocks {
+		r, k := fb.blk.r, old[b]
+		if k == 0 {
+			continue
+		}
+		l := mat.NewDense(r, k, z[off:off+r*k])
+		off += r * k
+		var svd mat.SVD
+		if !svd.Factorize(l, mat.SVDThin) {
+			cols[b], ranks[b] = mat.DenseCopyOf(l), k
+			continue
+		}
+		sv := svd.Values(nil)
+		keep := 0
+		for _, v := range sv {
+			if v > rel*sv[0] {
+				keep++
+			}
+		}
+		var u mat.Dense
+		svd.UTo(&u)
+		us := mat.NewDense(r, keep, nil)
+		for i := 0; i < r; i++ {
+			for c := 0; c < keep; c++ {
+				us.Set(i, c, u.At(i, c)*sv[c])
+			}
+		}
+		cols[b], ranks[b] = us, keep
+	}
+	out := make([]float64, 0, len(z))
+	for b, fb := range lr.blocks {
+		if ranks[b] == 0 {
+			continue
+		}
+		r := fb.blk.r
+		for i := 0; i < r; i++ {
+			out = append(out, cols[b].RawRowView(i)...)
+		}
+	}
+	lr.layout(ranks)
+	return out
 }
 
 // growTol is how negative an eigenvalue 1 + θ of the dual slack must be

@@ -189,6 +189,7 @@ type lowRankTuning struct {
 	alm         bool
 	almDelta    float64
 	almGrowGate float64
+	almPrune    float64 // drop factor columns below this fraction of the largest singular value (0: none)
 	// lineSearchTries bounds the halvings of one L-BFGS step's backtracking
 	// (2⁻⁴⁰ of the first step: below that the direction is useless).
 	lineSearchTries int
