@@ -22,6 +22,13 @@ type Interval struct {
 	// P is, for ClusteredBootstrap, the two-sided bootstrap p-value of no
 	// difference (0 when not computed: PairedBootstrap).
 	P float64 `json:"p,omitempty"`
+	// Clusters counts the clusters resampled (a cluster per stratum for
+	// ClusteredBootstrap, distinct clusters for CrossedBootstrap) and
+	// Design names the resampling (DesignOneSplit, DesignWithinSplits,
+	// DesignCrossed); both 0 and empty for PairedBootstrap and in
+	// summaries written before they were recorded.
+	Clusters int    `json:"clusters,omitempty"`
+	Design   string `json:"design,omitempty"`
 }
 
 // PairedBootstrap estimates the difference mean(x) − mean(y) of two scores
@@ -90,6 +97,9 @@ func quantile(x []float64, q float64) float64 {
 	i := int(lo)
 	if i+1 >= len(x) {
 		return x[len(x)-1]
+	}
+	if h == lo || x[i] == x[i+1] { // also keeps ±Inf ends from giving NaN
+		return x[i]
 	}
 	return x[i] + (h-lo)*(x[i+1]-x[i])
 }
