@@ -37,15 +37,20 @@ import (
 //	                       every claim whose verdicts differ
 //	{{acc "cfg" "row"}}    a row's accuracy as the table prints it
 //	{{diff "cfg" "claim"}} a claim's difference, clustered interval and verdict
+//	{{holm "cfg" ...}}     declares the runs of one build whose claims are
+//	                       Holm-adjusted together, one family per paper table
+//	                       (claims that cite none: one more family), across
+//	                       configs; prints the families. claims, diff and
+//	                       builds need their configs declared before them.
 //
 // A config without summary.json, a row or claim that does not exist, or a
 // template error is an error naming it, so a stale document cannot pass
 // for a current one.
 func ResultsDoc(tmpl string, fsys fs.FS) ([]byte, error) {
-	d := &resultsDoc{fsys: fsys, runs: map[string]*committedRun{}}
+	d := &resultsDoc{fsys: fsys, runs: map[string]*committedRun{}, adjusted: map[string][]results.Claim{}}
 	t, err := template.New("results").Option("missingkey=error").Funcs(template.FuncMap{
 		"table": d.table, "claims": d.claims, "shares": d.shares, "provenance": d.provenance,
-		"runs": d.runsTable, "acc": d.acc, "diff": d.diff, "cost": d.cost, "builds": d.builds,
+		"runs": d.runsTable, "acc": d.acc, "diff": d.diff, "cost": d.cost, "builds": d.builds, "holm": d.holm,
 	}).Parse(tmpl)
 	if err != nil {
 		return nil, fmt.Errorf("results template: %w", err)
@@ -60,6 +65,9 @@ func ResultsDoc(tmpl string, fsys fs.FS) ([]byte, error) {
 type resultsDoc struct {
 	fsys fs.FS
 	runs map[string]*committedRun
+	// adjusted[cfg][i] is claim i of cfg with its p-value Holm-adjusted
+	// over its family ({{holm}}) and its verdict under it.
+	adjusted map[string][]results.Claim
 }
 
 // committedRun is what results/<config>/ holds in git.
@@ -164,9 +172,13 @@ func (d *resultsDoc) claims(cfg string) (string, error) {
 	if len(r.summary.Claims) == 0 {
 		return "", fmt.Errorf("config %q has no claims", cfg)
 	}
+	adj, err := d.familyClaims(cfg)
+	if err != nil {
+		return "", err
+	}
 	var b strings.Builder
-	b.WriteString("| Claim | Paper | Better − worse | 95% interval, anchors resampled | Holm p | Holds | i.i.d. 95% interval | i.i.d. above 0 |\n|---|---|---|---|---|---|---|---|\n")
-	for _, cl := range r.summary.Claims {
+	b.WriteString("| Claim | Paper | Better − worse | 95% interval, anchors resampled | Holm p (family) | Holds | i.i.d. 95% interval | i.i.d. above 0 |\n|---|---|---|---|---|---|---|---|\n")
+	for _, cl := range adj {
 		c := cl.Cells(3)
 		claim := fmt.Sprintf("%s (%s vs %s)", c[results.ClaimCellClaim], c[results.ClaimCellBetter], c[results.ClaimCellWorse])
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", mdEscape(claim), c[results.ClaimCellPaper], c[results.ClaimCellDifference],
@@ -362,9 +374,17 @@ func (d *resultsDoc) builds(cfgA, cfgB string) (string, error) {
 	if len(a.summary.Claims) != len(b.summary.Claims) {
 		return "", fmt.Errorf("%q and %q have different claims (%d, %d)", cfgA, cfgB, len(a.summary.Claims), len(b.summary.Claims))
 	}
+	adjA, err := d.familyClaims(cfgA)
+	if err != nil {
+		return "", err
+	}
+	adjB, err := d.familyClaims(cfgB)
+	if err != nil {
+		return "", err
+	}
 	var moved []string
-	for i, ca := range a.summary.Claims {
-		cb := b.summary.Claims[i]
+	for i, ca := range adjA {
+		cb := adjB[i]
 		if ca.Claim != cb.Claim {
 			return "", fmt.Errorf("%q and %q differ in claim %d (%q, %q)", cfgA, cfgB, i, ca.Claim, cb.Claim)
 		}
@@ -428,7 +448,11 @@ func (d *resultsDoc) diff(cfg, claim string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	for _, cl := range r.summary.Claims {
+	adj, err := d.familyClaims(cfg)
+	if err != nil {
+		return "", err
+	}
+	for _, cl := range adj {
 		if strings.EqualFold(cl.Claim, claim) {
 			c := cl.Cells(3)
 			return fmt.Sprintf("%s %s, %s", c[results.ClaimCellDifference], c[results.ClaimCellClustered], holdsText(c)), nil
@@ -477,4 +501,47 @@ func dateText(rfc string) string {
 		return "at an unknown time"
 	}
 	return t.UTC().Format("2006-01-02 15:04 UTC")
+}
+
+// holm declares cfgs the runs of one build whose claims are adjusted
+// together: the claims that cite the same paper table (Claim.Paper) form
+// one family across all of them, those that cite none another, and each
+// claim's clustered p-value is Holm-adjusted over its family
+// (results.HolmFamilies). It prints the families, one line each.
+func (d *resultsDoc) holm(cfgs ...string) (string, error) {
+	var runs []results.FamilyRun
+	for _, cfg := range cfgs {
+		if _, ok := d.adjusted[cfg]; ok {
+			return "", fmt.Errorf("config %q is in two {{holm}} declarations", cfg)
+		}
+		r, err := d.load(cfg)
+		if err != nil {
+			return "", err
+		}
+		runs = append(runs, results.FamilyRun{Name: cfg, Claims: r.summary.Claims})
+	}
+	adj, fams := results.HolmFamilies(runs)
+	for i, cfg := range cfgs {
+		d.adjusted[cfg] = adj[i]
+	}
+	var b strings.Builder
+	b.WriteString("| Family | Claims | Configs |\n|---|---|---|\n")
+	for _, f := range fams {
+		name := f.Name
+		if name == "" {
+			name = "no paper table"
+		}
+		fmt.Fprintf(&b, "| %s | %d | %s |\n", name, f.M, strings.Join(f.Runs, ", "))
+	}
+	return strings.TrimSuffix(b.String(), "\n"), nil
+}
+
+// familyClaims are cfg's claims adjusted over their {{holm}} family; an
+// error when cfg was not declared in one.
+func (d *resultsDoc) familyClaims(cfg string) ([]results.Claim, error) {
+	adj, ok := d.adjusted[cfg]
+	if !ok {
+		return nil, fmt.Errorf("config %q is in no Holm family: name it in a {{holm}} before its claims", cfg)
+	}
+	return adj, nil
 }

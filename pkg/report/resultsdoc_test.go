@@ -74,19 +74,20 @@ func TestResultsDoc(t *testing.T) {
 		{`{{table "toy"}}`, []string{
 			"| ST native | 0.750 ± 0.071 | 0.775 ± 0.035 | 0.050 | — | 0.752 | — |",
 			"| all K4 full | 0.850 ± 0.071 | — | — | 1000, 10 |  | 40 (0; 8.4e-04, 77) |"}},
-		{`{{claims "toy"}}`, []string{
-			"| K4 beats native (all K4 full vs ST native) | Table 4 | +0.100 | [-0.010, +0.200] | 0.12 | **no** | [+0.020, +0.180] | yes |"}},
+		{`{{holm "toy"}}{{claims "toy"}}`, []string{
+			"| Table 4 | 1 | toy |",
+			"| K4 beats native (all K4 full vs ST native) | Table 4 | +0.100 | [-0.010, +0.200] | 0.06 | **no** | [+0.020, +0.180] | yes |"}},
 		{`{{shares "toy"}}`, []string{"- all K4 full: ST 0.750, CF 0.250"}},
 		{`{{provenance "toy"}}`, []string{"Config hash abc123; commit 0123456, OpenBLAS build (Haswell kernels, OPENBLAS_CORETYPE=Haswell, OpenBLAS 0.3.21), go1.26.8; AMD EPYC, 2 cores, 2 workers. Finished 2026-11-28 04:10 UTC after 10.5 min wall, 20.0 min of task time; 12 tasks, 40 fits, 0 not certified, largest certified gap 8.40e-04."}},
 		{`{{provenance "toy.gonum"}}`, []string{"pure-Go build (gonum), go1.26.8; AMD EPYC, 2 cores, 1 worker. Finished"}},
 		{`{{runs "toy" "toy"}}`, []string{"| `toy` | 12 | 40 | 10.5 min | 20.0 min | 0 | 8.40e-04 | 0123456 | openblas (Haswell) |", "| all 2 | 24 | 80 | 21.0 min | 40.0 min | 0 | 8.40e-04 | | |", "From the first run's start to the last run's end: 10.5 min (2026-11-28 04:00 UTC to 2026-11-28 04:10 UTC)."}},
 		{`{{cost "toy" "all K4 full"}}`, []string{"| all K4 full | 5 | 19.2 min | 5321 |"}},
-		{`{{builds "toy" "toy.gonum"}}`, []string{"| all K4 full | 1 | 10 | 100 | 0.8000 | 0.7500 |",
+		{`{{holm "toy"}}{{holm "toy.gonum"}}{{builds "toy" "toy.gonum"}}`, []string{"| all K4 full | 1 | 10 | 100 | 0.8000 | 0.7500 |",
 			"the largest difference of a split's accuracy is 0.0500. Every claim has the same verdicts"}},
-		{`{{builds "toy" "toy"}}`, []string{"choose the same β and give the same test accuracy on every split of every row."}},
-		{`{{builds "toy" "toy.holds"}}`, []string{"**1 of 1 claims' verdicts differ between the two runs:**",
+		{`{{holm "toy"}}{{builds "toy" "toy"}}`, []string{"choose the same β and give the same test accuracy on every split of every row."}},
+		{`{{holm "toy"}}{{holm "toy.holds"}}{{builds "toy" "toy.holds"}}`, []string{"**1 of 1 claims' verdicts differ between the two runs:**",
 			"- **K4 beats native**: openblas: +0.100 [-0.010, +0.200], does not hold (i.i.d. interval above 0: yes); gonum: +0.100 [+0.010, +0.200], holds (i.i.d. interval above 0: yes)."}},
-		{`K4: {{acc "toy" "ALL K4 FULL"}}; {{diff "toy" "K4 beats native"}}.`, []string{"K4: 0.850 ± 0.071; +0.100 [-0.010, +0.200], does not hold."}},
+		{`{{holm "toy"}}K4: {{acc "toy" "ALL K4 FULL"}}; {{diff "toy" "K4 beats native"}}.`, []string{"K4: 0.850 ± 0.071; +0.100 [-0.010, +0.200], does not hold."}},
 	} {
 		got, err := ResultsDoc(tc.tmpl, fsys)
 		if err != nil {
@@ -103,7 +104,9 @@ func TestResultsDoc(t *testing.T) {
 	for _, tc := range []struct{ tmpl, want string }{
 		{`{{table "gone"}}`, `config "gone"`},
 		{`{{acc "toy" "CF native"}}`, `no row "CF native"`},
-		{`{{diff "toy" "K1 beats K4"}}`, `no claim "K1 beats K4" (it has "K4 beats native")`},
+		{`{{holm "toy"}}{{diff "toy" "K1 beats K4"}}`, `no claim "K1 beats K4" (it has "K4 beats native")`},
+		{`{{claims "toy"}}`, `config "toy" is in no Holm family`},
+		{`{{holm "toy"}}{{holm "toy.gonum" "toy"}}`, `config "toy" is in two {{holm}} declarations`},
 		{`{{tabel "toy"}}`, `function "tabel" not defined`},
 		{`{{cost "toy" "ST native"}}`, `no learned row "ST native"`},
 	} {
