@@ -37,6 +37,16 @@ import (
 //	                       every claim whose verdicts differ
 //	{{acc "cfg" "row"}}    a row's accuracy as the table prints it
 //	{{diff "cfg" "claim"}} a claim's difference, clustered interval and verdict
+//	{{mean "cfg" "row"}}   a row's mean accuracy over splits, 3 decimals
+//	{{paper "cfg" "row"}}  the paper's value of a row, 3 decimals
+//	{{spread "cfg" "row"}} a row's lowest and highest split accuracy
+//	{{delta "cfg" "claim"}} a claim's difference, signed, 3 decimals
+//	{{fits "cfg" ...}}     the configs' fits and how many were not certified
+//	{{verdicts "cfg" "holds"|"fails"}} the claims that hold (or do not),
+//	                       one bullet each with diff's text
+//	{{was "cfg" "claim" "held"|"failed"}} a claim whose verdict changed:
+//	                       its verdict before and now; an error when it
+//	                       did not change
 //	{{holm "cfg" ...}}     declares the runs of one build whose claims are
 //	                       Holm-adjusted together, one family per paper table
 //	                       (claims that cite none: one more family), across
@@ -51,6 +61,7 @@ func ResultsDoc(tmpl string, fsys fs.FS) ([]byte, error) {
 	t, err := template.New("results").Option("missingkey=error").Funcs(template.FuncMap{
 		"table": d.table, "claims": d.claims, "shares": d.shares, "provenance": d.provenance,
 		"runs": d.runsTable, "acc": d.acc, "diff": d.diff, "cost": d.cost, "builds": d.builds, "holm": d.holm,
+		"mean": d.mean, "paper": d.paper, "spread": d.spread, "delta": d.delta, "fits": d.fits, "verdicts": d.verdicts, "was": d.was,
 	}).Parse(tmpl)
 	if err != nil {
 		return nil, fmt.Errorf("results template: %w", err)
@@ -544,4 +555,144 @@ func (d *resultsDoc) familyClaims(cfg string) ([]results.Claim, error) {
 		return nil, fmt.Errorf("config %q is in no Holm family: name it in a {{holm}} before its claims", cfg)
 	}
 	return adj, nil
+}
+
+// rowOf is a config's row by label (case-insensitive), or an error.
+func (d *resultsDoc) rowOf(cfg, label string) (*results.Row, error) {
+	r, err := d.load(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if row := r.row(label); row != nil {
+		return row, nil
+	}
+	return nil, fmt.Errorf("config %q has no row %q", cfg, label)
+}
+
+func (d *resultsDoc) mean(cfg, label string) (string, error) {
+	row, err := d.rowOf(cfg, label)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%.3f", row.Mean), nil
+}
+
+func (d *resultsDoc) paper(cfg, label string) (string, error) {
+	row, err := d.rowOf(cfg, label)
+	if err != nil {
+		return "", err
+	}
+	if row.Paper == nil {
+		return "", fmt.Errorf("config %q: row %q has no paper value", cfg, label)
+	}
+	return fmt.Sprintf("%.3f", *row.Paper), nil
+}
+
+func (d *resultsDoc) spread(cfg, label string) (string, error) {
+	row, err := d.rowOf(cfg, label)
+	if err != nil {
+		return "", err
+	}
+	if len(row.Accuracy) == 0 {
+		return "", fmt.Errorf("config %q: row %q has no accuracy", cfg, label)
+	}
+	lo, hi := row.Accuracy[0], row.Accuracy[0]
+	for _, a := range row.Accuracy {
+		lo, hi = math.Min(lo, a), math.Max(hi, a)
+	}
+	return fmt.Sprintf("%.3f to %.3f", lo, hi), nil
+}
+
+// claimOf is a config's claim by name, adjusted over its family.
+func (d *resultsDoc) claimOf(cfg, claim string) (results.Claim, error) {
+	adj, err := d.familyClaims(cfg)
+	if err != nil {
+		return results.Claim{}, err
+	}
+	var have []string
+	for _, cl := range adj {
+		if strings.EqualFold(cl.Claim, claim) {
+			return cl, nil
+		}
+		have = append(have, strconv.Quote(cl.Claim))
+	}
+	sort.Strings(have)
+	return results.Claim{}, fmt.Errorf("config %q has no claim %q (it has %s)", cfg, claim, strings.Join(have, ", "))
+}
+
+func (d *resultsDoc) delta(cfg, claim string) (string, error) {
+	cl, err := d.claimOf(cfg, claim)
+	if err != nil {
+		return "", err
+	}
+	if cl.Interval == nil {
+		return "", fmt.Errorf("config %q: claim %q has no difference (%s)", cfg, claim, cl.Note)
+	}
+	return fmt.Sprintf("%+.3f", cl.Interval.Diff), nil
+}
+
+func (d *resultsDoc) fits(cfgs ...string) (string, error) {
+	fits, unconverged := 0, 0
+	for _, cfg := range cfgs {
+		p, err := d.loadProvenance(cfg)
+		if err != nil {
+			return "", err
+		}
+		fits, unconverged = fits+p.Fits, unconverged+p.UnconvergedFits
+	}
+	return fmt.Sprintf("%s fits over %d configs, %d not certified", thousands(fits), len(cfgs), unconverged), nil
+}
+
+// thousands writes n with commas between groups of three digits.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// claimText is a claim's name, difference, clustered interval and
+// verdict under its family.
+func claimText(cl results.Claim) string {
+	c := cl.Cells(3)
+	return fmt.Sprintf("%s (%s vs %s): %s %s, Holm p %s, %s", mdEscape(cl.Claim), mdEscape(cl.Better), mdEscape(cl.Worse), c[results.ClaimCellDifference], c[results.ClaimCellClustered], c[results.ClaimCellHolmP], holdsText(c))
+}
+
+func (d *resultsDoc) verdicts(cfg, which string) (string, error) {
+	if which != "holds" && which != "fails" {
+		return "", fmt.Errorf("verdicts %q: want \"holds\" or \"fails\", got %q", cfg, which)
+	}
+	adj, err := d.familyClaims(cfg)
+	if err != nil {
+		return "", err
+	}
+	var lines []string
+	for _, cl := range adj {
+		if cl.Holds == (which == "holds") {
+			lines = append(lines, "- "+claimText(cl))
+		}
+	}
+	if len(lines) == 0 {
+		return "- none", nil
+	}
+	return strings.Join(lines, "\n"), nil
+}
+
+func (d *resultsDoc) was(cfg, claim, before string) (string, error) {
+	if before != "held" && before != "failed" {
+		return "", fmt.Errorf("was %q %q: want \"held\" or \"failed\", got %q", cfg, claim, before)
+	}
+	cl, err := d.claimOf(cfg, claim)
+	if err != nil {
+		return "", err
+	}
+	if cl.Holds == (before == "held") {
+		return "", fmt.Errorf("config %q: claim %q %s before and still does: not a change", cfg, claim, before)
+	}
+	word := "held"
+	if before == "failed" {
+		word = "did not hold"
+	}
+	return fmt.Sprintf("`%s`, %s before; now %s", cfg, word, claimText(cl)), nil
 }

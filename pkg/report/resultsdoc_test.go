@@ -87,6 +87,10 @@ func TestResultsDoc(t *testing.T) {
 		{`{{holm "toy"}}{{builds "toy" "toy"}}`, []string{"choose the same β and give the same test accuracy on every split of every row."}},
 		{`{{holm "toy"}}{{holm "toy.holds"}}{{builds "toy" "toy.holds"}}`, []string{"**1 of 1 claims' verdicts differ between the two runs:**",
 			"- **K4 beats native**: openblas: +0.100 [-0.010, +0.200], does not hold (i.i.d. interval above 0: yes); gonum: +0.100 [+0.010, +0.200], holds (i.i.d. interval above 0: yes)."}},
+		{`{{holm "toy"}}{{mean "toy" "ST native"}} {{paper "toy" "st native"}} {{spread "toy" "all K4 full"}} {{delta "toy" "K4 beats native"}} {{fits "toy" "toy"}}`,
+			[]string{"0.750 0.752 0.800 to 0.900 +0.100 80 fits over 2 configs, 0 not certified"}},
+		{`{{holm "toy"}}{{verdicts "toy" "fails"}}|{{verdicts "toy" "holds"}}|{{was "toy" "K4 beats native" "held"}}`,
+			[]string{"- K4 beats native (all K4 full vs ST native): +0.100 [-0.010, +0.200], Holm p 0.06, does not hold|- none|`toy`, held before; now K4 beats native"}},
 		{`{{holm "toy"}}K4: {{acc "toy" "ALL K4 FULL"}}; {{diff "toy" "K4 beats native"}}.`, []string{"K4: 0.850 ± 0.071; +0.100 [-0.010, +0.200], does not hold."}},
 	} {
 		got, err := ResultsDoc(tc.tmpl, fsys)
@@ -106,6 +110,9 @@ func TestResultsDoc(t *testing.T) {
 		{`{{acc "toy" "CF native"}}`, `no row "CF native"`},
 		{`{{holm "toy"}}{{diff "toy" "K1 beats K4"}}`, `no claim "K1 beats K4" (it has "K4 beats native")`},
 		{`{{claims "toy"}}`, `config "toy" is in no Holm family`},
+		{`{{holm "toy"}}{{was "toy" "K4 beats native" "failed"}}`, `"K4 beats native" failed before and still does: not a change`},
+		{`{{paper "toy" "all K4 full"}}`, `row "all K4 full" has no paper value`},
+		{`{{holm "toy"}}{{verdicts "toy" "maybe"}}`, `want "holds" or "fails"`},
 		{`{{holm "toy"}}{{holm "toy.gonum" "toy"}}`, `config "toy" is in two {{holm}} declarations`},
 		{`{{tabel "toy"}}`, `function "tabel" not defined`},
 		{`{{cost "toy" "ST native"}}`, `no learned row "ST native"`},
