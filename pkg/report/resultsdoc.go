@@ -47,6 +47,20 @@ import (
 //	{{was "cfg" "claim" "held"|"failed"}} a claim whose verdict changed:
 //	                       its verdict before and now; an error when it
 //	                       did not change
+//	{{move "cfgA" "cfgB" "row"}} a row's mean in cfgB minus cfgA's, signed
+//	{{maxmove "cfgA" "cfgB"}} the largest |move| over the rows both have
+//	{{sdrange "cfg"}}      the lowest and highest sd over splits of its rows
+//	{{widths "cfg"}}       the lowest and highest ratio of a claim's
+//	                       clustered interval width to its i.i.d. one
+//	{{sharerange "cfg" "row" "prefix"}} the lowest and highest share, in
+//	                       percent, of the row's kernels named prefix…
+//	{{half "cfg" "row"}}   a row's mean accuracy with ties counted ½
+//	{{anchors "cfg" "claim"}} "N test comparisons from A anchors": what a
+//	                       claim's clustered interval resampled
+//	{{split0 "cfgN" "cfg1" "row" ...}} the rows' split-0 accuracy in cfgN
+//	                       (4 decimals); an error unless it equals the
+//	                       one-split cfg1's
+//	{{splitdiff "cfg" "better" "worse" s}} better − worse on split s
 //	{{holm "cfg" ...}}     declares the runs of one build whose claims are
 //	                       Holm-adjusted together, one family per paper table
 //	                       (claims that cite none: one more family), across
@@ -62,6 +76,8 @@ func ResultsDoc(tmpl string, fsys fs.FS) ([]byte, error) {
 		"table": d.table, "claims": d.claims, "shares": d.shares, "provenance": d.provenance,
 		"runs": d.runsTable, "acc": d.acc, "diff": d.diff, "cost": d.cost, "builds": d.builds, "holm": d.holm,
 		"mean": d.mean, "paper": d.paper, "spread": d.spread, "delta": d.delta, "fits": d.fits, "verdicts": d.verdicts, "was": d.was,
+		"move": d.move, "maxmove": d.maxmove, "sdrange": d.sdrange, "widths": d.widths, "sharerange": d.sharerange,
+		"half": d.half, "anchors": d.anchors, "split0": d.split0, "splitdiff": d.splitdiff,
 	}).Parse(tmpl)
 	if err != nil {
 		return nil, fmt.Errorf("results template: %w", err)
@@ -695,4 +711,154 @@ func (d *resultsDoc) was(cfg, claim, before string) (string, error) {
 		word = "did not hold"
 	}
 	return fmt.Sprintf("`%s`, %s before; now %s", cfg, word, claimText(cl)), nil
+}
+
+func (d *resultsDoc) move(cfgA, cfgB, label string) (string, error) {
+	a, err := d.rowOf(cfgA, label)
+	if err != nil {
+		return "", err
+	}
+	b, err := d.rowOf(cfgB, label)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%+.3f", b.Mean-a.Mean), nil
+}
+
+func (d *resultsDoc) maxmove(cfgA, cfgB string) (string, error) {
+	a, err := d.load(cfgA)
+	if err != nil {
+		return "", err
+	}
+	b, err := d.load(cfgB)
+	if err != nil {
+		return "", err
+	}
+	best, n := 0.0, 0
+	for _, ra := range a.summary.Rows {
+		if rb := b.row(ra.Label); rb != nil {
+			best, n = math.Max(best, math.Abs(rb.Mean-ra.Mean)), n+1
+		}
+	}
+	if n == 0 {
+		return "", fmt.Errorf("configs %q and %q have no row in common", cfgA, cfgB)
+	}
+	return fmt.Sprintf("%.3f", best), nil
+}
+
+// rangeText is "lo–hi" (or one value when they agree) with format f.
+func rangeText(f string, lo, hi float64) string {
+	a, b := fmt.Sprintf(f, lo), fmt.Sprintf(f, hi)
+	if a == b {
+		return a
+	}
+	return a + "–" + b
+}
+
+func (d *resultsDoc) sdrange(cfg string) (string, error) {
+	r, err := d.load(cfg)
+	if err != nil {
+		return "", err
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, row := range r.summary.Rows {
+		lo, hi = math.Min(lo, row.Std), math.Max(hi, row.Std)
+	}
+	if len(r.summary.Rows) == 0 {
+		return "", fmt.Errorf("config %q has no rows", cfg)
+	}
+	return rangeText("%.3f", lo, hi), nil
+}
+
+func (d *resultsDoc) widths(cfg string) (string, error) {
+	r, err := d.load(cfg)
+	if err != nil {
+		return "", err
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, cl := range r.summary.Claims {
+		if cl.Interval == nil || cl.Clustered == nil || !(cl.Interval.Hi > cl.Interval.Lo) {
+			continue
+		}
+		w := (cl.Clustered.Hi - cl.Clustered.Lo) / (cl.Interval.Hi - cl.Interval.Lo)
+		lo, hi = math.Min(lo, w), math.Max(hi, w)
+	}
+	if math.IsInf(lo, 1) {
+		return "", fmt.Errorf("config %q has no claim with both intervals", cfg)
+	}
+	return rangeText("%.1f", lo, hi), nil
+}
+
+func (d *resultsDoc) sharerange(cfg, label, prefix string) (string, error) {
+	row, err := d.rowOf(cfg, label)
+	if err != nil {
+		return "", err
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for i, s := range row.KernelShare {
+		if i < len(row.Kernels) && strings.HasPrefix(row.Kernels[i], prefix) {
+			lo, hi = math.Min(lo, 100*s), math.Max(hi, 100*s)
+		}
+	}
+	if math.IsInf(lo, 1) {
+		return "", fmt.Errorf("config %q: row %q has no kernel share of a kernel named %s…", cfg, label, prefix)
+	}
+	return rangeText("%.1f", lo, hi) + "%", nil
+}
+
+func (d *resultsDoc) half(cfg, label string) (string, error) {
+	row, err := d.rowOf(cfg, label)
+	if err != nil {
+		return "", err
+	}
+	if row.TestTallies == nil {
+		return "", fmt.Errorf("config %q: row %q has no test tallies", cfg, label)
+	}
+	_, m, _ := row.HalfTies()
+	return fmt.Sprintf("%.3f", m), nil
+}
+
+func (d *resultsDoc) anchors(cfg, claim string) (string, error) {
+	cl, err := d.claimOf(cfg, claim)
+	if err != nil {
+		return "", err
+	}
+	if cl.Clustered == nil || cl.Clustered.Clusters == 0 {
+		return "", fmt.Errorf("config %q: claim %q has no recorded clusters (mkpoe recheck records them)", cfg, claim)
+	}
+	return fmt.Sprintf("%d test comparisons from %d anchors", cl.Clustered.N, cl.Clustered.Clusters), nil
+}
+
+func (d *resultsDoc) split0(cfgN, cfg1 string, labels ...string) (string, error) {
+	var parts []string
+	for _, label := range labels {
+		a, err := d.rowOf(cfgN, label)
+		if err != nil {
+			return "", err
+		}
+		b, err := d.rowOf(cfg1, label)
+		if err != nil {
+			return "", err
+		}
+		if len(a.Accuracy) == 0 || len(b.Accuracy) != 1 || a.Accuracy[0] != b.Accuracy[0] {
+			return "", fmt.Errorf("row %q: split 0 of config %q (%v) is not config %q's one split (%v)", label, cfgN, a.Accuracy, cfg1, b.Accuracy)
+		}
+		parts = append(parts, fmt.Sprintf("%s %.4f", mdEscape(a.Label), a.Accuracy[0]))
+	}
+	return strings.Join(parts, ", "), nil
+}
+
+func (d *resultsDoc) splitdiff(cfg, better, worse string, split int) (string, error) {
+	a, err := d.rowOf(cfg, better)
+	if err != nil {
+		return "", err
+	}
+	b, err := d.rowOf(cfg, worse)
+	if err != nil {
+		return "", err
+	}
+	if split < 0 || split >= len(a.Accuracy) || split >= len(b.Accuracy) {
+		return "", fmt.Errorf("config %q has no split %d", cfg, split)
+	}
+	return fmt.Sprintf("%+.3f", a.Accuracy[split]-b.Accuracy[split]), nil
 }

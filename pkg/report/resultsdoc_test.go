@@ -45,12 +45,13 @@ func docFixture(t *testing.T) fstest.MapFS {
 	// another β and lost one comparison of 20.
 	s.Rows[1].Beta = []float64{1000, 100}
 	s.Rows[1].Accuracy = []float64{0.9, 0.75}
+	s.Rows[1].Mean = 0.825
 	gb, err := json.Marshal(s)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Another pure-Go run, in which the claim's clustered interval cleared 0.
-	s.Claims[0].Clustered = &stats.Interval{Diff: 0.1, Lo: 0.01, Hi: 0.2, Reps: 2000, P: 0.01}
+	s.Claims[0].Clustered = &stats.Interval{Diff: 0.1, Lo: 0.01, Hi: 0.2, Reps: 2000, P: 0.01, N: 20, Clusters: 6}
 	s.Claims[0].Holds = true
 	hb, err := json.Marshal(s)
 	if err != nil {
@@ -89,6 +90,10 @@ func TestResultsDoc(t *testing.T) {
 			"- **K4 beats native**: openblas: +0.100 [-0.010, +0.200], does not hold (i.i.d. interval above 0: yes); gonum: +0.100 [+0.010, +0.200], holds (i.i.d. interval above 0: yes)."}},
 		{`{{holm "toy"}}{{mean "toy" "ST native"}} {{paper "toy" "st native"}} {{spread "toy" "all K4 full"}} {{delta "toy" "K4 beats native"}} {{fits "toy" "toy"}}`,
 			[]string{"0.750 0.752 0.800 to 0.900 +0.100 80 fits over 2 configs, 0 not certified"}},
+		{`{{move "toy" "toy.gonum" "all K4 full"}} {{maxmove "toy" "toy.gonum"}} {{sdrange "toy"}} {{widths "toy"}} {{sharerange "toy" "all K4 full" "C"}} {{sharerange "toy" "all K4 full" ""}}`,
+			[]string{"-0.025 0.025 0.071 1.3 25.0% 25.0–75.0%"}},
+		{`{{half "toy" "ST native"}} {{splitdiff "toy" "all K4 full" "ST native" 1}}`, []string{"0.775 +0.000"}},
+		{`{{holm "toy.holds"}}{{anchors "toy.holds" "K4 beats native"}}`, []string{"20 test comparisons from 6 anchors"}},
 		{`{{holm "toy"}}{{verdicts "toy" "fails"}}|{{verdicts "toy" "holds"}}|{{was "toy" "K4 beats native" "held"}}`,
 			[]string{"- K4 beats native (all K4 full vs ST native): +0.100 [-0.010, +0.200], Holm p 0.06, does not hold|- none|`toy`, held before; now K4 beats native"}},
 		{`{{holm "toy"}}K4: {{acc "toy" "ALL K4 FULL"}}; {{diff "toy" "K4 beats native"}}.`, []string{"K4: 0.850 ± 0.071; +0.100 [-0.010, +0.200], does not hold."}},
@@ -112,6 +117,8 @@ func TestResultsDoc(t *testing.T) {
 		{`{{claims "toy"}}`, `config "toy" is in no Holm family`},
 		{`{{holm "toy"}}{{was "toy" "K4 beats native" "failed"}}`, `"K4 beats native" failed before and still does: not a change`},
 		{`{{paper "toy" "all K4 full"}}`, `row "all K4 full" has no paper value`},
+		{`{{split0 "toy" "toy" "ST native"}}`, `is not config "toy"'s one split`},
+		{`{{splitdiff "toy" "ST native" "ST native" 2}}`, `has no split 2`},
 		{`{{holm "toy"}}{{verdicts "toy" "maybe"}}`, `want "holds" or "fails"`},
 		{`{{holm "toy"}}{{holm "toy.gonum" "toy"}}`, `config "toy" is in two {{holm}} declarations`},
 		{`{{tabel "toy"}}`, `function "tabel" not defined`},
