@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"math"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mkpoe/mkpoe/pkg/results"
+	"github.com/mkpoe/mkpoe/pkg/stats"
 )
 
 // ResultsDoc renders a results document (docs/results.md is one) from a
@@ -409,11 +411,15 @@ func (d *resultsDoc) builds(cfgA, cfgB string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	var moved []string
+	var moved, designs []string
 	for i, ca := range adjA {
 		cb := adjB[i]
 		if ca.Claim != cb.Claim {
 			return "", fmt.Errorf("%q and %q differ in claim %d (%q, %q)", cfgA, cfgB, i, ca.Claim, cb.Claim)
+		}
+		if da, db := designOf(ca), designOf(cb); da != db {
+			designs = append(designs, fmt.Sprintf("%s: %s; %s: %s", na, da, nb, db))
+			continue
 		}
 		if ca.Holds != cb.Holds || ca.Reproduced != cb.Reproduced {
 			moved = append(moved, fmt.Sprintf("- **%s**: %s; %s.", mdEscape(ca.Claim), claimVerdict(na, ca), claimVerdict(nb, cb)))
@@ -426,9 +432,20 @@ func (d *resultsDoc) builds(cfgA, cfgB string) (string, error) {
 		fmt.Fprintf(&out, "| Row | Split | β, %s | β, %s | Accuracy, %s | Accuracy, %s |\n|---|---|---|---|---|---|\n%s\n\n", na, nb, na, nb, strings.Join(lines, "\n"))
 		fmt.Fprintf(&out, "Every other split of every row has the same β and test accuracy in both; the largest difference of a split's accuracy is %.4f.", maxDiff)
 	}
-	if len(moved) == 0 {
+	nDesign := len(designs)
+	if nDesign > 0 {
+		slices.Sort(designs)
+		designs = slices.Compact(designs)
+		fmt.Fprintf(&out, " %d of %d claims' clustered intervals were resampled differently in the two runs (%s), so their verdicts are not set side by side here (`mkpoe recheck` recomputes the older run's claims).",
+			nDesign, len(a.summary.Claims), strings.Join(designs, "; "))
+	}
+	switch {
+	case nDesign == len(a.summary.Claims):
+	case len(moved) == 0 && nDesign > 0:
+		out.WriteString(" Every other claim has the same verdicts (Holds, and the i.i.d. check) in both.")
+	case len(moved) == 0:
 		out.WriteString(" Every claim has the same verdicts (Holds, and the i.i.d. check) in both.")
-	} else {
+	default:
 		fmt.Fprintf(&out, " **%d of %d claims' verdicts differ between the two runs:**\n\n%s", len(moved), len(a.summary.Claims), strings.Join(moved, "\n"))
 	}
 	return out.String(), nil
@@ -861,4 +878,19 @@ func (d *resultsDoc) splitdiff(cfg, better, worse string, split int) (string, er
 		return "", fmt.Errorf("config %q has no split %d", cfg, split)
 	}
 	return fmt.Sprintf("%+.3f", a.Accuracy[split]-b.Accuracy[split]), nil
+}
+
+// designOf names the resampling of a claim's clustered interval; summaries
+// written before it was recorded say nothing, and theirs is named by what
+// ClusteredBootstrap did then.
+func designOf(cl results.Claim) string {
+	switch {
+	case cl.Clustered == nil:
+		return "none"
+	case cl.Clustered.Design != "":
+		return cl.Clustered.Design
+	case cl.Clustered.Strata > 1:
+		return stats.DesignWithinSplits + " (recorded before designs were)"
+	}
+	return "one split, percentile (recorded before designs were)"
 }
