@@ -63,6 +63,9 @@ import (
 //	                       (4 decimals); an error unless it equals the
 //	                       one-split cfg1's
 //	{{splitdiff "cfg" "better" "worse" s}} better − worse on split s
+//	{{cut "cfg" "row" "baseline" "time"|"iterations"}} how much less the
+//	                       row cost than the baseline row (provenance), in
+//	                       percent, with both values
 //	{{holm "cfg" ...}}     declares the runs of one build whose claims are
 //	                       Holm-adjusted together, one family per paper table
 //	                       (claims that cite none: one more family), across
@@ -79,7 +82,7 @@ func ResultsDoc(tmpl string, fsys fs.FS) ([]byte, error) {
 		"runs": d.runsTable, "acc": d.acc, "diff": d.diff, "cost": d.cost, "builds": d.builds, "holm": d.holm,
 		"mean": d.mean, "paper": d.paper, "spread": d.spread, "delta": d.delta, "fits": d.fits, "verdicts": d.verdicts, "was": d.was,
 		"move": d.move, "maxmove": d.maxmove, "sdrange": d.sdrange, "widths": d.widths, "sharerange": d.sharerange,
-		"half": d.half, "anchors": d.anchors, "split0": d.split0, "splitdiff": d.splitdiff,
+		"half": d.half, "anchors": d.anchors, "split0": d.split0, "splitdiff": d.splitdiff, "cut": d.cut,
 	}).Parse(tmpl)
 	if err != nil {
 		return nil, fmt.Errorf("results template: %w", err)
@@ -893,4 +896,34 @@ func designOf(cl results.Claim) string {
 		return stats.DesignWithinSplits + " (recorded before designs were)"
 	}
 	return "one split, percentile (recorded before designs were)"
+}
+
+func (d *resultsDoc) cut(cfg, label, baseline, measure string) (string, error) {
+	p, err := d.loadProvenance(cfg)
+	if err != nil {
+		return "", err
+	}
+	costOf := func(l string) (*results.RowCost, error) {
+		for i := range p.Rows {
+			if strings.EqualFold(p.Rows[i].Label, l) {
+				return &p.Rows[i], nil
+			}
+		}
+		return nil, fmt.Errorf("config %q has no learned row %q with a recorded cost", cfg, l)
+	}
+	r, err := costOf(label)
+	if err != nil {
+		return "", err
+	}
+	b, err := costOf(baseline)
+	if err != nil {
+		return "", err
+	}
+	switch measure {
+	case "time":
+		return fmt.Sprintf("%.0f%% (%s against %s)", 100*(1-r.Seconds/b.Seconds), duration(r.Seconds), duration(b.Seconds)), nil
+	case "iterations":
+		return fmt.Sprintf("%.0f%% (%s against %s)", 100*(1-float64(r.Iterations)/float64(b.Iterations)), thousands(r.Iterations), thousands(b.Iterations)), nil
+	}
+	return "", fmt.Errorf("cut %q: measure %q, want \"time\" or \"iterations\"", cfg, measure)
 }
