@@ -66,6 +66,7 @@ import (
 //	{{cut "cfg" "row" "baseline" "time"|"iterations"}} how much less the
 //	                       row cost than the baseline row (provenance), in
 //	                       percent, with both values
+//	{{gap "cfg" "row"}}    a row's mean minus the paper's value, signed
 //	{{tierate "cfg" "row"}} a row's tie rate over all splits, in percent
 //	{{holm "cfg" ...}}     declares the runs of one build whose claims are
 //	                       Holm-adjusted together, one family per paper table
@@ -83,7 +84,7 @@ func ResultsDoc(tmpl string, fsys fs.FS) ([]byte, error) {
 		"runs": d.runsTable, "acc": d.acc, "diff": d.diff, "cost": d.cost, "builds": d.builds, "holm": d.holm,
 		"mean": d.mean, "paper": d.paper, "spread": d.spread, "delta": d.delta, "fits": d.fits, "verdicts": d.verdicts, "was": d.was,
 		"move": d.move, "maxmove": d.maxmove, "sdrange": d.sdrange, "widths": d.widths, "sharerange": d.sharerange,
-		"half": d.half, "anchors": d.anchors, "split0": d.split0, "splitdiff": d.splitdiff, "cut": d.cut, "tierate": d.tierate,
+		"half": d.half, "anchors": d.anchors, "split0": d.split0, "splitdiff": d.splitdiff, "cut": d.cut, "tierate": d.tierate, "gap": d.gap,
 	}).Parse(tmpl)
 	if err != nil {
 		return nil, fmt.Errorf("results template: %w", err)
@@ -938,4 +939,15 @@ func (d *resultsDoc) tierate(cfg, label string) (string, error) {
 		return "", fmt.Errorf("config %q: row %q has no test tallies", cfg, label)
 	}
 	return fmt.Sprintf("%.1f%%", 100*row.TieRate()), nil
+}
+
+func (d *resultsDoc) gap(cfg, label string) (string, error) {
+	row, err := d.rowOf(cfg, label)
+	if err != nil {
+		return "", err
+	}
+	if row.Paper == nil {
+		return "", fmt.Errorf("config %q: row %q has no paper value", cfg, label)
+	}
+	return fmt.Sprintf("%+.3f", row.Mean-*row.Paper), nil
 }

@@ -102,7 +102,7 @@ func TestResultsDoc(t *testing.T) {
 		{`{{move "toy" "toy.gonum" "all K4 full"}} {{maxmove "toy" "toy.gonum"}} {{sdrange "toy"}} {{widths "toy"}} {{sharerange "toy" "all K4 full" "C"}} {{sharerange "toy" "all K4 full" ""}}`,
 			[]string{"-0.025 0.025 0.071 1.3 25.0% 25.0–75.0%"}},
 		{`{{cut "toy" "all K4 full" "all K4 full" "time"}} {{cut "toy" "all K4 full" "all K4 full" "iterations"}}`, []string{"0% (19.2 min against 19.2 min) 0% (5,321 against 5,321)"}},
-		{`{{tierate "toy" "ST native"}}`, []string{"5.0%"}},
+		{`{{tierate "toy" "ST native"}} {{gap "toy" "ST native"}}`, []string{"5.0% -0.002"}},
 		{`{{half "toy" "ST native"}} {{splitdiff "toy" "all K4 full" "ST native" 1}}`, []string{"0.775 +0.000"}},
 		{`{{holm "toy.holds"}}{{anchors "toy.holds" "K4 beats native"}}`, []string{"20 test comparisons from 6 anchors"}},
 		{`{{holm "toy"}}{{verdicts "toy" "fails"}}|{{verdicts "toy" "holds"}}|{{was "toy" "K4 beats native" "held"}}`,
