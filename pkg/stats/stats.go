@@ -1,6 +1,11 @@
-// Package stats holds the uncertainty estimates of the reports: a paired
-// bootstrap of the difference between two methods scored on the same held-out
-// comparisons.
+// Package stats holds the uncertainty estimates of the reports: bootstraps
+// of the difference between two methods scored on the same held-out
+// comparisons, i.i.d. (PairedBootstrap) or with the comparisons clustered
+// by anchor item, by the design of the outer splits (AnchorBootstrap: one
+// split, StudentizedBootstrap; disjoint folds, ClusteredBootstrap; random
+// test sets that share anchors, CrossedBootstrap), and Holm's adjustment.
+// coverage_test.go checks each interval's coverage on simulated data of
+// each design.
 package stats
 
 import (
@@ -19,8 +24,8 @@ type Interval struct {
 	Reps   int     `json:"reps"`   // bootstrap replicates
 	N      int     `json:"n"`      // paired observations, over all strata
 	Strata int     `json:"strata"` // e.g. outer splits
-	// P is, for ClusteredBootstrap, the two-sided bootstrap p-value of no
-	// difference (0 when not computed: PairedBootstrap).
+	// P is, for the clustered intervals, the two-sided bootstrap p-value
+	// of no difference (0 when not computed: PairedBootstrap).
 	P float64 `json:"p,omitempty"`
 	// Clusters counts the clusters resampled (a cluster per stratum for
 	// ClusteredBootstrap, distinct clusters for CrossedBootstrap) and
