@@ -66,6 +66,9 @@ import (
 //	{{cut "cfg" "row" "baseline" "time"|"iterations"}} how much less the
 //	                       row cost than the baseline row (provenance), in
 //	                       percent, with both values
+//	{{dirty "cfg" ...}}    the configs whose provenance names a tree with
+//	                       uncommitted changes, with the commit
+//	{{trains "cfg" "row" ...}} each row's training comparisons on split 0
 //	{{gap "cfg" "row"}}    a row's mean minus the paper's value, signed
 //	{{tierate "cfg" "row"}} a row's tie rate over all splits, in percent
 //	{{holm "cfg" ...}}     declares the runs of one build whose claims are
@@ -84,7 +87,7 @@ func ResultsDoc(tmpl string, fsys fs.FS) ([]byte, error) {
 		"runs": d.runsTable, "acc": d.acc, "diff": d.diff, "cost": d.cost, "builds": d.builds, "holm": d.holm,
 		"mean": d.mean, "paper": d.paper, "spread": d.spread, "delta": d.delta, "fits": d.fits, "verdicts": d.verdicts, "was": d.was,
 		"move": d.move, "maxmove": d.maxmove, "sdrange": d.sdrange, "widths": d.widths, "sharerange": d.sharerange,
-		"half": d.half, "anchors": d.anchors, "split0": d.split0, "splitdiff": d.splitdiff, "cut": d.cut, "tierate": d.tierate, "gap": d.gap,
+		"half": d.half, "anchors": d.anchors, "split0": d.split0, "splitdiff": d.splitdiff, "cut": d.cut, "tierate": d.tierate, "gap": d.gap, "trains": d.trains, "dirty": d.dirty,
 	}).Parse(tmpl)
 	if err != nil {
 		return nil, fmt.Errorf("results template: %w", err)
@@ -732,7 +735,9 @@ func (d *resultsDoc) was(cfg, claim, before string) (string, error) {
 	if before == "failed" {
 		word = "did not hold"
 	}
-	return fmt.Sprintf("`%s`, %s before; now %s", cfg, word, claimText(cl)), nil
+	c := cl.Cells(3)
+	return fmt.Sprintf("%s (%s vs %s), `%s`: %s before; now %s %s, Holm p %s, %s", mdEscape(cl.Claim), mdEscape(cl.Better), mdEscape(cl.Worse), cfg, word,
+		c[results.ClaimCellDifference], c[results.ClaimCellClustered], c[results.ClaimCellHolmP], holdsText(c)), nil
 }
 
 func (d *resultsDoc) move(cfgA, cfgB, label string) (string, error) {
@@ -950,4 +955,36 @@ func (d *resultsDoc) gap(cfg, label string) (string, error) {
 		return "", fmt.Errorf("config %q: row %q has no paper value", cfg, label)
 	}
 	return fmt.Sprintf("%+.3f", row.Mean-*row.Paper), nil
+}
+
+func (d *resultsDoc) trains(cfg string, labels ...string) (string, error) {
+	var parts []string
+	for _, label := range labels {
+		row, err := d.rowOf(cfg, label)
+		if err != nil {
+			return "", err
+		}
+		if len(row.TrainComparisons) == 0 {
+			return "", fmt.Errorf("config %q: row %q has no training comparisons", cfg, label)
+		}
+		parts = append(parts, fmt.Sprintf("%s %d", mdEscape(row.Label), row.TrainComparisons[0]))
+	}
+	return strings.Join(parts, ", "), nil
+}
+
+func (d *resultsDoc) dirty(cfgs ...string) (string, error) {
+	var parts []string
+	for _, cfg := range cfgs {
+		p, err := d.loadProvenance(cfg)
+		if err != nil {
+			return "", err
+		}
+		if p.Dirty != nil && *p.Dirty {
+			parts = append(parts, fmt.Sprintf("`%s` (%s)", cfg, shortCommit(p.Commit)))
+		}
+	}
+	if len(parts) == 0 {
+		return "none", nil
+	}
+	return strings.Join(parts, ", "), nil
 }

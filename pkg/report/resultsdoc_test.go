@@ -67,7 +67,13 @@ func docFixture(t *testing.T) fstest.MapFS {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return fstest.MapFS{"toy/summary.json": {Data: sb}, "toy/provenance.json": {Data: pb},
+	yes := true
+	dp, err := json.Marshal(results.Provenance{Config: "toy", ConfigHash: "abc123", Commit: "fedcba9876543210", Dirty: &yes, LinalgBackend: "gonum"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fstest.MapFS{"toy.dirty/summary.json": {Data: gb}, "toy.dirty/provenance.json": {Data: dp},
+		"toy/summary.json": {Data: sb}, "toy/provenance.json": {Data: pb},
 		"toy.gonum/summary.json": {Data: gb}, "toy.gonum/provenance.json": {Data: gp},
 		"toy.holds/summary.json": {Data: hb}, "toy.holds/provenance.json": {Data: gp},
 		"toy.crossed/summary.json": {Data: cb}, "toy.crossed/provenance.json": {Data: gp}}
@@ -102,11 +108,12 @@ func TestResultsDoc(t *testing.T) {
 		{`{{move "toy" "toy.gonum" "all K4 full"}} {{maxmove "toy" "toy.gonum"}} {{sdrange "toy"}} {{widths "toy"}} {{sharerange "toy" "all K4 full" "C"}} {{sharerange "toy" "all K4 full" ""}}`,
 			[]string{"-0.025 0.025 0.071 1.3 25.0% 25.0–75.0%"}},
 		{`{{cut "toy" "all K4 full" "all K4 full" "time"}} {{cut "toy" "all K4 full" "all K4 full" "iterations"}}`, []string{"0% (19.2 min against 19.2 min) 0% (5,321 against 5,321)"}},
-		{`{{tierate "toy" "ST native"}} {{gap "toy" "ST native"}}`, []string{"5.0% -0.002"}},
+		{`{{tierate "toy" "ST native"}} {{gap "toy" "ST native"}} {{trains "toy" "ST native" "all K4 full"}}`, []string{"5.0% -0.002 ST native 5, all K4 full 5"}},
+		{`{{dirty "toy" "toy.gonum"}}|{{dirty "toy" "toy.dirty"}}`, []string{"none|`toy.dirty` (fedcba9)"}},
 		{`{{half "toy" "ST native"}} {{splitdiff "toy" "all K4 full" "ST native" 1}}`, []string{"0.775 +0.000"}},
 		{`{{holm "toy.holds"}}{{anchors "toy.holds" "K4 beats native"}}`, []string{"20 test comparisons from 6 anchors"}},
 		{`{{holm "toy"}}{{verdicts "toy" "fails"}}|{{verdicts "toy" "holds"}}|{{was "toy" "K4 beats native" "held"}}`,
-			[]string{"- K4 beats native (all K4 full vs ST native): +0.100 [-0.010, +0.200], Holm p 0.06, does not hold|- none|`toy`, held before; now K4 beats native"}},
+			[]string{"- K4 beats native (all K4 full vs ST native): +0.100 [-0.010, +0.200], Holm p 0.06, does not hold|- none|K4 beats native (all K4 full vs ST native), `toy`: held before; now +0.100 [-0.010, +0.200], Holm p 0.06, does not hold"}},
 		{`{{holm "toy"}}K4: {{acc "toy" "ALL K4 FULL"}}; {{diff "toy" "K4 beats native"}}.`, []string{"K4: 0.850 ± 0.071; +0.100 [-0.010, +0.200], does not hold."}},
 	} {
 		got, err := ResultsDoc(tc.tmpl, fsys)
