@@ -22,7 +22,11 @@ func runRecheck(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	dir := fs.String("results", "", "the committed run directory: summary.json (and table.md) of CONFIG's run")
 	write := fs.Bool("write", false, "replace the claims of DIR/summary.json and DIR/table.md with the recomputed ones")
 	quiet := fs.Bool("quiet", false, "do not report each row and split")
+	// CONFIG comes first; flags alone (-h) are parsed as such.
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		if err := parseFlags(fs, args, 0); err != nil {
+			return err
+		}
 		return usagef("usage: mkpoe recheck CONFIG --results DIR [--write]")
 	}
 	if err := parseFlags(fs, args[1:], 0); err != nil {
