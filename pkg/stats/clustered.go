@@ -76,7 +76,7 @@ func ClusteredBootstrap(x, y [][]float64, cluster [][]int, reps int, level float
 	for _, cs := range strata {
 		observed += stratumMean(cs, func(k int) clusterSum { return cs[k] })
 	}
-	iv := Interval{Diff: observed / float64(len(strata)), Level: level, Reps: reps, N: n, Strata: len(strata), Design: DesignOneSplit}
+	iv := Interval{Diff: observed / float64(len(strata)), Level: level, Reps: reps, N: n, Strata: len(strata), Design: DesignOneSplitPercentile}
 	if len(strata) > 1 {
 		iv.Design = DesignWithinSplits
 		if !resampleStrata {
@@ -132,8 +132,12 @@ func Holm(p []float64) []float64 {
 // Designs of a clustered interval (Interval.Design): which units a
 // replicate resamples.
 const (
-	// DesignOneSplit: one stratum; its clusters are resampled.
+	// DesignOneSplit: one stratum; its clusters are resampled and the
+	// interval is studentised (StudentizedBootstrap).
 	DesignOneSplit = "one split"
+	// DesignOneSplitPercentile: one stratum, the percentile interval
+	// (ClusteredBootstrap of one stratum).
+	DesignOneSplitPercentile = "one split, percentile"
 	// DesignWithinSplits: the strata, then the clusters within each
 	// stratum drawn (ClusteredBootstrap with resampleStrata). Right when
 	// no cluster appears in two strata, as disjoint test folds.
