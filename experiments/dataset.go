@@ -101,6 +101,9 @@ func loadDataset(c *Config) (*dataset, error) {
 			}
 			ds.sources["tags"] = kernels.Input{Counts: lf.TagCounts, Missing: missing}
 			ds.sources["cf"] = kernels.Input{Sets: lf.Users, Missing: missing}
+			// The listening counts behind cf's user sets (user → plays), for
+			// a CF kernel that weighs users by how much they listen.
+			ds.sources["listens"] = kernels.Input{Counts: lf.Listens, Missing: missing}
 		}
 		return ds, nil
 	case "aloi10":

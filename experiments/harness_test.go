@@ -216,7 +216,9 @@ func TestQuickstartShowsMKPOE(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%s", SummaryMarkdown(s))
+	md := SummaryMarkdown(s)
+	t.Logf("%s", md)
+	checkReadmeQuickstart(t, md)
 	// Every claim has its anchor-clustered interval beside the i.i.d.
 	// one: the same difference over the same comparisons, a Holm p at
 	// least its own, and holds only where the clustered interval is above 0.
@@ -431,5 +433,52 @@ func TestOuterPartition(t *testing.T) {
 	c.Protocol.TestFraction = 0.2
 	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "protocol.test_fraction: must be 1/splits with outer: partition") {
 		t.Errorf("test_fraction 0.2 with 4 partition splits: %v", err)
+	}
+}
+
+// checkReadmeQuickstart checks the quickstart table that README.md shows
+// (the code block after "e.g.") against the run's table md: each README
+// line, cut at its "…" (columns left out), must match one line of md
+// whose parts appear in that order, spaces collapsed. So README's numbers
+// are the quickstart's, not typed by hand.
+func checkReadmeQuickstart(t *testing.T, md string) {
+	t.Helper()
+	readme := string(readFile(t, filepath.Join("..", "README.md")))
+	start := strings.Index(readme, "e.g.\n(`TestQuickstartShowsMKPOE`")
+	if start < 0 {
+		t.Fatal("README.md: the quickstart's table (after \"e.g.\") not found")
+	}
+	block := readme[start:]
+	a := strings.Index(block, "```\n")
+	b := strings.Index(block[a+4:], "```")
+	if a < 0 || b < 0 {
+		t.Fatal("README.md: the quickstart's code block not found")
+	}
+	squash := func(x string) string { return strings.Join(strings.Fields(x), " ") }
+	var have []string
+	for _, l := range strings.Split(md, "\n") {
+		have = append(have, squash(l))
+	}
+	for _, want := range strings.Split(strings.TrimSpace(block[a+4:a+4+b]), "\n") {
+		parts := strings.Split(want, "…")
+		found := false
+		for _, h := range have {
+			rest, ok := h, true
+			for _, p := range parts {
+				i := strings.Index(rest, squash(p))
+				if i < 0 {
+					ok = false
+					break
+				}
+				rest = rest[i+len(squash(p)):]
+			}
+			if ok {
+				found = true
+				break
+			}
+		}
+		if !found {
+			t.Errorf("README.md's quickstart line %q is not in the run's table", want)
+		}
 	}
 }

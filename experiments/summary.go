@@ -379,7 +379,7 @@ func checkClaim(c *Config, cl ClaimConfig, byID map[string]results.TaskResult, s
 		out.ClusteredNote = "task files without test_anchors (rerun them for the clustered interval)"
 		return out
 	}
-	civ, err := stats.ClusteredBootstrap(x, y, anchors, claimReps, claimLevel, len(x) > 1, seed)
+	civ, err := stats.AnchorBootstrap(x, y, anchors, claimReps, claimLevel, seed)
 	if err != nil {
 		out.ClusteredNote = fmt.Sprintf("not paired: %v", err)
 		return out
@@ -398,11 +398,17 @@ func holmClaims(cs []results.Claim) {
 			p[i] = cl.Clustered.P
 		}
 	}
+	m := 0
+	for _, v := range p {
+		if !math.IsNaN(v) {
+			m++
+		}
+	}
 	for i, h := range stats.Holm(p) {
 		if math.IsNaN(h) {
 			continue
 		}
-		cs[i].HolmP = &h
+		cs[i].HolmP, cs[i].HolmM = &h, m
 		cs[i].Holds = cs[i].Clustered.Lo > 0 && h < 1-claimLevel
 	}
 }
@@ -416,7 +422,7 @@ func ClaimsMarkdown(s *results.Summary) string {
 		return ""
 	}
 	var b strings.Builder
-	b.WriteString("\nClaims: better − worse test accuracy (ties as errors, mean over splits). The verdict (Holds) rests on a 95% interval that resamples anchor items (the clusters of correlated test comparisons) within splits, and splits when there are several, and on its p-value Holm-adjusted over the config's claims: a claim holds when that interval lies above 0 and the adjusted p is below 0.05. For continuity, the 95% paired bootstrap interval over the test comparisons (i.i.d.) and whether it lies above 0.\n\n")
+	b.WriteString("\nClaims: better − worse test accuracy (ties as errors, mean over splits). The verdict (Holds) rests on a 95% interval that resamples anchor items (the clusters of correlated test comparisons): with one split, studentised; with splits whose test sets share anchors, each anchor once over all splits (its outcomes in every split move together) and the splits; with disjoint test folds, the splits and the anchors within them. And on its p-value Holm-adjusted over the config's claims: a claim holds when that interval lies above 0 and the adjusted p is below 0.05. For continuity, the 95% paired bootstrap interval over the test comparisons (i.i.d.) and whether it lies above 0.\n\n")
 	b.WriteString("| " + strings.Join(results.ClaimHeader, " | ") + " |\n|" + strings.Repeat("---|", len(results.ClaimHeader)) + "\n")
 	for _, cl := range s.Claims {
 		b.WriteString("| " + strings.Join(cl.Cells(4), " | ") + " |\n")

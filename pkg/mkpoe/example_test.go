@@ -3,6 +3,7 @@ package mkpoe_test
 import (
 	"fmt"
 	"log"
+	"strings"
 
 	"github.com/mkpoe/mkpoe/pkg/data"
 	"github.com/mkpoe/mkpoe/pkg/eval"
@@ -38,4 +39,53 @@ func ExampleFit() {
 	// certified within 1e-3: true
 	// training accuracy: 1.00
 	// weight on the identity kernel: 0.000
+}
+
+// The square of the paper's Sec. 7 (its figure of a square's partial
+// order): four items, no features (K = I, the multidimensional scaling
+// case), and the comparisons "each side is shorter than each diagonal".
+// No embedding on a line satisfies them (the paper: deciding whether one
+// exists is NP-complete in general); two dimensions do. With Rank 1 the
+// fit leaves comparisons violated and its certified gap to the convex
+// problem's optimum (Stats.RelativeGap; `mkpoe fit --rank` prints it as
+// convex_gap) says how far it is from the best any W can do; with Rank 2
+// every comparison holds.
+func ExampleFit_square() {
+	id := mat.NewSymDense(4, nil)
+	for i := 0; i < 4; i++ {
+		id.SetSym(i, i, 1)
+	}
+	sides := [][2]int{{0, 1}, {1, 2}, {2, 3}, {3, 0}}
+	diagonals := [][2]int{{0, 2}, {1, 3}}
+	var cs []data.Comparison
+	for _, s := range sides {
+		for _, d := range diagonals {
+			cs = append(cs, data.Comparison{I: s[0], J: s[1], K: d[0], L: d[1]}) // d(side) < d(diagonal)
+		}
+	}
+	for _, rank := range []int{1, 2} {
+		// β weighs the hinge losses against tr(W); at β ≤ β_min = 2 here,
+		// W = 0 would be optimal (mkpoe.MinBeta).
+		m, err := mkpoe.Fit([]mat.Symmetric{id}, cs, &mkpoe.Settings{Beta: 10, Mode: mkpoe.Full, Rank: rank})
+		if err != nil {
+			log.Fatal(err)
+		}
+		os := eval.Outcomes(cs, eval.EmbeddingDistance(m.Train))
+		var violated []string
+		for n, o := range os {
+			if o != eval.Right {
+				c := cs[n]
+				violated = append(violated, fmt.Sprintf("d(%d,%d) < d(%d,%d)", c.I, c.J, c.K, c.L))
+			}
+		}
+		fmt.Printf("rank %d: %d of %d comparisons hold; objective %.2f, convex lower bound %.2f, convex gap %.2f\n",
+			rank, len(cs)-len(violated), len(cs), m.Objective, m.Stats.DualBound, m.Stats.RelativeGap)
+		if len(violated) > 0 {
+			fmt.Println("  violated:", strings.Join(violated, ", "))
+		}
+	}
+	// Output:
+	// rank 1: 6 of 8 comparisons hold; objective 6.00, convex lower bound 2.00, convex gap 0.67
+	//   violated: d(1,2) < d(0,2), d(1,2) < d(1,3)
+	// rank 2: 8 of 8 comparisons hold; objective 2.00, convex lower bound 2.00, convex gap 0.00
 }

@@ -427,8 +427,10 @@ func convergence(r *results.Row) (string, bool) {
 var claimHeader = results.ClaimHeader
 
 const claimsCaption = "Better − worse test accuracy (ties as errors, mean over splits). The verdict (Holds) rests on a 95% " +
-	"interval that resamples anchor items (the clusters of correlated test comparisons) within splits, and splits when " +
-	"there are several (2000 seeded replicates), and on its p-value Holm-adjusted over the claims: a claim holds when " +
+	"interval that resamples anchor items (the clusters of correlated test comparisons): with one split, studentised; " +
+	"with splits whose test sets share anchors, each anchor once over all splits and the splits; with disjoint test " +
+	"folds, the splits and the anchors within them (2000 seeded replicates). And on its p-value Holm-adjusted over the " +
+	"claims: a claim holds when " +
 	"that interval lies above 0 and the adjusted p is below 0.05. For continuity, the 95% paired bootstrap interval " +
 	"over the test comparisons (i.i.d.) and whether it lies above 0."
 

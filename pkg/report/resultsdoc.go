@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"math"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mkpoe/mkpoe/pkg/results"
+	"github.com/mkpoe/mkpoe/pkg/stats"
 )
 
 // ResultsDoc renders a results document (docs/results.md is one) from a
@@ -37,15 +39,55 @@ import (
 //	                       every claim whose verdicts differ
 //	{{acc "cfg" "row"}}    a row's accuracy as the table prints it
 //	{{diff "cfg" "claim"}} a claim's difference, clustered interval and verdict
+//	{{mean "cfg" "row"}}   a row's mean accuracy over splits, 3 decimals
+//	{{paper "cfg" "row"}}  the paper's value of a row, 3 decimals
+//	{{spread "cfg" "row"}} a row's lowest and highest split accuracy
+//	{{delta "cfg" "claim"}} a claim's difference, signed, 3 decimals
+//	{{fits "cfg" ...}}     the configs' fits and how many were not certified
+//	{{verdicts "cfg" "holds"|"fails"}} the claims that hold (or do not),
+//	                       one bullet each with diff's text
+//	{{was "cfg" "claim" "held"|"failed"}} a claim whose verdict changed:
+//	                       its verdict before and now; an error when it
+//	                       did not change
+//	{{move "cfgA" "cfgB" "row"}} a row's mean in cfgB minus cfgA's, signed
+//	{{maxmove "cfgA" "cfgB"}} the largest |move| over the rows both have
+//	{{sdrange "cfg"}}      the lowest and highest sd over splits of its rows
+//	{{widths "cfg"}}       the lowest and highest ratio of a claim's
+//	                       clustered interval width to its i.i.d. one
+//	{{sharerange "cfg" "row" "prefix"}} the lowest and highest share, in
+//	                       percent, of the row's kernels named prefix…
+//	{{half "cfg" "row"}}   a row's mean accuracy with ties counted ½
+//	{{anchors "cfg" "claim"}} "N test comparisons from A anchors": what a
+//	                       claim's clustered interval resampled
+//	{{split0 "cfgN" "cfg1" "row" ...}} the rows' split-0 accuracy in cfgN
+//	                       (4 decimals); an error unless it equals the
+//	                       one-split cfg1's
+//	{{splitdiff "cfg" "better" "worse" s}} better − worse on split s
+//	{{cut "cfg" "row" "baseline" "time"|"iterations"}} how much less the
+//	                       row cost than the baseline row (provenance), in
+//	                       percent, with both values
+//	{{dirty "cfg" ...}}    the configs whose provenance names a tree with
+//	                       uncommitted changes, with the commit
+//	{{trains "cfg" "row" ...}} each row's training comparisons on split 0
+//	{{gap "cfg" "row"}}    a row's mean minus the paper's value, signed
+//	{{tierate "cfg" "row"}} a row's tie rate over all splits, in percent
+//	{{holm "cfg" ...}}     declares the runs of one build whose claims are
+//	                       Holm-adjusted together, one family per paper table
+//	                       (claims that cite none: one more family), across
+//	                       configs; prints the families. claims, diff and
+//	                       builds need their configs declared before them.
 //
 // A config without summary.json, a row or claim that does not exist, or a
 // template error is an error naming it, so a stale document cannot pass
 // for a current one.
 func ResultsDoc(tmpl string, fsys fs.FS) ([]byte, error) {
-	d := &resultsDoc{fsys: fsys, runs: map[string]*committedRun{}}
+	d := &resultsDoc{fsys: fsys, runs: map[string]*committedRun{}, adjusted: map[string][]results.Claim{}}
 	t, err := template.New("results").Option("missingkey=error").Funcs(template.FuncMap{
 		"table": d.table, "claims": d.claims, "shares": d.shares, "provenance": d.provenance,
-		"runs": d.runsTable, "acc": d.acc, "diff": d.diff, "cost": d.cost, "builds": d.builds,
+		"runs": d.runsTable, "acc": d.acc, "diff": d.diff, "cost": d.cost, "builds": d.builds, "holm": d.holm,
+		"mean": d.mean, "paper": d.paper, "spread": d.spread, "delta": d.delta, "fits": d.fits, "verdicts": d.verdicts, "was": d.was,
+		"move": d.move, "maxmove": d.maxmove, "sdrange": d.sdrange, "widths": d.widths, "sharerange": d.sharerange,
+		"half": d.half, "anchors": d.anchors, "split0": d.split0, "splitdiff": d.splitdiff, "cut": d.cut, "tierate": d.tierate, "gap": d.gap, "trains": d.trains, "dirty": d.dirty,
 	}).Parse(tmpl)
 	if err != nil {
 		return nil, fmt.Errorf("results template: %w", err)
@@ -60,6 +102,9 @@ func ResultsDoc(tmpl string, fsys fs.FS) ([]byte, error) {
 type resultsDoc struct {
 	fsys fs.FS
 	runs map[string]*committedRun
+	// adjusted[cfg][i] is claim i of cfg with its p-value Holm-adjusted
+	// over its family ({{holm}}) and its verdict under it.
+	adjusted map[string][]results.Claim
 }
 
 // committedRun is what results/<config>/ holds in git.
@@ -164,9 +209,13 @@ func (d *resultsDoc) claims(cfg string) (string, error) {
 	if len(r.summary.Claims) == 0 {
 		return "", fmt.Errorf("config %q has no claims", cfg)
 	}
+	adj, err := d.familyClaims(cfg)
+	if err != nil {
+		return "", err
+	}
 	var b strings.Builder
-	b.WriteString("| Claim | Paper | Better − worse | 95% interval, anchors resampled | Holm p | Holds | i.i.d. 95% interval | i.i.d. above 0 |\n|---|---|---|---|---|---|---|---|\n")
-	for _, cl := range r.summary.Claims {
+	b.WriteString("| Claim | Paper | Better − worse | 95% interval, anchors resampled | Holm p (family) | Holds | i.i.d. 95% interval | i.i.d. above 0 |\n|---|---|---|---|---|---|---|---|\n")
+	for _, cl := range adj {
 		c := cl.Cells(3)
 		claim := fmt.Sprintf("%s (%s vs %s)", c[results.ClaimCellClaim], c[results.ClaimCellBetter], c[results.ClaimCellWorse])
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", mdEscape(claim), c[results.ClaimCellPaper], c[results.ClaimCellDifference],
@@ -362,11 +411,23 @@ func (d *resultsDoc) builds(cfgA, cfgB string) (string, error) {
 	if len(a.summary.Claims) != len(b.summary.Claims) {
 		return "", fmt.Errorf("%q and %q have different claims (%d, %d)", cfgA, cfgB, len(a.summary.Claims), len(b.summary.Claims))
 	}
-	var moved []string
-	for i, ca := range a.summary.Claims {
-		cb := b.summary.Claims[i]
+	adjA, err := d.familyClaims(cfgA)
+	if err != nil {
+		return "", err
+	}
+	adjB, err := d.familyClaims(cfgB)
+	if err != nil {
+		return "", err
+	}
+	var moved, designs []string
+	for i, ca := range adjA {
+		cb := adjB[i]
 		if ca.Claim != cb.Claim {
 			return "", fmt.Errorf("%q and %q differ in claim %d (%q, %q)", cfgA, cfgB, i, ca.Claim, cb.Claim)
+		}
+		if da, db := designOf(ca), designOf(cb); da != db {
+			designs = append(designs, fmt.Sprintf("%s: %s; %s: %s", na, da, nb, db))
+			continue
 		}
 		if ca.Holds != cb.Holds || ca.Reproduced != cb.Reproduced {
 			moved = append(moved, fmt.Sprintf("- **%s**: %s; %s.", mdEscape(ca.Claim), claimVerdict(na, ca), claimVerdict(nb, cb)))
@@ -379,9 +440,20 @@ func (d *resultsDoc) builds(cfgA, cfgB string) (string, error) {
 		fmt.Fprintf(&out, "| Row | Split | β, %s | β, %s | Accuracy, %s | Accuracy, %s |\n|---|---|---|---|---|---|\n%s\n\n", na, nb, na, nb, strings.Join(lines, "\n"))
 		fmt.Fprintf(&out, "Every other split of every row has the same β and test accuracy in both; the largest difference of a split's accuracy is %.4f.", maxDiff)
 	}
-	if len(moved) == 0 {
+	nDesign := len(designs)
+	if nDesign > 0 {
+		slices.Sort(designs)
+		designs = slices.Compact(designs)
+		fmt.Fprintf(&out, " %d of %d claims' clustered intervals were resampled differently in the two runs (%s), so their verdicts are not set side by side here (`mkpoe recheck` recomputes the older run's claims).",
+			nDesign, len(a.summary.Claims), strings.Join(designs, "; "))
+	}
+	switch {
+	case nDesign == len(a.summary.Claims):
+	case len(moved) == 0 && nDesign > 0:
+		out.WriteString(" Every other claim has the same verdicts (Holds, and the i.i.d. check) in both.")
+	case len(moved) == 0:
 		out.WriteString(" Every claim has the same verdicts (Holds, and the i.i.d. check) in both.")
-	} else {
+	default:
 		fmt.Fprintf(&out, " **%d of %d claims' verdicts differ between the two runs:**\n\n%s", len(moved), len(a.summary.Claims), strings.Join(moved, "\n"))
 	}
 	return out.String(), nil
@@ -428,7 +500,11 @@ func (d *resultsDoc) diff(cfg, claim string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	for _, cl := range r.summary.Claims {
+	adj, err := d.familyClaims(cfg)
+	if err != nil {
+		return "", err
+	}
+	for _, cl := range adj {
 		if strings.EqualFold(cl.Claim, claim) {
 			c := cl.Cells(3)
 			return fmt.Sprintf("%s %s, %s", c[results.ClaimCellDifference], c[results.ClaimCellClustered], holdsText(c)), nil
@@ -477,4 +553,438 @@ func dateText(rfc string) string {
 		return "at an unknown time"
 	}
 	return t.UTC().Format("2006-01-02 15:04 UTC")
+}
+
+// holm declares cfgs the runs of one build whose claims are adjusted
+// together: the claims that cite the same paper table (Claim.Paper) form
+// one family across all of them, those that cite none another, and each
+// claim's clustered p-value is Holm-adjusted over its family
+// (results.HolmFamilies). It prints the families, one line each.
+func (d *resultsDoc) holm(cfgs ...string) (string, error) {
+	var runs []results.FamilyRun
+	for _, cfg := range cfgs {
+		if _, ok := d.adjusted[cfg]; ok {
+			return "", fmt.Errorf("config %q is in two {{holm}} declarations", cfg)
+		}
+		r, err := d.load(cfg)
+		if err != nil {
+			return "", err
+		}
+		runs = append(runs, results.FamilyRun{Name: cfg, Claims: r.summary.Claims})
+	}
+	adj, fams := results.HolmFamilies(runs)
+	for i, cfg := range cfgs {
+		d.adjusted[cfg] = adj[i]
+	}
+	var b strings.Builder
+	b.WriteString("| Family | Claims | Configs |\n|---|---|---|\n")
+	for _, f := range fams {
+		name := f.Name
+		if name == "" {
+			name = "no paper table"
+		}
+		fmt.Fprintf(&b, "| %s | %d | %s |\n", name, f.M, strings.Join(f.Runs, ", "))
+	}
+	return strings.TrimSuffix(b.String(), "\n"), nil
+}
+
+// familyClaims are cfg's claims adjusted over their {{holm}} family; an
+// error when cfg was not declared in one.
+func (d *resultsDoc) familyClaims(cfg string) ([]results.Claim, error) {
+	adj, ok := d.adjusted[cfg]
+	if !ok {
+		return nil, fmt.Errorf("config %q is in no Holm family: name it in a {{holm}} before its claims", cfg)
+	}
+	return adj, nil
+}
+
+// rowOf is a config's row by label (case-insensitive), or an error.
+func (d *resultsDoc) rowOf(cfg, label string) (*results.Row, error) {
+	r, err := d.load(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if row := r.row(label); row != nil {
+		return row, nil
+	}
+	return nil, fmt.Errorf("config %q has no row %q", cfg, label)
+}
+
+func (d *resultsDoc) mean(cfg, label string) (string, error) {
+	row, err := d.rowOf(cfg, label)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%.3f", row.Mean), nil
+}
+
+func (d *resultsDoc) paper(cfg, label string) (string, error) {
+	row, err := d.rowOf(cfg, label)
+	if err != nil {
+		return "", err
+	}
+	if row.Paper == nil {
+		return "", fmt.Errorf("config %q: row %q has no paper value", cfg, label)
+	}
+	return fmt.Sprintf("%.3f", *row.Paper), nil
+}
+
+func (d *resultsDoc) spread(cfg, label string) (string, error) {
+	row, err := d.rowOf(cfg, label)
+	if err != nil {
+		return "", err
+	}
+	if len(row.Accuracy) == 0 {
+		return "", fmt.Errorf("config %q: row %q has no accuracy", cfg, label)
+	}
+	lo, hi := row.Accuracy[0], row.Accuracy[0]
+	for _, a := range row.Accuracy {
+		lo, hi = math.Min(lo, a), math.Max(hi, a)
+	}
+	return fmt.Sprintf("%.3f to %.3f", lo, hi), nil
+}
+
+// claimOf is a config's claim by name, adjusted over its family.
+func (d *resultsDoc) claimOf(cfg, claim string) (results.Claim, error) {
+	adj, err := d.familyClaims(cfg)
+	if err != nil {
+		return results.Claim{}, err
+	}
+	var have []string
+	for _, cl := range adj {
+		if strings.EqualFold(cl.Claim, claim) {
+			return cl, nil
+		}
+		have = append(have, strconv.Quote(cl.Claim))
+	}
+	sort.Strings(have)
+	return results.Claim{}, fmt.Errorf("config %q has no claim %q (it has %s)", cfg, claim, strings.Join(have, ", "))
+}
+
+func (d *resultsDoc) delta(cfg, claim string) (string, error) {
+	cl, err := d.claimOf(cfg, claim)
+	if err != nil {
+		return "", err
+	}
+	if cl.Interval == nil {
+		return "", fmt.Errorf("config %q: claim %q has no difference (%s)", cfg, claim, cl.Note)
+	}
+	return fmt.Sprintf("%+.3f", cl.Interval.Diff), nil
+}
+
+func (d *resultsDoc) fits(cfgs ...string) (string, error) {
+	fits, unconverged := 0, 0
+	for _, cfg := range cfgs {
+		p, err := d.loadProvenance(cfg)
+		if err != nil {
+			return "", err
+		}
+		fits, unconverged = fits+p.Fits, unconverged+p.UnconvergedFits
+	}
+	return fmt.Sprintf("%s fits over %d configs, %d not certified", thousands(fits), len(cfgs), unconverged), nil
+}
+
+// thousands writes n with commas between groups of three digits.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// claimText is a claim's name, difference, clustered interval and
+// verdict under its family.
+func claimText(cl results.Claim) string {
+	c := cl.Cells(3)
+	return fmt.Sprintf("%s (%s vs %s): %s %s, Holm p %s, %s", mdEscape(cl.Claim), mdEscape(cl.Better), mdEscape(cl.Worse), c[results.ClaimCellDifference], c[results.ClaimCellClustered], c[results.ClaimCellHolmP], holdsText(c))
+}
+
+func (d *resultsDoc) verdicts(cfg, which string) (string, error) {
+	if which != "holds" && which != "fails" {
+		return "", fmt.Errorf("verdicts %q: want \"holds\" or \"fails\", got %q", cfg, which)
+	}
+	adj, err := d.familyClaims(cfg)
+	if err != nil {
+		return "", err
+	}
+	var lines []string
+	for _, cl := range adj {
+		if cl.Holds == (which == "holds") {
+			lines = append(lines, "- "+claimText(cl))
+		}
+	}
+	if len(lines) == 0 {
+		return "- none", nil
+	}
+	return strings.Join(lines, "\n"), nil
+}
+
+func (d *resultsDoc) was(cfg, claim, before string) (string, error) {
+	if before != "held" && before != "failed" {
+		return "", fmt.Errorf("was %q %q: want \"held\" or \"failed\", got %q", cfg, claim, before)
+	}
+	cl, err := d.claimOf(cfg, claim)
+	if err != nil {
+		return "", err
+	}
+	if cl.Holds == (before == "held") {
+		return "", fmt.Errorf("config %q: claim %q %s before and still does: not a change", cfg, claim, before)
+	}
+	word := "held"
+	if before == "failed" {
+		word = "did not hold"
+	}
+	c := cl.Cells(3)
+	return fmt.Sprintf("%s (%s vs %s), `%s`: %s before; now %s %s, Holm p %s, %s", mdEscape(cl.Claim), mdEscape(cl.Better), mdEscape(cl.Worse), cfg, word,
+		c[results.ClaimCellDifference], c[results.ClaimCellClustered], c[results.ClaimCellHolmP], holdsText(c)), nil
+}
+
+func (d *resultsDoc) move(cfgA, cfgB, label string) (string, error) {
+	a, err := d.rowOf(cfgA, label)
+	if err != nil {
+		return "", err
+	}
+	b, err := d.rowOf(cfgB, label)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%+.3f", b.Mean-a.Mean), nil
+}
+
+func (d *resultsDoc) maxmove(cfgA, cfgB string) (string, error) {
+	a, err := d.load(cfgA)
+	if err != nil {
+		return "", err
+	}
+	b, err := d.load(cfgB)
+	if err != nil {
+		return "", err
+	}
+	best, n := 0.0, 0
+	for _, ra := range a.summary.Rows {
+		if rb := b.row(ra.Label); rb != nil {
+			best, n = math.Max(best, math.Abs(rb.Mean-ra.Mean)), n+1
+		}
+	}
+	if n == 0 {
+		return "", fmt.Errorf("configs %q and %q have no row in common", cfgA, cfgB)
+	}
+	return fmt.Sprintf("%.3f", best), nil
+}
+
+// rangeText is "lo–hi" (or one value when they agree) with format f.
+func rangeText(f string, lo, hi float64) string {
+	a, b := fmt.Sprintf(f, lo), fmt.Sprintf(f, hi)
+	if a == b {
+		return a
+	}
+	return a + "–" + b
+}
+
+func (d *resultsDoc) sdrange(cfg string) (string, error) {
+	r, err := d.load(cfg)
+	if err != nil {
+		return "", err
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, row := range r.summary.Rows {
+		lo, hi = math.Min(lo, row.Std), math.Max(hi, row.Std)
+	}
+	if len(r.summary.Rows) == 0 {
+		return "", fmt.Errorf("config %q has no rows", cfg)
+	}
+	return rangeText("%.3f", lo, hi), nil
+}
+
+func (d *resultsDoc) widths(cfg string) (string, error) {
+	r, err := d.load(cfg)
+	if err != nil {
+		return "", err
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, cl := range r.summary.Claims {
+		if cl.Interval == nil || cl.Clustered == nil || !(cl.Interval.Hi > cl.Interval.Lo) {
+			continue
+		}
+		w := (cl.Clustered.Hi - cl.Clustered.Lo) / (cl.Interval.Hi - cl.Interval.Lo)
+		lo, hi = math.Min(lo, w), math.Max(hi, w)
+	}
+	if math.IsInf(lo, 1) {
+		return "", fmt.Errorf("config %q has no claim with both intervals", cfg)
+	}
+	return rangeText("%.1f", lo, hi), nil
+}
+
+func (d *resultsDoc) sharerange(cfg, label, prefix string) (string, error) {
+	row, err := d.rowOf(cfg, label)
+	if err != nil {
+		return "", err
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for i, s := range row.KernelShare {
+		if i < len(row.Kernels) && strings.HasPrefix(row.Kernels[i], prefix) {
+			lo, hi = math.Min(lo, 100*s), math.Max(hi, 100*s)
+		}
+	}
+	if math.IsInf(lo, 1) {
+		return "", fmt.Errorf("config %q: row %q has no kernel share of a kernel named %s…", cfg, label, prefix)
+	}
+	return rangeText("%.1f", lo, hi) + "%", nil
+}
+
+func (d *resultsDoc) half(cfg, label string) (string, error) {
+	row, err := d.rowOf(cfg, label)
+	if err != nil {
+		return "", err
+	}
+	if row.TestTallies == nil {
+		return "", fmt.Errorf("config %q: row %q has no test tallies", cfg, label)
+	}
+	_, m, _ := row.HalfTies()
+	return fmt.Sprintf("%.3f", m), nil
+}
+
+func (d *resultsDoc) anchors(cfg, claim string) (string, error) {
+	cl, err := d.claimOf(cfg, claim)
+	if err != nil {
+		return "", err
+	}
+	if cl.Clustered == nil || cl.Clustered.Clusters == 0 {
+		return "", fmt.Errorf("config %q: claim %q has no recorded clusters (mkpoe recheck records them)", cfg, claim)
+	}
+	return fmt.Sprintf("%d test comparisons from %d anchors", cl.Clustered.N, cl.Clustered.Clusters), nil
+}
+
+func (d *resultsDoc) split0(cfgN, cfg1 string, labels ...string) (string, error) {
+	var parts []string
+	for _, label := range labels {
+		a, err := d.rowOf(cfgN, label)
+		if err != nil {
+			return "", err
+		}
+		b, err := d.rowOf(cfg1, label)
+		if err != nil {
+			return "", err
+		}
+		if len(a.Accuracy) == 0 || len(b.Accuracy) != 1 || a.Accuracy[0] != b.Accuracy[0] {
+			return "", fmt.Errorf("row %q: split 0 of config %q (%v) is not config %q's one split (%v)", label, cfgN, a.Accuracy, cfg1, b.Accuracy)
+		}
+		parts = append(parts, fmt.Sprintf("%s %.4f", mdEscape(a.Label), a.Accuracy[0]))
+	}
+	return strings.Join(parts, ", "), nil
+}
+
+func (d *resultsDoc) splitdiff(cfg, better, worse string, split int) (string, error) {
+	a, err := d.rowOf(cfg, better)
+	if err != nil {
+		return "", err
+	}
+	b, err := d.rowOf(cfg, worse)
+	if err != nil {
+		return "", err
+	}
+	if split < 0 || split >= len(a.Accuracy) || split >= len(b.Accuracy) {
+		return "", fmt.Errorf("config %q has no split %d", cfg, split)
+	}
+	return fmt.Sprintf("%+.3f", a.Accuracy[split]-b.Accuracy[split]), nil
+}
+
+// designOf names the resampling of a claim's clustered interval; summaries
+// written before it was recorded say nothing, and theirs is named by what
+// ClusteredBootstrap did then.
+func designOf(cl results.Claim) string {
+	switch {
+	case cl.Clustered == nil:
+		return "none"
+	case cl.Clustered.Design != "":
+		return cl.Clustered.Design
+	case cl.Clustered.Strata > 1:
+		return stats.DesignWithinSplits + " (recorded before designs were)"
+	}
+	return "one split, percentile (recorded before designs were)"
+}
+
+func (d *resultsDoc) cut(cfg, label, baseline, measure string) (string, error) {
+	p, err := d.loadProvenance(cfg)
+	if err != nil {
+		return "", err
+	}
+	costOf := func(l string) (*results.RowCost, error) {
+		for i := range p.Rows {
+			if strings.EqualFold(p.Rows[i].Label, l) {
+				return &p.Rows[i], nil
+			}
+		}
+		return nil, fmt.Errorf("config %q has no learned row %q with a recorded cost", cfg, l)
+	}
+	r, err := costOf(label)
+	if err != nil {
+		return "", err
+	}
+	b, err := costOf(baseline)
+	if err != nil {
+		return "", err
+	}
+	switch measure {
+	case "time":
+		return fmt.Sprintf("%.0f%% (%s against %s)", 100*(1-r.Seconds/b.Seconds), duration(r.Seconds), duration(b.Seconds)), nil
+	case "iterations":
+		return fmt.Sprintf("%.0f%% (%s against %s)", 100*(1-float64(r.Iterations)/float64(b.Iterations)), thousands(r.Iterations), thousands(b.Iterations)), nil
+	}
+	return "", fmt.Errorf("cut %q: measure %q, want \"time\" or \"iterations\"", cfg, measure)
+}
+
+func (d *resultsDoc) tierate(cfg, label string) (string, error) {
+	row, err := d.rowOf(cfg, label)
+	if err != nil {
+		return "", err
+	}
+	if row.TestTallies == nil {
+		return "", fmt.Errorf("config %q: row %q has no test tallies", cfg, label)
+	}
+	return fmt.Sprintf("%.1f%%", 100*row.TieRate()), nil
+}
+
+func (d *resultsDoc) gap(cfg, label string) (string, error) {
+	row, err := d.rowOf(cfg, label)
+	if err != nil {
+		return "", err
+	}
+	if row.Paper == nil {
+		return "", fmt.Errorf("config %q: row %q has no paper value", cfg, label)
+	}
+	return fmt.Sprintf("%+.3f", row.Mean-*row.Paper), nil
+}
+
+func (d *resultsDoc) trains(cfg string, labels ...string) (string, error) {
+	var parts []string
+	for _, label := range labels {
+		row, err := d.rowOf(cfg, label)
+		if err != nil {
+			return "", err
+		}
+		if len(row.TrainComparisons) == 0 {
+			return "", fmt.Errorf("config %q: row %q has no training comparisons", cfg, label)
+		}
+		parts = append(parts, fmt.Sprintf("%s %d", mdEscape(row.Label), row.TrainComparisons[0]))
+	}
+	return strings.Join(parts, ", "), nil
+}
+
+func (d *resultsDoc) dirty(cfgs ...string) (string, error) {
+	var parts []string
+	for _, cfg := range cfgs {
+		p, err := d.loadProvenance(cfg)
+		if err != nil {
+			return "", err
+		}
+		if p.Dirty != nil && *p.Dirty {
+			parts = append(parts, fmt.Sprintf("`%s` (%s)", cfg, shortCommit(p.Commit)))
+		}
+	}
+	if len(parts) == 0 {
+		return "none", nil
+	}
+	return strings.Join(parts, ", "), nil
 }

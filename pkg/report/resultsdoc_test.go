@@ -45,14 +45,21 @@ func docFixture(t *testing.T) fstest.MapFS {
 	// another β and lost one comparison of 20.
 	s.Rows[1].Beta = []float64{1000, 100}
 	s.Rows[1].Accuracy = []float64{0.9, 0.75}
+	s.Rows[1].Mean = 0.825
 	gb, err := json.Marshal(s)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Another pure-Go run, in which the claim's clustered interval cleared 0.
-	s.Claims[0].Clustered = &stats.Interval{Diff: 0.1, Lo: 0.01, Hi: 0.2, Reps: 2000, P: 0.01}
+	s.Claims[0].Clustered = &stats.Interval{Diff: 0.1, Lo: 0.01, Hi: 0.2, Reps: 2000, P: 0.01, N: 20, Clusters: 6}
 	s.Claims[0].Holds = true
 	hb, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The same, its claim recomputed with the anchors × splits design.
+	s.Claims[0].Clustered = &stats.Interval{Diff: 0.1, Lo: 0.01, Hi: 0.2, Reps: 2000, P: 0.01, N: 20, Clusters: 6, Design: stats.DesignCrossed}
+	cb, err := json.Marshal(s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,9 +67,16 @@ func docFixture(t *testing.T) fstest.MapFS {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return fstest.MapFS{"toy/summary.json": {Data: sb}, "toy/provenance.json": {Data: pb},
+	yes := true
+	dp, err := json.Marshal(results.Provenance{Config: "toy", ConfigHash: "abc123", Commit: "fedcba9876543210", Dirty: &yes, LinalgBackend: "gonum"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fstest.MapFS{"toy.dirty/summary.json": {Data: gb}, "toy.dirty/provenance.json": {Data: dp},
+		"toy/summary.json": {Data: sb}, "toy/provenance.json": {Data: pb},
 		"toy.gonum/summary.json": {Data: gb}, "toy.gonum/provenance.json": {Data: gp},
-		"toy.holds/summary.json": {Data: hb}, "toy.holds/provenance.json": {Data: gp}}
+		"toy.holds/summary.json": {Data: hb}, "toy.holds/provenance.json": {Data: gp},
+		"toy.crossed/summary.json": {Data: cb}, "toy.crossed/provenance.json": {Data: gp}}
 }
 
 func TestResultsDoc(t *testing.T) {
@@ -74,19 +88,33 @@ func TestResultsDoc(t *testing.T) {
 		{`{{table "toy"}}`, []string{
 			"| ST native | 0.750 ± 0.071 | 0.775 ± 0.035 | 0.050 | — | 0.752 | — |",
 			"| all K4 full | 0.850 ± 0.071 | — | — | 1000, 10 |  | 40 (0; 8.4e-04, 77) |"}},
-		{`{{claims "toy"}}`, []string{
-			"| K4 beats native (all K4 full vs ST native) | Table 4 | +0.100 | [-0.010, +0.200] | 0.12 | **no** | [+0.020, +0.180] | yes |"}},
+		{`{{holm "toy"}}{{claims "toy"}}`, []string{
+			"| Table 4 | 1 | toy |",
+			"| K4 beats native (all K4 full vs ST native) | Table 4 | +0.100 | [-0.010, +0.200] | 0.06 | **no** | [+0.020, +0.180] | yes |"}},
 		{`{{shares "toy"}}`, []string{"- all K4 full: ST 0.750, CF 0.250"}},
 		{`{{provenance "toy"}}`, []string{"Config hash abc123; commit 0123456, OpenBLAS build (Haswell kernels, OPENBLAS_CORETYPE=Haswell, OpenBLAS 0.3.21), go1.26.8; AMD EPYC, 2 cores, 2 workers. Finished 2026-11-28 04:10 UTC after 10.5 min wall, 20.0 min of task time; 12 tasks, 40 fits, 0 not certified, largest certified gap 8.40e-04."}},
 		{`{{provenance "toy.gonum"}}`, []string{"pure-Go build (gonum), go1.26.8; AMD EPYC, 2 cores, 1 worker. Finished"}},
 		{`{{runs "toy" "toy"}}`, []string{"| `toy` | 12 | 40 | 10.5 min | 20.0 min | 0 | 8.40e-04 | 0123456 | openblas (Haswell) |", "| all 2 | 24 | 80 | 21.0 min | 40.0 min | 0 | 8.40e-04 | | |", "From the first run's start to the last run's end: 10.5 min (2026-11-28 04:00 UTC to 2026-11-28 04:10 UTC)."}},
 		{`{{cost "toy" "all K4 full"}}`, []string{"| all K4 full | 5 | 19.2 min | 5321 |"}},
-		{`{{builds "toy" "toy.gonum"}}`, []string{"| all K4 full | 1 | 10 | 100 | 0.8000 | 0.7500 |",
+		{`{{holm "toy"}}{{holm "toy.gonum"}}{{builds "toy" "toy.gonum"}}`, []string{"| all K4 full | 1 | 10 | 100 | 0.8000 | 0.7500 |",
 			"the largest difference of a split's accuracy is 0.0500. Every claim has the same verdicts"}},
-		{`{{builds "toy" "toy"}}`, []string{"choose the same β and give the same test accuracy on every split of every row."}},
-		{`{{builds "toy" "toy.holds"}}`, []string{"**1 of 1 claims' verdicts differ between the two runs:**",
+		{`{{holm "toy.holds"}}{{holm "toy.crossed"}}{{builds "toy.holds" "toy.crossed"}}`, []string{
+			"1 of 1 claims' clustered intervals were resampled differently in the two runs (gonum: one split, percentile (recorded before designs were); gonum: anchors × splits), so their verdicts are not set side by side here"}},
+		{`{{holm "toy"}}{{builds "toy" "toy"}}`, []string{"choose the same β and give the same test accuracy on every split of every row."}},
+		{`{{holm "toy"}}{{holm "toy.holds"}}{{builds "toy" "toy.holds"}}`, []string{"**1 of 1 claims' verdicts differ between the two runs:**",
 			"- **K4 beats native**: openblas: +0.100 [-0.010, +0.200], does not hold (i.i.d. interval above 0: yes); gonum: +0.100 [+0.010, +0.200], holds (i.i.d. interval above 0: yes)."}},
-		{`K4: {{acc "toy" "ALL K4 FULL"}}; {{diff "toy" "K4 beats native"}}.`, []string{"K4: 0.850 ± 0.071; +0.100 [-0.010, +0.200], does not hold."}},
+		{`{{holm "toy"}}{{mean "toy" "ST native"}} {{paper "toy" "st native"}} {{spread "toy" "all K4 full"}} {{delta "toy" "K4 beats native"}} {{fits "toy" "toy"}}`,
+			[]string{"0.750 0.752 0.800 to 0.900 +0.100 80 fits over 2 configs, 0 not certified"}},
+		{`{{move "toy" "toy.gonum" "all K4 full"}} {{maxmove "toy" "toy.gonum"}} {{sdrange "toy"}} {{widths "toy"}} {{sharerange "toy" "all K4 full" "C"}} {{sharerange "toy" "all K4 full" ""}}`,
+			[]string{"-0.025 0.025 0.071 1.3 25.0% 25.0–75.0%"}},
+		{`{{cut "toy" "all K4 full" "all K4 full" "time"}} {{cut "toy" "all K4 full" "all K4 full" "iterations"}}`, []string{"0% (19.2 min against 19.2 min) 0% (5,321 against 5,321)"}},
+		{`{{tierate "toy" "ST native"}} {{gap "toy" "ST native"}} {{trains "toy" "ST native" "all K4 full"}}`, []string{"5.0% -0.002 ST native 5, all K4 full 5"}},
+		{`{{dirty "toy" "toy.gonum"}}|{{dirty "toy" "toy.dirty"}}`, []string{"none|`toy.dirty` (fedcba9)"}},
+		{`{{half "toy" "ST native"}} {{splitdiff "toy" "all K4 full" "ST native" 1}}`, []string{"0.775 +0.000"}},
+		{`{{holm "toy.holds"}}{{anchors "toy.holds" "K4 beats native"}}`, []string{"20 test comparisons from 6 anchors"}},
+		{`{{holm "toy"}}{{verdicts "toy" "fails"}}|{{verdicts "toy" "holds"}}|{{was "toy" "K4 beats native" "held"}}`,
+			[]string{"- K4 beats native (all K4 full vs ST native): +0.100 [-0.010, +0.200], Holm p 0.06, does not hold|- none|K4 beats native (all K4 full vs ST native), `toy`: held before; now +0.100 [-0.010, +0.200], Holm p 0.06, does not hold"}},
+		{`{{holm "toy"}}K4: {{acc "toy" "ALL K4 FULL"}}; {{diff "toy" "K4 beats native"}}.`, []string{"K4: 0.850 ± 0.071; +0.100 [-0.010, +0.200], does not hold."}},
 	} {
 		got, err := ResultsDoc(tc.tmpl, fsys)
 		if err != nil {
@@ -103,7 +131,14 @@ func TestResultsDoc(t *testing.T) {
 	for _, tc := range []struct{ tmpl, want string }{
 		{`{{table "gone"}}`, `config "gone"`},
 		{`{{acc "toy" "CF native"}}`, `no row "CF native"`},
-		{`{{diff "toy" "K1 beats K4"}}`, `no claim "K1 beats K4" (it has "K4 beats native")`},
+		{`{{holm "toy"}}{{diff "toy" "K1 beats K4"}}`, `no claim "K1 beats K4" (it has "K4 beats native")`},
+		{`{{claims "toy"}}`, `config "toy" is in no Holm family`},
+		{`{{holm "toy"}}{{was "toy" "K4 beats native" "failed"}}`, `"K4 beats native" failed before and still does: not a change`},
+		{`{{paper "toy" "all K4 full"}}`, `row "all K4 full" has no paper value`},
+		{`{{split0 "toy" "toy" "ST native"}}`, `is not config "toy"'s one split`},
+		{`{{splitdiff "toy" "ST native" "ST native" 2}}`, `has no split 2`},
+		{`{{holm "toy"}}{{verdicts "toy" "maybe"}}`, `want "holds" or "fails"`},
+		{`{{holm "toy"}}{{holm "toy.gonum" "toy"}}`, `config "toy" is in two {{holm}} declarations`},
 		{`{{tabel "toy"}}`, `function "tabel" not defined`},
 		{`{{cost "toy" "ST native"}}`, `no learned row "ST native"`},
 	} {

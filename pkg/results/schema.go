@@ -181,16 +181,20 @@ type Claim struct {
 	Reproduced bool            `json:"reproduced"`
 	Note       string          `json:"note,omitempty"`
 	// Clustered is the same difference with a 95% interval that resamples
-	// anchor items (the clusters of correlated test comparisons) within
-	// each split, and the splits too when there are several
-	// (stats.ClusteredBootstrap); its P, Holm-adjusted over the config's
-	// claims, is HolmP. Holds says the clustered interval lies above 0 and
-	// HolmP < 0.05. Absent (with ClusteredNote) for task files without
-	// test_anchors.
-	Clustered     *stats.Interval `json:"clustered,omitempty"`
-	HolmP         *float64        `json:"holm_p,omitempty"`
-	Holds         bool            `json:"holds"`
-	ClusteredNote string          `json:"clustered_note,omitempty"`
+	// anchor items (the clusters of correlated test comparisons) by the
+	// design of the splits (stats.AnchorBootstrap; Clustered.Design names
+	// it): one split, studentised; splits that share anchors, anchors ×
+	// splits; disjoint folds, splits then anchors within them. Its P,
+	// Holm-adjusted over the config's claims (HolmM of them), is HolmP.
+	// Holds says the clustered interval lies above 0 and HolmP < 0.05.
+	// Absent (with ClusteredNote) for task files without test_anchors.
+	Clustered *stats.Interval `json:"clustered,omitempty"`
+	HolmP     *float64        `json:"holm_p,omitempty"`
+	// HolmM is the size of the family HolmP was adjusted over (0 in
+	// summaries written before it was recorded).
+	HolmM         int    `json:"holm_m,omitempty"`
+	Holds         bool   `json:"holds"`
+	ClusteredNote string `json:"clustered_note,omitempty"`
 }
 
 // Row is one row of the table.
@@ -336,8 +340,10 @@ func (c Claim) Cells(decimals int) []string {
 	if c.HolmP != nil {
 		holm = fmt.Sprintf("%.3g", *c.HolmP)
 		if *c.HolmP == 0 && c.Clustered != nil && c.Clustered.Reps > 0 {
-			// No replicate crossed 0: the bootstrap p is below 1/reps.
-			holm = fmt.Sprintf("< %.2g", 1/float64(c.Clustered.Reps))
+			// No replicate crossed 0: the two-sided bootstrap p is below
+			// 2/reps, and Holm's adjustment over m claims multiplies it by
+			// m at most.
+			holm = fmt.Sprintf("< %.2g", math.Min(1, 2*float64(max(c.HolmM, 1))/float64(c.Clustered.Reps)))
 		}
 		holds = yesNo(c.Holds)
 	}

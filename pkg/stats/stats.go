@@ -1,6 +1,11 @@
-// Package stats holds the uncertainty estimates of the reports: a paired
-// bootstrap of the difference between two methods scored on the same held-out
-// comparisons.
+// Package stats holds the uncertainty estimates of the reports: bootstraps
+// of the difference between two methods scored on the same held-out
+// comparisons, i.i.d. (PairedBootstrap) or with the comparisons clustered
+// by anchor item, by the design of the outer splits (AnchorBootstrap: one
+// split, StudentizedBootstrap; disjoint folds, ClusteredBootstrap; random
+// test sets that share anchors, CrossedBootstrap), and Holm's adjustment.
+// coverage_test.go checks each interval's coverage on simulated data of
+// each design.
 package stats
 
 import (
@@ -19,9 +24,16 @@ type Interval struct {
 	Reps   int     `json:"reps"`   // bootstrap replicates
 	N      int     `json:"n"`      // paired observations, over all strata
 	Strata int     `json:"strata"` // e.g. outer splits
-	// P is, for ClusteredBootstrap, the two-sided bootstrap p-value of no
-	// difference (0 when not computed: PairedBootstrap).
+	// P is, for the clustered intervals, the two-sided bootstrap p-value
+	// of no difference (0 when not computed: PairedBootstrap).
 	P float64 `json:"p,omitempty"`
+	// Clusters counts the clusters resampled (a cluster per stratum for
+	// ClusteredBootstrap, distinct clusters for CrossedBootstrap) and
+	// Design names the resampling (DesignOneSplit, DesignWithinSplits,
+	// DesignCrossed); both 0 and empty for PairedBootstrap and in
+	// summaries written before they were recorded.
+	Clusters int    `json:"clusters,omitempty"`
+	Design   string `json:"design,omitempty"`
 }
 
 // PairedBootstrap estimates the difference mean(x) − mean(y) of two scores
@@ -90,6 +102,9 @@ func quantile(x []float64, q float64) float64 {
 	i := int(lo)
 	if i+1 >= len(x) {
 		return x[len(x)-1]
+	}
+	if h == lo || x[i] == x[i+1] { // also keeps ±Inf ends from giving NaN
+		return x[i]
 	}
 	return x[i] + (h-lo)*(x[i+1]-x[i])
 }

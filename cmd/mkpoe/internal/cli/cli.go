@@ -42,6 +42,7 @@ func init() {
 		"native":     {"accuracy of a kernel's native space on comparisons", runNative, "--kernel FILE --comparisons FILE [flags]"},
 		"plan":       {"list the tasks of a config's plan", runPlan, "CONFIG [--out DIR] [flags]"},
 		"query":      {"the k nearest neighbours of items in a learned model's or a kernel's space", runQuery, "(--model MODEL.json | --kernel FILE... | --run DIR) --item ITEM... [flags]"},
+		"recheck":    {"recompute a committed run's claims from its summary.json (the claim rows refitted at the recorded β, tallies checked)", runRecheck, "CONFIG --results DIR [--write]"},
 		"report":     {"tables, figures, HTML and notebook from a run directory", runReport, "RUN_DIR [--formats LIST] [--out DIR]"},
 		"resultsdoc": {"the results document (docs/results.md) from its template and the committed results/<config>/ files", runResultsDoc, "[--template FILE] [--results DIR] [--out FILE | --check FILE]"},
 		"run":        {"run an experiment config: nested CV over β, resumable, parallel", runRun, "CONFIG [--out DIR] [--workers N] [flags]"},

@@ -79,3 +79,34 @@ func TestResultsDocUpToDate(t *testing.T) {
 		t.Errorf("exit %d: %s%s", code, stdout.String(), stderr.String())
 	}
 }
+
+// TestReadmeResultsUpToDate: README.md's results section (between its
+// results:begin and results:end markers) is exactly what
+// docs/readme-results.md.tmpl and the committed results give, so no
+// number there is typed by hand. After a rerun: mkpoe resultsdoc
+// --template docs/readme-results.md.tmpl, pasted over the section.
+func TestReadmeResultsUpToDate(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := Main(context.Background(), []string{"resultsdoc",
+		"--template", filepath.Join(repoRoot, "docs", "readme-results.md.tmpl"),
+		"--results", filepath.Join(repoRoot, "results")}, &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	readme := readText(t, filepath.Join(repoRoot, "README.md"))
+	if !strings.Contains(readme, stdout.String()) {
+		t.Errorf("README.md's results section differs from docs/readme-results.md.tmpl's (%s); regenerate it: mkpoe resultsdoc --template docs/readme-results.md.tmpl",
+			firstDifference([]byte(sectionOf(readme)), stdout.Bytes()))
+	}
+}
+
+// sectionOf is the text from README's results:begin marker through the
+// line of its results:end marker (empty without them).
+func sectionOf(readme string) string {
+	a := strings.Index(readme, "<!-- results:begin")
+	b := strings.Index(readme, "<!-- results:end -->")
+	if a < 0 || b < a {
+		return ""
+	}
+	return readme[a : b+len("<!-- results:end -->\n")]
+}

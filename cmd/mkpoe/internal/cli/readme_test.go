@@ -32,7 +32,7 @@ func TestREADMEShape(t *testing.T) {
 		}
 	}
 	link := regexp.MustCompile(`\]\(([^)\s]+)\)`)
-	path := regexp.MustCompile("(?:^|[\\s(`])((?:docs|scripts|bench|results|examples)/[\\w./-]*\\.(?:md|sh))\\b")
+	path := regexp.MustCompile("(?:^|[\\s(`])((?:docs|scripts|bench|results|examples)/[\\w./-]*\\.(?:md\\.tmpl|md|sh))\\b")
 	targets := map[string]bool{}
 	for _, m := range link.FindAllStringSubmatch(text, -1) {
 		target := m[1]
