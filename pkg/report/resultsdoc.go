@@ -113,6 +113,17 @@ type committedRun struct {
 	provenance *results.Provenance // nil if absent
 }
 
+// loadBoth loads two committed runs (load).
+func (d *resultsDoc) loadBoth(cfgA, cfgB string) (a, b *committedRun, err error) {
+	if a, err = d.load(cfgA); err != nil {
+		return nil, nil, err
+	}
+	if b, err = d.load(cfgB); err != nil {
+		return nil, nil, err
+	}
+	return a, b, nil
+}
+
 func (d *resultsDoc) load(cfg string) (*committedRun, error) {
 	if r, ok := d.runs[cfg]; ok {
 		return r, nil
@@ -371,11 +382,7 @@ func (d *resultsDoc) cost(cfg string, labels ...string) (string, error) {
 // each such split with both values, then the largest accuracy difference
 // and whether every claim's verdict is the same.
 func (d *resultsDoc) builds(cfgA, cfgB string) (string, error) {
-	a, err := d.load(cfgA)
-	if err != nil {
-		return "", err
-	}
-	b, err := d.load(cfgB)
+	a, b, err := d.loadBoth(cfgA, cfgB)
 	if err != nil {
 		return "", err
 	}
@@ -753,11 +760,7 @@ func (d *resultsDoc) move(cfgA, cfgB, label string) (string, error) {
 }
 
 func (d *resultsDoc) maxmove(cfgA, cfgB string) (string, error) {
-	a, err := d.load(cfgA)
-	if err != nil {
-		return "", err
-	}
-	b, err := d.load(cfgB)
+	a, b, err := d.loadBoth(cfgA, cfgB)
 	if err != nil {
 		return "", err
 	}
