@@ -439,7 +439,7 @@ func (p *problem) restrict(set *workingSet) (*conic.Problem, restrictLayout) {
 	if len(set.comps) == 0 || off == 0 {
 		b = mat.NewDense(len(set.comps), off, nil)
 	}
-	cp.System = &conic.NormalEquations{B: b}
+	cp.System = p.kSpaceSystem(b)
 	for q, bl := range cp.Blocks {
 		blk := &p.blocks[lay.block[q]]
 		cv := cp.C[bl.Off : bl.Off+bl.Size]

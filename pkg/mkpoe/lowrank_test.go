@@ -304,7 +304,7 @@ func TestLowRankPCGMatchesBarrierOptimum(t *testing.T) {
 					tu.lowRank.directNewton = direct
 					tu.conic.PCGMinDim = 0
 					tu.hooks.interiorRun = func(cp *conic.Problem) {
-						if ne, ok := cp.System.(*conic.NormalEquations); ok && !direct {
+						if ne, ok := cp.System.(*conic.PCGNormalEquations); ok && !direct {
 							kSpaceRuns++
 							s := ne.PCGStats()
 							st.Steps += s.Steps

@@ -6,6 +6,8 @@ import (
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/mkpoe/mkpoe/pkg/mkpoe/internal/conic"
 )
 
 // method is one way of solving the fitting problem of Alg. 4 (Eq. 13): a
@@ -300,12 +302,20 @@ func (subgradientMethod) solve(ctx context.Context, fp fitProblem) (solution, er
 // restrictedProblem is p on the low-rank method's restricted blocks
 // (refine), whose interior-point stage solves its K-space Newton systems
 // by preconditioned conjugate gradients where forming them whole is dear
-// (conic.Settings.PCGNewton, from conic.Settings.PCGMinDim on), unless
+// (conic.PCGNormalEquations, from conic.Settings.PCGMinDim on), unless
 // lowRankTuning.directNewton.
 func (p *problem) restrictedProblem(blocks []block) *problem {
 	pr := p.withBlocks(blocks)
-	tu := *pr.tune
-	tu.conic.PCGNewton = !tu.lowRank.directNewton
-	pr.tune = &tu
+	pr.iterativeNewton = !pr.tune.lowRank.directNewton
 	return pr
+}
+
+// kSpaceSystem is the K-space Newton system of restrict's B: formed whole
+// (conic.NormalEquations), or by preconditioned conjugate gradients on the
+// restricted problems that ask for it (restrictedProblem).
+func (p *problem) kSpaceSystem(b *mat.Dense) conic.NewtonSystem {
+	if p.iterativeNewton {
+		return &conic.PCGNormalEquations{NormalEquations: conic.NormalEquations{B: b}}
+	}
+	return &conic.NormalEquations{B: b}
 }

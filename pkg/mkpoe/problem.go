@@ -56,6 +56,9 @@ type problem struct {
 	beta   float64
 	dim    int
 	tune   *tuning // the solver's constants (fit sets Settings.tuning here)
+	// iterativeNewton: the interior-point stage's K-space Newton systems
+	// are conic.PCGNormalEquations (restrictedProblem), not formed whole.
+	iterativeNewton bool
 }
 
 // newProblem indexes the distinct pairs of cs and lays out the blocks.

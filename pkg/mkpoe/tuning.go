@@ -197,7 +197,7 @@ type lowRankTuning struct {
 	// usual 1e-4: accept nearly any decrease, halve rarely).
 	armijo float64
 	// directNewton turns off the preconditioned conjugate gradients of
-	// the restricted problems' Newton systems (conic.Settings.PCGNewton):
+	// the restricted problems' Newton systems (conic.PCGNormalEquations):
 	// every system is formed whole, as the default method does.
 	directNewton bool
 }

@@ -328,8 +328,15 @@ type run struct {
 // Gondzio's centrality correctors (correct), and steps (step).
 func Solve(ctx context.Context, cp *Problem, tol float64, maxIter int) (Result, error) {
 	nT, K := cp.NT, cp.Dim
-	if ne, ok := cp.System.(*NormalEquations); ok {
-		if r, c := ne.B.Dims(); r != nT || c != K {
+	var b *mat.Dense
+	switch sys := cp.System.(type) {
+	case *NormalEquations:
+		b = sys.B
+	case *PCGNormalEquations:
+		b = sys.B
+	}
+	if b != nil {
+		if r, c := b.Dims(); r != nT || c != K {
 			return Result{}, fmt.Errorf("mkpoe: internal error: conic problem B is %d×%d, want %d×%d", r, c, nT, K)
 		}
 	}

@@ -8,10 +8,11 @@ import (
 	"github.com/mkpoe/mkpoe/internal/linalg"
 )
 
-// NewtonSystem is the linear system of a Newton step, in one of two forms:
-// NormalEquations, K×K for B given explicitly, or a PairOperator, |T|×|T|
-// in comparison space (pairs.go). A Problem's System is one of the two
-// (its methods are the package's own).
+// NewtonSystem is the linear system of a Newton step, in one of three
+// forms: NormalEquations, K×K for B given explicitly; PCGNormalEquations,
+// the same solved by preconditioned conjugate gradients (pcg.go); or a
+// PairOperator, |T|×|T| in comparison space (pairs.go). A Problem's System
+// is one of them (its methods are the package's own).
 type NewtonSystem interface {
 	// mulB computes out = B x, mulBT out = Bᵀ a.
 	mulB(cp *Problem, x, out []float64)
@@ -65,15 +66,31 @@ func (ne *NormalEquations) mulBT(_ *Problem, a, out []float64) {
 // weight is below 1e-14 of the largest contribute nothing at double
 // precision and are skipped.
 func (ne *NormalEquations) factor(cp *Problem, ns *newtonStep) (*cholFactor, bool) {
-	rows, maxW := weightedRows(ns.delta)
+	rows, _ := weightedRows(ns.delta)
 	ne.pcg = nil
-	if cp.Settings.PCGNewton {
-		if f, ok := ne.pcgFactor(cp, ns, rows, maxW); ok {
-			return f, true
-		}
-		ne.stats.Dense++
-	}
 	return ne.factorWhole(cp, ns, rows)
+}
+
+// PCGNormalEquations is the third Newton system: NormalEquations whose
+// K-space system is solved by conjugate gradients preconditioned by the
+// rows of the largest weights (pcg.go) where forming M whole costs much
+// more (K ≥ Settings.PCGMinDim), formed whole below that or when the
+// conjugate gradients do not converge. pkg/mkpoe's low-rank method uses it
+// for its restricted problems.
+type PCGNormalEquations struct {
+	NormalEquations
+}
+
+// factor forms and factors the preconditioner of the step ns, or M whole
+// where the direct solve is taken for it (pcgFactor).
+func (pe *PCGNormalEquations) factor(cp *Problem, ns *newtonStep) (*cholFactor, bool) {
+	rows, maxW := weightedRows(ns.delta)
+	pe.pcg = nil
+	if f, ok := pe.pcgFactor(cp, ns, rows, maxW); ok {
+		return f, true
+	}
+	pe.stats.Dense++
+	return pe.factorWhole(cp, ns, rows)
 }
 
 // weightedRows returns the comparisons whose weight 1/Δ_c is at least

@@ -11,7 +11,7 @@ import (
 )
 
 // The K-space Newton solve by preconditioned conjugate gradients
-// (Settings.PCGNewton; docs/solver.md, "Low-rank method"). Forming
+// (PCGNormalEquations; docs/solver.md, "Low-rank method"). Forming
 // M = 𝒲⁻¹ + Bᵀ diag(1/Δ) B costs |T|·K² multiply-adds, and late in an
 // interior-point run the weights 1/Δ_c span many orders of magnitude: the
 // comparisons at the hinge weigh most, those strictly satisfied or
@@ -24,7 +24,7 @@ import (
 // P v + Σ_{c ∉ R} (1/Δ_c) b_c (b_cᵀ v): one pass over the other rows of B
 // per product, O(|T|·K).
 
-// PCGStats counts a NormalEquations' iterative Newton solves (for tests and
+// PCGStats counts a PCGNormalEquations' iterative Newton solves (for tests and
 // measurements).
 type PCGStats struct {
 	Steps      int // Newton steps preconditioned (P formed on part of the rows)
@@ -36,8 +36,8 @@ type PCGStats struct {
 	PreRows    int // rows in the preconditioners, in all (Steps of them)
 }
 
-// PCGStats returns the counts of ne's iterative solves so far.
-func (ne *NormalEquations) PCGStats() PCGStats { return ne.stats }
+// PCGStats returns the counts of pe's iterative solves so far.
+func (pe *PCGNormalEquations) PCGStats() PCGStats { return pe.stats }
 
 // pcgStep is the state of one preconditioned Newton step.
 type pcgStep struct {

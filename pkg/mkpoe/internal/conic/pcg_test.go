@@ -50,10 +50,10 @@ func randomNormalProblem(rng *rand.Rand, blocks []Block, count int, mu float64) 
 // TestPCGMatchesDirectSolve runs the interior-point method with the
 // direct K-space solve and, at every iterate, solves the predictor's
 // Newton system again by preconditioned conjugate gradients
-// (Settings.PCGNewton): the directions must agree to 1e-6 of their size
+// (PCGNormalEquations): the directions must agree to 1e-6 of their size
 // (they differ by up to 1.7e-7, whatever PCG's tolerance: the direct
 // solve's own rounding on the late, ill-conditioned systems), and the
-// whole method run with PCGNewton must take the same number of steps to
+// whole method run with PCGNormalEquations must take the same number of steps to
 // the same optimum.
 func TestPCGMatchesDirectSolve(t *testing.T) {
 	t.Parallel()
@@ -75,9 +75,9 @@ func TestPCGMatchesDirectSolve(t *testing.T) {
 			cp := randomNormalProblem(rng, tc.blocks, tc.count, tc.mu)
 			cp.Settings.MaxCorrectors = 0 // the directions compared are Newton directions
 			iter := *cp
-			ne := &NormalEquations{B: cp.System.(*NormalEquations).B}
+			ne := &PCGNormalEquations{NormalEquations{B: cp.System.(*NormalEquations).B}}
 			iter.System = ne
-			iter.Settings.PCGNewton, iter.Settings.PCGMinDim = true, 0
+			iter.Settings.PCGMinDim = 0
 
 			r := start(cp)
 			const tol = 1e-9
@@ -138,7 +138,7 @@ func TestPCGMatchesDirectSolve(t *testing.T) {
 				t.Fatal(err)
 			}
 			fresh := iter
-			fresh.System = &NormalEquations{B: ne.B}
+			fresh.System = &PCGNormalEquations{NormalEquations{B: ne.B}}
 			pcg, err := Solve(context.Background(), &fresh, runTol, 100)
 			if err != nil {
 				t.Fatal(err)
@@ -153,7 +153,7 @@ func TestPCGMatchesDirectSolve(t *testing.T) {
 	}
 }
 
-// TestPCGTakesDirectSolveBelowMinDim checks that PCGNewton leaves the
+// TestPCGTakesDirectSolveBelowMinDim checks that PCGNormalEquations leaves the
 // direct solve, bit for bit, where K is below PCGMinDim.
 func TestPCGTakesDirectSolveBelowMinDim(t *testing.T) {
 	t.Parallel()
@@ -164,15 +164,14 @@ func TestPCGTakesDirectSolveBelowMinDim(t *testing.T) {
 		t.Fatal(err)
 	}
 	on := *cp
-	ne := &NormalEquations{B: mat.DenseCopyOf(cp.System.(*NormalEquations).B)}
-	on.System = ne
-	on.Settings.PCGNewton = true // PCGMinDim 256 > K = 15
+	ne := &PCGNormalEquations{NormalEquations{B: mat.DenseCopyOf(cp.System.(*NormalEquations).B)}}
+	on.System = ne // PCGMinDim 256 > K = 15
 	res, err := Solve(context.Background(), &on, 1e-9, 100)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.Iterations != direct.Iterations || res.Primal != direct.Primal || res.Dual != direct.Dual {
-		t.Errorf("PCGNewton below PCGMinDim: %d iterations, %.17g / %.17g; direct %d, %.17g / %.17g",
+		t.Errorf("PCGNormalEquations below PCGMinDim: %d iterations, %.17g / %.17g; direct %d, %.17g / %.17g",
 			res.Iterations, res.Primal, res.Dual, direct.Iterations, direct.Primal, direct.Dual)
 	}
 	if st := ne.PCGStats(); st.Steps != 0 {
@@ -192,9 +191,9 @@ func TestPCGFallsBackToDirectSolve(t *testing.T) {
 		t.Fatal(err)
 	}
 	on := *cp
-	ne := &NormalEquations{B: mat.DenseCopyOf(cp.System.(*NormalEquations).B)}
+	ne := &PCGNormalEquations{NormalEquations{B: mat.DenseCopyOf(cp.System.(*NormalEquations).B)}}
 	on.System = ne
-	on.Settings.PCGNewton, on.Settings.PCGMinDim, on.Settings.PCGMaxIter = true, 0, 1
+	on.Settings.PCGMinDim, on.Settings.PCGMaxIter = 0, 1
 	res, err := Solve(context.Background(), &on, 1e-9, 100)
 	if err != nil {
 		t.Fatal(err)

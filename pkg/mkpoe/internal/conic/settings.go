@@ -51,13 +51,7 @@ type Settings struct {
 	// either build.
 	LowOrderMax int
 
-	// PCGNewton solves the K-space Newton system (NormalEquations) by
-	// conjugate gradients preconditioned by the rows of the largest
-	// weights (pcg.go) where forming the whole matrix costs much more.
-	// Off by default: pkg/mkpoe's low-rank method turns it on for its
-	// restricted problems only.
-	PCGNewton bool
-	// PCGMinDim is the smallest K at which PCGNewton takes the iterative
+	// PCGMinDim is the smallest K at which PCGNormalEquations takes the iterative
 	// solve. Forming M costs |T|·K²/2 multiply-adds at the speed of a
 	// matrix product, a conjugate-gradient iteration 2·|T|·K at the
 	// speed of memory (about half in pure Go on this machine), and a
