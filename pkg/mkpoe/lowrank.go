@@ -302,7 +302,7 @@ func (bst *lowRankBest) keep(lr *lowRank, f float64, z []float64) {
 func (lr *lowRank) run(ctx context.Context, init []*mat.Dense, s Settings) (solution, error) {
 	p, tn := lr.p, lr.p.tune.lowRank
 	z, ranks := lr.startFactors(init)
-	delta := tn.startDelta
+	delta := lr.startSmoothing()
 	lr.layout(ranks)
 	sol := solution{objective: math.Inf(1)}
 	best := lowRankBest{f: math.Inf(1)}
@@ -310,11 +310,6 @@ func (lr *lowRank) run(ctx context.Context, init []*mat.Dense, s Settings) (solu
 	opt := newLBFGS(tn.memory)
 	it := 0
 	prevSmooth := math.Inf(1)
-	if tn.alm {
-		lr.shift = make([]float64, len(lr.m))
-		lr.shifted = make([]float64, len(lr.m))
-		delta = tn.almDelta
-	}
 	for {
 		if err := ctx.Err(); err != nil {
 			return sol, err
@@ -348,20 +343,7 @@ func (lr *lowRank) run(ctx context.Context, init []*mat.Dense, s Settings) (solu
 		stalled := progress <= tn.stallFraction*fs
 		prevSmooth = fs
 		grown, deltaBefore := false, delta
-		// The augmented-Lagrangian variant grows the rank only once the
-		// multipliers have settled at this rank (a multiplier update moves
-		// none by more than almGrowGate·μ): before, S(α) has negative
-		// directions that the next update removes.
-		gate := true
-		if stalled && tn.alm {
-			moved, total := 0.0, 0.0
-			for c, a := range lr.alpha {
-				moved += math.Abs(a - lr.shift[c]*lr.mu/delta)
-				total += a
-			}
-			gate = moved <= tn.almGrowGate*total
-		}
-		if stalled && gate {
+		if stalled && (!tn.alm || lr.almSettled(delta)) {
 			z, grown = lr.grow(z, rz, fs, delta, s.Tol)
 			if grown {
 				prevSmooth = math.Inf(1) // a new column: no stall yet
@@ -382,23 +364,11 @@ func (lr *lowRank) run(ctx context.Context, init []*mat.Dense, s Settings) (solu
 				prevSmooth = math.Inf(1) // f_δ changed with δ: no stall yet
 			}
 		} else if stalled && !grown && tn.alm {
-			// The method of multipliers: y ← clip(y + σ m, 0, μ), which is
-			// the current α, and the shift y/σ = α·δ/μ.
-			for c, a := range lr.alpha {
-				lr.shift[c] = a * delta / lr.mu
-			}
-			if tn.almPrune > 0 {
-				z = lr.prune(z, tn.almPrune)
-			}
-			lr.almUpdates++
+			z = lr.almUpdate(z, delta)
 			prevSmooth = math.Inf(1)
 			deltaBefore = -1 // re-evaluate at the new shift
 		} else if stalled && !grown {
-			// The smoothed problem's own gap, against its dual value
-			// tΣα − δ/(2μ)·t²Σα² (Huber's conjugate).
-			sumA, sumA2 := floats.Sum(lr.alpha), floats.Dot(lr.alpha, lr.alpha)
-			smoothedGap := fs - (t*sumA - delta/(2*lr.mu)*t*t*sumA2)
-			if smoothedGap <= math.Max(0.25*s.Tol*sol.objective, 0.05*p.beta*delta) {
+			if lr.smoothedSolved(fs, t, delta, sol.objective, s.Tol) {
 				delta /= 10
 				prevSmooth = math.Inf(1) // f_δ changed with δ: no stall yet
 			}
@@ -425,6 +395,57 @@ func (lr *lowRank) run(ctx context.Context, init []*mat.Dense, s Settings) (solu
 	lr.layout(best.ranks)
 	sol.factors = lr.factors(best.z)
 	return sol, nil
+}
+
+// startSmoothing returns the first smoothing width δ: startDelta, or in
+// the augmented-Lagrangian variant its fixed almDelta, with the margins'
+// shifts (y = 0) allocated.
+func (lr *lowRank) startSmoothing() float64 {
+	tn := lr.p.tune.lowRank
+	if !tn.alm {
+		return tn.startDelta
+	}
+	lr.shift = make([]float64, len(lr.m))
+	lr.shifted = make([]float64, len(lr.m))
+	return tn.almDelta
+}
+
+// almSettled reports, in the augmented-Lagrangian variant, whether the
+// multipliers have settled at this rank: a multiplier update (to the
+// current α) would move them by at most almGrowGate of Σα in ℓ₁. Before
+// that, S(α) has negative directions that the next update removes, so the
+// rank does not grow.
+func (lr *lowRank) almSettled(delta float64) bool {
+	moved, total := 0.0, 0.0
+	for c, a := range lr.alpha {
+		moved += math.Abs(a - lr.shift[c]*lr.mu/delta)
+		total += a
+	}
+	return moved <= lr.p.tune.lowRank.almGrowGate*total
+}
+
+// almUpdate is the method of multipliers' step of the variant: y ←
+// clip(y + σm, 0, μ), which is the current α, so the shift y/σ becomes
+// α·δ/μ; then the factors are pruned (almPrune) and returned.
+func (lr *lowRank) almUpdate(z []float64, delta float64) []float64 {
+	for c, a := range lr.alpha {
+		lr.shift[c] = a * delta / lr.mu
+	}
+	lr.almUpdates++
+	if prune := lr.p.tune.lowRank.almPrune; prune > 0 {
+		return lr.prune(z, prune)
+	}
+	return z
+}
+
+// smoothedSolved reports whether the smoothed problem at δ is solved well
+// enough for δ to shrink: its own gap, f_δ against its dual value
+// tΣα − δ/(2μ)·t²Σα² (Huber's conjugate), within max(Tol/4 of the
+// objective, βδ/20).
+func (lr *lowRank) smoothedSolved(fs, t, delta, objective, tol float64) bool {
+	sumA, sumA2 := floats.Sum(lr.alpha), floats.Dot(lr.alpha, lr.alpha)
+	smoothedGap := fs - (t*sumA - delta/(2*lr.mu)*t*t*sumA2)
+	return smoothedGap <= math.Max(0.25*tol*objective, 0.05*lr.p.beta*delta)
 }
 
 // secondPhase hands the first phase's subspace to the restricted problem
