@@ -50,127 +50,156 @@ type dataset struct {
 }
 
 func loadDataset(c *Config) (*dataset, error) {
-	d := c.Dataset
-	switch d.Type {
+	switch c.Dataset.Type {
 	case "synthetic":
-		views := make([]data.SyntheticView, len(d.Synthetic.Views))
-		for i, v := range d.Synthetic.Views {
-			views[i] = data.SyntheticView{Name: v.Name, Dim: v.Dim, Noise: v.Noise, Random: v.Random}
-		}
-		syn, err := data.GenerateSynthetic(data.SyntheticSpec{Branching: d.Synthetic.Branching, PerClass: d.Synthetic.PerClass, Views: views, Seed: c.Seed})
-		if err != nil {
-			return nil, fmt.Errorf("dataset.synthetic: %w", err)
-		}
-		ds := &dataset{n: len(syn.Labels), labels: syn.Labels, taxonomy: syn.Taxonomy, sources: map[string]kernels.Input{}}
-		for v, name := range syn.ViewNames {
-			ds.sources[name] = kernels.Input{Features: syn.Views[v]}
-		}
-		for i, l := range syn.Labels {
-			ds.names = append(ds.names, fmt.Sprintf("class%d-%d", l, i))
-		}
-		return ds, nil
+		return loadSynthetic(c)
 	case "aset400":
-		a, err := data.LoadAset400(d.Dir)
-		if err != nil {
-			return nil, err
-		}
-		n := len(a.Names)
-		ds := &dataset{n: n, names: a.DisplayNames, comps: a.Comparisons, sources: map[string]kernels.Input{}}
-		if note := data.DroppedSummary(filepath.Join(d.Dir, data.Aset400TripletsFile), a.Dropped); note != "" {
-			ds.notes = append(ds.notes, note)
-		}
-		for i, name := range ds.names {
-			if name == "" {
-				ds.names[i] = a.Names[i]
-			}
-		}
-		noGenre := make([]bool, n)
-		for i := 0; i < n; i++ {
-			noGenre[i] = mat.Sum(a.GenreLabels.RowView(i)) == 0
-		}
-		ds.sources["genre"] = kernels.Input{Features: a.GenreLabels, Missing: noGenre}
-		ds.shownLabels, ds.labelNames = a.MainGenres()
-		if d.LastFMDir != "" {
-			lf, err := data.LoadLastFM(d.LastFMDir)
-			if err != nil {
-				return nil, err
-			}
-			missing := make([]bool, n)
-			for i, p := range lf.Present {
-				missing[i] = !p
-			}
-			ds.sources["tags"] = kernels.Input{Counts: lf.TagCounts, Missing: missing}
-			ds.sources["cf"] = kernels.Input{Sets: lf.Users, Missing: missing}
-			// The listening counts behind cf's user sets (user → plays), for
-			// a CF kernel that weighs users by how much they listen.
-			ds.sources["listens"] = kernels.Input{Counts: lf.Listens, Missing: missing}
-		}
-		return ds, nil
+		return loadAset400(c)
 	case "aloi10":
-		al, err := data.LoadALOI(d.Dir)
-		if err != nil {
-			return nil, err
-		}
-		rng := rand.New(rand.NewPCG(c.Seed, 101))
-		idx, err := data.SamplePerClass(al.Labels, d.PerClass, rng)
-		if err != nil {
-			return nil, fmt.Errorf("dataset.per_class: %w", err)
-		}
-		ds := &dataset{n: len(idx), sources: map[string]kernels.Input{}}
-		if spec, ok, err := parseTaxonomySpec(d.Taxonomy); err != nil {
-			return nil, err
-		} else if ok {
-			if ds.taxonomy, err = clusterTaxonomy(spec, al, idx, d.PerClass, &ds.notes); err != nil {
-				return nil, err
-			}
-		} else if ds.taxonomy, err = taxonomyOf(d.Taxonomy); err != nil {
-			return nil, fmt.Errorf("dataset.taxonomy: %w", err)
-		}
-		for _, i := range idx {
-			ds.labels = append(ds.labels, al.Labels[i])
-			ds.names = append(ds.names, fmt.Sprintf("obj%d-img%d", al.Labels[i], i))
-		}
-		for v, x := range al.Views {
-			sub := mat.NewDense(len(idx), x.RawMatrix().Cols, nil)
-			for r, i := range idx {
-				sub.SetRow(r, x.RawRowView(i))
-			}
-			ds.sources[fmt.Sprintf("view%d", v+1)] = kernels.Input{Features: sub}
-		}
-		return ds, nil
+		return loadALOI10(c)
 	case "planted":
-		pl := d.Planted
-		g, err := data.GeneratePlanted(data.PlantedSpec{N: pl.N, Dim: pl.Dim, Triplets: pl.Triplets, Flip: pl.Flip, Seed: c.Seed})
-		if err != nil {
-			return nil, fmt.Errorf("dataset.planted: %w", err)
-		}
-		ds := &dataset{n: pl.N, comps: g.Triplets, sources: map[string]kernels.Input{"points": {Features: g.Points}}}
-		for i := 0; i < pl.N; i++ {
-			ds.names = append(ds.names, fmt.Sprintf("p%05d", i))
-		}
-		return ds, nil
+		return loadPlanted(c)
 	case "generic":
-		spec := data.Spec{Items: d.Items, Comparisons: d.Comparisons, OneBased: d.OneBased}
-		keys := sortedKeys(d.Features)
-		for _, k := range keys {
-			spec.Features = append(spec.Features, d.Features[k])
+		return loadGeneric(c)
+	}
+	return nil, fmt.Errorf("dataset.type: unknown %q", c.Dataset.Type)
+}
+
+// loadSynthetic generates the seeded synthetic data set of dataset.synthetic (the paper's Sec. 5.1 set-up).
+func loadSynthetic(c *Config) (*dataset, error) {
+	d := c.Dataset
+	views := make([]data.SyntheticView, len(d.Synthetic.Views))
+	for i, v := range d.Synthetic.Views {
+		views[i] = data.SyntheticView{Name: v.Name, Dim: v.Dim, Noise: v.Noise, Random: v.Random}
+	}
+	syn, err := data.GenerateSynthetic(data.SyntheticSpec{Branching: d.Synthetic.Branching, PerClass: d.Synthetic.PerClass, Views: views, Seed: c.Seed})
+	if err != nil {
+		return nil, fmt.Errorf("dataset.synthetic: %w", err)
+	}
+	ds := &dataset{n: len(syn.Labels), labels: syn.Labels, taxonomy: syn.Taxonomy, sources: map[string]kernels.Input{}}
+	for v, name := range syn.ViewNames {
+		ds.sources[name] = kernels.Input{Features: syn.Views[v]}
+	}
+	for i, l := range syn.Labels {
+		ds.names = append(ds.names, fmt.Sprintf("class%d-%d", l, i))
+	}
+	return ds, nil
+}
+
+// loadAset400 loads aset400 and, with dataset.lastfm_dir, its Last.fm HetRec sources (tags, cf, listens).
+func loadAset400(c *Config) (*dataset, error) {
+	d := c.Dataset
+	a, err := data.LoadAset400(d.Dir)
+	if err != nil {
+		return nil, err
+	}
+	n := len(a.Names)
+	ds := &dataset{n: n, names: a.DisplayNames, comps: a.Comparisons, sources: map[string]kernels.Input{}}
+	if note := data.DroppedSummary(filepath.Join(d.Dir, data.Aset400TripletsFile), a.Dropped); note != "" {
+		ds.notes = append(ds.notes, note)
+	}
+	for i, name := range ds.names {
+		if name == "" {
+			ds.names[i] = a.Names[i]
 		}
-		g, err := data.LoadDataset(spec)
+	}
+	noGenre := make([]bool, n)
+	for i := 0; i < n; i++ {
+		noGenre[i] = mat.Sum(a.GenreLabels.RowView(i)) == 0
+	}
+	ds.sources["genre"] = kernels.Input{Features: a.GenreLabels, Missing: noGenre}
+	ds.shownLabels, ds.labelNames = a.MainGenres()
+	if d.LastFMDir != "" {
+		lf, err := data.LoadLastFM(d.LastFMDir)
 		if err != nil {
 			return nil, err
 		}
-		ds := &dataset{n: len(g.IDs), names: g.Names, comps: g.Comparisons, sources: map[string]kernels.Input{}, precomputed: map[string]*mat.SymDense{}}
-		for i, k := range keys {
-			ds.sources[k] = kernels.Input{Features: g.Features[i]}
-			if r, cols := g.Features[i].Dims(); r == cols {
-				if sym, err := data.KernelFromDense(g.Features[i], d.Features[k]); err == nil {
-					ds.precomputed[k] = sym
-				}
+		missing := make([]bool, n)
+		for i, p := range lf.Present {
+			missing[i] = !p
+		}
+		ds.sources["tags"] = kernels.Input{Counts: lf.TagCounts, Missing: missing}
+		ds.sources["cf"] = kernels.Input{Sets: lf.Users, Missing: missing}
+		// The listening counts behind cf's user sets (user → plays), for
+		// a CF kernel that weighs users by how much they listen.
+		ds.sources["listens"] = kernels.Input{Counts: lf.Listens, Missing: missing}
+	}
+	return ds, nil
+}
+
+// loadALOI10 loads ALOI-10, draws its seeded per-class subset and builds or reads its taxonomy.
+func loadALOI10(c *Config) (*dataset, error) {
+	d := c.Dataset
+	al, err := data.LoadALOI(d.Dir)
+	if err != nil {
+		return nil, err
+	}
+	rng := rand.New(rand.NewPCG(c.Seed, 101))
+	idx, err := data.SamplePerClass(al.Labels, d.PerClass, rng)
+	if err != nil {
+		return nil, fmt.Errorf("dataset.per_class: %w", err)
+	}
+	ds := &dataset{n: len(idx), sources: map[string]kernels.Input{}}
+	if spec, ok, err := parseTaxonomySpec(d.Taxonomy); err != nil {
+		return nil, err
+	} else if ok {
+		if ds.taxonomy, err = clusterTaxonomy(spec, al, idx, d.PerClass, &ds.notes); err != nil {
+			return nil, err
+		}
+	} else if ds.taxonomy, err = taxonomyOf(d.Taxonomy); err != nil {
+		return nil, fmt.Errorf("dataset.taxonomy: %w", err)
+	}
+	for _, i := range idx {
+		ds.labels = append(ds.labels, al.Labels[i])
+		ds.names = append(ds.names, fmt.Sprintf("obj%d-img%d", al.Labels[i], i))
+	}
+	for v, x := range al.Views {
+		sub := mat.NewDense(len(idx), x.RawMatrix().Cols, nil)
+		for r, i := range idx {
+			sub.SetRow(r, x.RawRowView(i))
+		}
+		ds.sources[fmt.Sprintf("view%d", v+1)] = kernels.Input{Features: sub}
+	}
+	return ds, nil
+}
+
+// loadPlanted generates the planted-embedding triplet set of dataset.planted.
+func loadPlanted(c *Config) (*dataset, error) {
+	d := c.Dataset
+	pl := d.Planted
+	g, err := data.GeneratePlanted(data.PlantedSpec{N: pl.N, Dim: pl.Dim, Triplets: pl.Triplets, Flip: pl.Flip, Seed: c.Seed})
+	if err != nil {
+		return nil, fmt.Errorf("dataset.planted: %w", err)
+	}
+	ds := &dataset{n: pl.N, comps: g.Triplets, sources: map[string]kernels.Input{"points": {Features: g.Points}}}
+	for i := 0; i < pl.N; i++ {
+		ds.names = append(ds.names, fmt.Sprintf("p%05d", i))
+	}
+	return ds, nil
+}
+
+// loadGeneric loads a data set of the generic format (items, comparisons, features or precomputed kernels).
+func loadGeneric(c *Config) (*dataset, error) {
+	d := c.Dataset
+	spec := data.Spec{Items: d.Items, Comparisons: d.Comparisons, OneBased: d.OneBased}
+	keys := sortedKeys(d.Features)
+	for _, k := range keys {
+		spec.Features = append(spec.Features, d.Features[k])
+	}
+	g, err := data.LoadDataset(spec)
+	if err != nil {
+		return nil, err
+	}
+	ds := &dataset{n: len(g.IDs), names: g.Names, comps: g.Comparisons, sources: map[string]kernels.Input{}, precomputed: map[string]*mat.SymDense{}}
+	for i, k := range keys {
+		ds.sources[k] = kernels.Input{Features: g.Features[i]}
+		if r, cols := g.Features[i].Dims(); r == cols {
+			if sym, err := data.KernelFromDense(g.Features[i], d.Features[k]); err == nil {
+				ds.precomputed[k] = sym
 			}
 		}
-		return ds, nil
 	}
-	return nil, fmt.Errorf("dataset.type: unknown %q", d.Type)
+	return ds, nil
 }
 
 // taxonomyOf reads a taxonomy given inline (nested lists) or as a YAML file

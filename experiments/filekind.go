@@ -47,12 +47,7 @@ func identifyFile(doc *yaml.Node, path string, b []byte) *NotConfigError {
 	}
 	dir := filepath.Dir(path)
 	e := &NotConfigError{Path: path, b: b}
-	keys := map[string]*yaml.Node{}
-	if doc.Kind == yaml.MappingNode {
-		for i := 0; i+1 < len(doc.Content); i += 2 {
-			keys[doc.Content[i].Value] = doc.Content[i+1]
-		}
-	}
+	keys, format := topLevel(doc)
 	has := func(names ...string) bool {
 		for _, k := range names {
 			if keys[k] == nil {
@@ -60,18 +55,6 @@ func identifyFile(doc *yaml.Node, path string, b []byte) *NotConfigError {
 			}
 		}
 		return true
-	}
-	format := ""
-	switch f := keys["format"]; {
-	case f != nil && f.Kind == yaml.ScalarNode:
-		format = f.Value
-	// Files written before the format tags existed.
-	case has("config_hash", "rows", "splits"):
-		format = results.SummaryFormat
-	case has("id", "kind", "status"):
-		format = results.TaskFormat
-	case has("names", "splits"):
-		format = results.ItemsFormat
 	}
 	switch {
 	case format == results.SummaryFormat:
@@ -133,15 +116,7 @@ func identifyFile(doc *yaml.Node, path string, b []byte) *NotConfigError {
 	case has("config_hash", "commit", "linalg_backend"):
 		e.What = "a run's provenance record (" + results.ProvenanceFile + ")"
 		e.ReadBy = fmt.Sprintf("mkpoe compare, report and resultsdoc read it through its run directory (mkpoe report %s)", dir)
-		e.read = func(b []byte, name string) (string, error) {
-			var p results.Provenance
-			dec := json.NewDecoder(bytes.NewReader(b))
-			dec.DisallowUnknownFields()
-			if err := dec.Decode(&p); err != nil {
-				return "", fmt.Errorf("parsing %s: %w", name, err)
-			}
-			return fmt.Sprintf("experiment %s, config hash %s, backend %s, %s", p.Config, p.ConfigHash, p.LinalgBackend, p.Finished), nil
-		}
+		e.read = readProvenanceFile
 	case has("goos", "goarch"):
 		e.What = "a run's environment record (env.json)"
 		e.ReadBy = fmt.Sprintf("mkpoe merge and report read it through its run directory (mkpoe report %s)", dir)
@@ -155,21 +130,66 @@ func identifyFile(doc *yaml.Node, path string, b []byte) *NotConfigError {
 	case len(keys) > 0 && timingsShape(doc):
 		e.What = "a run's task times (timings.json: task → seconds)"
 		e.ReadBy = fmt.Sprintf("mkpoe report reads it through its run directory (mkpoe report %s)", dir)
-		e.read = func(b []byte, name string) (string, error) {
-			var tm map[string]float64
-			if err := json.Unmarshal(b, &tm); err != nil {
-				return "", fmt.Errorf("parsing %s: %w", name, err)
-			}
-			sum := 0.0
-			for _, s := range tm {
-				sum += s
-			}
-			return fmt.Sprintf("%d tasks, %.1f s in all", len(tm), sum), nil
-		}
+		e.read = readTimingsFile
 	default:
 		return nil
 	}
 	return e
+}
+
+// topLevel returns the top-level keys of a YAML or JSON mapping (none for
+// another node) and the file format they declare ("format"), or, for files
+// written before the format tags existed, the one their keys imply.
+func topLevel(doc *yaml.Node) (map[string]*yaml.Node, string) {
+	keys := map[string]*yaml.Node{}
+	if doc.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(doc.Content); i += 2 {
+			keys[doc.Content[i].Value] = doc.Content[i+1]
+		}
+	}
+	has := func(names ...string) bool {
+		for _, k := range names {
+			if keys[k] == nil {
+				return false
+			}
+		}
+		return true
+	}
+	switch f := keys["format"]; {
+	case f != nil && f.Kind == yaml.ScalarNode:
+		return keys, f.Value
+	case has("config_hash", "rows", "splits"):
+		return keys, results.SummaryFormat
+	case has("id", "kind", "status"):
+		return keys, results.TaskFormat
+	case has("names", "splits"):
+		return keys, results.ItemsFormat
+	}
+	return keys, ""
+}
+
+// readProvenanceFile reads a provenance.json and says what it records.
+func readProvenanceFile(b []byte, name string) (string, error) {
+	var p results.Provenance
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		return "", fmt.Errorf("parsing %s: %w", name, err)
+	}
+	return fmt.Sprintf("experiment %s, config hash %s, backend %s, %s", p.Config, p.ConfigHash, p.LinalgBackend, p.Finished), nil
+}
+
+// readTimingsFile reads a timings.json (task → seconds) and sums it.
+func readTimingsFile(b []byte, name string) (string, error) {
+	var tm map[string]float64
+	if err := json.Unmarshal(b, &tm); err != nil {
+		return "", fmt.Errorf("parsing %s: %w", name, err)
+	}
+	sum := 0.0
+	for _, s := range tm {
+		sum += s
+	}
+	return fmt.Sprintf("%d tasks, %.1f s in all", len(tm), sum), nil
 }
 
 // wholeLeaves reports whether every scalar under the list n is a whole

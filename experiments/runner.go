@@ -66,13 +66,11 @@ func Run(ctx context.Context, c *Config, opts RunOptions) (*results.Summary, err
 		opts.Log = io.Discard
 	}
 	ds, err := c.loadAndCheckData()
-	if err == nil {
-		for _, note := range ds.notes {
-			fmt.Fprintln(opts.Log, "data:", note)
-		}
-	}
 	if err != nil {
 		return nil, errkind.BadInput(err)
+	}
+	for _, note := range ds.notes {
+		fmt.Fprintln(opts.Log, "data:", note)
 	}
 	if err := claimRunDir(c, opts.Force); err != nil {
 		return nil, err
@@ -86,24 +84,7 @@ func Run(ctx context.Context, c *Config, opts RunOptions) (*results.Summary, err
 	if err != nil {
 		return nil, err
 	}
-	if opts.Only == nil { // Slurm shards: "mkpoe slurm" renamed them first (Prepare)
-		if err := reportLegacyTasks(c, Plan(c), opts.Log); err != nil {
-			return nil, err
-		}
-		if err := saveTruncated(st, Plan(c), opts.Log); err != nil {
-			return nil, err
-		}
-	}
-	if err := archivePrevious(c, opts.Log, time.Now()); err != nil {
-		return nil, err
-	}
-	if err := writeRunFiles(c, opts.Workers); err != nil {
-		return nil, err
-	}
-	if err := writeItems(c, ds); err != nil {
-		return nil, err
-	}
-	if err := writeHeldout(c, ds); err != nil {
+	if err := prepareRunDir(c, ds, st, opts); err != nil {
 		return nil, err
 	}
 	plan := Plan(c)
@@ -159,24 +140,15 @@ func Run(ctx context.Context, c *Config, opts RunOptions) (*results.Summary, err
 	}
 	for phase := 0; phase <= 1; phase++ {
 		disp.SetPhase(phase)
-		if err := runTasks(ctx, c, ds, st, todo[phase], opts, phase, disp, cvDone); err != nil {
+		if err := runTasks(ctx, taskRun{c: c, ds: ds, st: st, opts: opts, disp: disp, okDone: cvDone}, todo[phase], phase); err != nil {
 			if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 				return nil, interrupted(c, st, plan, opts.Only, ctx.Err())
 			}
 			return nil, err
 		}
 	}
-	var failed []string
-	for i, t := range plan {
-		if opts.Only != nil && !opts.Only(i, t) {
-			continue // another shard's task: not this run's failure
-		}
-		if r, ok := st.load(t.ID); ok && r.Status == "failed" {
-			failed = append(failed, fmt.Sprintf("%s: %s", t.ID, r.Error))
-		}
-	}
-	if len(failed) > 0 {
-		return nil, fmt.Errorf("%d task(s) failed (rerun the same command to retry them):\n  %s", len(failed), joinLines(failed))
+	if err := failedTasks(st, plan, opts.Only); err != nil {
+		return nil, err
 	}
 	stopTicker()
 	disp.Finish()
@@ -184,6 +156,50 @@ func Run(ctx context.Context, c *Config, opts RunOptions) (*results.Summary, err
 		return nil, nil
 	}
 	return Merge(c)
+}
+
+// prepareRunDir readies the locked run directory for the run: old task
+// files renamed or trimmed (not for a Slurm shard, whose files "mkpoe
+// slurm" prepared), an earlier summary archived, and the run's own files
+// written (config, environment, items, held-out comparisons).
+func prepareRunDir(c *Config, ds *dataset, st *store, opts RunOptions) error {
+	if opts.Only == nil {
+		if err := reportLegacyTasks(c, Plan(c), opts.Log); err != nil {
+			return err
+		}
+		if err := saveTruncated(st, Plan(c), opts.Log); err != nil {
+			return err
+		}
+	}
+	if err := archivePrevious(c, opts.Log, time.Now()); err != nil {
+		return err
+	}
+	if err := writeRunFiles(c, opts.Workers); err != nil {
+		return err
+	}
+	if err := writeItems(c, ds); err != nil {
+		return err
+	}
+	return writeHeldout(c, ds)
+}
+
+// failedTasks reports the tasks of the plan (those only selects, if not
+// nil: another shard's task is not this run's failure) whose result file
+// says they failed, with their errors.
+func failedTasks(st *store, plan []results.Task, only func(int, results.Task) bool) error {
+	var failed []string
+	for i, t := range plan {
+		if only != nil && !only(i, t) {
+			continue
+		}
+		if r, ok := st.load(t.ID); ok && r.Status == "failed" {
+			failed = append(failed, fmt.Sprintf("%s: %s", t.ID, r.Error))
+		}
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("%d task(s) failed (rerun the same command to retry them):\n  %s", len(failed), joinLines(failed))
+	}
+	return nil
 }
 
 // interrupted is the error of a run stopped by its context (Ctrl-C,
@@ -216,13 +232,25 @@ func joinLines(s []string) string {
 	return out
 }
 
-// runTasks runs tasks on a pool of workers, saving each result as it ends,
-// and shows their progress on disp: in a log, a line per finished task
-// ("[done/total] id status seconds", with its error or convergence note);
-// on a terminal the live line, with only errors and notes printed above it.
-// okDone is called, one task at a time, for each task saved with status ok.
-func runTasks(ctx context.Context, c *Config, ds *dataset, st *store, todo []results.Task, opts RunOptions, phase int, disp *progress.Run,
-	okDone func(results.Task)) error {
+// taskRun is what every task of a run shares: the config, its data set,
+// the run's result store, the run's options and progress display, and
+// okDone, called one task at a time for each task saved with status ok.
+type taskRun struct {
+	c      *Config
+	ds     *dataset
+	st     *store
+	opts   RunOptions
+	disp   *progress.Run
+	okDone func(results.Task)
+}
+
+// runTasks runs the tasks todo of a phase on a pool of workers, saving
+// each result as it ends, and shows their progress on r.disp: in a log, a
+// line per finished task ("[done/total] id status seconds", with its error
+// or convergence note); on a terminal the live line, with only errors and
+// notes printed above it.
+func runTasks(ctx context.Context, r taskRun, todo []results.Task, phase int) error {
+	c, ds, st, opts, disp, okDone := r.c, r.ds, r.st, r.opts, r.disp, r.okDone
 	if len(todo) == 0 {
 		return nil
 	}

@@ -69,20 +69,9 @@ func Merge(c *Config) (*results.Summary, error) {
 		return nil, err
 	}
 	plan := Plan(c)
-	byID := map[string]results.TaskResult{}
-	var missing []string
-	timings := map[string]float64{}
-	for _, t := range plan {
-		r, ok := st.load(t.ID)
-		if !ok || r.Status != "ok" {
-			missing = append(missing, t.ID)
-			continue
-		}
-		byID[t.ID] = r
-		timings[t.ID] = r.Seconds
-	}
-	if len(missing) > 0 {
-		return nil, fmt.Errorf("%d of %d tasks are missing or failed: %s", len(missing), len(plan), strings.Join(missing, ", "))
+	byID, timings, err := finishedTasks(st, plan)
+	if err != nil {
+		return nil, err
 	}
 	s := &results.Summary{Name: c.Name, ConfigHash: c.Hash(), Splits: c.Protocol.Splits, InnerFolds: c.Protocol.InnerFolds, BetaGrid: c.BetaGrid.Values, BetaRelative: c.BetaGrid.Relative, SolverTol: c.Solver.Tol}
 	for _, row := range c.Rows {
@@ -163,26 +152,53 @@ func Merge(c *Config) (*results.Summary, error) {
 		s.Claims = append(s.Claims, checkClaim(c, cl, byID, c.Seed*1_000_033+uint64(i)))
 	}
 	holmClaims(s.Claims)
-	if err := writeJSON(filepath.Join(c.Output, "summary.json"), s); err != nil {
+	if err := writeSummaryFiles(c, s, plan, byID, timings); err != nil {
 		return nil, err
+	}
+	return s, nil
+}
+
+// finishedTasks loads the result of every task of the plan from st, with
+// its seconds, or reports which are missing or failed.
+func finishedTasks(st *store, plan []results.Task) (map[string]results.TaskResult, map[string]float64, error) {
+	byID := map[string]results.TaskResult{}
+	var missing []string
+	timings := map[string]float64{}
+	for _, t := range plan {
+		r, ok := st.load(t.ID)
+		if !ok || r.Status != "ok" {
+			missing = append(missing, t.ID)
+			continue
+		}
+		byID[t.ID] = r
+		timings[t.ID] = r.Seconds
+	}
+	if len(missing) > 0 {
+		return nil, nil, fmt.Errorf("%d of %d tasks are missing or failed: %s", len(missing), len(plan), strings.Join(missing, ", "))
+	}
+	return byID, timings, nil
+}
+
+// writeSummaryFiles writes the merged run's files into c.Output:
+// summary.json, timings.json, table.md, the CSVs and provenance.json.
+func writeSummaryFiles(c *Config, s *results.Summary, plan []results.Task, byID map[string]results.TaskResult, timings map[string]float64) error {
+	if err := writeJSON(filepath.Join(c.Output, "summary.json"), s); err != nil {
+		return err
 	}
 	if err := writeJSON(filepath.Join(c.Output, "timings.json"), timings); err != nil {
-		return nil, err
+		return err
 	}
 	if err := os.WriteFile(filepath.Join(c.Output, "table.md"), []byte(SummaryMarkdown(s)), 0o644); err != nil {
-		return nil, err
+		return err
 	}
 	tasks := make([]results.TaskResult, 0, len(plan))
 	for _, t := range plan {
 		tasks = append(tasks, byID[t.ID])
 	}
 	if err := writeCSVs(c.Output, s, tasks); err != nil {
-		return nil, err
+		return err
 	}
-	if err := writeProvenance(c, s, plan, tasks, timings); err != nil {
-		return nil, err
-	}
-	return s, nil
+	return writeProvenance(c, s, plan, tasks, timings)
 }
 
 // writeCSVs writes table.csv and fits.csv (results.WriteTableCSV and

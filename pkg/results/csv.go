@@ -119,18 +119,9 @@ var FitsCSVHeader = []string{"row", "label", "method", "mode", "split", "fold", 
 	"beta_index", "beta", "beta_multiple", "min_beta", "chosen", "val_accuracy", "test_accuracy",
 	"objective", "gap", "iterations", "converged", "zero_model", "task_seconds"}
 
-// WriteFitsCSV writes every solver fit of the run's tasks as tidy long-form
-// CSV (fits.csv): one line per cv task × β of the grid (a cv task is one
-// inner fold of one outer split) and one per refit, ordered by row, split,
-// kind (cv before refit), fold and β. Native tasks fit nothing and are left
-// out (table.csv holds their accuracy); so are failed tasks. Row labels and
-// the chosen β come from the summary. See results/README.md for every
-// column.
-func WriteFitsCSV(w io.Writer, s *Summary, tasks []TaskResult) error {
-	cw := csv.NewWriter(w)
-	if err := cw.Write(FitsCSVHeader); err != nil {
-		return err
-	}
+// fitTasks returns the tasks that fit models (ok cv tasks and refits) in
+// fits.csv's order: by row, split, kind (cv before refit), fold and ID.
+func fitTasks(tasks []TaskResult) []*TaskResult {
 	var ts []*TaskResult
 	for i := range tasks {
 		t := &tasks[i]
@@ -154,7 +145,22 @@ func WriteFitsCSV(w io.Writer, s *Summary, tasks []TaskResult) error {
 		}
 		return a.ID < b.ID
 	})
-	for _, t := range ts {
+	return ts
+}
+
+// WriteFitsCSV writes every solver fit of the run's tasks as tidy long-form
+// CSV (fits.csv): one line per cv task × β of the grid (a cv task is one
+// inner fold of one outer split) and one per refit, ordered by row, split,
+// kind (cv before refit), fold and β. Native tasks fit nothing and are left
+// out (table.csv holds their accuracy); so are failed tasks. Row labels and
+// the chosen β come from the summary. See results/README.md for every
+// column.
+func WriteFitsCSV(w io.Writer, s *Summary, tasks []TaskResult) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(FitsCSVHeader); err != nil {
+		return err
+	}
+	for _, t := range fitTasks(tasks) {
 		var row *Row
 		if t.Row >= 0 && t.Row < len(s.Rows) {
 			row = &s.Rows[t.Row]

@@ -88,32 +88,9 @@ func runKernel(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return usagef("--normalize: %v", err)
 	}
-	params := map[string]float64{}
-	if set["bandwidth"] {
-		if !(*bandwidth > 0) {
-			return usagef("--bandwidth must be > 0, got %v (use --median for the median heuristic)", *bandwidth)
-		}
-		params["bandwidth"] = *bandwidth
-	}
-	if set["sigma"] {
-		if !(*sigma > 0) {
-			return usagef("--sigma must be > 0, got %v", *sigma)
-		}
-		params["sigma"] = *sigma
-	}
-	if set["seed"] {
-		params["seed"] = float64(*seed)
-	}
-	for _, kv := range extra {
-		name, val, ok := strings.Cut(kv, "=")
-		x, err := strconv.ParseFloat(val, 64)
-		if !ok || name == "" || err != nil {
-			return usagef("--param must be name=value with a number, got %q", kv)
-		}
-		if _, dup := params[name]; dup {
-			return usagef("parameter %q given twice", name)
-		}
-		params[name] = x
+	params, err := kernelParams(set, *bandwidth, *sigma, *seed, extra)
+	if err != nil {
+		return err
 	}
 	k, err := kernels.New(*typ, params)
 	if err != nil {
@@ -145,21 +122,64 @@ func runKernel(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		printBackend(stdout, stderr, "kernel")
 		return ctx.Err()
 	}
-	test, err := readKernelInput(*typ, *testFeatures, *testN, "--test-features", "--test-n")
+	if err := writeKernelRows(stdout, m, *typ, *testFeatures, *testN, *testOut); err != nil {
+		return err
+	}
+	printBackend(stdout, stderr, "kernel")
+	return ctx.Err()
+}
+
+// writeKernelRows writes to testOut the kernel rows of the new items read
+// from testFeatures (or testN items for identity and noise) against the
+// fitted kernel m's training items.
+func writeKernelRows(stdout io.Writer, m *kernels.Model, typ, testFeatures string, testN int, testOut string) error {
+	test, err := readKernelInput(typ, testFeatures, testN, "--test-features", "--test-n")
 	if err != nil {
 		return err
 	}
 	rows, err := m.Rows(test)
 	if err != nil {
-		return badInput(fmt.Errorf("%s: %w", *testFeatures, err))
+		return badInput(fmt.Errorf("%s: %w", testFeatures, err))
 	}
-	if err := data.WriteMatrixFile(*testOut, rows); err != nil {
+	if err := data.WriteMatrixFile(testOut, rows); err != nil {
 		return err
 	}
 	t, _ := rows.Dims()
-	fmt.Fprintf(stdout, "wrote %d×%d rows of new items to %s\n", t, m.N(), *testOut)
-	printBackend(stdout, stderr, "kernel")
-	return ctx.Err()
+	fmt.Fprintf(stdout, "wrote %d×%d rows of new items to %s\n", t, m.N(), testOut)
+	return nil
+}
+
+// kernelParams collects the kernel parameters mkpoe kernel was given: the
+// flags set (--bandwidth, --sigma, --seed) and every --param name=value.
+func kernelParams(set map[string]bool, bandwidth, sigma float64, seed uint64, extra []string) (map[string]float64, error) {
+	params := map[string]float64{}
+	if set["bandwidth"] {
+		if !(bandwidth > 0) {
+			return nil, usagef("--bandwidth must be > 0, got %v (use --median for the median heuristic)", bandwidth)
+		}
+		params["bandwidth"] = bandwidth
+	}
+	if set["sigma"] {
+		if !(sigma > 0) {
+			return nil, usagef("--sigma must be > 0, got %v", sigma)
+		}
+		params["sigma"] = sigma
+	}
+	if set["seed"] {
+		params["seed"] = float64(seed)
+	}
+	for _, kv := range extra {
+		name, val, ok := strings.Cut(kv, "=")
+		x, err := strconv.ParseFloat(val, 64)
+		if !ok || name == "" || err != nil {
+			return nil, usagef("--param must be name=value with a number, got %q", kv)
+		}
+		if _, dup := params[name]; dup {
+			return nil, usagef("parameter %q given twice", name)
+		}
+		params[name] = x
+	}
+	return params, nil
 }
 
 // readKernelInput reads the input of a kernel type from path (or takes count
