@@ -24,46 +24,11 @@ import (
 // 2·min(share of replicates ≤ 0, share ≥ 0), capped at 1. Draws come from
 // rand.NewPCG(seed, 37).
 func ClusteredBootstrap(x, y [][]float64, cluster [][]int, reps int, level float64, resampleStrata bool, seed uint64) (Interval, error) {
-	if len(x) != len(y) || len(x) != len(cluster) {
-		return Interval{}, fmt.Errorf("stats: x, y and cluster have %d, %d and %d strata", len(x), len(y), len(cluster))
+	strata, _, n, err := pairedCells(x, y, cluster, reps, level)
+	if err != nil {
+		return Interval{}, err
 	}
-	if reps < 1 || !(level > 0 && level < 1) {
-		return Interval{}, fmt.Errorf("stats: reps must be ≥ 1 and level in (0, 1), got %d and %g", reps, level)
-	}
-	// Per stratum and cluster: the sum of x − y over its units and their
-	// number.
-	type clusterSum struct {
-		d float64
-		n int
-	}
-	var strata [][]clusterSum
-	n := 0
-	for s := range x {
-		if len(x[s]) != len(y[s]) || len(x[s]) != len(cluster[s]) {
-			return Interval{}, fmt.Errorf("stats: stratum %d: x, y and cluster have %d, %d and %d units (not paired)", s, len(x[s]), len(y[s]), len(cluster[s]))
-		}
-		if len(x[s]) == 0 {
-			continue
-		}
-		index := map[int]int{}
-		var cs []clusterSum
-		for i := range x[s] {
-			k, ok := index[cluster[s][i]]
-			if !ok {
-				k = len(cs)
-				index[cluster[s][i]] = k
-				cs = append(cs, clusterSum{})
-			}
-			cs[k].d += x[s][i] - y[s][i]
-			cs[k].n++
-		}
-		strata = append(strata, cs)
-		n += len(x[s])
-	}
-	if len(strata) == 0 {
-		return Interval{}, fmt.Errorf("stats: no paired observation")
-	}
-	stratumMean := func(cs []clusterSum, pick func(k int) clusterSum) float64 {
+	stratumMean := func(cs []cell, pick func(k int) cell) float64 {
 		d, m := 0.0, 0
 		for k := range cs {
 			c := pick(k)
@@ -74,7 +39,7 @@ func ClusteredBootstrap(x, y [][]float64, cluster [][]int, reps int, level float
 	}
 	observed := 0.0
 	for _, cs := range strata {
-		observed += stratumMean(cs, func(k int) clusterSum { return cs[k] })
+		observed += stratumMean(cs, func(k int) cell { return cs[k] })
 	}
 	iv := Interval{Diff: observed / float64(len(strata)), Level: level, Reps: reps, N: n, Strata: len(strata), Design: DesignOneSplitPercentile}
 	if len(strata) > 1 {
@@ -96,12 +61,67 @@ func ClusteredBootstrap(x, y [][]float64, cluster [][]int, reps int, level float
 			if resampleStrata {
 				cs = strata[rng.IntN(len(strata))]
 			}
-			sum += stratumMean(cs, func(int) clusterSum { return cs[rng.IntN(len(cs))] })
+			sum += stratumMean(cs, func(int) cell { return cs[rng.IntN(len(cs))] })
 		}
 		boot[r] = sum / float64(len(strata))
 	}
 	percentile(&iv, boot)
 	return iv, nil
+}
+
+// cell is one cluster's units in one stratum: the cluster's index over
+// all strata (g, in order of first appearance), the sum of x − y over the
+// units and their number.
+type cell struct {
+	g int
+	d float64
+	n int
+}
+
+// pairedCells checks the clustered samples of ClusteredBootstrap and
+// CrossedBootstrap and their reps and level, and groups each stratum's
+// units by cluster, in order of first appearance (empty strata left out).
+// It returns the strata's cells, the number of distinct clusters over all
+// strata and the number of units.
+func pairedCells(x, y [][]float64, cluster [][]int, reps int, level float64) (strata [][]cell, clusters, n int, err error) {
+	if len(x) != len(y) || len(x) != len(cluster) {
+		return nil, 0, 0, fmt.Errorf("stats: x, y and cluster have %d, %d and %d strata", len(x), len(y), len(cluster))
+	}
+	if reps < 1 || !(level > 0 && level < 1) {
+		return nil, 0, 0, fmt.Errorf("stats: reps must be ≥ 1 and level in (0, 1), got %d and %g", reps, level)
+	}
+	global := map[int]int{}
+	for s := range x {
+		if len(x[s]) != len(y[s]) || len(x[s]) != len(cluster[s]) {
+			return nil, 0, 0, fmt.Errorf("stats: stratum %d: x, y and cluster have %d, %d and %d units (not paired)", s, len(x[s]), len(y[s]), len(cluster[s]))
+		}
+		if len(x[s]) == 0 {
+			continue
+		}
+		local := map[int]int{}
+		var cs []cell
+		for i := range x[s] {
+			g, ok := global[cluster[s][i]]
+			if !ok {
+				g = len(global)
+				global[cluster[s][i]] = g
+			}
+			k, ok := local[g]
+			if !ok {
+				k = len(cs)
+				local[g] = k
+				cs = append(cs, cell{g: g})
+			}
+			cs[k].d += x[s][i] - y[s][i]
+			cs[k].n++
+		}
+		strata = append(strata, cs)
+		n += len(x[s])
+	}
+	if len(strata) == 0 {
+		return nil, 0, 0, fmt.Errorf("stats: no paired observation")
+	}
+	return strata, len(global), n, nil
 }
 
 // Holm returns Holm's step-down adjustment of the p-values p (Holm 1979):
@@ -191,50 +211,9 @@ func ClustersRecur(cluster [][]int) bool {
 //	Owen, A. B. (2007). The pigeonhole bootstrap. Annals of Applied
 //	Statistics 1(2), 386–411.
 func CrossedBootstrap(x, y [][]float64, cluster [][]int, reps int, level float64, seed uint64) (Interval, error) {
-	if len(x) != len(y) || len(x) != len(cluster) {
-		return Interval{}, fmt.Errorf("stats: x, y and cluster have %d, %d and %d strata", len(x), len(y), len(cluster))
-	}
-	if reps < 1 || !(level > 0 && level < 1) {
-		return Interval{}, fmt.Errorf("stats: reps must be ≥ 1 and level in (0, 1), got %d and %g", reps, level)
-	}
-	// Per stratum, its clusters' global index, sum of x − y and count.
-	type cell struct {
-		g int
-		d float64
-		n int
-	}
-	global := map[int]int{}
-	var strata [][]cell
-	n := 0
-	for s := range x {
-		if len(x[s]) != len(y[s]) || len(x[s]) != len(cluster[s]) {
-			return Interval{}, fmt.Errorf("stats: stratum %d: x, y and cluster have %d, %d and %d units (not paired)", s, len(x[s]), len(y[s]), len(cluster[s]))
-		}
-		if len(x[s]) == 0 {
-			continue
-		}
-		local := map[int]int{}
-		var cs []cell
-		for i := range x[s] {
-			g, ok := global[cluster[s][i]]
-			if !ok {
-				g = len(global)
-				global[cluster[s][i]] = g
-			}
-			k, ok := local[g]
-			if !ok {
-				k = len(cs)
-				local[g] = k
-				cs = append(cs, cell{g: g})
-			}
-			cs[k].d += x[s][i] - y[s][i]
-			cs[k].n++
-		}
-		strata = append(strata, cs)
-		n += len(x[s])
-	}
-	if len(strata) == 0 {
-		return Interval{}, fmt.Errorf("stats: no paired observation")
+	strata, clusters, n, err := pairedCells(x, y, cluster, reps, level)
+	if err != nil {
+		return Interval{}, err
 	}
 	// stat is the mean over strata, stratum t counted v(t) times, of the
 	// stratum's difference of means, cluster g counted w(g) times.
@@ -261,9 +240,9 @@ func CrossedBootstrap(x, y [][]float64, cluster [][]int, reps int, level float64
 	}
 	one := func(int) float64 { return 1 }
 	observed, _ := stat(one, one)
-	iv := Interval{Diff: observed, Level: level, Reps: reps, N: n, Strata: len(strata), Clusters: len(global), Design: DesignCrossed}
+	iv := Interval{Diff: observed, Level: level, Reps: reps, N: n, Strata: len(strata), Clusters: clusters, Design: DesignCrossed}
 	rng := rand.New(rand.NewPCG(seed, 41))
-	wc := make([]float64, len(global))
+	wc := make([]float64, clusters)
 	ws := make([]float64, len(strata))
 	boot := make([]float64, 0, reps)
 	for len(boot) < reps {
