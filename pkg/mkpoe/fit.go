@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync"
 	"time"
 
 	"github.com/mkpoe/mkpoe/pkg/data"
@@ -223,19 +224,16 @@ func fit(ctx context.Context, in input, cs []data.Comparison, s Settings) (*Mode
 		zb, _ := formulation(in, s.Mode, true, cutOf(s), basisSourceOf(s))
 		eigen = newProblem(in.n, zb, cs, s.Beta)
 	}
-	minBeta := math.NaN()
-	minBetaOnce := func() float64 {
-		if math.IsNaN(minBeta) {
-			minBeta = eigen.minBetaUntil(func() bool { return ctx.Err() != nil })
-		}
-		return minBeta
-	}
+	// β_min, computed once: route asks for it only to decide Auto.
+	minBetaOnce := sync.OnceValue(func() float64 {
+		return eigen.minBetaUntil(func() bool { return ctx.Err() != nil })
+	})
 	row = route(shape{s: s, n: p.n, diag: p.hasDiagBlock(), minBeta: minBetaOnce, tune: p.tune.route})
 	s.Solver = row.name
 	if err := checkMemory(p, row.factored, s.MemoryLimit); err != nil {
 		return nil, err
 	}
-	minBetaOnce()
+	minBeta := minBetaOnce()
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

@@ -47,9 +47,8 @@ type lowRank struct {
 	// y_c/σ per comparison: the smoothed loss is μ h_δ(m_c + y_c/σ) with
 	// δ = μ/σ, the augmented Lagrangian of the hinge minimised over its
 	// slack (docs/solver.md); nil otherwise.
-	shift      []float64
-	shifted    []float64
-	almUpdates int
+	shift   []float64
+	shifted []float64
 }
 
 // lowRankBlock is one block's factor L (r×k, row-major, at off in the flat
@@ -431,7 +430,6 @@ func (lr *lowRank) almUpdate(z []float64, delta float64) []float64 {
 	for c, a := range lr.alpha {
 		lr.shift[c] = a * delta / lr.mu
 	}
-	lr.almUpdates++
 	if prune := lr.p.tune.lowRank.almPrune; prune > 0 {
 		return lr.prune(z, prune)
 	}
