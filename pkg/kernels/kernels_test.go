@@ -5,6 +5,7 @@ import (
 	"flag"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -632,6 +633,82 @@ func TestFitGMM(t *testing.T) {
 	if !mat.Equal(frames, before) {
 		t.Error("FitGMM modified its input")
 	}
+}
+
+// TestFitGMMPinned pins every bit of two small EM fits: one that stops on
+// the tolerance, one on MaxIter with every variance at the floor. The
+// numbers were printed by FitGMM itself (amd64, pure Go) and guard its
+// refactoring, not its correctness, which TestFitGMM checks; Go may fuse
+// multiply-adds on other architectures, so the test runs on amd64 only.
+func TestFitGMMPinned(t *testing.T) {
+	t.Parallel()
+	if runtime.GOARCH != "amd64" {
+		t.Skipf("bit-exact pins are for amd64, this is %s", runtime.GOARCH)
+	}
+	// 12 frames in 2 dimensions: x_ij = (i² + 3j) mod 7 + i/10.
+	frames := mat.NewDense(12, 2, nil)
+	for i := 0; i < 12; i++ {
+		for j := 0; j < 2; j++ {
+			frames.Set(i, j, float64((i*i+3*j)%7)+0.1*float64(i))
+		}
+	}
+	for _, test := range []struct {
+		name                string
+		k                   kernels.PPK
+		weights, means, vrs []float64 // means and vrs: Components×2, row-major
+		logLik              []float64
+	}{
+		{
+			name:    "tolerance stop",
+			k:       kernels.PPK{Components: 2, Seed: 3},
+			weights: []float64{0.7500004177524873, 0.24999958224751265},
+			means:   []float64{1.777779423162382, 4.777775524141339, 4.533333001736967, 0.5333330017369668},
+			vrs:     []float64{0.9683994267006902, 0.9684036844611651, 0.08222216207039891, 0.08222216207039888},
+			logLik:  []float64{-4.170766863615179, -3.223991144181644, -2.7850897970284394, -2.751543010758928, -2.751543010758914},
+		},
+		{
+			name:    "MaxIter stop at the variance floor",
+			k:       kernels.PPK{Components: 3, Seed: 5, MaxIter: 4, VarFloor: 0.5},
+			weights: []float64{0.27749808649951174, 0.47250191350074183, 0.24999999999974645},
+			means:   []float64{0.7193072821898224, 3.7193072820507003, 2.399412376009856, 5.399412375998805, 4.53333333325183, 0.533333333420041},
+			vrs:     []float64{0.5, 0.5, 0.5, 0.5, 0.5, 0.5},
+			logLik:  []float64{-3.9586563782554642, -2.840929645471608, -2.6063341034521224, -2.6010559425754685, -2.6010016237103404},
+		},
+	} {
+		t.Run(test.name, func(t *testing.T) {
+			g, err := test.k.FitGMM(frames)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range []struct {
+				what      string
+				got, want []float64
+			}{
+				{"weights", g.Weights, test.weights},
+				{"means", g.Means.RawMatrix().Data, test.means},
+				{"variances", g.Vars.RawMatrix().Data, test.vrs},
+				{"log-likelihoods", g.LogLik, test.logLik},
+			} {
+				if i := firstBitDiff(c.got, c.want); i >= 0 {
+					t.Errorf("%s: %#v, want %#v (first difference at %d)", c.what, c.got, c.want, i)
+				}
+			}
+		})
+	}
+}
+
+// firstBitDiff returns the first index where got and want differ in any bit,
+// len(want) if got is shorter or longer, or −1 if they are identical.
+func firstBitDiff(got, want []float64) int {
+	for i := range want {
+		if i >= len(got) || math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+			return i
+		}
+	}
+	if len(got) != len(want) {
+		return len(want)
+	}
+	return -1
 }
 
 // TestFitErrors checks the error messages for bad parameters and inputs.

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"sort"
 	"testing"
 
@@ -170,6 +171,74 @@ func TestTSNEDeterministic(t *testing.T) {
 		if m := mat.Sum(a.Y.ColView(j)); math.Abs(m) > 1e-9 {
 			t.Errorf("column %d sums to %g, want 0", j, m)
 		}
+	}
+}
+
+// TestTSNEPinned pins every bit of two small maps: one with early
+// exaggeration ending before the last step, one with the defaults (1000
+// steps, perplexity lowered to (n−1)/3). The numbers were printed by TSNE
+// itself (amd64, pure Go) and guard its refactoring, not its correctness,
+// which TestTSNEBlobs checks; Go may fuse multiply-adds on other
+// architectures, so the test runs on amd64 only.
+func TestTSNEPinned(t *testing.T) {
+	if runtime.GOARCH != "amd64" {
+		t.Skipf("bit-exact pins are for amd64, this is %s", runtime.GOARCH)
+	}
+	// x_ij = (i² + 3j) mod 7 + i/10.
+	pinX := func(n, d int) *mat.Dense {
+		x := mat.NewDense(n, d, nil)
+		for i := 0; i < n; i++ {
+			for j := 0; j < d; j++ {
+				x.Set(i, j, float64((i*i+3*j)%7)+0.1*float64(i))
+			}
+		}
+		return x
+	}
+	for _, test := range []struct {
+		name       string
+		x          *mat.Dense
+		s          *TSNESettings
+		y          []float64 // n×2, row-major
+		kl, perplx float64
+	}{
+		{
+			name: "exaggeration for 15 of 40 steps",
+			x:    pinX(8, 3),
+			s:    &TSNESettings{Seed: 3, Iterations: 40, ExaggerationIters: 15, Perplexity: 2},
+			y: []float64{-87.43799226610764, -28.362404263164247, -18.393215319315743, 139.8308944182594,
+				79.65335329049039, 51.7830859087261, 27.229976251107317, -14.786352992082127,
+				50.23392793661819, -70.91753348867837, 30.05699320798537, 59.82607355933391,
+				54.99078628045356, -158.05204828143724, -136.33382938123142, 20.678285139042593},
+			kl:     0.9461612330696968,
+			perplx: 2,
+		},
+		{
+			name: "defaults",
+			x:    pinX(6, 2),
+			y: []float64{-43.628473066490145, -32.37909073381298, -48.7822872063138, -9.446789148240711,
+				112.65073116045679, -41.029499639138145, -58.268962731546445, 46.13992013681184,
+				-80.17823897969951, 55.62329462816766, 118.20723082359312, -18.907835243787673},
+			kl:     0.005092568824798176,
+			perplx: 5.0 / 3,
+		},
+	} {
+		t.Run(test.name, func(t *testing.T) {
+			res, err := TSNE(test.x, test.s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := res.Y.RawMatrix().Data
+			same := len(got) == len(test.y)
+			for i := 0; same && i < len(got); i++ {
+				same = math.Float64bits(got[i]) == math.Float64bits(test.y[i])
+			}
+			if !same {
+				t.Errorf("map %#v, want %#v", got, test.y)
+			}
+			if math.Float64bits(res.KL) != math.Float64bits(test.kl) || res.Perplexity != test.perplx {
+				t.Errorf("KL %#v, perplexity %#v; want %#v, %#v", res.KL, res.Perplexity, test.kl, test.perplx)
+			}
+		})
 	}
 }
 
