@@ -117,22 +117,51 @@ func (k PPK) FitGMM(frames *mat.Dense) (*GMM, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := k.checkFrames(frames); err != nil {
+		return nil, err
+	}
+	x := mat.DenseCopyOf(frames)
+	g := k.initGMM(x)
+	m, _ := x.Dims()
+	resp := mat.NewDense(m, k.Components, nil)
+	for iter := 0; ; iter++ {
+		ll := g.eStep(x, resp)
+		g.LogLik = append(g.LogLik, ll)
+		if n := len(g.LogLik); iter >= k.MaxIter || (n > 1 && ll-g.LogLik[n-2] < k.Tol*math.Max(1, math.Abs(g.LogLik[n-2]))) {
+			break
+		}
+		g.mStep(x, resp, k.VarFloor)
+	}
+	return g, nil
+}
+
+// checkFrames returns an error unless frames is non-nil, has at least
+// k.Components rows and only finite values.
+func (k PPK) checkFrames(frames *mat.Dense) error {
 	if frames == nil {
-		return nil, errors.New("kernels: ppk: frames matrix is nil")
+		return errors.New("kernels: ppk: frames matrix is nil")
 	}
 	m, d := frames.Dims()
-	K := k.Components
-	if m < K {
-		return nil, fmt.Errorf("kernels: ppk: need at least components = %d frames, got %d", K, m)
+	if m < k.Components {
+		return fmt.Errorf("kernels: ppk: need at least components = %d frames, got %d", k.Components, m)
 	}
 	for i := 0; i < m; i++ {
 		for j := 0; j < d; j++ {
 			if v := frames.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("kernels: ppk: frame values must be finite, got %v at frame %d, dimension %d (0-based)", v, i, j)
+				return fmt.Errorf("kernels: ppk: frame values must be finite, got %v at frame %d, dimension %d (0-based)", v, i, j)
 			}
 		}
 	}
-	x := mat.DenseCopyOf(frames)
+	return nil
+}
+
+// initGMM returns the EM starting point of [PPK.FitGMM] for the frames x
+// (m×D): k.Components distinct frames drawn as means by
+// rand.New(rand.NewPCG(k.Seed, k.Seed)), every variance the frames'
+// variance in its dimension (at least k.VarFloor), equal weights.
+func (k PPK) initGMM(x *mat.Dense) *GMM {
+	m, d := x.Dims()
+	K := k.Components
 	rng := rand.New(rand.NewPCG(k.Seed, k.Seed))
 	g := &GMM{Weights: make([]float64, K), Means: mat.NewDense(K, d, nil), Vars: mat.NewDense(K, d, nil)}
 	perm := rng.Perm(m)
@@ -153,71 +182,76 @@ func (k PPK) FitGMM(frames *mat.Dense) (*GMM, error) {
 		g.Weights[a] = 1 / float64(K)
 		g.Means.SetRow(a, x.RawRowView(perm[a]))
 	}
+	return g
+}
 
-	resp := mat.NewDense(m, K, nil)
+// eStep is EM's E-step: it writes the responsibilities of the components
+// (columns) for the frames x (rows) into resp and returns the mean
+// log-likelihood per frame under g.
+func (g *GMM) eStep(x, resp *mat.Dense) float64 {
+	m, K := resp.Dims()
 	logp := make([]float64, K)
-	for iter := 0; ; iter++ {
-		// E-step: responsibilities and mean log-likelihood.
-		var ll float64
-		logNorm := make([]float64, K) // log π_a − ½ Σ_d log(2π v_ad)
-		for a := 0; a < K; a++ {
-			logNorm[a] = math.Log(g.Weights[a])
-			for _, v := range g.Vars.RawRowView(a) {
-				logNorm[a] -= 0.5 * math.Log(2*math.Pi*v)
-			}
-		}
-		for i := 0; i < m; i++ {
-			xi := x.RawRowView(i)
-			for a := 0; a < K; a++ {
-				mu, vr := g.Means.RawRowView(a), g.Vars.RawRowView(a)
-				s := logNorm[a]
-				for j, xv := range xi {
-					dv := xv - mu[j]
-					s -= dv * dv / (2 * vr[j])
-				}
-				logp[a] = s
-			}
-			lse := floats.LogSumExp(logp)
-			ll += lse
-			r := resp.RawRowView(i)
-			for a := range r {
-				r[a] = math.Exp(logp[a] - lse)
-			}
-		}
-		ll /= float64(m)
-		g.LogLik = append(g.LogLik, ll)
-		if n := len(g.LogLik); iter >= k.MaxIter || (n > 1 && ll-g.LogLik[n-2] < k.Tol*math.Max(1, math.Abs(g.LogLik[n-2]))) {
-			break
-		}
-		// M-step.
-		for a := 0; a < K; a++ {
-			var na float64
-			for i := 0; i < m; i++ {
-				na += resp.At(i, a)
-			}
-			g.Weights[a] = na / float64(m)
-			if na < 1e-12*float64(m) {
-				continue
-			}
-			mu, vr := g.Means.RawRowView(a), g.Vars.RawRowView(a)
-			for j := range mu {
-				var s float64
-				for i := 0; i < m; i++ {
-					s += resp.At(i, a) * x.At(i, j)
-				}
-				mu[j] = s / na
-			}
-			for j := range vr {
-				var s float64
-				for i := 0; i < m; i++ {
-					dv := x.At(i, j) - mu[j]
-					s += resp.At(i, a) * dv * dv
-				}
-				vr[j] = math.Max(s/na, k.VarFloor)
-			}
+	var ll float64
+	logNorm := make([]float64, K) // log π_a − ½ Σ_d log(2π v_ad)
+	for a := 0; a < K; a++ {
+		logNorm[a] = math.Log(g.Weights[a])
+		for _, v := range g.Vars.RawRowView(a) {
+			logNorm[a] -= 0.5 * math.Log(2*math.Pi*v)
 		}
 	}
-	return g, nil
+	for i := 0; i < m; i++ {
+		xi := x.RawRowView(i)
+		for a := 0; a < K; a++ {
+			mu, vr := g.Means.RawRowView(a), g.Vars.RawRowView(a)
+			s := logNorm[a]
+			for j, xv := range xi {
+				dv := xv - mu[j]
+				s -= dv * dv / (2 * vr[j])
+			}
+			logp[a] = s
+		}
+		lse := floats.LogSumExp(logp)
+		ll += lse
+		r := resp.RawRowView(i)
+		for a := range r {
+			r[a] = math.Exp(logp[a] - lse)
+		}
+	}
+	return ll / float64(m)
+}
+
+// mStep is EM's M-step with every variance floored at varFloor: it sets
+// g's weights, means and variances from the frames x and the
+// responsibilities resp. A component with no responsibility keeps its mean
+// and variances.
+func (g *GMM) mStep(x, resp *mat.Dense, varFloor float64) {
+	m, K := resp.Dims()
+	for a := 0; a < K; a++ {
+		var na float64
+		for i := 0; i < m; i++ {
+			na += resp.At(i, a)
+		}
+		g.Weights[a] = na / float64(m)
+		if na < 1e-12*float64(m) {
+			continue
+		}
+		mu, vr := g.Means.RawRowView(a), g.Vars.RawRowView(a)
+		for j := range mu {
+			var s float64
+			for i := 0; i < m; i++ {
+				s += resp.At(i, a) * x.At(i, j)
+			}
+			mu[j] = s / na
+		}
+		for j := range vr {
+			var s float64
+			for i := 0; i < m; i++ {
+				dv := x.At(i, j) - mu[j]
+				s += resp.At(i, a) * dv * dv
+			}
+			vr[j] = math.Max(s/na, varFloor)
+		}
+	}
 }
 
 // Fit implements [Kernel]: it fits one GMM per present training item.
