@@ -59,47 +59,17 @@ type TSNEResult struct {
 //
 //	L. van der Maaten, G. Hinton. Visualizing data using t-SNE. JMLR 9 (2008) 2579–2605.
 func TSNE(x mat.Matrix, s *TSNESettings) (*TSNEResult, error) {
-	n, d := x.Dims()
+	n, _ := x.Dims()
 	if n < 4 {
 		return nil, fmt.Errorf("report: t-SNE needs at least 4 points, got %d", n)
 	}
-	var set TSNESettings
-	if s != nil {
-		set = *s
+	set, err := s.withDefaults(n)
+	if err != nil {
+		return nil, err
 	}
-	if set.Perplexity == 0 {
-		set.Perplexity = 30
-	}
-	if set.Perplexity < 0 {
-		return nil, fmt.Errorf("report: TSNESettings.Perplexity must be > 0, got %g", set.Perplexity)
-	}
-	set.Perplexity = math.Min(set.Perplexity, float64(n-1)/3)
-	if set.Iterations == 0 {
-		set.Iterations = 1000
-	}
-	if set.Exaggeration == 0 {
-		set.Exaggeration = 12
-	}
-	if set.ExaggerationIters == 0 {
-		set.ExaggerationIters = 250
-	}
-	if set.LearningRate == 0 {
-		set.LearningRate = math.Max(float64(n)/set.Exaggeration/4, 50)
-	}
-	// Squared distances.
-	d2 := make([]float64, n*n)
-	for i := 0; i < n; i++ {
-		for j := i + 1; j < n; j++ {
-			s := 0.0
-			for k := 0; k < d; k++ {
-				v := x.At(i, k) - x.At(j, k)
-				s += v * v
-			}
-			if math.IsNaN(s) || math.IsInf(s, 0) {
-				return nil, errors.New("report: t-SNE input has non-finite values")
-			}
-			d2[i*n+j], d2[j*n+i] = s, s
-		}
+	d2, err := squaredDistances(x)
+	if err != nil {
+		return nil, err
 	}
 	p := jointP(d2, n, set.Perplexity)
 
@@ -121,30 +91,8 @@ func TSNE(x mat.Matrix, s *TSNESettings) (*TSNEResult, error) {
 		if it < set.ExaggerationIters {
 			exag, momentum = set.Exaggeration, 0.5
 		}
-		// Student-t affinities.
-		sum := 0.0
-		for i := 0; i < n; i++ {
-			for j := i + 1; j < n; j++ {
-				dx, dy := y[2*i]-y[2*j], y[2*i+1]-y[2*j+1]
-				v := 1 / (1 + dx*dx + dy*dy)
-				num[i*n+j], num[j*n+i] = v, v
-				sum += 2 * v
-			}
-		}
-		for i := range grad {
-			grad[i] = 0
-		}
-		for i := 0; i < n; i++ {
-			for j := 0; j < n; j++ {
-				if i == j {
-					continue
-				}
-				q := math.Max(num[i*n+j]/sum, 1e-12)
-				f := 4 * (exag*p[i*n+j] - q) * num[i*n+j]
-				grad[2*i] += f * (y[2*i] - y[2*j])
-				grad[2*i+1] += f * (y[2*i+1] - y[2*j+1])
-			}
-		}
+		sum := studentT(y, num, n)
+		klGradient(grad, y, p, num, sum, exag, n)
 		for k := range y {
 			if (grad[k] > 0) != (update[k] > 0) {
 				gains[k] += 0.2
@@ -161,6 +109,92 @@ func TSNE(x mat.Matrix, s *TSNESettings) (*TSNEResult, error) {
 		}
 	}
 	return &TSNEResult{Y: mat.NewDense(n, 2, y), KL: kl, Perplexity: set.Perplexity}, nil
+}
+
+// withDefaults returns a copy of s (nil means all defaults) for n points
+// with every zero field set to its documented default and the perplexity
+// capped at (n−1)/3, or an error for a negative perplexity.
+func (s *TSNESettings) withDefaults(n int) (TSNESettings, error) {
+	var set TSNESettings
+	if s != nil {
+		set = *s
+	}
+	if set.Perplexity == 0 {
+		set.Perplexity = 30
+	}
+	if set.Perplexity < 0 {
+		return set, fmt.Errorf("report: TSNESettings.Perplexity must be > 0, got %g", set.Perplexity)
+	}
+	set.Perplexity = math.Min(set.Perplexity, float64(n-1)/3)
+	if set.Iterations == 0 {
+		set.Iterations = 1000
+	}
+	if set.Exaggeration == 0 {
+		set.Exaggeration = 12
+	}
+	if set.ExaggerationIters == 0 {
+		set.ExaggerationIters = 250
+	}
+	if set.LearningRate == 0 {
+		set.LearningRate = math.Max(float64(n)/set.Exaggeration/4, 50)
+	}
+	return set, nil
+}
+
+// squaredDistances returns ‖x_i−x_j‖² between the rows of x (n×n,
+// row-major), or an error if any is not finite.
+func squaredDistances(x mat.Matrix) ([]float64, error) {
+	n, d := x.Dims()
+	d2 := make([]float64, n*n)
+	for i := 0; i < n; i++ {
+		for j := i + 1; j < n; j++ {
+			s := 0.0
+			for k := 0; k < d; k++ {
+				v := x.At(i, k) - x.At(j, k)
+				s += v * v
+			}
+			if math.IsNaN(s) || math.IsInf(s, 0) {
+				return nil, errors.New("report: t-SNE input has non-finite values")
+			}
+			d2[i*n+j], d2[j*n+i] = s, s
+		}
+	}
+	return d2, nil
+}
+
+// studentT writes the map's Student-t affinities (1+‖y_i−y_j‖²)⁻¹ into num
+// (n×n, row-major; the diagonal is left alone) and returns their sum over
+// i ≠ j, the normaliser of q_ij.
+func studentT(y, num []float64, n int) float64 {
+	sum := 0.0
+	for i := 0; i < n; i++ {
+		for j := i + 1; j < n; j++ {
+			dx, dy := y[2*i]-y[2*j], y[2*i+1]-y[2*j+1]
+			v := 1 / (1 + dx*dx + dy*dy)
+			num[i*n+j], num[j*n+i] = v, v
+			sum += 2 * v
+		}
+	}
+	return sum
+}
+
+// klGradient writes ∂KL/∂y_i = 4 Σ_j (exag·p_ij − q_ij)(1+‖y_i−y_j‖²)⁻¹ (y_i − y_j)
+// into grad, with q_ij = num_ij/sum floored at 1e-12.
+func klGradient(grad, y, p, num []float64, sum, exag float64, n int) {
+	for i := range grad {
+		grad[i] = 0
+	}
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			if i == j {
+				continue
+			}
+			q := math.Max(num[i*n+j]/sum, 1e-12)
+			f := 4 * (exag*p[i*n+j] - q) * num[i*n+j]
+			grad[2*i] += f * (y[2*i] - y[2*j])
+			grad[2*i+1] += f * (y[2*i+1] - y[2*j+1])
+		}
+	}
 }
 
 func centre(y []float64, n int) {
