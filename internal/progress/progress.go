@@ -137,20 +137,6 @@ func FormatDuration(d time.Duration) string {
 	return fmt.Sprintf("%dh%02dm", s/3600, s/60%60)
 }
 
-// ETA estimates the time left from the work done so far: elapsed ×
-// (total − done)/done, the average rate so far applied to what is left. It
-// returns false when nothing is done yet (no rate to go by). Run no longer
-// uses it (its fits differ too much in cost: Run.ETA).
-func ETA(elapsed time.Duration, done, total int) (time.Duration, bool) {
-	if done <= 0 {
-		return 0, false
-	}
-	if done >= total {
-		return 0, true
-	}
-	return time.Duration(float64(elapsed) * float64(total-done) / float64(done)), true
-}
-
 // truncate shortens a live line to width runes (0: no limit), so that it
 // never wraps: a wrapped line cannot be redrawn in place.
 func truncate(s string, width int) string {

@@ -14,26 +14,6 @@ var t0 = time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
 
 func at(d time.Duration) time.Time { return t0.Add(d) }
 
-func TestETA(t *testing.T) {
-	for _, test := range []struct {
-		elapsed     time.Duration
-		done, total int
-		want        time.Duration
-		ok          bool
-	}{
-		{20 * time.Second, 10, 40, 60 * time.Second, true}, // 2 s a fit, 30 fits left
-		{30 * time.Second, 1, 4, 90 * time.Second, true},
-		{time.Minute, 3, 3, 0, true}, // all done
-		{time.Minute, 0, 40, 0, false},
-		{0, 0, 0, 0, false},
-	} {
-		got, ok := ETA(test.elapsed, test.done, test.total)
-		if got != test.want || ok != test.ok {
-			t.Errorf("ETA(%v, %d, %d) = %v, %v; want %v, %v", test.elapsed, test.done, test.total, got, ok, test.want, test.ok)
-		}
-	}
-}
-
 func TestFormatDuration(t *testing.T) {
 	for _, test := range []struct {
 		d    time.Duration
