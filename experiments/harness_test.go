@@ -366,7 +366,7 @@ func TestRunDirLock(t *testing.T) {
 }
 
 // TestForeignTaskFileIsRecomputed: a task file holding another task's result
-// (copied, or written by a bug) is detected, reported by ReadTask, and
+// (copied, or written by a bug) is detected, reported by store.read, and
 // recomputed by the next run, whose summary equals the original.
 func TestForeignTaskFileIsRecomputed(t *testing.T) {
 	c := loadTiny(t, filepath.Join(t.TempDir(), "run"))
@@ -380,8 +380,8 @@ func TestForeignTaskFileIsRecomputed(t *testing.T) {
 	if err := os.WriteFile(path(victim), readFile(t, path(plan[4])), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if r, reason := ReadTask(c, victim); r != nil || reason != "the file holds task "+plan[4].ID {
-		t.Errorf("ReadTask of a foreign file: %v, %q", r, reason)
+	if r, reason := newStore(c).read(victim); r != nil || reason != "the file holds task "+plan[4].ID {
+		t.Errorf("store.read of a foreign file: %v, %q", r, reason)
 	}
 	var log strings.Builder
 	if _, err := Run(context.Background(), c, RunOptions{Workers: 2, Log: &log}); err != nil {

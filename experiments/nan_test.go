@@ -64,7 +64,7 @@ rows:
 	// nothing to score and records null, not a crash.
 	nulls := 0
 	for s := 0; s < 3; s++ {
-		r, reason := ReadTask(c, Plan(c)[s])
+		r, reason := newStore(c).read(Plan(c)[s])
 		if r == nil {
 			t.Fatalf("native task of split %d: %s", s, reason)
 		}

@@ -257,7 +257,7 @@ func toLegacy(t *testing.T, c *Config, dir string) int {
 	t.Helper()
 	var rs []*results.TaskResult
 	for _, task := range Plan(c) {
-		r, why := ReadTask(c, task)
+		r, why := newStore(c).read(task)
 		if r == nil {
 			t.Fatalf("task %s: %s", task.ID, why)
 		}

@@ -97,15 +97,8 @@ func Prepare(c *Config, force bool) error {
 	return writeRunFiles(c, 0)
 }
 
-// ReadTask reads the result of task t of c from c.Output. It returns the
-// result if it is current (store.read); otherwise nil and why: "no
-// result", an unreadable or foreign file, or a stale one and what changed.
-func ReadTask(c *Config, t results.Task) (*results.TaskResult, string) {
-	return newStore(c).read(t)
-}
-
-// readTaskFile is ReadTask in run directory dir: the one check of a task
-// file, used by the runner (store.load) and by status.
+// readTaskFile reads the result of task t from run directory dir: the one
+// check of a task file, used by the runner (store.load) and by status.
 func readTaskFile(dir string, t results.Task) (*results.TaskResult, string) {
 	p := taskPath(dir, t.ID)
 	b, err := os.ReadFile(p)
