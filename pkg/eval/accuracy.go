@@ -58,7 +58,8 @@ func Outcomes(cs []data.Comparison, d Distance) []Outcome {
 	return out
 }
 
-// Tally counts outcomes.
+// Tally counts outcomes. Its file form, results.Tally, also gives the
+// accuracy with ties as one half and the tie rate.
 type Tally struct {
 	Right int `json:"right"`
 	Ties  int `json:"ties"`
@@ -85,14 +86,6 @@ func (t Tally) n() float64 { return float64(t.Right + t.Ties + t.Wrong) }
 
 // Accuracy is the paper's accuracy (ties are errors), NaN for no outcome.
 func (t Tally) Accuracy() float64 { return nanIfEmpty(t, float64(t.Right)/t.n()) }
-
-// HalfTies is the accuracy with ties counted as one half, NaN for none.
-func (t Tally) HalfTies() float64 {
-	return nanIfEmpty(t, (float64(t.Right)+0.5*float64(t.Ties))/t.n())
-}
-
-// TieRate is the fraction of ties, NaN for no outcome.
-func (t Tally) TieRate() float64 { return nanIfEmpty(t, float64(t.Ties)/t.n()) }
 
 func nanIfEmpty(t Tally, v float64) float64 {
 	if t.n() == 0 {

@@ -3,10 +3,13 @@ package results
 import (
 	"bytes"
 	"go/build"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/gonum/floats/scalar"
 )
 
 // TestStoredFilesRoundTrip decodes result files written by a run of the
@@ -81,5 +84,34 @@ func TestImportsNoSolverOrMetrics(t *testing.T) {
 	}
 	if len(seen) < 2 {
 		t.Errorf("walked only %v: the import walk is broken", seen)
+	}
+}
+
+// TestTally: 2 right, 2 ties, 1 wrong (eval's TestOutcomesAndTally counts
+// these by hand): ties as ½ give (2 + 1)/5, ties are 2/5; no comparison
+// gives NaN.
+func TestTally(t *testing.T) {
+	for _, test := range []struct {
+		name              string
+		tally             Tally
+		halfTies, tieRate float64
+	}{
+		{"2 right, 2 ties, 1 wrong", Tally{Right: 2, Ties: 2, Wrong: 1}, 3.0 / 5, 2.0 / 5},
+		{"no ties", Tally{Right: 3, Wrong: 1}, 3.0 / 4, 0},
+		{"empty", Tally{}, math.NaN(), math.NaN()},
+	} {
+		t.Run(test.name, func(t *testing.T) {
+			for _, c := range []struct {
+				what      string
+				got, want float64
+			}{
+				{"HalfTies", test.tally.HalfTies(), test.halfTies},
+				{"TieRate", test.tally.TieRate(), test.tieRate},
+			} {
+				if !scalar.EqualWithinAbs(c.got, c.want, 1e-15) && !(math.IsNaN(c.got) && math.IsNaN(c.want)) {
+					t.Errorf("%s = %v, want %v", c.what, c.got, c.want)
+				}
+			}
+		})
 	}
 }
