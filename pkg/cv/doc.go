@@ -13,6 +13,16 @@
 // building blocks (OuterSplit, InnerFold, Sweep, MeanCurve, ChooseBeta) as
 // resumable tasks. Nested runs the whole protocol in one call.
 //
+// # Library API the harness does not call
+//
+// Nested, KernelLearner (its Trial and ComparisonTrial) and Scores are for
+// library users with data in memory; the harness reaches none of them,
+// because it runs each fold's sweep and each refit as a separate resumable
+// task through its own Learner. They are kept as the one-call form of the
+// same protocol: TestHarnessRunsPkgCVProtocol (experiments/) checks that
+// Nested and a harness run give the same numbers, and ExampleNested,
+// ExampleNested_comparisonHoldout and ExampleSweep exercise them.
+//
 // Items are numbered 0..n−1 globally. Inside a trial the numbering is that
 // of data.NewItemSplit: training items first, then held-out items.
 package cv
