@@ -38,7 +38,10 @@
 //   - [Subgradient] is the paper's projected subgradient method (Appendix
 //     B) in W-space, certified afterwards.
 //
-// [FitContext] and its variants stop when a context is cancelled.
+// [FitContext] and its variants stop when a context is cancelled. The
+// command line calls only the Context forms; [Fit], [FitFeatures] and
+// [FitIdentity] are the same fits for library users who need no
+// cancellation (ExampleFit, ExampleFitFeatures, ExampleFitIdentity).
 // Settings.Cache keeps kernels' eigenbases across the fits of a β sweep and
 // Settings.MemoryLimit refuses a fit too large for the caller's memory;
 // the package keeps no state of its own. docs/solver.md explains the

@@ -89,3 +89,51 @@ func ExampleFit_square() {
 	//   violated: d(1,2) < d(0,2), d(1,2) < d(1,3)
 	// rank 2: 8 of 8 comparisons hold; objective 2.00, convex lower bound 2.00, convex gap 0.00
 }
+
+// ExampleFitFeatures learns LPOE (Alg. 2) with a diagonal metric on two
+// features of five items: the first places the items on a line, the
+// second is the same for every item but one, so only the first can order
+// them.
+func ExampleFitFeatures() {
+	x := mat.NewDense(5, 2, []float64{
+		0, 1,
+		1, 1,
+		2, 1,
+		3, 1,
+		4, 0,
+	})
+	cs := []data.Comparison{data.Triplet(0, 1, 3), data.Triplet(4, 3, 1), data.Triplet(2, 1, 4), data.Triplet(2, 3, 0)}
+	m, err := mkpoe.FitFeatures(x, cs, &mkpoe.Settings{Beta: 10, Mode: mkpoe.Diag})
+	if err != nil {
+		log.Fatal(err)
+	}
+	w := m.Metric(0)
+	fmt.Printf("training accuracy: %.2f\n", eval.Accuracy(cs, eval.EmbeddingDistance(m.Train)))
+	fmt.Printf("weights on the features: %.2f, %.2f\n", w.At(0, 0), w.At(1, 1))
+	// Output:
+	// training accuracy: 1.00
+	// weights on the features: 0.33, 0.00
+}
+
+// ExampleFitIdentity embeds four items from comparisons alone (GNMDS,
+// K = I): the triplets of four points on a line, 0–1–2–3.
+func ExampleFitIdentity() {
+	var cs []data.Comparison
+	for i := 0; i < 4; i++ {
+		for j := 0; j < 4; j++ {
+			for k := 0; k < 4; k++ {
+				if i != j && i != k && abs(i-j) < abs(i-k) {
+					cs = append(cs, data.Triplet(i, j, k))
+				}
+			}
+		}
+	}
+	m, err := mkpoe.FitIdentity(4, cs, &mkpoe.Settings{Beta: 100, Mode: mkpoe.Full})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("%d triplets, training accuracy %.2f\n", len(cs), eval.Accuracy(cs, eval.EmbeddingDistance(m.Train)))
+	// Output: 10 triplets, training accuracy 1.00
+}
+
+func abs(a int) int { return max(a, -a) }
