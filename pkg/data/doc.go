@@ -18,6 +18,10 @@
 // are NumPy .npy files (float64 or float32, C or Fortran order), read through
 // github.com/sbinet/npyio.
 //
+// Some readers serve library users rather than the harness, which reads
+// the derived text files: [ReadIndicesFile] reads an item subset such as
+// ALOI-10's (ExampleReadIndicesFile), and [ReadMat] the original MAT-files.
+//
 // Every reader reports bad input as a [*FileError] that names the file, the
 // line and column, the rule that was broken and the offending value.
 //

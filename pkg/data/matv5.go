@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -114,22 +113,12 @@ func (v *MatVar) String() string {
 	return string(rs)
 }
 
-// ReadMatFile reads the variables of a MAT-file, keyed by name: a MATLAB
-// Level 5 file (v6 or v7, compressed or not) or a v7.3 file (HDF5, within
-// the subset described in matv73.go). It supports numeric, logical and char
-// arrays and cell arrays of them; structs, objects, sparse and complex arrays
-// are errors naming the variable, and so is any HDF5 structure outside the
-// subset.
-func ReadMatFile(path string) (map[string]*MatVar, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("data: reading MAT-file: %w", err)
-	}
-	return ReadMat(b, path)
-}
-
-// ReadMat is [ReadMatFile] on the bytes of a MAT-file; name is used in
-// messages.
+// ReadMat reads the variables of a MAT-file from its bytes b, keyed by
+// name: a MATLAB Level 5 file (v6 or v7, compressed or not) or a v7.3 file
+// (HDF5, within the subset described in matv73.go). It supports numeric,
+// logical and char arrays and cell arrays of them; structs, objects, sparse
+// and complex arrays are errors naming the variable, and so is any HDF5
+// structure outside the subset. name (the file's, say) is used in messages.
 func ReadMat(b []byte, name string) (map[string]*MatVar, error) {
 	if bytes.HasPrefix(b, []byte("MATLAB 7.3 MAT-file")) || !bytes.HasPrefix(b, []byte("MATLAB 5.0")) && isHDF5(b) {
 		return readMatV73(b, name)

@@ -3,6 +3,7 @@ package data
 import (
 	"bytes"
 	"encoding/binary"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,9 +12,18 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
+// readMatFile reads the MAT-file at path (ReadMat on its bytes).
+func readMatFile(path string) (map[string]*MatVar, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return ReadMat(b, path)
+}
+
 func TestReadMatFileAset400Triplets(t *testing.T) {
 	dir := fetchedData(t, "aset400")
-	vars, err := ReadMatFile(filepath.Join(dir, "original", "music_triplets.mat"))
+	vars, err := readMatFile(filepath.Join(dir, "original", "music_triplets.mat"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +52,7 @@ func TestReadMatFileAset400Triplets(t *testing.T) {
 
 func TestReadMatFileALOI(t *testing.T) {
 	dir := fetchedData(t, "aloi10")
-	vars, err := ReadMatFile(filepath.Join(dir, "original", "ALOI_UIMC.mat"))
+	vars, err := readMatFile(filepath.Join(dir, "original", "ALOI_UIMC.mat"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +98,7 @@ func TestReadMatFileALOI(t *testing.T) {
 // the curators' genre_labels.tsv and genre_names.txt value for value.
 func TestReadMatFileV73(t *testing.T) {
 	dir := fetchedData(t, "aset400")
-	vars, err := ReadMatFile(filepath.Join(dir, "original", "music_labels.mat"))
+	vars, err := readMatFile(filepath.Join(dir, "original", "music_labels.mat"))
 	if err != nil {
 		t.Fatal(err)
 	}
