@@ -27,6 +27,11 @@
 // kernel value between each other, so they rank against the n training
 // items only (Space.Candidates).
 //
+// [NewEmbedding], [Space.Total] and [Space.Candidates] are for library
+// users: mkpoe query builds its spaces from files (FromModel, FromKernels,
+// FromRun) and prints what the Output says; ExampleSpace_Query uses all
+// three.
+//
 // Errors from the constructors and from Resolve are about the user's input
 // (files, names, indices). Their messages name the options of mkpoe query
 // (--item, --kernel-rows, --row, ...), which is how users meet them.

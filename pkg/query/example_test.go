@@ -14,6 +14,7 @@ import (
 func ExampleSpace_Query() {
 	emb := mat.NewDense(5, 1, []float64{0, 1, 2, 4, 3.5})
 	sp := query.NewEmbedding(emb, 4, []string{"Alpha", "Beta", "Gamma", "Delta"})
+	fmt.Printf("%d items, %d candidates\n", sp.Total(), sp.Candidates())
 	out, err := sp.Query(nil, 2) // no queries: every new item
 	if err != nil {
 		log.Fatal(err)
@@ -25,6 +26,7 @@ func ExampleSpace_Query() {
 		}
 	}
 	// Output:
+	// 5 items, 5 candidates
 	// new:0 (new), ranked against 4 items:
 	//   1. 3 Delta at 0.50
 	//   2. 2 Gamma at 1.50
