@@ -23,6 +23,11 @@
 // ([Run]). Randomness (only [Acyclic]) comes from a caller-supplied
 // *rand.Rand of math/rand/v2; there is no global RNG.
 //
+// [Embed] (with [TotalOrder], its Δ, and [PairOf]) is for library users:
+// mkpoe graph and the harness clean comparisons but never embed them, so
+// only the package Example and the tests reach it. It is the paper's
+// certificate that a cleaned set is satisfiable (Appendix A).
+//
 // A degenerate pair {m,m} has distance 0 in every embedding. A comparison
 // whose far pair is degenerate, (i,j,m,m), asks d(i,j) < 0 and cannot be
 // satisfied; [Degenerate] removes those. The aset400 triplets hold three.
