@@ -256,19 +256,6 @@ func orUnknown(s string) string {
 	return s
 }
 
-// Compare builds a comparison of runs ([NewComparison], default theme)
-// and returns its files in the given formats ([Comparison.Files]).
-func Compare(runs []CompareRun, formats []string) ([]File, error) {
-	if err := checkFormats("comparison format", formats, CompareFormats); err != nil {
-		return nil, err
-	}
-	c, err := NewComparison(runs, nil)
-	if err != nil {
-		return nil, err
-	}
-	return c.Files(formats)
-}
-
 // Files renders the comparison in the given formats (nil: all of
 // [CompareFormats]): compare.md, compare.html (self-contained, the figure
 // embedded), compare-validation.png and .svg (when some run has a

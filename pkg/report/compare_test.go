@@ -422,7 +422,10 @@ func TestComparisonErrors(t *testing.T) {
 		{"bad format", []CompareRun{base, edited}, []string{"md", "tex"}, `format must be one of md,html,png,svg,csv, got "tex"`},
 	} {
 		t.Run(test.name, func(t *testing.T) {
-			_, err := Compare(test.runs, test.formats)
+			c, err := NewComparison(test.runs, nil)
+			if err == nil {
+				_, err = c.Files(test.formats)
+			}
 			if err == nil || !strings.Contains(err.Error(), test.msg) {
 				t.Errorf("error %v, want one containing %q", err, test.msg)
 			}

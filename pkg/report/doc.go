@@ -6,7 +6,9 @@
 //
 // [Load] reads a run directory through an fs.FS (summary.json, items.json,
 // env.json, timings.json, config.resolved.yaml and the refit models);
-// [Build] returns the report's files in memory, and the caller writes them.
+// [Build] returns the report's files in memory, and the caller writes them
+// (ExampleBuild); mkpoe report calls [NewReport] and [Report.Files]
+// instead, the two steps of Build, to show the report's warnings too.
 // The pieces are usable alone: [NewTable] lays a summary out in the
 // paper's table form, [ValidationFigure], [ObjectiveFigure],
 // [WeightsFigure] and [MapFigure] build gonum/plot figures, each from a

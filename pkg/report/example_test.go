@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"strings"
 
 	"github.com/mkpoe/mkpoe/pkg/report"
 	"github.com/mkpoe/mkpoe/pkg/results"
@@ -57,4 +58,26 @@ func ExampleComparison_Text() {
 	// ST K1 full  0.800            10        0.830          1000    +0.030
 	// note: row "ST native" is absent from wide (shown as —)
 	// the runs are of different configs (narrow: config "sweep", hash aaaa; wide: config "sweep", hash bbbb); rows are matched by label
+}
+
+// ExampleBuild makes the tables of the run directory in testdata/run (a
+// small run of the harness) in memory; the caller writes the files where
+// it likes. mkpoe report does the same through NewReport, which also
+// gives the report's warnings.
+func ExampleBuild() {
+	run, err := report.Load(os.DirFS("testdata/run"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	files, err := report.Build(run, report.Options{Formats: []string{"md", "tex"}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, f := range files {
+		first, _, _ := strings.Cut(string(f.Data), "\n")
+		fmt.Printf("%s: %s\n", f.Name, first)
+	}
+	// Output:
+	// table.md: # fixture\_50%
+	// table.tex: % mkpoe report: \input{table.tex} needs \usepackage{booktabs} and \usepackage{graphicx}
 }
