@@ -189,27 +189,25 @@ func fromNested(v any, at string) (*Taxonomy, error) {
 		}
 		return checkInternal(n, at)
 	case [][]int:
-		n := &Taxonomy{}
-		for i, c := range x {
-			ct, err := fromNested(c, fmt.Sprintf("%s[%d]", at, i))
-			if err != nil {
-				return nil, err
-			}
-			n.Children = append(n.Children, ct)
-		}
-		return checkInternal(n, at)
+		return fromSubtrees(x, at)
 	case []any:
-		n := &Taxonomy{}
-		for i, c := range x {
-			ct, err := fromNested(c, fmt.Sprintf("%s[%d]", at, i))
-			if err != nil {
-				return nil, err
-			}
-			n.Children = append(n.Children, ct)
-		}
-		return checkInternal(n, at)
+		return fromSubtrees(x, at)
 	}
 	return nil, fmt.Errorf("data: taxonomy %s: must be an integer label or a list of subtrees, got %T %v", at, v, v)
+}
+
+// fromSubtrees is fromNested of a list: an internal node whose children are
+// the subtrees x[0], x[1], … (at[i] in messages).
+func fromSubtrees[T any](x []T, at string) (*Taxonomy, error) {
+	n := &Taxonomy{}
+	for i, c := range x {
+		ct, err := fromNested(c, fmt.Sprintf("%s[%d]", at, i))
+		if err != nil {
+			return nil, err
+		}
+		n.Children = append(n.Children, ct)
+	}
+	return checkInternal(n, at)
 }
 
 func checkInternal(n *Taxonomy, at string) (*Taxonomy, error) {
