@@ -286,25 +286,42 @@ func (t *Table) accuracyMarkdown() string {
 			if c == nil {
 				continue
 			}
-			v := format(c.Mean)
-			if t.Splits > 1 {
-				v += " ± " + format(c.Std)
-			}
-			if c.Best {
-				v = "**" + v + "**"
-			}
-			if c.NotConverged {
-				v += dagger
-			}
-			if c.Paper != nil {
-				v += " (" + format(*c.Paper) + ")"
-			}
-			b.WriteString(v)
+			b.WriteString(markdownCell.text(c, t.Splits))
 		}
 		b.WriteString(" |\n")
 	}
 	b.WriteString("\n" + mdEscape(t.Caption()) + "\n")
 	return b.String()
+}
+
+// cellMarkup is how a table format writes a cell's parts: mean ± std
+// (the ± part with more than one split), bold for the column's best, a
+// dagger for fits that did not converge, the paper's value in parentheses.
+type cellMarkup struct {
+	pm, boldOpen, boldClose, dagger, paperOpen, paperClose string
+}
+
+var (
+	markdownCell = cellMarkup{pm: " ± ", boldOpen: "**", boldClose: "**", dagger: dagger, paperOpen: " (", paperClose: ")"}
+	latexCell    = cellMarkup{pm: " $\\pm$ ", boldOpen: "\\textbf{", boldClose: "}", dagger: "$^\\dagger$", paperOpen: " (\\emph{", paperClose: "})"}
+)
+
+// text is cell c of a table over splits outer splits.
+func (m cellMarkup) text(c *Cell, splits int) string {
+	v := format(c.Mean)
+	if splits > 1 {
+		v += m.pm + format(c.Std)
+	}
+	if c.Best {
+		v = m.boldOpen + v + m.boldClose
+	}
+	if c.NotConverged {
+		v += m.dagger
+	}
+	if c.Paper != nil {
+		v += m.paperOpen + format(*c.Paper) + m.paperClose
+	}
+	return v
 }
 
 // sharesMarkdown is the kernel-shares table under its title, or "" when
@@ -346,20 +363,7 @@ func (t *Table) LaTeX(w io.Writer) error {
 			if c == nil {
 				continue
 			}
-			v := format(c.Mean)
-			if t.Splits > 1 {
-				v += " $\\pm$ " + format(c.Std)
-			}
-			if c.Best {
-				v = "\\textbf{" + v + "}"
-			}
-			if c.NotConverged {
-				v += "$^\\dagger$"
-			}
-			if c.Paper != nil {
-				v += " (\\emph{" + format(*c.Paper) + "})"
-			}
-			b.WriteString(v)
+			b.WriteString(latexCell.text(c, t.Splits))
 		}
 		b.WriteString(" \\\\\n")
 	}
