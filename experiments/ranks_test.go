@@ -159,14 +159,17 @@ func TestOneRankKeepsItsIDs(t *testing.T) {
 // split, the best mean over the folds of any (rank, β), ties to the
 // smaller rank (convex last), then the earlier β; the refit's model has at
 // most the chosen rank's dimensions; the summary, fits.csv and table.md
-// record the rank beside β. With one worker the run gives the same
-// numbers; rerun, it reuses every task; with rank 5 dropped it reuses the
-// cv tasks of 0 and 2.
+// record the rank beside β, and RecheckClaims refits at that rank. With
+// one worker the run gives the same numbers; rerun, it reuses every task;
+// with rank 5 dropped it reuses the cv tasks of 0 and 2.
 func TestRankChoice(t *testing.T) {
 	if testing.Short() {
 		t.Skip("fits 3 ranks × 2 folds × 2 splits × 2 β: a few seconds")
 	}
-	text := strings.NewReplacer("splits: 1", "splits: 2", "[1.5, 3]", "[1.5, 3, 10]", "dim: 3", "dim: 2").Replace(rankedWith("{method: k1, kernel: identity, mode: full, rank: [0, 2, 5]}"))
+	text := strings.NewReplacer("splits: 1", "splits: 2", "[1.5, 3]", "[1.5, 3, 10]", "dim: 3", "dim: 2",
+		"  - {name: identity, type: identity}", "  - {name: identity, type: identity}\n  - {name: points, source: points, type: linear}").
+		Replace(rankedWith("{label: rank CV, method: k1, kernel: identity, mode: full, rank: [0, 2, 5]}", "{method: native, kernel: points}")) +
+		"claims:\n  - {claim: the true points beat GNMDS, better: points native, worse: rank CV}\n"
 	dir := t.TempDir()
 	run := func(text, out string, workers int) (*Config, *results.Summary, string) {
 		t.Helper()
@@ -206,18 +209,29 @@ func TestRankChoice(t *testing.T) {
 		t.Errorf("%d fits counted, want 38 (every rank's)", fits)
 	}
 
+	// The claim rechecked from the summary alone: the refits at the
+	// chosen rank and β give the same outcomes.
+	cs, err := RecheckClaims(context.Background(), c, s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cs) != 1 || cs[0].Interval == nil || s.Claims[0].Interval == nil || cs[0].Interval.Diff != s.Claims[0].Interval.Diff {
+		t.Errorf("rechecked claim %+v, the run's %+v", cs, s.Claims)
+	}
+
 	// One worker: the same numbers.
 	_, s1, _ := run(text, filepath.Join(dir, "one"), 1)
 	if a, b := fmt.Sprint(s1.Rows[0].Accuracy, s1.Rows[0].Beta, s1.Rows[0].Rank, s1.Rows[0].ValCurve), fmt.Sprint(row.Accuracy, row.Beta, row.Rank, row.ValCurve); a != b {
 		t.Errorf("1 worker: %s\n2 workers: %s", a, b)
 	}
 	// Rerun: everything reused.
-	if _, _, log := run(text, filepath.Join(dir, "run"), 2); !strings.Contains(log, "reusing 14 of 14 tasks") {
+	if _, _, log := run(text, filepath.Join(dir, "run"), 2); !strings.Contains(log, "reusing 16 of 16 tasks") {
 		t.Errorf("rerun log:\n%s", log)
 	}
-	// Rank 5 dropped: the cv tasks of 0 and 2 reused, the refits run.
+	// Rank 5 dropped: the cv tasks of 0 and 2 (and the native tasks)
+	// reused, the refits run.
 	fewer := strings.Replace(text, "rank: [0, 2, 5]", "rank: [0, 2]", 1)
-	if _, _, log := run(fewer, filepath.Join(dir, "run"), 2); !strings.Contains(log, "reusing 8 of 10 tasks") {
+	if _, _, log := run(fewer, filepath.Join(dir, "run"), 2); !strings.Contains(log, "reusing 10 of 12 tasks") {
 		t.Errorf("log with rank 5 dropped:\n%s", log)
 	}
 }
