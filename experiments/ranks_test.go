@@ -234,6 +234,11 @@ func TestRankChoice(t *testing.T) {
 	if _, _, log := run(fewer, filepath.Join(dir, "run"), 2); !strings.Contains(log, "reusing 10 of 12 tasks") {
 		t.Errorf("log with rank 5 dropped:\n%s", log)
 	}
+	// The grid cut to its start: every rank's cv tasks are cut, not rerun.
+	cut := strings.Replace(fewer, "[1.5, 3, 10]", "[1.5, 3]", 1)
+	if _, _, log := run(cut, filepath.Join(dir, "run"), 2); !strings.Contains(log, "kept the first 2 fits of 8 cv tasks") {
+		t.Errorf("log with the grid cut:\n%s", log)
+	}
 }
 
 // handChoice chooses split sp's (rank, β index) from the cv task files as

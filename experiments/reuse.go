@@ -138,7 +138,7 @@ func (s *store) oldGrid(t results.Task, r *results.TaskResult) ([]float64, bool)
 			}
 		}
 	}
-	return old, cvInputs(t.Inputs, s.c.rowInputsWithGrid(s.c.Rows[t.Row], old, s.c.BetaGrid.Relative)) == r.Inputs
+	return old, cvInputs(t.Inputs, s.c.rowInputsWithGrid(taskRow(s.c, t), old, s.c.BetaGrid.Relative)) == r.Inputs
 }
 
 // truncated returns cv result r of task t cut to the current grid when

@@ -60,10 +60,7 @@ func taskFoldID(t results.Task) cv.FoldID {
 }
 
 func execTask(ctx context.Context, c *Config, ds *dataset, st *store, t results.Task, tp *progress.Task, res *results.TaskResult) error {
-	row := c.Rows[t.Row]
-	if t.Rank != nil {
-		row = row.withRank(*t.Rank) // one rank's sweep of a row of several
-	}
+	row := taskRow(c, t)
 	kidx := c.rowKernels(row)
 	f, err := taskFold(c, ds, row, kidx, taskFoldID(t))
 	if err != nil {
@@ -144,6 +141,15 @@ func execTask(ctx context.Context, c *Config, ds *dataset, st *store, t results.
 		return writeModel(filepath.Join(st.dir, res.Model), m)
 	}
 	return fmt.Errorf("unknown task kind %q", t.Kind)
+}
+
+// taskRow is the row task t fits: its config row, or for a cv task of a
+// row of several ranks that row at the task's one rank.
+func taskRow(c *Config, t results.Task) RowConfig {
+	if t.Rank != nil {
+		return c.Rows[t.Row].withRank(*t.Rank)
+	}
+	return c.Rows[t.Row]
 }
 
 // taskFold builds the fold a task of row fits and scores on (id: its
