@@ -209,8 +209,10 @@ type RowConfig struct {
 	TableRow string `yaml:"table_row,omitempty"`
 	// Rank, if positive, bounds the rank of a full W (an embedding of at
 	// most Rank dimensions per kernel): the row's fits use the low-rank
-	// method at that many columns (mkpoe.Settings.Rank).
-	Rank int `yaml:"rank,omitempty"`
+	// method at that many columns (mkpoe.Settings.Rank); 0 is the convex
+	// fit. A list of ranks (rank: [0, 2, 5, 10]) lets the inner CV choose
+	// the rank with β (Ranks).
+	Rank Ranks `yaml:"rank,omitempty"`
 }
 
 // tableRow returns the table row of r: TableRow, else its kernel or group.
@@ -352,9 +354,7 @@ func (c *Config) applyDefaults() {
 				what = r.Group
 			}
 			r.Label = strings.TrimSpace(fmt.Sprintf("%s %s %s", what, methodName(r.Method), r.Mode))
-			if r.Rank > 0 {
-				r.Label += fmt.Sprintf(" rank %d", r.Rank)
-			}
+			r.Label += r.Rank.labelSuffix()
 		}
 	}
 }
@@ -743,14 +743,20 @@ func (c *Config) validateBetaGrid(ps *problems) {
 func (c *Config) validateSolver(ps *problems) {
 	keys := map[string]string{"Solver": "solver.method", "Tol": "solver.tol", "MaxIter": "solver.max_iter",
 		"KernelRank": "solver.kernel_rank", "KernelEnergy": "solver.kernel_energy"}
-	report := func(err error, row int) {
+	// rankKey is the YAML path of the rank a row's settings were
+	// checked at (rows[i].rank, or rows[i].rank[j] in a list).
+	report := func(err error, row int, rankKey string) {
 		var se *mkpoe.SettingsError
 		if !errors.As(err, &se) {
 			ps.bad("solver", err.Error(), "")
 			return
 		}
 		key, ok := keys[se.Field]
-		if !ok {
+		switch {
+		case ok:
+		case se.Field == "Rank":
+			key = rankKey
+		default:
 			key = fmt.Sprintf("rows[%d].%s", row, strings.ToLower(se.Field))
 		}
 		ps.bad(key, se.Rule, se.Value)
@@ -765,7 +771,7 @@ func (c *Config) validateSolver(ps *problems) {
 	base := mkpoe.Settings{Beta: 1, Solver: method, Tol: c.Solver.Tol, MaxIter: c.Solver.MaxIter,
 		KernelRank: c.Solver.KernelRank, KernelEnergy: c.Solver.KernelEnergy}
 	if err := base.Validate(); err != nil {
-		report(err, -1)
+		report(err, -1, "")
 		return
 	}
 	for i, r := range c.Rows {
@@ -773,13 +779,15 @@ func (c *Config) validateSolver(ps *problems) {
 		if r.Method == "native" || c.unreadAt(at+".method", at+".mode", at+".rank") {
 			continue
 		}
-		s, err := rowSettings(c, r)
-		if err != nil {
-			continue // the row's mode, reported by validateRow
-		}
-		s.Beta, s.Solver = 1, method
-		if err := s.Validate(); err != nil {
-			report(err, i)
+		for j, k := range r.Rank.list() {
+			s, err := rowSettings(c, r.withRank(k))
+			if err != nil {
+				break // the row's mode, reported by validateRow
+			}
+			s.Beta, s.Solver = 1, method
+			if err := s.Validate(); err != nil {
+				report(err, i, r.Rank.path(fmt.Sprintf("rows[%d]", i), j))
+			}
 		}
 	}
 }
@@ -840,8 +848,10 @@ func (c *Config) validateRow(ps *problems, r RowConfig, at string, kernelNames, 
 	}
 	// A learned row's rank is checked with its solver settings
 	// (validateSolver).
-	if r.Rank != 0 && r.Method == "native" {
+	if !r.Rank.IsZero() && r.Method == "native" {
 		ps.bad(at+".rank", "must be absent for a native row (it bounds a learned W)", r.Rank)
+	} else if r.Method != "native" {
+		validateRanks(ps, r.Rank, at)
 	}
 	if r.TrainSteps != nil {
 		validateSteps(ps, at+".train_steps", *r.TrainSteps)

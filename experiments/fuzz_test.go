@@ -40,6 +40,11 @@ func FuzzLoadConfig(f *testing.F) {
 	f.Add([]byte(`{"format": "mkpoe-summary/1", "name": "x", "rows": []}`))
 	f.Add([]byte(`{"format": "mkpoe-model/1"}`))
 	f.Add([]byte("taxonomy: [[1, 2], 3]\n"))
+	// Rank lists: good, repeated, fractional, empty, on a native row.
+	f.Add([]byte(strings.Replace(tinyConfig, "{method: k4, group: both, mode: full}", "{method: k4, group: both, mode: full, rank: [0, 2, 5]}", 1)))
+	f.Add([]byte(strings.Replace(tinyConfig, "{method: k4, group: both, mode: full}", "{method: k4, group: both, mode: full, rank: [2, 2.5, 2]}", 1)))
+	f.Add([]byte(strings.Replace(tinyConfig, "{method: k4, group: both, mode: full}", "{method: k4, group: both, mode: full, rank: []}", 1)))
+	f.Add([]byte(strings.Replace(tinyConfig, "{method: native, kernel: good}", "{method: native, kernel: good, rank: [0, 1]}", 1)))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		dir := t.TempDir()
 		p := filepath.Join(dir, "c.yaml")
@@ -53,7 +58,11 @@ func FuzzLoadConfig(f *testing.F) {
 			}
 			return
 		}
-		if c.Protocol.Splits*c.Protocol.InnerFolds*len(c.Rows) > 1e5 {
+		ranks := 1
+		for _, r := range c.Rows {
+			ranks = max(ranks, len(r.Rank))
+		}
+		if c.Protocol.Splits*c.Protocol.InnerFolds*len(c.Rows)*ranks > 1e5 {
 			return // a valid but huge plan: not this target's subject
 		}
 		plan := Plan(c)

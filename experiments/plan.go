@@ -31,9 +31,13 @@ const (
 // a native task's and a refit's is rowID (a refit depends on the grid only
 // through the β its cv tasks choose, which store.read checks), a cv task's
 // is cvInputs (its sweep depends on the whole grid).
+//
+// A row that lists several ranks (Ranks) has InnerFolds cv tasks per rank,
+// each that of a row of the one rank (with Task.Rank set): a row of that
+// rank alone shares them, and they are listed once.
 func Plan(c *Config) []results.Task {
 	var tasks, refits []results.Task
-	seen := map[string]bool{}
+	seen, seenCV := map[string]bool{}, map[string]bool{}
 	for r, row := range c.Rows {
 		id := c.rowID(row)
 		if seen[id] {
@@ -46,9 +50,21 @@ func Plan(c *Config) []results.Task {
 				tasks = append(tasks, results.Task{ID: taskID(KindNative, prefix, s, -1), Kind: KindNative, Row: r, Split: s, Fold: -1, Inputs: id})
 				continue
 			}
-			cvIn := cvInputs(id, c.rowInputs(row))
-			for f := 0; f < c.Protocol.InnerFolds; f++ {
-				tasks = append(tasks, results.Task{ID: taskID(KindCV, prefix, s, f), Kind: KindCV, Row: r, Split: s, Fold: f, Inputs: cvIn})
+			for _, k := range row.Rank.list() {
+				rr, rid := row, id
+				var rank *int
+				if row.Rank.many() {
+					rr = row.withRank(k)
+					rid, rank = c.rowID(rr), &k
+				}
+				cvIn := cvInputs(rid, c.rowInputs(rr))
+				for f := 0; f < c.Protocol.InnerFolds; f++ {
+					t := results.Task{ID: taskID(KindCV, rowPrefix(rr, rid), s, f), Kind: KindCV, Row: r, Split: s, Fold: f, Inputs: cvIn, Rank: rank}
+					if !seenCV[t.ID] {
+						seenCV[t.ID] = true
+						tasks = append(tasks, t)
+					}
+				}
 			}
 			refits = append(refits, refitTask(r, prefix, id, s))
 		}
@@ -130,7 +146,11 @@ type taskInputs struct {
 	BetaGrid            []float64      `yaml:"beta_grid,omitempty"`
 	BetaRelative        bool           `yaml:"beta_relative,omitempty"` // beta_grid holds multiples of β_min
 	Rank                int            `yaml:"rank,omitempty"`          // the row's rank bound
-	Solver              *SolverConfig  `yaml:"solver,omitempty"`
+	// Ranks are the ranks a row chooses among (rank: [0, 2, 5]), in
+	// increasing order; the row's refit and its label depend on them, its
+	// cv tasks each on one rank (Rank) as a row of that rank alone.
+	Ranks  []int         `yaml:"ranks,omitempty"`
+	Solver *SolverConfig `yaml:"solver,omitempty"`
 }
 
 // loaderVersions marks data set loaders whose output changed for the same
@@ -202,7 +222,10 @@ func (c *Config) rowTaskInputs(row RowConfig, ds DatasetConfig) taskInputs {
 	}
 	if row.Method != "native" {
 		solver := c.Solver
-		in.Mode, in.BetaGrid, in.BetaRelative, in.Solver, in.Rank = row.Mode, c.BetaGrid.Values, c.BetaGrid.Relative, &solver, row.Rank
+		in.Mode, in.BetaGrid, in.BetaRelative, in.Solver, in.Rank = row.Mode, c.BetaGrid.Values, c.BetaGrid.Relative, &solver, row.Rank.one()
+		if row.Rank.many() {
+			in.Rank, in.Ranks = 0, row.Rank.sorted()
+		}
 	}
 	return in
 }
@@ -223,7 +246,7 @@ func digestInputs(in taskInputs) string {
 func TaskFits(c *Config, t results.Task) int {
 	switch t.Kind {
 	case KindCV:
-		return len(c.BetaGrid.Values)
+		return len(c.BetaGrid.Values) // one rank's sweep
 	case KindRefit:
 		return 1
 	}

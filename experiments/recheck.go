@@ -64,7 +64,14 @@ func RecheckClaims(ctx context.Context, c *Config, s *results.Summary, logf func
 				if len(sr.Beta) != c.Protocol.Splits {
 					return nil, fmt.Errorf("recheck: row %q records β for %d of %d splits", row.Label, len(sr.Beta), c.Protocol.Splits)
 				}
-				m, err := fitRow(ctx, c, row, f, kidx, sr.Beta[sp], nil, nil)
+				fitAs := row
+				if row.Rank.many() { // the rank chosen with β
+					if len(sr.Rank) != c.Protocol.Splits {
+						return nil, fmt.Errorf("recheck: row %q records its rank for %d of %d splits", row.Label, len(sr.Rank), c.Protocol.Splits)
+					}
+					fitAs = row.withRank(sr.Rank[sp])
+				}
+				m, err := fitRow(ctx, c, fitAs, f, kidx, sr.Beta[sp], nil, nil)
 				if err != nil {
 					return nil, fmt.Errorf("recheck: row %q split %d β=%g: %w", row.Label, sp, sr.Beta[sp], err)
 				}

@@ -59,16 +59,40 @@ const anyInputs = "*"
 
 // refitStale says why refit r of task t is not current although its
 // inputs are ("" if it is): its split's cv tasks are not all done, or
-// choose another β than r's.
+// choose another β (or, for a row of several ranks, another rank) than
+// r's.
 func (s *store) refitStale(t results.Task, r *results.TaskResult) string {
-	beta, err := chooseBeta(s.c, s, t)
+	had := refitChoice(s.c, t, r)
+	rank, beta, err := chooseRankBeta(s.c, s, t)
 	if err != nil {
-		return fmt.Sprintf("stale until its split's cv tasks are done: reused if they choose β=%s again", fmtBeta(refitBeta(s.c, r)))
+		return fmt.Sprintf("stale until its split's cv tasks are done: reused if they choose %s again", had)
 	}
-	if had := refitBeta(s.c, r); had != beta {
-		return fmt.Sprintf("stale: its split's cv tasks now choose β=%s, it was fitted at β=%s", fmtBeta(beta), fmtBeta(had))
+	if now := choiceText(s.c, t, rank, beta); now != had {
+		return fmt.Sprintf("stale: its split's cv tasks now choose %s, it was fitted at %s", now, had)
 	}
 	return ""
+}
+
+// refitChoice is what refit r of task t was fitted at, as choiceText
+// writes it ("rank ?" for a file of a row of several ranks that lacks its
+// rank).
+func refitChoice(c *Config, t results.Task, r *results.TaskResult) string {
+	if !c.Rows[t.Row].Rank.many() {
+		return choiceText(c, t, 0, refitBeta(c, r))
+	}
+	if r.ChosenRank == nil {
+		return fmt.Sprintf("β=%s, rank ?", fmtBeta(refitBeta(c, r)))
+	}
+	return choiceText(c, t, *r.ChosenRank, refitBeta(c, r))
+}
+
+// choiceText is a refit's β as the grid writes it and, for a row of
+// several ranks, its rank: "β=100" or "β=100, rank 5".
+func choiceText(c *Config, t results.Task, rank int, beta float64) string {
+	if !c.Rows[t.Row].Rank.many() {
+		return "β=" + fmtBeta(beta)
+	}
+	return fmt.Sprintf("β=%s, %s", fmtBeta(beta), results.RankText(rank))
 }
 
 // refitBeta is the β a refit was fitted at, as the grid writes it: a
@@ -114,7 +138,7 @@ func (s *store) oldGrid(t results.Task, r *results.TaskResult) ([]float64, bool)
 			}
 		}
 	}
-	return old, cvInputs(t.Inputs, s.c.rowInputsWithGrid(s.c.Rows[t.Row], old, s.c.BetaGrid.Relative)) == r.Inputs
+	return old, cvInputs(t.Inputs, s.c.rowInputsWithGrid(taskRow(s.c, t), old, s.c.BetaGrid.Relative)) == r.Inputs
 }
 
 // truncated returns cv result r of task t cut to the current grid when

@@ -282,7 +282,7 @@ func runTasks(ctx context.Context, r taskRun, todo []results.Task, phase int) er
 					mu.Lock()
 					okDone(t)
 					done++
-					line := fmt.Sprintf("[%d/%d] %s reused: its split's cv tasks chose β=%s again, at which it fits cold", done, len(todo), t.ID, fmtBeta(refitBeta(c, again)))
+					line := fmt.Sprintf("[%d/%d] %s reused: its split's cv tasks chose %s again, at which it fits cold", done, len(todo), t.ID, refitChoice(c, t, again))
 					if live {
 						line = ""
 					}
@@ -352,7 +352,7 @@ func runTasks(ctx context.Context, r taskRun, todo []results.Task, phase int) er
 // failed, nothing): the ETA then estimates the refit at that β rather
 // than over the grid (docs/progress.md).
 func tellRefitBeta(c *Config, st *store, disp *progress.Run, refit results.Task) {
-	if beta, err := chooseBeta(c, st, refit); err == nil {
+	if _, beta, err := chooseRankBeta(c, st, refit); err == nil {
 		disp.SetPlannedBeta(refit.ID, slices.Index(c.BetaGrid.Values, beta))
 	}
 }

@@ -87,44 +87,7 @@ func Merge(c *Config) (*results.Summary, error) {
 				res = byID[c.rowTaskID(KindNative, row, sp, -1)]
 			} else {
 				res = byID[c.rowTaskID(KindRefit, row, sp, -1)]
-				rs.Beta = append(rs.Beta, res.Beta)
-				if c.BetaGrid.Relative {
-					rs.BetaMultiple = append(rs.BetaMultiple, res.BetaMultiple)
-					rs.MinBeta = append(rs.MinBeta, res.MinBeta)
-				}
-				rs.Models = append(rs.Models, res.Model)
-				var curves [][]float64
-				zeros := make([]int, len(c.BetaGrid.Values))
-				for f := 0; f < c.Protocol.InnerFolds; f++ {
-					cvr := byID[c.rowTaskID(KindCV, row, sp, f)]
-					curves = append(curves, cvr.ValAccuracy)
-					conv.add(&cvr)
-					if len(cvr.ZeroModel) != len(zeros) {
-						zeros = nil // not recorded (an older task file)
-					}
-					for b := range zeros {
-						if cvr.ZeroModel[b] {
-							zeros[b]++
-						}
-					}
-				}
-				conv.add(&res)
-				rs.ValCurve = append(rs.ValCurve, cv.MeanCurve(curves))
-				lo, hi := cv.FoldRange(curves)
-				rs.ValFoldMin, rs.ValFoldMax = append(rs.ValFoldMin, lo), append(rs.ValFoldMax, hi)
-				if zeros != nil && (sp == 0 || rs.ValZeroFolds != nil) {
-					rs.ValZeroFolds = append(rs.ValZeroFolds, zeros)
-				} else {
-					rs.ValZeroFolds = nil
-				}
-				if res.KernelShare != nil {
-					if rs.KernelShare == nil {
-						rs.KernelShare = make([]float64, len(res.KernelShare))
-					}
-					for i, v := range res.KernelShare {
-						rs.KernelShare[i] += v / float64(c.Protocol.Splits)
-					}
-				}
+				addLearnedSplit(c, row, &rs, sp, res, byID, &conv)
 			}
 			rs.Accuracy = append(rs.Accuracy, res.TestAccuracy)
 			if res.TestComparisons > 0 && res.TestOutcomes == "" {
@@ -156,6 +119,64 @@ func Merge(c *Config) (*results.Summary, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// addLearnedSplit adds to rs, the summary row of learned row, split sp's
+// refit res and the validation curve of its cv tasks (for a row of
+// several ranks, the chosen rank's: every rank's fits count in conv).
+func addLearnedSplit(c *Config, row RowConfig, rs *results.Row, sp int, res results.TaskResult, byID map[string]results.TaskResult, conv *rowConvergence) {
+	rs.Beta = append(rs.Beta, res.Beta)
+	if c.BetaGrid.Relative {
+		rs.BetaMultiple = append(rs.BetaMultiple, res.BetaMultiple)
+		rs.MinBeta = append(rs.MinBeta, res.MinBeta)
+	}
+	chosen := row
+	if row.Rank.many() && res.ChosenRank != nil { // a refit of such a row records it
+		rs.Ranks, rs.Rank = []int(row.Rank), append(rs.Rank, *res.ChosenRank)
+		chosen = row.withRank(*res.ChosenRank)
+		for _, k := range row.Rank {
+			if k == *res.ChosenRank {
+				continue // below, with the curve
+			}
+			for f := 0; f < c.Protocol.InnerFolds; f++ {
+				cvr := byID[c.rowTaskID(KindCV, row.withRank(k), sp, f)]
+				conv.add(&cvr)
+			}
+		}
+	}
+	rs.Models = append(rs.Models, res.Model)
+	var curves [][]float64
+	zeros := make([]int, len(c.BetaGrid.Values))
+	for f := 0; f < c.Protocol.InnerFolds; f++ {
+		cvr := byID[c.rowTaskID(KindCV, chosen, sp, f)]
+		curves = append(curves, cvr.ValAccuracy)
+		conv.add(&cvr)
+		if len(cvr.ZeroModel) != len(zeros) {
+			zeros = nil // not recorded (an older task file)
+		}
+		for b := range zeros {
+			if cvr.ZeroModel[b] {
+				zeros[b]++
+			}
+		}
+	}
+	conv.add(&res)
+	rs.ValCurve = append(rs.ValCurve, cv.MeanCurve(curves))
+	lo, hi := cv.FoldRange(curves)
+	rs.ValFoldMin, rs.ValFoldMax = append(rs.ValFoldMin, lo), append(rs.ValFoldMax, hi)
+	if zeros != nil && (sp == 0 || rs.ValZeroFolds != nil) {
+		rs.ValZeroFolds = append(rs.ValZeroFolds, zeros)
+	} else {
+		rs.ValZeroFolds = nil
+	}
+	if res.KernelShare != nil {
+		if rs.KernelShare == nil {
+			rs.KernelShare = make([]float64, len(res.KernelShare))
+		}
+		for i, v := range res.KernelShare {
+			rs.KernelShare[i] += v / float64(c.Protocol.Splits)
+		}
+	}
 }
 
 // finishedTasks loads the result of every task of the plan from st, with
@@ -243,8 +264,8 @@ func SummaryMarkdown(s *results.Summary) string {
 		beta := "—"
 		if len(r.Beta) > 0 {
 			var parts []string
-			for _, v := range r.Beta {
-				parts = append(parts, fmt.Sprintf("%g", v))
+			for i, v := range r.Beta {
+				parts = append(parts, r.WithRank(i, fmt.Sprintf("%g", v)))
 			}
 			beta = strings.Join(parts, ", ")
 		}

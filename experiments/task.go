@@ -60,7 +60,7 @@ func taskFoldID(t results.Task) cv.FoldID {
 }
 
 func execTask(ctx context.Context, c *Config, ds *dataset, st *store, t results.Task, tp *progress.Task, res *results.TaskResult) error {
-	row := c.Rows[t.Row]
+	row := taskRow(c, t)
 	kidx := c.rowKernels(row)
 	f, err := taskFold(c, ds, row, kidx, taskFoldID(t))
 	if err != nil {
@@ -98,9 +98,12 @@ func execTask(ctx context.Context, c *Config, ds *dataset, st *store, t results.
 		}
 		return err
 	case KindRefit:
-		beta, err := chooseBeta(c, st, t)
+		rank, beta, err := chooseRankBeta(c, st, t)
 		if err != nil {
 			return err
+		}
+		if row.Rank.many() {
+			row, res.ChosenRank = row.withRank(rank), &rank
 		}
 		tp.SetBeta(slices.Index(c.BetaGrid.Values, beta)) // the ETA's unit: its β is known now
 		if c.BetaGrid.Relative {
@@ -138,6 +141,15 @@ func execTask(ctx context.Context, c *Config, ds *dataset, st *store, t results.
 		return writeModel(filepath.Join(st.dir, res.Model), m)
 	}
 	return fmt.Errorf("unknown task kind %q", t.Kind)
+}
+
+// taskRow is the row task t fits: its config row, or for a cv task of a
+// row of several ranks that row at the task's one rank.
+func taskRow(c *Config, t results.Task) RowConfig {
+	if t.Rank != nil {
+		return c.Rows[t.Row].withRank(*t.Rank)
+	}
+	return c.Rows[t.Row]
 }
 
 // taskFold builds the fold a task of row fits and scores on (id: its
@@ -229,7 +241,10 @@ func rowSettings(c *Config, row RowConfig) (*mkpoe.Settings, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &mkpoe.Settings{Mode: mode, Combine: rowCombine(row), Solver: mkpoe.Solver(c.Solver.Method), Tol: c.Solver.Tol, MaxIter: c.Solver.MaxIter, Rank: row.Rank}
+	if row.Rank.many() {
+		return nil, fmt.Errorf("internal: row %q lists ranks %v: its fits take one at a time (withRank)", row.Label, row.Rank)
+	}
+	s := &mkpoe.Settings{Mode: mode, Combine: rowCombine(row), Solver: mkpoe.Solver(c.Solver.Method), Tol: c.Solver.Tol, MaxIter: c.Solver.MaxIter, Rank: row.Rank.one()}
 	if mode == mkpoe.Full {
 		s.KernelRank, s.KernelEnergy = c.Solver.KernelRank, c.Solver.KernelEnergy
 	}
@@ -319,28 +334,53 @@ func nativeOutcomes(f *fold, kidx []int) []eval.Outcome {
 	return eval.Outcomes(f.testCs, func(i, j int) float64 { return k(i, i) + k(j, j) - 2*k(i, j) })
 }
 
-// chooseBeta picks β for a refit from the validation scores of its split's
-// cv tasks, by pkg/cv's rule (cv.MeanCurve, cv.ChooseBeta).
-func chooseBeta(c *Config, st *store, t results.Task) (float64, error) {
-	var curves [][]float64
+// rankCurves returns, per rank of refit t's row (Ranks.list), the
+// validation curves of its split's cv tasks, or which tasks are not done.
+func rankCurves(c *Config, st *store, t results.Task) ([][][]float64, error) {
+	row := c.Rows[t.Row]
+	var out [][][]float64
 	var missing []string
-	for f := 0; f < c.Protocol.InnerFolds; f++ {
-		id := taskID(KindCV, rowPrefix(c.Rows[t.Row], t.Inputs), t.Split, f) // the refit shares its row's inputs
-		r, ok := st.load(id)
-		if !ok || r.Status != "ok" {
-			missing = append(missing, id)
-			continue
+	for _, k := range row.Rank.list() {
+		var curves [][]float64
+		for f := 0; f < c.Protocol.InnerFolds; f++ {
+			id := taskID(KindCV, rowPrefix(row, t.Inputs), t.Split, f) // the refit shares its row's inputs
+			if row.Rank.many() {
+				id = c.rowTaskID(KindCV, row.withRank(k), t.Split, f)
+			}
+			r, ok := st.load(id)
+			if !ok || r.Status != "ok" {
+				missing = append(missing, id)
+				continue
+			}
+			curves = append(curves, r.ValAccuracy)
 		}
-		curves = append(curves, r.ValAccuracy)
+		out = append(out, curves)
 	}
 	if len(missing) > 0 {
-		return 0, fmt.Errorf("refit needs the results of %v first", missing)
+		return nil, fmt.Errorf("refit needs the results of %v first", missing)
 	}
-	b := cv.ChooseBeta(cv.MeanCurve(curves))
+	return out, nil
+}
+
+// chooseRankBeta picks the rank and β of a refit from the validation
+// scores of its split's cv tasks, by pkg/cv's rule (cv.MeanCurve per
+// rank, cv.ChooseRankBeta; one rank: cv.ChooseBeta). The rank is the
+// row's own when it has one.
+func chooseRankBeta(c *Config, st *store, t results.Task) (rank int, beta float64, err error) {
+	curves, err := rankCurves(c, st, t)
+	if err != nil {
+		return 0, 0, err
+	}
+	ranks := c.Rows[t.Row].Rank.list()
+	means := make([][]float64, len(curves))
+	for i, cs := range curves {
+		means[i] = cv.MeanCurve(cs)
+	}
+	r, b := cv.ChooseRankBeta(ranks, means)
 	if b < 0 {
-		return 0, fmt.Errorf("no inner fold of split %d has a scorable validation comparison for any β", t.Split)
+		return 0, 0, fmt.Errorf("no inner fold of split %d has a scorable validation comparison for any β", t.Split)
 	}
-	return c.BetaGrid.Values[b], nil
+	return ranks[r], c.BetaGrid.Values[b], nil
 }
 
 // rowMinBeta returns β_min of a row's fit on the fold's training set

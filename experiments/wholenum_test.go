@@ -84,20 +84,23 @@ var wholeNumberKeys = []string{
 	"protocol.max_test_comparisons",
 	"solver.max_iter",
 	"solver.kernel_rank",
-	"rows[2].rank",
+	"rows[2].rank[1]", // rank: [0, 2.7]; rank: 2.7 is checked too
 }
 
 // TestWholeNumberKeysRefuseFractions: every whole-number key refuses a
 // fraction (which yaml.v3 would truncate) with its line, column and path,
 // and nothing else is reported; whole numbers written as 3.0 or 1e3 are read.
 func TestWholeNumberKeysRefuseFractions(t *testing.T) {
-	for _, path := range append(wholeNumberKeys, "dataset.taxonomy.levels[1]") {
+	for _, path := range append(wholeNumberKeys, "dataset.taxonomy.levels[1]", "rows[2].rank") {
 		t.Run(path, func(t *testing.T) {
 			var body string
 			var line int
-			if path == "dataset.taxonomy.levels[1]" {
+			switch path {
+			case "dataset.taxonomy.levels[1]":
 				body, line = withValue(t, "dataset.taxonomy", "{cluster: unused_images, levels: [2, 2.7]}")
-			} else {
+			case "rows[2].rank[1]":
+				body, line = withValue(t, "rows[2].rank", "[0, 2.7]")
+			default:
 				body, line = withValue(t, path, "2.7")
 			}
 			_, err := LoadConfig(writeFile(t, t.TempDir(), "c.yaml", body))

@@ -377,6 +377,40 @@ func ChooseBeta(mean []float64) int {
 	return best
 }
 
+// ChooseRankBeta chooses a (rank, β) pair when the inner folds swept the
+// β grid at several ranks: means[i] is the validation curve (MeanCurve)
+// of rank ranks[i], where rank 0 is the convex fit (no rank bound). It
+// returns the indices into ranks and into the grid of the pair with the
+// highest mean validation score: each rank's β by ChooseBeta's rule, then
+// the best of those, ties going to the smaller rank, the convex fit
+// counting as larger than any bound (the smaller embedding when they
+// validate alike). It returns −1, −1 if no pair has a score.
+func ChooseRankBeta(ranks []int, means [][]float64) (rank, beta int) {
+	rank, beta = -1, -1
+	for i, mean := range means {
+		b := ChooseBeta(mean)
+		if b < 0 {
+			continue
+		}
+		if rank < 0 || mean[b] > means[rank][beta] || (mean[b] == means[rank][beta] && rankBefore(ranks[i], ranks[rank])) {
+			rank, beta = i, b
+		}
+	}
+	return rank, beta
+}
+
+// rankBefore reports whether rank a is smaller than rank b, 0 (no bound)
+// being larger than any other.
+func rankBefore(a, b int) bool {
+	switch {
+	case a == 0:
+		return false
+	case b == 0:
+		return true
+	}
+	return a < b
+}
+
 // SplitResult is the outcome of one outer split of Nested.
 type SplitResult struct {
 	Train, Test []int

@@ -89,6 +89,34 @@ func TestMeanCurveAndChooseBeta(t *testing.T) {
 	}
 }
 
+// TestChooseRankBeta: the (rank, β) pair of the best mean validation
+// score; ties to the smaller rank, the convex fit (0) counting as the
+// largest, then to the earliest β (ChooseBeta).
+func TestChooseRankBeta(t *testing.T) {
+	nan := math.NaN()
+	cases := []struct {
+		name       string
+		ranks      []int
+		means      [][]float64
+		rank, beta int
+	}{
+		{"the best pair", []int{0, 2, 5}, [][]float64{{0.6, 0.7}, {0.65, 0.8}, {0.75, 0.7}}, 1, 1},
+		{"the convex fit wins when best", []int{0, 2}, [][]float64{{0.6, 0.9}, {0.65, 0.8}}, 0, 1},
+		{"a tie goes to the smaller rank", []int{5, 2}, [][]float64{{0.8, 0.7}, {0.7, 0.8}}, 1, 1},
+		{"a bound beats the convex fit at a tie", []int{0, 10}, [][]float64{{0.8, 0.8}, {0.8, 0.5}}, 1, 0},
+		{"within a rank, the earliest β", []int{3}, [][]float64{{0.5, 0.9, 0.9}}, 0, 1},
+		{"an unscored rank is skipped", []int{0, 2}, [][]float64{{nan, nan}, {nan, 0.4}}, 1, 1},
+		{"nothing scored", []int{0, 2}, [][]float64{{nan}, {nan}}, -1, -1},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if r, b := ChooseRankBeta(tc.ranks, tc.means); r != tc.rank || b != tc.beta {
+				t.Errorf("ChooseRankBeta = (%d, %d), want (%d, %d)", r, b, tc.rank, tc.beta)
+			}
+		})
+	}
+}
+
 func TestProtocolValidate(t *testing.T) {
 	ok := Protocol{Splits: 1, TestFraction: 0.2, InnerFolds: 3, BetaGrid: []float64{1, 10}}
 	if err := ok.Validate(20); err != nil {

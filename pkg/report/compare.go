@@ -320,10 +320,15 @@ func betaCell(r *results.Row) string {
 	if r == nil || len(r.Beta) == 0 {
 		return "—"
 	}
-	if len(r.BetaMultiple) == len(r.Beta) {
-		return joinFloats(r.BetaMultiple, func(v float64) string { return fmt.Sprintf("%g·β_min", v) })
+	parts := make([]string, len(r.Beta))
+	for i, v := range r.Beta {
+		parts[i] = fmt.Sprintf("%g", v)
+		if len(r.BetaMultiple) == len(r.Beta) {
+			parts[i] = fmt.Sprintf("%g·β_min", r.BetaMultiple[i])
+		}
+		parts[i] = r.WithRank(i, parts[i])
 	}
-	return joinFloats(r.Beta, func(v float64) string { return fmt.Sprintf("%g", v) })
+	return strings.Join(parts, ", ")
 }
 
 // diffCell is a difference with its sign and three decimals, "—" for NaN.

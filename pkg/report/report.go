@@ -374,15 +374,16 @@ func (rep *Report) details() []detail {
 			}
 			d.TieRate = format(r.TieRate())
 		}
-		d.Beta = joinFloats(r.Beta, func(v float64) string { return fmt.Sprintf("%g", v) })
-		if len(r.BetaMultiple) == len(r.Beta) && len(r.Beta) > 0 {
-			// A relative grid: each β with its multiple of that split's β_min.
-			parts := make([]string, len(r.Beta))
-			for i, v := range r.Beta {
+		parts := make([]string, len(r.Beta))
+		for i, v := range r.Beta {
+			parts[i] = fmt.Sprintf("%g", v)
+			if len(r.BetaMultiple) == len(r.Beta) {
+				// A relative grid: each β with its multiple of that split's β_min.
 				parts[i] = fmt.Sprintf("%.4g (%g·β_min)", v, r.BetaMultiple[i])
 			}
-			d.Beta = strings.Join(parts, ", ")
+			parts[i] = r.WithRank(i, parts[i])
 		}
+		d.Beta = strings.Join(parts, ", ")
 		d.Train = joinInts(r.TrainComparisons)
 		d.Test = joinInts(r.TestComparisons)
 		if r.TestMissing != nil {

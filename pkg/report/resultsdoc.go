@@ -190,8 +190,8 @@ func (d *resultsDoc) table(cfg string) (string, error) {
 		beta := "—"
 		if len(row.Beta) > 0 {
 			var bs []string
-			for _, v := range row.Beta {
-				bs = append(bs, betaText(v))
+			for i, v := range row.Beta {
+				bs = append(bs, row.WithRank(i, betaText(v)))
 			}
 			beta = strings.Join(bs, ", ")
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -114,10 +115,30 @@ func csvInt(x []int, i int) string {
 	return ""
 }
 
-// FitsCSVHeader is the header of [WriteFitsCSV].
+// FitsCSVHeader is the header of [WriteFitsCSV] for a run whose rows
+// have one rank each.
 var FitsCSVHeader = []string{"row", "label", "method", "mode", "split", "fold", "task_id", "kind",
 	"beta_index", "beta", "beta_multiple", "min_beta", "chosen", "val_accuracy", "test_accuracy",
 	"objective", "gap", "iterations", "converged", "zero_model", "task_seconds"}
+
+// rankColumn is where the rank column goes in fits.csv (before chosen):
+// present when a row of the run lists several ranks (FitsCSVColumns).
+const rankColumn = 12
+
+// FitsCSVColumns is the header of [WriteFitsCSV] for summary s:
+// FitsCSVHeader, with a rank column after min_beta when a row lists
+// several ranks (Row.Ranks).
+func FitsCSVColumns(s *Summary) []string {
+	if !s.choosesRanks() {
+		return FitsCSVHeader
+	}
+	return slices.Insert(slices.Clone(FitsCSVHeader), rankColumn, "rank")
+}
+
+// choosesRanks reports whether a row of s lists several ranks.
+func (s *Summary) choosesRanks() bool {
+	return slices.ContainsFunc(s.Rows, func(r Row) bool { return len(r.Ranks) > 0 })
+}
 
 // fitTasks returns the tasks that fit models (ok cv tasks and refits) in
 // fits.csv's order: by row, split, kind (cv before refit), fold and ID.
@@ -150,88 +171,31 @@ func fitTasks(tasks []TaskResult) []*TaskResult {
 
 // WriteFitsCSV writes every solver fit of the run's tasks as tidy long-form
 // CSV (fits.csv): one line per cv task × β of the grid (a cv task is one
-// inner fold of one outer split) and one per refit, ordered by row, split,
-// kind (cv before refit), fold and β. Native tasks fit nothing and are left
-// out (table.csv holds their accuracy); so are failed tasks. Row labels and
-// the chosen β come from the summary. See results/README.md for every
-// column.
+// inner fold of one outer split, and for a row of several ranks one rank)
+// and one per refit, ordered by row, split, kind (cv before refit), fold
+// and β. Native tasks fit nothing and are left out (table.csv holds their
+// accuracy); so are failed tasks. Row labels and the chosen β (and rank)
+// come from the summary. See results/README.md for every column.
 func WriteFitsCSV(w io.Writer, s *Summary, tasks []TaskResult) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write(FitsCSVHeader); err != nil {
+	if err := cw.Write(FitsCSVColumns(s)); err != nil {
 		return err
 	}
+	ranks := s.choosesRanks()
 	for _, t := range fitTasks(tasks) {
 		var row *Row
 		if t.Row >= 0 && t.Row < len(s.Rows) {
 			row = &s.Rows[t.Row]
-		}
-		label, method, mode := "", "", ""
-		if row != nil {
-			label, method, mode = row.Label, row.Method, row.Mode
-		}
-		// chosenMult is the grid value the split's refit chose (a multiple of
-		// β_min for a relative grid), NaN if unknown.
-		chosenMult := math.NaN()
-		if row != nil {
-			if s.BetaRelative {
-				chosenMult = at(row.BetaMultiple, t.Split)
-			} else {
-				chosenMult = at(row.Beta, t.Split)
-			}
-		}
-		fold := ""
-		if t.Kind == KindCV {
-			fold = strconv.Itoa(t.Fold)
 		}
 		n := max(len(t.Betas), len(t.Gaps), len(t.Iterations), len(t.Objectives), len(t.Converged))
 		if t.Kind == KindRefit {
 			n = max(n, 1)
 		}
 		for b := range n {
-			var beta, mult, minBeta, val, test float64 = math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN()
-			betaIndex, chosen := "", ""
-			if s.BetaRelative && t.MinBeta != 0 {
-				minBeta = t.MinBeta
+			line := fitLine(s, row, t, b)
+			if ranks {
+				line = slices.Insert(line, rankColumn, fitRank(t))
 			}
-			switch t.Kind {
-			case KindCV:
-				beta, val = at(t.Betas, b), at(t.ValAccuracy, b)
-				betaIndex = strconv.Itoa(b)
-				if s.BetaRelative {
-					mult = at(s.BetaGrid, b)
-				}
-				g := at(s.BetaGrid, b)
-				if !math.IsNaN(chosenMult) && !math.IsNaN(g) {
-					chosen = strconv.FormatBool(g == chosenMult)
-				}
-			case KindRefit:
-				beta, test = t.Beta, t.TestAccuracy
-				g := beta
-				if s.BetaRelative {
-					mult = t.BetaMultiple
-					g = mult
-				}
-				for i, v := range s.BetaGrid {
-					if v == g {
-						betaIndex = strconv.Itoa(i)
-					}
-				}
-				chosen = "true"
-			}
-			conv, zero := "", ""
-			if b < len(t.Converged) {
-				conv = strconv.FormatBool(t.Converged[b])
-			}
-			if b < len(t.ZeroModel) {
-				zero = strconv.FormatBool(t.ZeroModel[b])
-			}
-			iters := ""
-			if b < len(t.Iterations) {
-				iters = strconv.Itoa(t.Iterations[b])
-			}
-			line := []string{strconv.Itoa(t.Row), label, method, mode, strconv.Itoa(t.Split), fold, t.ID, t.Kind,
-				betaIndex, csvFloat(beta), csvFloat(mult), csvFloat(minBeta), chosen, csvFloat(val), csvFloat(test),
-				csvFloat(at(t.Objectives, b)), csvFloat(at(t.Gaps, b)), iters, conv, zero, csvFloat(t.Seconds)}
 			if err := cw.Write(line); err != nil {
 				return err
 			}
@@ -239,4 +203,84 @@ func WriteFitsCSV(w io.Writer, s *Summary, tasks []TaskResult) error {
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// fitRank is the rank cell of task t's lines: a cv task's rank, or the
+// rank a refit chose; empty for a task of a row of one rank.
+func fitRank(t *TaskResult) string {
+	switch {
+	case t.Kind == KindCV && t.Rank != nil:
+		return strconv.Itoa(*t.Rank)
+	case t.Kind == KindRefit && t.ChosenRank != nil:
+		return strconv.Itoa(*t.ChosenRank)
+	}
+	return ""
+}
+
+// fitLine is fits.csv's line (FitsCSVHeader) of fit b of task t of
+// summary row row (nil if the summary lacks it).
+func fitLine(s *Summary, row *Row, t *TaskResult, b int) []string {
+	label, method, mode := "", "", ""
+	// chosenMult is the grid value the split's refit chose (a multiple of
+	// β_min for a relative grid), NaN if unknown.
+	chosenMult := math.NaN()
+	if row != nil {
+		label, method, mode = row.Label, row.Method, row.Mode
+		if s.BetaRelative {
+			chosenMult = at(row.BetaMultiple, t.Split)
+		} else {
+			chosenMult = at(row.Beta, t.Split)
+		}
+		if t.Kind == KindCV && t.Split < len(row.Rank) && (t.Rank == nil || *t.Rank != row.Rank[t.Split]) {
+			chosenMult = math.Inf(1) // another rank's sweep: none of its β is chosen
+		}
+	}
+	fold := ""
+	if t.Kind == KindCV {
+		fold = strconv.Itoa(t.Fold)
+	}
+	var beta, mult, minBeta, val, test float64 = math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN()
+	betaIndex, chosen := "", ""
+	if s.BetaRelative && t.MinBeta != 0 {
+		minBeta = t.MinBeta
+	}
+	switch t.Kind {
+	case KindCV:
+		beta, val = at(t.Betas, b), at(t.ValAccuracy, b)
+		betaIndex = strconv.Itoa(b)
+		if s.BetaRelative {
+			mult = at(s.BetaGrid, b)
+		}
+		g := at(s.BetaGrid, b)
+		if !math.IsNaN(chosenMult) && !math.IsNaN(g) {
+			chosen = strconv.FormatBool(g == chosenMult)
+		}
+	case KindRefit:
+		beta, test = t.Beta, t.TestAccuracy
+		g := beta
+		if s.BetaRelative {
+			mult = t.BetaMultiple
+			g = mult
+		}
+		for i, v := range s.BetaGrid {
+			if v == g {
+				betaIndex = strconv.Itoa(i)
+			}
+		}
+		chosen = "true"
+	}
+	conv, zero := "", ""
+	if b < len(t.Converged) {
+		conv = strconv.FormatBool(t.Converged[b])
+	}
+	if b < len(t.ZeroModel) {
+		zero = strconv.FormatBool(t.ZeroModel[b])
+	}
+	iters := ""
+	if b < len(t.Iterations) {
+		iters = strconv.Itoa(t.Iterations[b])
+	}
+	return []string{strconv.Itoa(t.Row), label, method, mode, strconv.Itoa(t.Split), fold, t.ID, t.Kind,
+		betaIndex, csvFloat(beta), csvFloat(mult), csvFloat(minBeta), chosen, csvFloat(val), csvFloat(test),
+		csvFloat(at(t.Objectives, b)), csvFloat(at(t.Gaps, b)), iters, conv, zero, csvFloat(t.Seconds)}
 }

@@ -2,6 +2,7 @@ package results
 
 import (
 	"bytes"
+	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
@@ -150,8 +151,46 @@ func TestWriteFileIsAtomicAndReadable(t *testing.T) {
 // FuzzDecode feeds arbitrary bytes to every decoder: they may reject the
 // input, never panic, and what they accept encodes and decodes back to the
 // same file.
+// TestChosenRank: a summary row of several ranks reads back its ranks and
+// the rank chosen per split, which the tables print beside β; a row
+// without them (one rank, or a summary written before rank lists) prints
+// β alone.
+func TestChosenRank(t *testing.T) {
+	for _, tc := range []struct {
+		name, json string
+		want       []string // WithRank(s, "β") per split
+	}{
+		{"several ranks", `{"label":"a","method":"k1","kernels":["A"],"accuracy":[0.5,0.6],"mean":0.55,"std":0.07,"beta":[1,10],"ranks":[0,2,5],"rank":[5,0]}`,
+			[]string{"β (rank 5)", "β (convex)"}},
+		{"one rank", `{"label":"a","method":"k1","kernels":["A"],"accuracy":[0.5,0.6],"mean":0.55,"std":0.07,"beta":[1,10]}`,
+			[]string{"β", "β"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var r Row
+			if err := json.Unmarshal([]byte(tc.json), &r); err != nil {
+				t.Fatal(err)
+			}
+			for s, want := range tc.want {
+				if got := r.WithRank(s, "β"); got != want {
+					t.Errorf("split %d: %q, want %q", s, got, want)
+				}
+			}
+			b, err := json.Marshal(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if has := bytes.Contains(b, []byte(`"rank":`)); has != (len(r.Rank) > 0) {
+				t.Errorf("encoded as %s", b)
+			}
+		})
+	}
+}
+
 func FuzzDecode(f *testing.F) {
 	for _, seed := range []string{
+		`{"format":"mkpoe-summary/1","splits":2,"beta_grid":[1],"rows":[{"label":"a","method":"k1","kernels":["A"],"accuracy":[0.5,0.6],"mean":0.55,"std":0,"beta":[1,1],"ranks":[0,2],"rank":[2,0]}]}`,
+		`{"format":"mkpoe-task/1","id":"cv-r00-s00-f00","kind":"cv","row":0,"split":0,"fold":0,"phase":0,"rank":0,"status":"ok","test_accuracy":null,"val_accuracy":[0.5]}`,
+		`{"format":"mkpoe-task/1","id":"refit-r00-s00","kind":"refit","row":0,"split":0,"fold":-1,"phase":1,"status":"ok","test_accuracy":0.5,"beta":1,"chosen_rank":0}`,
 		`{"format":"mkpoe-summary/1","splits":1,"beta_grid":[1],"rows":[{"label":"a","method":"k4","kernels":["A","B"],"accuracy":[null],"mean":null,"std":0,"val_curve":[[0.5]],"kernel_share":[0.5,0.5]}]}`,
 		`{"format":"mkpoe-task/1","id":"cv-r00-s00-f00","kind":"cv","row":0,"split":0,"fold":0,"phase":0,"status":"ok","test_accuracy":null,"val_accuracy":[0.5,null],"gaps":[1e-4]}`,
 		`{"format":"mkpoe-items/1","names":["a","b"],"labels":[1,2],"splits":[{"train":[0],"test":[1]}]}`,

@@ -38,6 +38,9 @@ type Task struct {
 	// only when the digest matches (a refit also needs its split's cv
 	// tasks to choose its β again). Its first 8 digits are part of ID.
 	Inputs string `json:"inputs,omitempty"`
+	// Rank is, for a cv task of a row that lists several ranks, the rank
+	// its sweep fits (0: convex); nil for every other task.
+	Rank *int `json:"rank,omitempty"`
 }
 
 // TaskResult is what a task writes to tasks/<id>.json.
@@ -86,7 +89,10 @@ type TaskResult struct {
 	MinBeta      float64 `json:"min_beta,omitempty"`
 	BetaMultiple float64 `json:"beta_multiple,omitempty"`
 	Model        string  `json:"model,omitempty"`
-	Dim          int     `json:"dim,omitempty"`
+	// ChosenRank is, for the refit of a row that lists several ranks, the
+	// rank the split's cv tasks chose with Beta (0: convex); nil otherwise.
+	ChosenRank *int `json:"chosen_rank,omitempty"`
+	Dim        int  `json:"dim,omitempty"`
 	// KernelEnergy is, for a refit whose kernels solver.kernel_rank or
 	// kernel_energy truncated, the fraction of each kernel's positive
 	// eigenvalues' sum its eigenbasis kept (mkpoe.Stats.KernelEnergy).
@@ -216,8 +222,15 @@ type Row struct {
 	// β_min chosen per split and that split's β_min (Beta = their product).
 	BetaMultiple []float64 `json:"beta_multiple,omitempty"`
 	MinBeta      []float64 `json:"min_beta,omitempty"`
+	// Ranks are, for a row that lists several ranks (rank: [0, 2, 5]),
+	// those ranks as the config lists them, and Rank the one chosen per
+	// split with Beta (0: convex, no rank bound). Absent for a row of one
+	// rank and in summaries written before rank lists.
+	Ranks []int `json:"ranks,omitempty"`
+	Rank  []int `json:"rank,omitempty"`
 	// ValCurve[s][b] is the mean validation accuracy of β = BetaGrid[b] on
-	// split s (cv.MeanCurve).
+	// split s (cv.MeanCurve); for a row of several ranks, that of the rank
+	// chosen on split s.
 	ValCurve [][]float64 `json:"val_curve,omitempty"`
 	// ValFoldMin[s][b] and ValFoldMax[s][b] are the lowest and highest
 	// validation accuracy of β = BetaGrid[b] over the inner folds of split
@@ -257,6 +270,34 @@ type Row struct {
 	// MaxIterations is the most solver iterations any fit of the row took
 	// (accelerated iterations plus interior-point steps); nil as Fits.
 	MaxIterations *int `json:"max_iterations,omitempty"`
+}
+
+// RankText is a chosen rank in words: "rank 5", or "convex" for 0 (no
+// rank bound).
+func RankText(rank int) string {
+	if rank == 0 {
+		return "convex"
+	}
+	return "rank " + strconv.Itoa(rank)
+}
+
+// ChosenRank is the rank chosen on split s in words (RankText), "" for a
+// row of one rank (or a split past Rank's end).
+func (r *Row) ChosenRank(s int) string {
+	if s < 0 || s >= len(r.Rank) {
+		return ""
+	}
+	return RankText(r.Rank[s])
+}
+
+// WithRank is beta, the β chosen on split s as a table writes it, and
+// the rank chosen with it for a row of several ranks: "100 (rank 5)",
+// "100 (convex)"; beta alone for a row of one rank.
+func (r *Row) WithRank(s int, beta string) string {
+	if k := r.ChosenRank(s); k != "" {
+		return beta + " (" + k + ")"
+	}
+	return beta
 }
 
 // HalfTies returns the test accuracy per split with ties counted as one

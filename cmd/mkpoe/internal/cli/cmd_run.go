@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"time"
 
 	"github.com/mkpoe/mkpoe/experiments"
@@ -143,8 +144,12 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	fmt.Fprintf(stdout, "config %s ok (hash %s)\n", c.Name, c.Hash())
 	fmt.Fprintf(stdout, "data: %s, %d items (split: %d train / %d test %s), %d kernels, %d rows\n", c.Dataset.Type, data.Items, data.Train, data.Test, data.Unit, len(c.Kernels), len(c.Rows))
-	fmt.Fprintf(stdout, "plan: %d tasks (%d native, %d cv, %d refit), %d model fits (%d β values × %d folds × splits per learned row, plus refits)\n",
-		len(plan), counts[experiments.KindNative], counts[experiments.KindCV], counts[experiments.KindRefit], fits, len(c.BetaGrid.Values), c.Protocol.InnerFolds)
+	perRow := "per learned row"
+	if slices.ContainsFunc(c.Rows, func(r experiments.RowConfig) bool { return len(r.Rank) > 1 }) {
+		perRow = "× ranks per learned row (cv tasks a row shares counted once)"
+	}
+	fmt.Fprintf(stdout, "plan: %d tasks (%d native, %d cv, %d refit), %d model fits (%d β values × %d folds × splits %s, plus refits)\n",
+		len(plan), counts[experiments.KindNative], counts[experiments.KindCV], counts[experiments.KindRefit], fits, len(c.BetaGrid.Values), c.Protocol.InnerFolds, perRow)
 	for _, note := range data.Notes {
 		fmt.Fprintf(stdout, "note: %s\n", note)
 	}
