@@ -146,11 +146,18 @@ func distinctKeys(counts []map[int]float64) int {
 
 // shape returns the prior's shape of row's fits of the given mode
 // ("native" for a native task): the comparisons its training steps keep
-// (stepShare), and one block per kernel for k4, else one block, the row's
+// (stepShare), one block per kernel for k4, else one block, the row's
 // kernel or its group's sum (whose rank is at most the sum of its
-// kernels', and the items).
+// kernels', and the items), and a learned row's solver, rank bound and
+// kernel truncation as its fits run them (rowSettings).
 func (ps planSize) shape(c *Config, row RowConfig, mode string) progress.Shape {
 	s := progress.Shape{Mode: mode, Items: ps.items, Comparisons: ps.comps, Backend: ps.backend}
+	if mode != "native" {
+		if set, err := rowSettings(c, row); err == nil {
+			s.Solver, s.Rank = string(set.Solver), set.Rank
+			s.KernelRank, s.KernelEnergy = set.KernelRank, set.KernelEnergy
+		}
+	}
 	if share, ok := ps.stepShare[strings.Join(rowTrainSteps(c, row), ",")]; ok {
 		s.Comparisons = max(int(math.Round(share*float64(ps.comps))), 1)
 	}

@@ -136,6 +136,17 @@ type Shape struct {
 	// build (BackendFactor). Empty: "openblas", the build PriorSeconds
 	// is calibrated on.
 	Backend string
+	// Solver is the row's solver as mkpoe.Settings.Solver names it
+	// ("accelerated", "lowrank", "auto", "subgradient"; empty: the
+	// default, "accelerated"). Rank, if positive, bounds every W's rank
+	// (mkpoe.Settings.Rank; the low-rank method at that many columns).
+	// KernelRank, if positive, truncates every kernel of a full W to its
+	// KernelRank leading eigenpairs, and KernelEnergy, in (0, 1), to those
+	// holding that share of its eigenvalues (mkpoe.Settings). PriorSeconds
+	// uses them through a full fit's block sizes (fullDimFactor).
+	Solver           string
+	Rank, KernelRank int
+	KernelEnergy     float64
 }
 
 // BackendFactor is how many times as long a fit of the given mode takes
@@ -207,22 +218,43 @@ func PriorSeconds(s Shape, beta int) float64 {
 	case "native":
 		return f * 0.013 * math.Sqrt(n)
 	case "full":
-		return f * 0.25 * math.Pow(n, 0.6) * m * g * fullDimFactor(s.Dims, items)
+		return f * 0.25 * math.Pow(n, 0.6) * m * g * fullDimFactor(s, items)
 	}
 	return f * 0.015 * p * math.Sqrt(m) * g
 }
 
 // fullDimFactor is a full fit's cost relative to one block of full rank:
-// FullFixedShare + (1 − FullFixedShare) Σ_p (d_p/items)², d_p at most
-// items. No dimensions: 1.
-func fullDimFactor(dims []int, items float64) float64 {
+//
+//	FullFixedShare + (1 − FullFixedShare) Σ_p (d_p/items)(r_p/items)
+//
+// with d_p block p's dimension (at most items, and at most s.KernelRank
+// when the kernels are truncated: the fit learns W⁽ᵖ⁾ on d_p
+// eigenvectors) and r_p the columns of its W: d_p, or min(d_p, s.Rank)
+// for a rank-bounded fit, whose W = LLᵀ has d_p × Rank variables instead
+// of d_p². No dimensions: one block of full rank.
+//
+// The truncation and the rank bound enter as the variables they leave,
+// the measured rule for the blocks' dimensions (FullFixedShare); no
+// recorded run used them, so their effect on a fit's time is not
+// calibrated. KernelEnergy's share of eigenpairs is known only once the
+// kernels' spectra are: the prior keeps the dimension, an upper bound, and
+// so does a low-rank fit without Rank, whose columns grow as it runs.
+func fullDimFactor(s Shape, items float64) float64 {
+	dims := s.Dims
 	if len(dims) == 0 {
-		return 1
+		dims = []int{int(items)}
 	}
 	sum := 0.0
 	for _, d := range dims {
-		r := math.Min(math.Max(float64(d), 1)/items, 1)
-		sum += r * r
+		dp := math.Min(math.Max(float64(d), 1), items)
+		if s.KernelRank > 0 {
+			dp = math.Min(dp, float64(s.KernelRank))
+		}
+		rp := dp
+		if s.Rank > 0 {
+			rp = math.Min(dp, float64(s.Rank))
+		}
+		sum += dp / items * rp / items
 	}
 	return FullFixedShare + (1-FullFixedShare)*sum
 }

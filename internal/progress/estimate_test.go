@@ -301,3 +301,37 @@ func trueExp(mode string) float64 {
 func trueRefit(mode string) float64 {
 	return RefitFactor(Shape{Mode: mode})
 }
+
+// TestPriorSecondsRankAndTruncation checks that a full fit's prior follows
+// the variables its W has (fullDimFactor): truncating the kernels to r
+// eigenpairs makes a block of dimension d one of min(d, r), a rank bound
+// r makes its W d × min(d, r) instead of d × d, and neither changes a
+// diag fit, a solver name or an energy share (unknown before the
+// spectra). Values by hand: FullFixedShare 0.2, 0.8 × the blocks' share.
+func TestPriorSecondsRankAndTruncation(t *testing.T) {
+	base := Shape{Mode: "full", Items: 100, Comparisons: 2000, Dims: []int{100, 40}}
+	full := 0.2 + 0.8*(1+0.16) // blocks 100/100 and 40/100, squared
+	for _, test := range []struct {
+		name string
+		edit func(*Shape)
+		want float64 // relative to base
+	}{
+		{"kernel rank 50: blocks 50 and 40", func(s *Shape) { s.KernelRank = 50 }, (0.2 + 0.8*(0.25+0.16)) / full},
+		{"rank 10: W 100×10 and 40×10", func(s *Shape) { s.Rank = 10 }, (0.2 + 0.8*(0.1+0.04)) / full},
+		{"kernel rank 50, rank 10", func(s *Shape) { s.KernelRank, s.Rank = 50, 10 }, (0.2 + 0.8*(0.05+0.04)) / full},
+		{"rank above every dimension", func(s *Shape) { s.Rank = 500 }, 1},
+		{"kernel energy: unknown, kept", func(s *Shape) { s.KernelEnergy = 0.9 }, 1},
+		{"solver named", func(s *Shape) { s.Solver = "lowrank" }, 1},
+		{"diag: no change", func(s *Shape) { s.Mode, s.KernelRank, s.Rank = "diag", 50, 10 }, 1},
+	} {
+		t.Run(test.name, func(t *testing.T) {
+			s, ref := base, base
+			test.edit(&s)
+			ref.Mode = s.Mode
+			got := PriorSeconds(s, 2) / PriorSeconds(ref, 2)
+			if math.Abs(got-test.want) > 1e-12 {
+				t.Errorf("prior relative to the whole kernels' %g, want %g", got, test.want)
+			}
+		})
+	}
+}

@@ -78,11 +78,18 @@ func loadTimeline(path string) (tasks []simTask, events []event, workers int, er
 			workers = int(num(fld[1]))
 		case fld[0] == "backend" && len(fld) == 2:
 			backend = fld[1]
-		case fld[0] == "row" && len(fld) == 7:
+		case fld[0] == "row" && (len(fld) == 7 || len(fld) == 8):
 			if backend == "" {
 				return nil, nil, 0, bad(fmt.Errorf("a row before the backend line"))
 			}
 			r := recordedRow{shape: Shape{Mode: fld[2], Items: int(num(fld[4])), Comparisons: int(num(fld[5])), Backend: backend}, size: num(fld[6])}
+			if len(fld) == 8 {
+				set := strings.Split(fld[7], ",")
+				if len(set) != 4 {
+					return nil, nil, 0, bad(fmt.Errorf("settings %q: want solver,rank,kernel_rank,kernel_energy", fld[7]))
+				}
+				r.shape.Solver, r.shape.Rank, r.shape.KernelRank, r.shape.KernelEnergy = set[0], int(num(set[1])), int(num(set[2])), num(set[3])
+			}
 			for _, d := range strings.Split(fld[3], ",") {
 				r.shape.Dims = append(r.shape.Dims, int(num(d)))
 			}
@@ -223,6 +230,19 @@ func TestETAOnRecordedTimelines(t *testing.T) {
 		// (the task time split by iterations; RefitFactor × size^-7 says
 		// 3.6): at 98% 40 s–2m25s with 29 s left.
 		{"timeline-aset400_single_kernels-gonum-idle.tsv", nil, []int{98}},
+
+		// The pure-Go build, traced, alone on the machine (2026-11-29;
+		// the load average read 2.0–2.7 throughout, but top showed the
+		// cores idle and the process used 1.1 and 1.1 cores on average).
+
+		// As below: the k1 full refit, 7.0 s of 11.3 s, 24 times its
+		// folds' fits at its β (0.29 s). Near the end the range is 0 s to
+		// the refit's high estimate (1.56 times its middle) less its time
+		// so far: 0–8 s with 1 s left at 90%.
+		{"timeline-quickstart-gonum-idle-traced.tsv", []int{25, 50, 75}, []int{90, 95, 98}},
+		// The k1 full refit, 37.2 s of 38.8 s: 411 iterations against its
+		// folds' 41 at its β (1.1 s each).
+		{"timeline-aset400_short-gonum-idle-traced.tsv", []int{25, 50}, []int{75, 90, 95, 98}},
 
 		// The pure-Go build, traced (MKPOE_ETA_TRACE: each fit's measured
 		// time), in the runner's order, on the machine beside the other
