@@ -108,7 +108,7 @@ func recordTimeline(dir string) ([]byte, error) {
 		recs = append(recs, rec{task, res, end - res.Seconds, end, nil, false})
 		first = math.Min(first, end-res.Seconds)
 	}
-	trace, err := readETATrace(filepath.Join(dir, "eta-trace.tsv"))
+	trace, cpu, err := readETATrace(filepath.Join(dir, "eta-trace.tsv"))
 	if err != nil {
 		return nil, err
 	}
@@ -145,6 +145,8 @@ func recordTimeline(dir string) ([]byte, error) {
 	fmt.Fprintf(&w, "# task\tKIND\tID\tPHASE\tROW\tSTART\tEND\tBETA\tITERATIONS[\tFIT_ENDS]: a task in the order the run started them; START, END in seconds since the\n")
 	fmt.Fprintf(&w, "#   first task started; BETA the β index a refit chose (else -1); ITERATIONS each fit's, comma-separated (- for none);\n")
 	fmt.Fprintf(&w, "#   FIT_ENDS, in a run traced by MKPOE_ETA_TRACE, each fit's end as START (else no column).\n")
+	fmt.Fprintf(&w, "# cpu\tAT\tSECONDS: in a traced run of a newer mkpoe, the process's CPU time at AT (as START), as the ETA read it\n")
+	fmt.Fprintf(&w, "#   (progress.RunOptions.CPU; none: the ETA measured wall time).\n")
 	fmt.Fprintf(&w, "workers\t%s\n", env["workers"])
 	fmt.Fprintf(&w, "backend\t%s\n", ps.backend)
 	seen := map[string]bool{}
@@ -200,6 +202,9 @@ func recordTimeline(dir string) ([]byte, error) {
 		}
 		fmt.Fprintf(&w, "task\t%s\t%s\t%d\t%s\t%.3f\t%.3f\t%d\t%s%s\n", r.t.Kind, r.t.ID, r.t.Phase, units[0].Row, r.start-first, r.end-first, beta, iters, ends)
 	}
+	for _, r := range cpu {
+		fmt.Fprintf(&w, "cpu\t%.3f\t%.3f\n", r[0]-first, r[1])
+	}
 	if err := checkRecordedUnits(c, ps); err != nil {
 		return nil, err
 	}
@@ -237,37 +242,45 @@ type tracedTask struct {
 	fits       []float64
 }
 
-// readETATrace reads an ETA trace (progress.RunOptions.Trace) by task ID;
-// nil if the file does not exist. A task traced more than once (a resumed
-// run) keeps its last run's events.
-func readETATrace(path string) (map[string]*tracedTask, error) {
+// readETATrace reads an ETA trace (progress.RunOptions.Trace) by task ID,
+// and its readings of the process's CPU time (time, CPU seconds); nil if
+// the file does not exist. A task traced more than once (a resumed run)
+// keeps its last run's events.
+func readETATrace(path string) (map[string]*tracedTask, [][2]float64, error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	out := map[string]*tracedTask{}
+	var cpu [][2]float64
 	for i, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
 		f := strings.Split(line, "\t")
 		if f[0] == "stopped" {
-			return nil, fmt.Errorf("%s:%d: the process was stopped during the run: record another", path, i+1)
+			return nil, nil, fmt.Errorf("%s:%d: the process was stopped during the run: record another", path, i+1)
 		}
 		if len(f) != 3 {
-			return nil, fmt.Errorf("%s:%d: not an event line: %q", path, i+1, line)
+			return nil, nil, fmt.Errorf("%s:%d: not an event line: %q", path, i+1, line)
 		}
 		at, err := strconv.ParseFloat(f[1], 64)
 		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", path, i+1, err)
+			return nil, nil, fmt.Errorf("%s:%d: %w", path, i+1, err)
 		}
 		switch f[0] {
+		case "cpu":
+			sec, err := strconv.ParseFloat(f[2], 64)
+			if err != nil {
+				return nil, nil, fmt.Errorf("%s:%d: %w", path, i+1, err)
+			}
+			cpu = append(cpu, [2]float64{at, sec})
 		case "start":
 			out[f[2]] = &tracedTask{start: at}
 		case "fit", "end":
 			t := out[f[2]]
 			if t == nil {
-				return nil, fmt.Errorf("%s:%d: %s of a task not started", path, i+1, f[0])
+				return nil, nil, fmt.Errorf("%s:%d: %s of a task not started", path, i+1, f[0])
 			}
 			if f[0] == "fit" {
 				t.fits = append(t.fits, at)
@@ -275,10 +288,10 @@ func readETATrace(path string) (map[string]*tracedTask, error) {
 				t.end = at
 			}
 		default:
-			return nil, fmt.Errorf("%s:%d: unknown event %q", path, i+1, f[0])
+			return nil, nil, fmt.Errorf("%s:%d: unknown event %q", path, i+1, f[0])
 		}
 	}
-	return out, nil
+	return out, cpu, nil
 }
 
 // TestRunETATrace runs the tiny config with MKPOE_ETA_TRACE set and checks
@@ -294,9 +307,20 @@ func TestRunETATrace(t *testing.T) {
 	if _, err := Run(context.Background(), c, RunOptions{Workers: 2, Log: io.Discard}); err != nil {
 		t.Fatal(err)
 	}
-	tr, err := readETATrace(trace)
+	tr, cpu, err := readETATrace(trace)
 	if err != nil || tr == nil {
 		t.Fatalf("trace: %v (nil: %v)", err, tr == nil)
+	}
+	// The CPU time is read at every task's start and end at least, and
+	// never falls.
+	if len(cpu) < 2*len(tr) {
+		t.Errorf("%d readings of the CPU time for %d tasks, want at least %d", len(cpu), len(tr), 2*len(tr))
+	}
+	for i := 1; i < len(cpu); i++ {
+		if cpu[i][0] < cpu[i-1][0] || cpu[i][1] < cpu[i-1][1] {
+			t.Errorf("CPU readings %v then %v: time or CPU fell", cpu[i-1], cpu[i])
+			break
+		}
 	}
 	plan := Plan(c)
 	if len(tr) != len(plan) {
@@ -331,9 +355,17 @@ func TestRunETATrace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	cpuLines := 0
 	for _, line := range strings.Split(string(timeline), "\n") {
-		if f := strings.Split(line, "\t"); f[0] == "task" && len(f) != 10 {
+		f := strings.Split(line, "\t")
+		if f[0] == "task" && len(f) != 10 {
 			t.Errorf("a task line without its fits' ends: %q", line)
 		}
+		if f[0] == "cpu" {
+			cpuLines++
+		}
+	}
+	if cpuLines != len(cpu) {
+		t.Errorf("the timeline holds %d CPU readings, the trace %d", cpuLines, len(cpu))
 	}
 }

@@ -42,10 +42,14 @@ func blockShape(mode string, blocks, items, comps int) Shape {
 // fit's setup and scoring). Within a cv task the estimator then sees each
 // β's share of the task rather than its measured time; between tasks,
 // rows and runs the times are the measured ones.
-func loadTimeline(path string) (tasks []simTask, events []event, workers int, err error) {
+//
+// A timeline traced by a newer mkpoe also holds the process's CPU time as
+// the ETA read it (cpu lines): cpu returns them (seconds since the first
+// task started, CPU seconds), nil for the others.
+func loadTimeline(path string) (tasks []simTask, events []event, workers int, cpu [][2]float64, err error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, nil, 0, err
+		return nil, nil, 0, nil, err
 	}
 	defer f.Close()
 	rows := map[string]recordedRow{}
@@ -78,15 +82,17 @@ func loadTimeline(path string) (tasks []simTask, events []event, workers int, er
 			workers = int(num(fld[1]))
 		case fld[0] == "backend" && len(fld) == 2:
 			backend = fld[1]
+		case fld[0] == "cpu" && len(fld) == 3:
+			cpu = append(cpu, [2]float64{num(fld[1]), num(fld[2])})
 		case fld[0] == "row" && (len(fld) == 7 || len(fld) == 8):
 			if backend == "" {
-				return nil, nil, 0, bad(fmt.Errorf("a row before the backend line"))
+				return nil, nil, 0, nil, bad(fmt.Errorf("a row before the backend line"))
 			}
 			r := recordedRow{shape: Shape{Mode: fld[2], Items: int(num(fld[4])), Comparisons: int(num(fld[5])), Backend: backend}, size: num(fld[6])}
 			if len(fld) == 8 {
 				set := strings.Split(fld[7], ",")
 				if len(set) != 4 {
-					return nil, nil, 0, bad(fmt.Errorf("settings %q: want solver,rank,kernel_rank,kernel_energy", fld[7]))
+					return nil, nil, 0, nil, bad(fmt.Errorf("settings %q: want solver,rank,kernel_rank,kernel_energy", fld[7]))
 				}
 				r.shape.Solver, r.shape.Rank, r.shape.KernelRank, r.shape.KernelEnergy = set[0], int(num(set[1])), int(num(set[2])), num(set[3])
 			}
@@ -98,7 +104,7 @@ func loadTimeline(path string) (tasks []simTask, events []event, workers int, er
 			kind, id, phase, name := fld[1], fld[2], int(num(fld[3])), fld[4]
 			row, ok := rows[name]
 			if !ok {
-				return nil, nil, 0, bad(fmt.Errorf("row %s not declared", name))
+				return nil, nil, 0, nil, bad(fmt.Errorf("row %s not declared", name))
 			}
 			t := simTask{id: id, phase: phase, beta: int(num(fld[7]))}
 			var sp span
@@ -113,12 +119,12 @@ func loadTimeline(path string) (tasks []simTask, events []event, workers int, er
 					t.units = append(t.units, Unit{Row: name, Mode: row.shape.Mode, Beta: b, Size: row.size, Prior: PriorSeconds(row.shape, b)})
 				}
 			default:
-				return nil, nil, 0, bad(fmt.Errorf("unknown kind %s", kind))
+				return nil, nil, 0, nil, bad(fmt.Errorf("unknown kind %s", kind))
 			}
 			if kind != "native" {
 				its := strings.Split(fld[8], ",")
 				if len(its) != len(t.units) {
-					return nil, nil, 0, bad(fmt.Errorf("%d iterations for %d fits", len(its), len(t.units)))
+					return nil, nil, 0, nil, bad(fmt.Errorf("%d iterations for %d fits", len(its), len(t.units)))
 				}
 				for _, s := range its {
 					sp.iters = append(sp.iters, num(s))
@@ -128,24 +134,24 @@ func loadTimeline(path string) (tasks []simTask, events []event, workers int, er
 						sp.ends = append(sp.ends, num(s))
 					}
 					if len(sp.ends) != len(t.units) {
-						return nil, nil, 0, bad(fmt.Errorf("%d fit ends for %d fits", len(sp.ends), len(t.units)))
+						return nil, nil, 0, nil, bad(fmt.Errorf("%d fit ends for %d fits", len(sp.ends), len(t.units)))
 					}
 				}
 			}
 			tasks = append(tasks, t)
 			spans = append(spans, sp)
 		default:
-			return nil, nil, 0, bad(fmt.Errorf("not a workers, backend, row or task line"))
+			return nil, nil, 0, nil, bad(fmt.Errorf("not a workers, backend, row, task or cpu line"))
 		}
 		if err != nil {
-			return nil, nil, 0, err
+			return nil, nil, 0, nil, err
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, nil, 0, err
+		return nil, nil, 0, nil, err
 	}
 	if len(tasks) == 0 || workers < 1 {
-		return nil, nil, 0, fmt.Errorf("%s: no tasks or no workers line", path)
+		return nil, nil, 0, nil, fmt.Errorf("%s: no tasks or no workers line", path)
 	}
 	seq := 0
 	emit := func(at float64, kind, task int) {
@@ -178,7 +184,7 @@ func loadTimeline(path string) (tasks []simTask, events []event, workers int, er
 		}
 		return events[i].seq < events[j].seq
 	})
-	return tasks, events, workers, nil
+	return tasks, events, workers, cpu, nil
 }
 
 // TestETAOnRecordedTimelines replays real recorded runs (testdata/
@@ -291,11 +297,11 @@ func TestETAOnRecordedTimelines(t *testing.T) {
 		{"timeline-aset400_kernel_groups.tsv", nil, nil},
 	} {
 		t.Run(test.file, func(t *testing.T) {
-			tasks, events, workers, err := loadTimeline(filepath.Join("testdata", test.file))
+			tasks, events, workers, cpu, err := loadTimeline(filepath.Join("testdata", test.file))
 			if err != nil {
 				t.Fatal(err)
 			}
-			checks := replayETA(tasks, events, workers)
+			checks := replayETA(tasks, events, workers, cpu)
 			if len(checks) != len(checkPcts) {
 				t.Fatalf("%d checks, want %d", len(checks), len(checkPcts))
 			}
@@ -442,7 +448,7 @@ func TestBackendFactor(t *testing.T) {
 // chose), each summed per mode ("diag", "full", "native").
 func recordedSeconds(t *testing.T, path string) (truth, prior map[string]float64) {
 	t.Helper()
-	tasks, events, _, err := loadTimeline(path)
+	tasks, events, _, _, err := loadTimeline(path)
 	if err != nil {
 		t.Fatal(err)
 	}
