@@ -191,7 +191,7 @@ func taskUnits(c *Config, t results.Task, ps planSize) []progress.Unit {
 	shape := ps.shape(c, row, row.Mode)
 	if t.Kind == KindRefit {
 		// A refit fits cold and pays its setup alone (progress.RefitFactor).
-		return []progress.Unit{{Row: name, Mode: row.Mode, Beta: -1, Size: 1, Prior: progress.RefitFactor(shape) * progress.PriorSeconds(shape, -1)}}
+		return []progress.Unit{{Row: name, Mode: row.Mode, Beta: -1, Size: 1, Prior: progress.RefitFactor(shape) * progress.PriorSeconds(shape, -1), Refit: true}}
 	}
 	size := cvSize(c)
 	units := make([]progress.Unit, TaskFits(c, t))

@@ -225,7 +225,7 @@ func checkRecordedUnits(c *Config, ps planSize) error {
 			case KindNative:
 				want = progress.Unit{Row: u.Row, Mode: "native", Size: 1, Prior: progress.PriorSeconds(ps.shape(c, row, "native"), 0)}
 			case KindRefit:
-				want = progress.Unit{Row: u.Row, Mode: u.Mode, Beta: -1, Size: 1, Prior: progress.RefitFactor(ps.shape(c, row, u.Mode)) * progress.PriorSeconds(ps.shape(c, row, u.Mode), -1)}
+				want = progress.Unit{Row: u.Row, Mode: u.Mode, Beta: -1, Size: 1, Prior: progress.RefitFactor(ps.shape(c, row, u.Mode)) * progress.PriorSeconds(ps.shape(c, row, u.Mode), -1), Refit: true}
 			}
 			if u != want {
 				return fmt.Errorf("%s: unit %d is %+v, the recorded rule gives %+v", t.ID, b, u, want)

@@ -68,7 +68,7 @@ func synthTimeline(seed uint64, workers int, rows []timelineRow, splits, folds, 
 			}
 			b := rng.IntN(betas) // the β the cv tasks chose
 			refits = append(refits, simTask{id: fmt.Sprintf("refit-%s-s%d", row.name, s), phase: 1, tail: 0.3, beta: b,
-				units: []Unit{{Row: row.name, Mode: row.mode, Beta: -1, Size: 1, Prior: RefitFactor(blockShape(row.mode, row.blocks, items, comps)) * PriorSeconds(blockShape(row.mode, row.blocks, items, comps), -1)}},
+				units: []Unit{{Row: row.name, Mode: row.mode, Beta: -1, Size: 1, Prior: RefitFactor(blockShape(row.mode, row.blocks, items, comps)) * PriorSeconds(blockShape(row.mode, row.blocks, items, comps), -1), Refit: true}},
 				cost:  []float64{trueRefit(row.mode) * base * math.Pow(row.growth, float64(b)) * (0.75 + 0.5*rng.Float64())}})
 		}
 	}
@@ -446,6 +446,54 @@ func TestETAFollowsLoadChange(t *testing.T) {
 				t.Errorf("%d checks after the change; in wall time the ETA is within ±30%% at every one: the test shows nothing\n  %s", checked, checksText(wall))
 			}
 			t.Logf("the speed changes at %.0fs of %.0fs; in CPU time:\n  %s\nin wall time:\n  %s", change, end, checksText(withCPU), checksText(wall))
+		})
+	}
+}
+
+// TestRefitCorrection checks that a row's finished refits correct its
+// other refits' estimates by n/(n+RefitShrink) of their mean log ratio
+// to what the cv fits say, that they do not count among the cv fits, and
+// that another row's refits are left as the cv fits say. Each cv fit
+// takes 1 s per unit of weight; the refits 4 s per unit of weight.
+func TestRefitCorrection(t *testing.T) {
+	cv := func(row string, b int) Unit { return Unit{Row: row, Mode: "diag", Beta: b, Size: 0.5, Prior: 1} }
+	refit := func(row string, b int) Unit {
+		return Unit{Row: row, Mode: "diag", Beta: b, Size: 1, Prior: 2, Refit: true}
+	}
+	for _, test := range []struct {
+		name   string
+		refits int     // finished refits of row a
+		want   float64 // a's next refit's middle, over its weight
+	}{
+		{"no refit finished: the cv fits", 0, 1},
+		{"one refit 4 times the cv fits", 1, math.Exp(1.0 / 3 * math.Log(4))},
+		{"two", 2, math.Exp(2.0 / 4 * math.Log(4))},
+		{"six", 6, math.Exp(6.0 / 8 * math.Log(4))},
+	} {
+		t.Run(test.name, func(t *testing.T) {
+			var e estimator
+			for _, row := range []string{"a", "b"} {
+				for b := 0; b < 3; b++ {
+					u := cv(row, b)
+					e.add(u, u.Weight())
+				}
+			}
+			for i := 0; i < test.refits; i++ {
+				u := refit("a", 1)
+				e.add(u, 4*u.Weight())
+			}
+			e.rebuild()
+			u := refit("a", 2)
+			_, mid, _, ok := e.cost(u)
+			if !ok || math.Abs(mid/u.Weight()-test.want) > 1e-9 {
+				t.Errorf("refit of row a: middle %g of its weight, want %g (known %v)", mid/u.Weight(), test.want, ok)
+			}
+			if _, mid, _, _ := e.cost(refit("b", 2)); math.Abs(mid/refit("b", 2).Weight()-1) > 1e-9 {
+				t.Errorf("refit of row b: middle %g of its weight, want 1 (the cv fits')", mid/refit("b", 2).Weight())
+			}
+			if _, mid, _, _ := e.cost(cv("a", 1)); math.Abs(mid/cv("a", 1).Weight()-1) > 1e-9 {
+				t.Errorf("cv fit of row a: middle %g of its weight, want 1 (refits are not cv fits)", mid/cv("a", 1).Weight())
+			}
 		})
 	}
 }

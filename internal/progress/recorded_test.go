@@ -113,7 +113,7 @@ func loadTimeline(path string) (tasks []simTask, events []event, workers int, cp
 			case "native":
 				t.units = []Unit{{Row: name, Mode: "native", Size: 1, Prior: PriorSeconds(row.shape, 0)}}
 			case "refit":
-				t.units = []Unit{{Row: name, Mode: row.shape.Mode, Beta: -1, Size: 1, Prior: RefitFactor(row.shape) * PriorSeconds(row.shape, -1)}}
+				t.units = []Unit{{Row: name, Mode: row.shape.Mode, Beta: -1, Size: 1, Prior: RefitFactor(row.shape) * PriorSeconds(row.shape, -1), Refit: true}}
 			case "cv":
 				for b := range strings.Split(fld[8], ",") {
 					t.units = append(t.units, Unit{Row: name, Mode: row.shape.Mode, Beta: b, Size: row.size, Prior: PriorSeconds(row.shape, b)})
@@ -264,6 +264,17 @@ func TestETAOnRecordedTimelines(t *testing.T) {
 		// times its folds' fit at its β (30 times in wall time), and the
 		// rate fell under it. At 25% the middle is 43% low.
 		{"timeline-aset400_short-gonum-loaded-cpu.tsv", nil, []int{25, 50, 75, 95, 98}},
+		// 1 worker, load average 9–11 (nice -n 10): 262 s, 130 s CPU.
+		// The process's CPU rate fell from 0.5 to 0.1 cores between 40
+		// and 80 s and came back to 0.4–0.8: at 25% (66 s), in the dip,
+		// the ETA takes the dip's rate for the rest (+171%; in wall
+		// time +21%, 2.2× wide); at 75% the rate of the last 39 s (0.6)
+		// is above the run's (−35%; wall time +0%). At 90% the last
+		// splits' refits: the k4 diag refits took 5–7 s, 8 times their
+		// cv fits at their β where RefitFactor and size^-1.5 say 2.8,
+		// and two finished refits move the estimate n/(n+2) of the way
+		// (refitCorrection): −68%.
+		{"timeline-aloi10_sensitivity_taxonomy-gonum-loaded-cpu.tsv", nil, []int{25, 75, 90}},
 
 		// The pure-Go build, traced (MKPOE_ETA_TRACE: each fit's measured
 		// time), in the runner's order, on the machine beside the other
@@ -392,7 +403,7 @@ func goodETA(c etaCheck) string {
 // nothing.
 func TestRefitPriorMovesToItsBeta(t *testing.T) {
 	shape := blockShape("diag", 1, 96, 4000)
-	planned := Unit{Row: "k1diag-a", Mode: "diag", Beta: -1, Size: 1, Prior: RefitFactor(shape) * PriorSeconds(shape, -1)}
+	planned := Unit{Row: "k1diag-a", Mode: "diag", Beta: -1, Size: 1, Prior: RefitFactor(shape) * PriorSeconds(shape, -1), Refit: true}
 	for _, test := range []struct {
 		beta      int
 		wantBeta  int
