@@ -133,20 +133,8 @@ func recordTimeline(dir string) ([]byte, error) {
 		return recs[i].start < recs[j].start
 	})
 	var w strings.Builder
-	fmt.Fprintf(&w, "# A recorded task timeline of mkpoe run %s (config hash %s, %s, build tags %q, started %s, %s workers on %s cores).\n",
-		filepath.Base(filepath.Clean(dir)), c.Hash(), env["module"], env["build_tags"], env["started"], env["workers"], env["cores"])
-	fmt.Fprintf(&w, "# Written by experiments' TestRecordTimelines, replayed by internal/progress's TestETAOnRecordedTimelines.\n")
-	fmt.Fprintf(&w, "# workers\tN: the run's workers.\n")
-	fmt.Fprintf(&w, "# backend\tB: the run's linear-algebra build (Shape.Backend: openblas, or gonum for the pure-Go build).\n")
-	fmt.Fprintf(&w, "# row\tNAME\tMODE\tDIMS\tITEMS\tCOMPARISONS\tCV_SIZE[\tSETTINGS]: a row's units (progress.Unit) as the runner plans them: prior\n")
-	fmt.Fprintf(&w, "#   PriorSeconds(Shape{MODE, ITEMS, COMPARISONS, DIMS, B}, β index) (a refit's times RefitFactor(Shape)), DIMS its blocks'\n")
-	fmt.Fprintf(&w, "#   dimensions (comma-separated), a cv fit's Size CV_SIZE, a refit's 1; SETTINGS, if present, the row's Shape.Solver,\n")
-	fmt.Fprintf(&w, "#   Rank, KernelRank and KernelEnergy (comma-separated; absent: the default solver, no rank bound, no truncation).\n")
-	fmt.Fprintf(&w, "# task\tKIND\tID\tPHASE\tROW\tSTART\tEND\tBETA\tITERATIONS[\tFIT_ENDS]: a task in the order the run started them; START, END in seconds since the\n")
-	fmt.Fprintf(&w, "#   first task started; BETA the β index a refit chose (else -1); ITERATIONS each fit's, comma-separated (- for none);\n")
-	fmt.Fprintf(&w, "#   FIT_ENDS, in a run traced by MKPOE_ETA_TRACE, each fit's end as START (else no column).\n")
-	fmt.Fprintf(&w, "# cpu\tAT\tSECONDS: in a traced run of a newer mkpoe, the process's CPU time at AT (as START), as the ETA read it\n")
-	fmt.Fprintf(&w, "#   (progress.RunOptions.CPU; none: the ETA measured wall time).\n")
+	writeTimelineHeader(&w, fmt.Sprintf("%s (config hash %s, %s, build tags %q, started %s, %s workers on %s cores)",
+		filepath.Base(filepath.Clean(dir)), c.Hash(), env["module"], env["build_tags"], env["started"], env["workers"], env["cores"]))
 	fmt.Fprintf(&w, "workers\t%s\n", env["workers"])
 	fmt.Fprintf(&w, "backend\t%s\n", ps.backend)
 	seen := map[string]bool{}
@@ -209,6 +197,24 @@ func recordTimeline(dir string) ([]byte, error) {
 		return nil, err
 	}
 	return []byte(w.String()), nil
+}
+
+// writeTimelineHeader writes a recorded timeline's header, which describes
+// its format, for the run described by run.
+func writeTimelineHeader(w io.Writer, run string) {
+	fmt.Fprintf(w, "# A recorded task timeline of mkpoe run %s.\n", run)
+	fmt.Fprintf(w, "# Written by experiments' TestRecordTimelines, replayed by internal/progress's TestETAOnRecordedTimelines.\n")
+	fmt.Fprintf(w, "# workers\tN: the run's workers.\n")
+	fmt.Fprintf(w, "# backend\tB: the run's linear-algebra build (Shape.Backend: openblas, or gonum for the pure-Go build).\n")
+	fmt.Fprintf(w, "# row\tNAME\tMODE\tDIMS\tITEMS\tCOMPARISONS\tCV_SIZE[\tSETTINGS]: a row's units (progress.Unit) as the runner plans them: prior\n")
+	fmt.Fprintf(w, "#   PriorSeconds(Shape{MODE, ITEMS, COMPARISONS, DIMS, B}, β index) (a refit's times RefitFactor(Shape)), DIMS its blocks'\n")
+	fmt.Fprintf(w, "#   dimensions (comma-separated), a cv fit's Size CV_SIZE, a refit's 1; SETTINGS, if present, the row's Shape.Solver,\n")
+	fmt.Fprintf(w, "#   Rank, KernelRank and KernelEnergy (comma-separated; absent: the default solver, no rank bound, no truncation).\n")
+	fmt.Fprintf(w, "# task\tKIND\tID\tPHASE\tROW\tSTART\tEND\tBETA\tITERATIONS[\tFIT_ENDS]: a task in the order the run started them; START, END in seconds since the\n")
+	fmt.Fprintf(w, "#   first task started; BETA the β index a refit chose (else -1); ITERATIONS each fit's, comma-separated (- for none);\n")
+	fmt.Fprintf(w, "#   FIT_ENDS, in a run traced by MKPOE_ETA_TRACE, each fit's end as START (else no column).\n")
+	fmt.Fprintf(w, "# cpu\tAT\tSECONDS: in a traced run of a newer mkpoe, the process's CPU time at AT (as START), as the ETA read it\n")
+	fmt.Fprintf(w, "#   (progress.RunOptions.CPU; none: the ETA measured wall time).\n")
 }
 
 // checkRecordedUnits checks that the row lines' rule (PriorSeconds at the
