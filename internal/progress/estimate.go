@@ -450,8 +450,8 @@ func (e *estimator) refitCorrection(row string) float64 {
 // truth below the range (its diag refits' ratios scatter 1–9 with the
 // β, the scoring after a fit weighing on the cheapest fits); at 2 it is
 // +19%. The recorded loaded ALOI run (refits 4–8 times what the cv fits
-// said) needs the correction: at 90% its middle went from 3.9 times to
-// 2.7 times too low.
+// said) needs the correction: at 90% its middle went from 4.0 times to
+// 2.8 times too low (wall time).
 const RefitShrink = 2.0
 
 // cost estimates the seconds of unit u: low, middle and high, and false
