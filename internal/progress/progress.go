@@ -496,10 +496,10 @@ func (r *Run) cpuSample(now time.Time) {
 	}
 	c := r.cpu().Seconds()
 	dt := (now.Sub(r.cpuAt) - (r.stopped - r.cpuStopped)).Seconds()
-	if dt < 0 {
-		return
+	if dt < 0 || c < r.cpuLast {
+		return // a reading out of order: wait for the next
 	}
-	used := math.Max(c-r.cpuLast, 0)
+	used := c - r.cpuLast
 	if k := len(r.running); k > 0 && dt > 0 {
 		for _, t := range r.running {
 			t.work += used / float64(k)
