@@ -270,6 +270,11 @@ var recordedCases = []struct {
 	// and two finished refits move the estimate n/(n+2) of the way
 	// (refitCorrection): −68%.
 	{"timeline-aloi10_sensitivity_taxonomy-gonum-loaded-cpu.tsv", nil, []int{25, 75, 90}},
+	// 1 worker, load average 6.3–9.3 (nice -n 10): 685 s, 355 s CPU.
+	// The process got 0.4–0.7 cores but 0.07–0.13 from 300 to 400 s: at
+	// 50% (342 s), in the dip, the ETA takes its rate for the rest
+	// (+92%; wall time +0%, and +35% at 75%, where CPU time is +12%).
+	{"timeline-aset400_splits-gonum-loaded-cpu.tsv", nil, []int{50}},
 
 	// The pure-Go build, traced (MKPOE_ETA_TRACE: each fit's measured
 	// time), in the runner's order, on the machine beside the other
