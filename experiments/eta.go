@@ -153,6 +153,7 @@ func distinctKeys(counts []map[int]float64) int {
 func (ps planSize) shape(c *Config, row RowConfig, mode string) progress.Shape {
 	s := progress.Shape{Mode: mode, Items: ps.items, Comparisons: ps.comps, Backend: ps.backend}
 	if mode != "native" {
+		s.BetaOffset = betaOffset(c.BetaGrid)
 		if set, err := rowSettings(c, row); err == nil {
 			s.Solver, s.Rank = string(set.Solver), set.Rank
 			s.KernelRank, s.KernelEnergy = set.KernelRank, set.KernelEnergy
@@ -177,6 +178,17 @@ func (ps planSize) shape(c *Config, row RowConfig, mode string) progress.Shape {
 	}
 	s.Dims = []int{min(sum, ps.items)}
 	return s
+}
+
+// betaOffset is the prior's place of grid g's first β
+// (progress.Shape.BetaOffset): its decades above 0.01, the first β of the
+// grids the prior is calibrated on; 0 for a grid relative to β_min, whose
+// β's scale the plan does not know.
+func betaOffset(g BetaGrid) float64 {
+	if g.Relative || len(g.Values) == 0 || g.Values[0] <= 0 {
+		return 0
+	}
+	return math.Log10(g.Values[0] / 0.01)
 }
 
 // taskUnits returns the units of work of task t for the run's ETA

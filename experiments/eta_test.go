@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"fmt"
+	"math"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -174,6 +175,35 @@ func TestParseLoadAvg(t *testing.T) {
 		got, ok := parseLoadAvg(test.line)
 		if ok != test.ok || (ok && got != test.want) {
 			t.Errorf("parseLoadAvg(%q) = %g, %v; want %g, %v", test.line, got, ok, test.want, test.ok)
+		}
+	}
+}
+
+// TestBetaOffset checks the prior's place of a config's β grid
+// (progress.Shape.BetaOffset): the decades of its first β above 0.01, 0
+// for a grid relative to β_min; the shipped configs the recorded idle
+// timelines ran (internal/progress's idleGridOffset) among them.
+func TestBetaOffset(t *testing.T) {
+	for _, test := range []struct {
+		config string
+		want   float64
+	}{
+		{"quickstart.yaml", 2},
+		{"aset400_short.yaml", 3},
+		{"aset400_splits.yaml", 0},
+		{"aloi10_sensitivity_taxonomy.yaml", 0},
+		{"scale_planted2000.yaml", 0}, // relative_to_min
+	} {
+		c, err := LoadConfig(filepath.Join("..", "configs", test.config))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := betaOffset(c.BetaGrid); math.Abs(got-test.want) > 1e-12 {
+			t.Errorf("%s: β offset %g, want %g", test.config, got, test.want)
+		}
+		ps := planSize{items: 10, comps: 10, kernelDims: make([]int, len(c.Kernels))}
+		if got := ps.shape(c, c.Rows[len(c.Rows)-1], "diag").BetaOffset; math.Abs(got-test.want) > 1e-12 {
+			t.Errorf("%s: the plan's shape has β offset %g, want %g", test.config, got, test.want)
 		}
 	}
 }

@@ -150,8 +150,8 @@ func recordTimeline(dir string) ([]byte, error) {
 		for i, d := range shape.Dims {
 			dims[i] = fmt.Sprint(d)
 		}
-		fmt.Fprintf(&w, "row\t%s\t%s\t%s\t%d\t%d\t%g\t%s,%d,%d,%g\n", row, shape.Mode, strings.Join(dims, ","), shape.Items, shape.Comparisons, cvSize(c),
-			shape.Solver, shape.Rank, shape.KernelRank, shape.KernelEnergy)
+		fmt.Fprintf(&w, "row\t%s\t%s\t%s\t%d\t%d\t%g\t%s,%d,%d,%g,%g\n", row, shape.Mode, strings.Join(dims, ","), shape.Items, shape.Comparisons, cvSize(c),
+			shape.Solver, shape.Rank, shape.KernelRank, shape.KernelEnergy, shape.BetaOffset)
 	}
 	for _, r := range recs {
 		units := taskUnits(c, r.t, ps)
@@ -209,7 +209,8 @@ func writeTimelineHeader(w io.Writer, run string) {
 	fmt.Fprintf(w, "# row\tNAME\tMODE\tDIMS\tITEMS\tCOMPARISONS\tCV_SIZE[\tSETTINGS]: a row's units (progress.Unit) as the runner plans them: prior\n")
 	fmt.Fprintf(w, "#   PriorSeconds(Shape{MODE, ITEMS, COMPARISONS, DIMS, B}, β index) (a refit's times RefitFactor(Shape)), DIMS its blocks'\n")
 	fmt.Fprintf(w, "#   dimensions (comma-separated), a cv fit's Size CV_SIZE, a refit's 1; SETTINGS, if present, the row's Shape.Solver,\n")
-	fmt.Fprintf(w, "#   Rank, KernelRank and KernelEnergy (comma-separated; absent: the default solver, no rank bound, no truncation).\n")
+	fmt.Fprintf(w, "#   Rank, KernelRank, KernelEnergy and BetaOffset (comma-separated; absent: the default solver, no rank bound, no\n")
+	fmt.Fprintf(w, "#   truncation; BetaOffset absent: 0).\n")
 	fmt.Fprintf(w, "# task\tKIND\tID\tPHASE\tROW\tSTART\tEND\tBETA\tITERATIONS[\tFIT_ENDS]: a task in the order the run started them; START, END in seconds since the\n")
 	fmt.Fprintf(w, "#   first task started; BETA the β index a refit chose (else -1); ITERATIONS each fit's, comma-separated (- for none);\n")
 	fmt.Fprintf(w, "#   FIT_ENDS, in a run traced by MKPOE_ETA_TRACE, each fit's end as START (else no column).\n")

@@ -151,6 +151,13 @@ type Shape struct {
 	Solver           string
 	Rank, KernelRank int
 	KernelEnergy     float64
+	// BetaOffset is how many steps of BetaStep the grid's first β lies
+	// above the first β of the grids PriorSeconds is calibrated on,
+	// 0.01, in decades: log10(β₀/0.01) for a grid of absolute β
+	// (configs/aset400_short.yaml's [10, 100]: 3), 0 for one relative to
+	// β_min. It scales every fit of a run alike: the ETA, which relates a
+	// run's units to each other, does not see it; mkpoe plan does.
+	BetaOffset float64
 }
 
 // BackendFactor is how many times as long a fit of the given mode takes
@@ -196,7 +203,8 @@ const FullFixedShare = 0.2
 
 // PriorSeconds is the documented per-fit prior (docs/progress.md, "The
 // prior"): the seconds of one fit of shape s at β index beta of the grid
-// (-1: unknown, taken as the grid's middle, 1.5).
+// (-1: unknown, taken as the grid's middle, 1.5), the grid's first β
+// s.BetaOffset decades above 0.01.
 //
 // It is calibrated on runs of the OpenBLAS build alone on a 2-core machine
 // (internal/progress/testdata/timeline-*-idle.tsv), a shape of another
@@ -216,7 +224,7 @@ func PriorSeconds(s Shape, beta int) float64 {
 	if beta < 0 {
 		b = unknownBeta
 	}
-	g := math.Pow(BetaStep, b)
+	g := math.Pow(BetaStep, b+s.BetaOffset)
 	f := BackendFactor(s.Backend, s.Mode)
 	switch s.Mode {
 	case "native":
