@@ -146,11 +146,19 @@ func distinctKeys(counts []map[int]float64) int {
 
 // shape returns the prior's shape of row's fits of the given mode
 // ("native" for a native task): the comparisons its training steps keep
-// (stepShare), and one block per kernel for k4, else one block, the row's
+// (stepShare), one block per kernel for k4, else one block, the row's
 // kernel or its group's sum (whose rank is at most the sum of its
-// kernels', and the items).
+// kernels', and the items), and a learned row's solver, rank bound and
+// kernel truncation as its fits run them (rowSettings).
 func (ps planSize) shape(c *Config, row RowConfig, mode string) progress.Shape {
 	s := progress.Shape{Mode: mode, Items: ps.items, Comparisons: ps.comps, Backend: ps.backend}
+	if mode != "native" {
+		s.BetaOffset = betaOffset(c.BetaGrid)
+		if set, err := rowSettings(c, row); err == nil {
+			s.Solver, s.Rank = string(set.Solver), set.Rank
+			s.KernelRank, s.KernelEnergy = set.KernelRank, set.KernelEnergy
+		}
+	}
 	if share, ok := ps.stepShare[strings.Join(rowTrainSteps(c, row), ",")]; ok {
 		s.Comparisons = max(int(math.Round(share*float64(ps.comps))), 1)
 	}
@@ -172,6 +180,17 @@ func (ps planSize) shape(c *Config, row RowConfig, mode string) progress.Shape {
 	return s
 }
 
+// betaOffset is the prior's place of grid g's first β
+// (progress.Shape.BetaOffset): its decades above 0.01, the first β of the
+// grids the prior is calibrated on; 0 for a grid relative to β_min, whose
+// β's scale the plan does not know.
+func betaOffset(g BetaGrid) float64 {
+	if g.Relative || len(g.Values) == 0 || g.Values[0] <= 0 {
+		return 0
+	}
+	return math.Log10(g.Values[0] / 0.01)
+}
+
 // taskUnits returns the units of work of task t for the run's ETA
 // (progress.Unit): one per fit (a cv task's β sweep, a refit's one fit at
 // a β chosen later), one for a native task.
@@ -184,7 +203,7 @@ func taskUnits(c *Config, t results.Task, ps planSize) []progress.Unit {
 	shape := ps.shape(c, row, row.Mode)
 	if t.Kind == KindRefit {
 		// A refit fits cold and pays its setup alone (progress.RefitFactor).
-		return []progress.Unit{{Row: name, Mode: row.Mode, Beta: -1, Size: 1, Prior: progress.RefitFactor(shape) * progress.PriorSeconds(shape, -1)}}
+		return []progress.Unit{{Row: name, Mode: row.Mode, Beta: -1, Size: 1, Prior: progress.RefitFactor(shape) * progress.PriorSeconds(shape, -1), Refit: true}}
 	}
 	size := cvSize(c)
 	units := make([]progress.Unit, TaskFits(c, t))

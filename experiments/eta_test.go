@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"fmt"
+	"math"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -54,31 +55,42 @@ func TestKernelDim(t *testing.T) {
 // (planSize.shape): a k4 row has one block per kernel, a k1 row one block
 // of its group's summed dimensions (at most the items), and a row's
 // comparisons are the share its training steps keep of the data set's;
-// every shape carries the plan's backend, the binary's (progress.BackendFactor).
+// every shape carries the plan's backend, the binary's (progress.BackendFactor),
+// and a learned row's solver, rank bound and (full W only) the kernels'
+// truncation, as rowSettings gives its fits.
 func TestPlanShapes(t *testing.T) {
 	c := &Config{
 		Kernels:     []KernelConfig{{Name: "a"}, {Name: "b"}, {Name: "c"}},
 		Groups:      []GroupConfig{{Name: "ab", Kernels: []string{"a", "b"}}, {Name: "all", Kernels: []string{"a", "b", "c"}}},
 		Constraints: ConstraintsConfig{Train: []string{"dedup"}},
+		Solver:      SolverConfig{Method: "lowrank", KernelRank: 8, KernelEnergy: 0.9},
 		Rows: []RowConfig{
 			{Method: "k4", Group: "all", Mode: "full"},
 			{Method: "k1", Group: "ab", Mode: "diag"},
-			{Method: "k1", Group: "all", Mode: "full", TrainSteps: &[]string{}},
+			{Method: "k1", Group: "all", Mode: "full", TrainSteps: &[]string{}, Rank: 3},
+			{Method: "native", Group: "all"},
 		},
 	}
 	ps := planSize{items: 20, comps: 1000, kernelDims: []int{4, 5, 20}, stepShare: map[string]float64{"dedup": 0.5}, backend: "gonum"}
 	for _, test := range []struct {
-		row   int
-		dims  []int
-		comps int
+		row, mode        string
+		index            int
+		dims             []int
+		comps            int
+		solver           string
+		rank, kernelRank int
+		kernelEnergy     float64
 	}{
-		{0, []int{4, 5, 20}, 500},
-		{1, []int{9}, 500},
-		{2, []int{20}, 1000},
+		{"k4 full", "full", 0, []int{4, 5, 20}, 500, "lowrank", 0, 8, 0.9},
+		{"k1 diag: no truncation", "diag", 1, []int{9}, 500, "lowrank", 0, 0, 0},
+		{"k1 full, rank 3", "full", 2, []int{20}, 1000, "lowrank", 3, 8, 0.9},
+		{"native: no solver", "native", 3, []int{20}, 500, "", 0, 0, 0},
 	} {
-		s := ps.shape(c, c.Rows[test.row], c.Rows[test.row].Mode)
-		if !slices.Equal(s.Dims, test.dims) || s.Comparisons != test.comps || s.Items != 20 || s.Backend != "gonum" {
-			t.Errorf("row %d: shape %+v, want dims %v, %d comparisons, 20 items, backend gonum", test.row, s, test.dims, test.comps)
+		s := ps.shape(c, c.Rows[test.index], test.mode)
+		if !slices.Equal(s.Dims, test.dims) || s.Comparisons != test.comps || s.Items != 20 || s.Backend != "gonum" ||
+			s.Solver != test.solver || s.Rank != test.rank || s.KernelRank != test.kernelRank || s.KernelEnergy != test.kernelEnergy {
+			t.Errorf("%s: shape %+v, want dims %v, %d comparisons, 20 items, backend gonum, solver %q, rank %d, kernel rank %d, energy %g",
+				test.row, s, test.dims, test.comps, test.solver, test.rank, test.kernelRank, test.kernelEnergy)
 		}
 	}
 
@@ -163,6 +175,35 @@ func TestParseLoadAvg(t *testing.T) {
 		got, ok := parseLoadAvg(test.line)
 		if ok != test.ok || (ok && got != test.want) {
 			t.Errorf("parseLoadAvg(%q) = %g, %v; want %g, %v", test.line, got, ok, test.want, test.ok)
+		}
+	}
+}
+
+// TestBetaOffset checks the prior's place of a config's β grid
+// (progress.Shape.BetaOffset): the decades of its first β above 0.01, 0
+// for a grid relative to β_min; the shipped configs the recorded idle
+// timelines ran (internal/progress's idleGridOffset) among them.
+func TestBetaOffset(t *testing.T) {
+	for _, test := range []struct {
+		config string
+		want   float64
+	}{
+		{"quickstart.yaml", 2},
+		{"aset400_short.yaml", 3},
+		{"aset400_splits.yaml", 0},
+		{"aloi10_sensitivity_taxonomy.yaml", 0},
+		{"scale_planted2000.yaml", 0}, // relative_to_min
+	} {
+		c, err := LoadConfig(filepath.Join("..", "configs", test.config))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := betaOffset(c.BetaGrid); math.Abs(got-test.want) > 1e-12 {
+			t.Errorf("%s: β offset %g, want %g", test.config, got, test.want)
+		}
+		ps := planSize{items: 10, comps: 10, kernelDims: make([]int, len(c.Kernels))}
+		if got := ps.shape(c, c.Rows[len(c.Rows)-1], "diag").BetaOffset; math.Abs(got-test.want) > 1e-12 {
+			t.Errorf("%s: the plan's shape has β offset %g, want %g", test.config, got, test.want)
 		}
 	}
 }

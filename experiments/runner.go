@@ -104,7 +104,8 @@ func Run(ctx context.Context, c *Config, opts RunOptions) (*results.Summary, err
 	live, width := progress.Terminal(opts.Log)
 	trace, closeTrace := etaTrace(opts.Log)
 	defer closeTrace()
-	disp := progress.NewRun(opts.Log, progress.RunOptions{Live: live, Width: width, Every: opts.ProgressEvery, Workers: opts.Workers, Trace: trace},
+	disp := progress.NewRun(opts.Log, progress.RunOptions{Live: live, Width: width, Every: opts.ProgressEvery, Workers: opts.Workers, Trace: trace,
+		CPU: processCPU()},
 		time.Now(), len(todo[0])+len(todo[1]), fits)
 	ps := newPlanSize(c, ds)
 	for phase := range todo {

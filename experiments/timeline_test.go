@@ -108,7 +108,7 @@ func recordTimeline(dir string) ([]byte, error) {
 		recs = append(recs, rec{task, res, end - res.Seconds, end, nil, false})
 		first = math.Min(first, end-res.Seconds)
 	}
-	trace, err := readETATrace(filepath.Join(dir, "eta-trace.tsv"))
+	trace, cpu, err := readETATrace(filepath.Join(dir, "eta-trace.tsv"))
 	if err != nil {
 		return nil, err
 	}
@@ -133,17 +133,8 @@ func recordTimeline(dir string) ([]byte, error) {
 		return recs[i].start < recs[j].start
 	})
 	var w strings.Builder
-	fmt.Fprintf(&w, "# A recorded task timeline of mkpoe run %s (config hash %s, %s, build tags %q, started %s, %s workers on %s cores).\n",
-		filepath.Base(filepath.Clean(dir)), c.Hash(), env["module"], env["build_tags"], env["started"], env["workers"], env["cores"])
-	fmt.Fprintf(&w, "# Written by experiments' TestRecordTimelines, replayed by internal/progress's TestETAOnRecordedTimelines.\n")
-	fmt.Fprintf(&w, "# workers\tN: the run's workers.\n")
-	fmt.Fprintf(&w, "# backend\tB: the run's linear-algebra build (Shape.Backend: openblas, or gonum for the pure-Go build).\n")
-	fmt.Fprintf(&w, "# row\tNAME\tMODE\tDIMS\tITEMS\tCOMPARISONS\tCV_SIZE: a row's units (progress.Unit) as the runner plans them: prior\n")
-	fmt.Fprintf(&w, "#   PriorSeconds(Shape{MODE, ITEMS, COMPARISONS, DIMS, B}, β index) (a refit's times RefitFactor(Shape)), DIMS its blocks'\n")
-	fmt.Fprintf(&w, "#   dimensions (comma-separated), a cv fit's Size CV_SIZE, a refit's 1.\n")
-	fmt.Fprintf(&w, "# task\tKIND\tID\tPHASE\tROW\tSTART\tEND\tBETA\tITERATIONS[\tFIT_ENDS]: a task in the order the run started them; START, END in seconds since the\n")
-	fmt.Fprintf(&w, "#   first task started; BETA the β index a refit chose (else -1); ITERATIONS each fit's, comma-separated (- for none);\n")
-	fmt.Fprintf(&w, "#   FIT_ENDS, in a run traced by MKPOE_ETA_TRACE, each fit's end as START (else no column).\n")
+	writeTimelineHeader(&w, fmt.Sprintf("%s (config hash %s, %s, build tags %q, started %s, %s workers on %s cores)",
+		filepath.Base(filepath.Clean(dir)), c.Hash(), env["module"], env["build_tags"], env["started"], env["workers"], env["cores"]))
 	fmt.Fprintf(&w, "workers\t%s\n", env["workers"])
 	fmt.Fprintf(&w, "backend\t%s\n", ps.backend)
 	seen := map[string]bool{}
@@ -159,7 +150,8 @@ func recordTimeline(dir string) ([]byte, error) {
 		for i, d := range shape.Dims {
 			dims[i] = fmt.Sprint(d)
 		}
-		fmt.Fprintf(&w, "row\t%s\t%s\t%s\t%d\t%d\t%g\n", row, shape.Mode, strings.Join(dims, ","), shape.Items, shape.Comparisons, cvSize(c))
+		fmt.Fprintf(&w, "row\t%s\t%s\t%s\t%d\t%d\t%g\t%s,%d,%d,%g,%g\n", row, shape.Mode, strings.Join(dims, ","), shape.Items, shape.Comparisons, cvSize(c),
+			shape.Solver, shape.Rank, shape.KernelRank, shape.KernelEnergy, shape.BetaOffset)
 	}
 	for _, r := range recs {
 		units := taskUnits(c, r.t, ps)
@@ -198,10 +190,32 @@ func recordTimeline(dir string) ([]byte, error) {
 		}
 		fmt.Fprintf(&w, "task\t%s\t%s\t%d\t%s\t%.3f\t%.3f\t%d\t%s%s\n", r.t.Kind, r.t.ID, r.t.Phase, units[0].Row, r.start-first, r.end-first, beta, iters, ends)
 	}
+	for _, r := range cpu {
+		fmt.Fprintf(&w, "cpu\t%.3f\t%.3f\n", r[0]-first, r[1])
+	}
 	if err := checkRecordedUnits(c, ps); err != nil {
 		return nil, err
 	}
 	return []byte(w.String()), nil
+}
+
+// writeTimelineHeader writes a recorded timeline's header, which describes
+// its format, for the run described by run.
+func writeTimelineHeader(w io.Writer, run string) {
+	fmt.Fprintf(w, "# A recorded task timeline of mkpoe run %s.\n", run)
+	fmt.Fprintf(w, "# Written by experiments' TestRecordTimelines, replayed by internal/progress's TestETAOnRecordedTimelines.\n")
+	fmt.Fprintf(w, "# workers\tN: the run's workers.\n")
+	fmt.Fprintf(w, "# backend\tB: the run's linear-algebra build (Shape.Backend: openblas, or gonum for the pure-Go build).\n")
+	fmt.Fprintf(w, "# row\tNAME\tMODE\tDIMS\tITEMS\tCOMPARISONS\tCV_SIZE[\tSETTINGS]: a row's units (progress.Unit) as the runner plans them: prior\n")
+	fmt.Fprintf(w, "#   PriorSeconds(Shape{MODE, ITEMS, COMPARISONS, DIMS, B}, β index) (a refit's times RefitFactor(Shape)), DIMS its blocks'\n")
+	fmt.Fprintf(w, "#   dimensions (comma-separated), a cv fit's Size CV_SIZE, a refit's 1; SETTINGS, if present, the row's Shape.Solver,\n")
+	fmt.Fprintf(w, "#   Rank, KernelRank, KernelEnergy and BetaOffset (comma-separated; absent: the default solver, no rank bound, no\n")
+	fmt.Fprintf(w, "#   truncation; BetaOffset absent: 0).\n")
+	fmt.Fprintf(w, "# task\tKIND\tID\tPHASE\tROW\tSTART\tEND\tBETA\tITERATIONS[\tFIT_ENDS]: a task in the order the run started them; START, END in seconds since the\n")
+	fmt.Fprintf(w, "#   first task started; BETA the β index a refit chose (else -1); ITERATIONS each fit's, comma-separated (- for none);\n")
+	fmt.Fprintf(w, "#   FIT_ENDS, in a run traced by MKPOE_ETA_TRACE, each fit's end as START (else no column).\n")
+	fmt.Fprintf(w, "# cpu\tAT\tSECONDS: in a traced run of a newer mkpoe, the process's CPU time at AT (as START), as the ETA read it\n")
+	fmt.Fprintf(w, "#   (progress.RunOptions.CPU; none: the ETA measured wall time).\n")
 }
 
 // checkRecordedUnits checks that the row lines' rule (PriorSeconds at the
@@ -218,7 +232,7 @@ func checkRecordedUnits(c *Config, ps planSize) error {
 			case KindNative:
 				want = progress.Unit{Row: u.Row, Mode: "native", Size: 1, Prior: progress.PriorSeconds(ps.shape(c, row, "native"), 0)}
 			case KindRefit:
-				want = progress.Unit{Row: u.Row, Mode: u.Mode, Beta: -1, Size: 1, Prior: progress.RefitFactor(ps.shape(c, row, u.Mode)) * progress.PriorSeconds(ps.shape(c, row, u.Mode), -1)}
+				want = progress.Unit{Row: u.Row, Mode: u.Mode, Beta: -1, Size: 1, Prior: progress.RefitFactor(ps.shape(c, row, u.Mode)) * progress.PriorSeconds(ps.shape(c, row, u.Mode), -1), Refit: true}
 			}
 			if u != want {
 				return fmt.Errorf("%s: unit %d is %+v, the recorded rule gives %+v", t.ID, b, u, want)
@@ -235,37 +249,45 @@ type tracedTask struct {
 	fits       []float64
 }
 
-// readETATrace reads an ETA trace (progress.RunOptions.Trace) by task ID;
-// nil if the file does not exist. A task traced more than once (a resumed
-// run) keeps its last run's events.
-func readETATrace(path string) (map[string]*tracedTask, error) {
+// readETATrace reads an ETA trace (progress.RunOptions.Trace) by task ID,
+// and its readings of the process's CPU time (time, CPU seconds); nil if
+// the file does not exist. A task traced more than once (a resumed run)
+// keeps its last run's events.
+func readETATrace(path string) (map[string]*tracedTask, [][2]float64, error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	out := map[string]*tracedTask{}
+	var cpu [][2]float64
 	for i, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
 		f := strings.Split(line, "\t")
 		if f[0] == "stopped" {
-			return nil, fmt.Errorf("%s:%d: the process was stopped during the run: record another", path, i+1)
+			return nil, nil, fmt.Errorf("%s:%d: the process was stopped during the run: record another", path, i+1)
 		}
 		if len(f) != 3 {
-			return nil, fmt.Errorf("%s:%d: not an event line: %q", path, i+1, line)
+			return nil, nil, fmt.Errorf("%s:%d: not an event line: %q", path, i+1, line)
 		}
 		at, err := strconv.ParseFloat(f[1], 64)
 		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", path, i+1, err)
+			return nil, nil, fmt.Errorf("%s:%d: %w", path, i+1, err)
 		}
 		switch f[0] {
+		case "cpu":
+			sec, err := strconv.ParseFloat(f[2], 64)
+			if err != nil {
+				return nil, nil, fmt.Errorf("%s:%d: %w", path, i+1, err)
+			}
+			cpu = append(cpu, [2]float64{at, sec})
 		case "start":
 			out[f[2]] = &tracedTask{start: at}
 		case "fit", "end":
 			t := out[f[2]]
 			if t == nil {
-				return nil, fmt.Errorf("%s:%d: %s of a task not started", path, i+1, f[0])
+				return nil, nil, fmt.Errorf("%s:%d: %s of a task not started", path, i+1, f[0])
 			}
 			if f[0] == "fit" {
 				t.fits = append(t.fits, at)
@@ -273,10 +295,10 @@ func readETATrace(path string) (map[string]*tracedTask, error) {
 				t.end = at
 			}
 		default:
-			return nil, fmt.Errorf("%s:%d: unknown event %q", path, i+1, f[0])
+			return nil, nil, fmt.Errorf("%s:%d: unknown event %q", path, i+1, f[0])
 		}
 	}
-	return out, nil
+	return out, cpu, nil
 }
 
 // TestRunETATrace runs the tiny config with MKPOE_ETA_TRACE set and checks
@@ -292,9 +314,20 @@ func TestRunETATrace(t *testing.T) {
 	if _, err := Run(context.Background(), c, RunOptions{Workers: 2, Log: io.Discard}); err != nil {
 		t.Fatal(err)
 	}
-	tr, err := readETATrace(trace)
+	tr, cpu, err := readETATrace(trace)
 	if err != nil || tr == nil {
 		t.Fatalf("trace: %v (nil: %v)", err, tr == nil)
+	}
+	// The CPU time is read at every task's start and end at least, and
+	// never falls.
+	if len(cpu) < 2*len(tr) {
+		t.Errorf("%d readings of the CPU time for %d tasks, want at least %d", len(cpu), len(tr), 2*len(tr))
+	}
+	for i := 1; i < len(cpu); i++ {
+		if cpu[i][0] < cpu[i-1][0] || cpu[i][1] < cpu[i-1][1] {
+			t.Errorf("CPU readings %v then %v: time or CPU fell", cpu[i-1], cpu[i])
+			break
+		}
 	}
 	plan := Plan(c)
 	if len(tr) != len(plan) {
@@ -329,9 +362,17 @@ func TestRunETATrace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	cpuLines := 0
 	for _, line := range strings.Split(string(timeline), "\n") {
-		if f := strings.Split(line, "\t"); f[0] == "task" && len(f) != 10 {
+		f := strings.Split(line, "\t")
+		if f[0] == "task" && len(f) != 10 {
 			t.Errorf("a task line without its fits' ends: %q", line)
 		}
+		if f[0] == "cpu" {
+			cpuLines++
+		}
+	}
+	if cpuLines != len(cpu) {
+		t.Errorf("the timeline holds %d CPU readings, the trace %d", cpuLines, len(cpu))
 	}
 }

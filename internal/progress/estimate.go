@@ -28,6 +28,10 @@ type Unit struct {
 	// ratios of priors matter: they relate units of which nothing
 	// comparable has finished to the ones that have.
 	Prior float64
+	// Refit marks a refit's fit: its cost is extrapolated from its row's
+	// cv fits and corrected by its row's finished refits
+	// (refitCorrection), which in turn do not count among the cv fits.
+	Refit bool
 }
 
 // SizeExponent is how a fit's time grows with its training size: time ∝
@@ -136,6 +140,24 @@ type Shape struct {
 	// build (BackendFactor). Empty: "openblas", the build PriorSeconds
 	// is calibrated on.
 	Backend string
+	// Solver is the row's solver as mkpoe.Settings.Solver names it
+	// ("accelerated", "lowrank", "auto", "subgradient"; empty: the
+	// default, "accelerated"). Rank, if positive, bounds every W's rank
+	// (mkpoe.Settings.Rank; the low-rank method at that many columns).
+	// KernelRank, if positive, truncates every kernel of a full W to its
+	// KernelRank leading eigenpairs, and KernelEnergy, in (0, 1), to those
+	// holding that share of its eigenvalues (mkpoe.Settings). PriorSeconds
+	// uses them through a full fit's block sizes (fullDimFactor).
+	Solver           string
+	Rank, KernelRank int
+	KernelEnergy     float64
+	// BetaOffset is how many steps of BetaStep the grid's first β lies
+	// above the first β of the grids PriorSeconds is calibrated on,
+	// 0.01, in decades: log10(β₀/0.01) for a grid of absolute β
+	// (configs/aset400_short.yaml's [10, 100]: 3), 0 for one relative to
+	// β_min. It scales every fit of a run alike: the ETA, which relates a
+	// run's units to each other, does not see it; mkpoe plan does.
+	BetaOffset float64
 }
 
 // BackendFactor is how many times as long a fit of the given mode takes
@@ -181,7 +203,8 @@ const FullFixedShare = 0.2
 
 // PriorSeconds is the documented per-fit prior (docs/progress.md, "The
 // prior"): the seconds of one fit of shape s at β index beta of the grid
-// (-1: unknown, taken as the grid's middle, 1.5).
+// (-1: unknown, taken as the grid's middle, 1.5), the grid's first β
+// s.BetaOffset decades above 0.01.
 //
 // It is calibrated on runs of the OpenBLAS build alone on a 2-core machine
 // (internal/progress/testdata/timeline-*-idle.tsv), a shape of another
@@ -201,28 +224,49 @@ func PriorSeconds(s Shape, beta int) float64 {
 	if beta < 0 {
 		b = unknownBeta
 	}
-	g := math.Pow(BetaStep, b)
+	g := math.Pow(BetaStep, b+s.BetaOffset)
 	f := BackendFactor(s.Backend, s.Mode)
 	switch s.Mode {
 	case "native":
 		return f * 0.013 * math.Sqrt(n)
 	case "full":
-		return f * 0.25 * math.Pow(n, 0.6) * m * g * fullDimFactor(s.Dims, items)
+		return f * 0.25 * math.Pow(n, 0.6) * m * g * fullDimFactor(s, items)
 	}
 	return f * 0.015 * p * math.Sqrt(m) * g
 }
 
 // fullDimFactor is a full fit's cost relative to one block of full rank:
-// FullFixedShare + (1 − FullFixedShare) Σ_p (d_p/items)², d_p at most
-// items. No dimensions: 1.
-func fullDimFactor(dims []int, items float64) float64 {
+//
+//	FullFixedShare + (1 − FullFixedShare) Σ_p (d_p/items)(r_p/items)
+//
+// with d_p block p's dimension (at most items, and at most s.KernelRank
+// when the kernels are truncated: the fit learns W⁽ᵖ⁾ on d_p
+// eigenvectors) and r_p the columns of its W: d_p, or min(d_p, s.Rank)
+// for a rank-bounded fit, whose W = LLᵀ has d_p × Rank variables instead
+// of d_p². No dimensions: one block of full rank.
+//
+// The truncation and the rank bound enter as the variables they leave,
+// the measured rule for the blocks' dimensions (FullFixedShare); no
+// recorded run used them, so their effect on a fit's time is not
+// calibrated. KernelEnergy's share of eigenpairs is known only once the
+// kernels' spectra are: the prior keeps the dimension, an upper bound, and
+// so does a low-rank fit without Rank, whose columns grow as it runs.
+func fullDimFactor(s Shape, items float64) float64 {
+	dims := s.Dims
 	if len(dims) == 0 {
-		return 1
+		dims = []int{int(items)}
 	}
 	sum := 0.0
 	for _, d := range dims {
-		r := math.Min(math.Max(float64(d), 1)/items, 1)
-		sum += r * r
+		dp := math.Min(math.Max(float64(d), 1), items)
+		if s.KernelRank > 0 {
+			dp = math.Min(dp, float64(s.KernelRank))
+		}
+		rp := dp
+		if s.Rank > 0 {
+			rp = math.Min(dp, float64(s.Rank))
+		}
+		sum += dp / items * rp / items
 	}
 	return FullFixedShare + (1-FullFixedShare)*sum
 }
@@ -323,7 +367,10 @@ type estimator struct {
 	kind    map[bool]*stat // true: native
 	// rowRatio holds a row's times over its mode's mean at the same β.
 	rowRatio map[string]*stat
-	nBeta    int
+	// refitRatio holds, per row, the logarithms of its finished refits'
+	// times over what the other units estimate for them (refitCorrection).
+	refitRatio map[string]*stat
+	nBeta      int
 }
 
 func (e *estimator) add(u Unit, sec float64) int {
@@ -355,6 +402,9 @@ func (e *estimator) rebuild() {
 		return m[k]
 	}
 	for _, s := range e.samples {
+		if s.u.Refit && s.u.Beta >= 0 {
+			continue // refitCorrection
+		}
 		v := s.sec / s.u.Weight()
 		if s.u.Beta >= 0 {
 			get(e.rowBeta, rowBeta{s.u.Row, s.u.Beta}).add(v, s.u.size())
@@ -370,17 +420,66 @@ func (e *estimator) rebuild() {
 	}
 	e.rowRatio = map[string]*stat{}
 	for _, s := range e.samples {
-		if s.u.Beta < 0 {
+		if s.u.Beta < 0 || s.u.Refit {
 			continue
 		}
 		m := e.modeB[rowBeta{s.u.Mode, s.u.Beta}]
 		gets(e.rowRatio, s.u.Row).add(s.sec/s.u.Weight()/(m.sum/m.n), s.u.size())
 	}
+	e.refitRatio = map[string]*stat{}
+	for _, s := range e.samples {
+		if !s.u.Refit || s.u.Beta < 0 {
+			continue
+		}
+		if _, mid, _, ok := e.baseCost(s.u, false); ok && mid > 0 && s.sec > 0 {
+			gets(e.refitRatio, s.u.Row).add(math.Log(s.sec/mid), 1)
+		}
+	}
 }
 
+// refitCorrection is the factor by which a refit of row row costs more
+// than the cv fits' extrapolation says, from the row's finished refits:
+// the geometric mean of their ratios, shrunk towards 1 as
+// exp(n/(n+RefitShrink) × mean log ratio) for n refits; 1 if none has
+// finished.
+func (e *estimator) refitCorrection(row string) float64 {
+	g := e.refitRatio[row]
+	if g == nil || g.n == 0 {
+		return 1
+	}
+	return math.Exp(g.n / (g.n + RefitShrink) * g.sum / g.n)
+}
+
+// RefitShrink weighs the refit correction of a row's first refits
+// (refitCorrection): after n refits the correction is n/(n+2) of their
+// mean log ratio. Measured on the replays (docs/notes/progress-log.md,
+// 2026-11-29): at 1 (half the ratio after one refit) the synthetic
+// quickstart-like run of 5 splits on 1 worker was +25% at 75% with the
+// truth below the range (its diag refits' ratios scatter 1–9 with the
+// β, the scoring after a fit weighing on the cheapest fits); at 2 it is
+// +19%. The recorded loaded ALOI run (refits 4–8 times what the cv fits
+// said) needs the correction: at 90% its middle went from 4.0 times to
+// 2.8 times too low (wall time).
+const RefitShrink = 2.0
+
 // cost estimates the seconds of unit u: low, middle and high, and false
-// if nothing comparable (no unit of its kind) has finished.
+// if nothing comparable (no unit of its kind) has finished. A refit's
+// estimate from the cv fits is corrected by its row's finished refits
+// (refitCorrection).
 func (e *estimator) cost(u Unit) (lo, mid, hi float64, ok bool) {
+	if g := e.refitRatio[u.Row]; u.Refit && g != nil && g.n > 0 {
+		// Not an extrapolation from the cv fits alone any more: the
+		// row's refits have shown what they cost against them.
+		lo, mid, hi, ok = e.baseCost(u, false)
+		f := e.refitCorrection(u.Row)
+		return lo * f, mid * f, hi * f, ok
+	}
+	return e.baseCost(u, true)
+}
+
+// baseCost is cost without the refits' correction; extrapolate widens
+// the range of a unit larger than its group's (extrapolateLo, Hi).
+func (e *estimator) baseCost(u Unit, extrapolate bool) (lo, mid, hi float64, ok bool) {
 	if u.Beta == -1 && u.Mode != "native" && e.nBeta > 0 {
 		// A refit: its β is any of the grid's, chosen later. Its range
 		// is the mean of its ranges at every β, not their lowest to
@@ -388,7 +487,7 @@ func (e *estimator) cost(u Unit) (lo, mid, hi float64, ok bool) {
 		// the grid's dearest β put the high end far off (the recorded
 		// runs' 50 refits).
 		for b := 0; b < e.nBeta; b++ {
-			l, m, h, k := e.cost(u.atBeta(b))
+			l, m, h, k := e.baseCost(u.atBeta(b), extrapolate)
 			if !k {
 				return 0, 0, 0, false
 			}
@@ -423,7 +522,7 @@ func (e *estimator) cost(u Unit) (lo, mid, hi float64, ok bool) {
 		se := math.Sqrt(math.Max(g.sumsq/g.n-mean*mean, 0) / g.n)
 		w := u.Weight()
 		lo, hi := math.Max(math.Min(levels[i].lo*mean, mean-se), 0), math.Max(levels[i].hi*mean, mean+se)
-		if u.size() > g.maxSize {
+		if extrapolate && u.size() > g.maxSize {
 			lo, hi = lo*extrapolateLo, hi*extrapolateHi
 		}
 		return lo * w, mean * w, hi * w, true

@@ -68,7 +68,7 @@ func synthTimeline(seed uint64, workers int, rows []timelineRow, splits, folds, 
 			}
 			b := rng.IntN(betas) // the β the cv tasks chose
 			refits = append(refits, simTask{id: fmt.Sprintf("refit-%s-s%d", row.name, s), phase: 1, tail: 0.3, beta: b,
-				units: []Unit{{Row: row.name, Mode: row.mode, Beta: -1, Size: 1, Prior: RefitFactor(blockShape(row.mode, row.blocks, items, comps)) * PriorSeconds(blockShape(row.mode, row.blocks, items, comps), -1)}},
+				units: []Unit{{Row: row.name, Mode: row.mode, Beta: -1, Size: 1, Prior: RefitFactor(blockShape(row.mode, row.blocks, items, comps)) * PriorSeconds(blockShape(row.mode, row.blocks, items, comps), -1), Refit: true}},
 				cost:  []float64{trueRefit(row.mode) * base * math.Pow(row.growth, float64(b)) * (0.75 + 0.5*rng.Float64())}})
 		}
 	}
@@ -167,7 +167,7 @@ func TestETAOnTimeline(t *testing.T) {
 	} {
 		t.Run(test.name, func(t *testing.T) {
 			tasks, events := synthTimeline(test.seed, test.workers, test.rows, test.splits, test.folds, test.betas)
-			checks := replayETA(tasks, events, test.workers)
+			checks := replayETA(tasks, events, test.workers, nil)
 			for _, c := range checks[:3] {
 				if test.strict && (!c.ok || math.Abs(c.err()) > 0.3 || c.truth < c.eta.Low.Seconds() || c.truth > c.eta.High.Seconds()) {
 					t.Errorf("%d%% of the work done at %.1fs: ETA %s (middle %.1fs, known %v); truly %.1fs left", c.pct, c.at, c.eta, c.eta.Mid.Seconds(), c.ok, c.truth)
@@ -225,9 +225,19 @@ func countFits(tasks []simTask) int {
 // EndTask at the events' times. It returns the ETA once each share
 // checkPcts of the run's true time has passed, taken just before the
 // first event after that time.
-func replayETA(tasks []simTask, events []event, workers int) []etaCheck {
+//
+// cpu, if not nil, holds readings of the process's CPU time (seconds
+// since t0, CPU seconds, in time order): the Run then reads it
+// (RunOptions.CPU) interpolated linearly between them at the replay's
+// time.
+func replayETA(tasks []simTask, events []event, workers int, cpu [][2]float64) []etaCheck {
 	end := events[len(events)-1].at
-	r := NewRun(&strings.Builder{}, RunOptions{Every: -1, Workers: workers}, t0, len(tasks), countFits(tasks))
+	opt := RunOptions{Every: -1, Workers: workers}
+	clock := 0.0 // the replay's time, seconds since t0
+	if cpu != nil {
+		opt.CPU = func() time.Duration { return seconds(interpolate(cpu, clock)) }
+	}
+	r := NewRun(&strings.Builder{}, opt, t0, len(tasks), countFits(tasks))
 	for _, task := range tasks {
 		r.Plan(task.id, task.phase, task.units)
 	}
@@ -254,10 +264,12 @@ func replayETA(tasks []simTask, events []event, workers int) []etaCheck {
 		// the work).
 		for len(checks) < len(checkPcts) && e.at*100 >= float64(checkPcts[len(checks)])*end {
 			at := float64(checkPcts[len(checks)]) * end / 100
+			clock = at
 			eta, ok := r.ETA(t0.Add(time.Duration(at * float64(time.Second))))
 			checks = append(checks, etaCheck{checkPcts[len(checks)], at, end - at, eta, ok})
 		}
 		now := t0.Add(time.Duration(e.at * float64(time.Second)))
+		clock = e.at
 		switch e.kind {
 		case 0:
 			fits := 0
@@ -300,4 +312,188 @@ func trueExp(mode string) float64 {
 // trueExp).
 func trueRefit(mode string) float64 {
 	return RefitFactor(Shape{Mode: mode})
+}
+
+// TestPriorSecondsRankAndTruncation checks that a full fit's prior follows
+// the variables its W has (fullDimFactor): truncating the kernels to r
+// eigenpairs makes a block of dimension d one of min(d, r), a rank bound
+// r makes its W d × min(d, r) instead of d × d, and neither changes a
+// diag fit, a solver name or an energy share (unknown before the
+// spectra). Values by hand: FullFixedShare 0.2, 0.8 × the blocks' share.
+func TestPriorSecondsRankAndTruncation(t *testing.T) {
+	base := Shape{Mode: "full", Items: 100, Comparisons: 2000, Dims: []int{100, 40}}
+	full := 0.2 + 0.8*(1+0.16) // blocks 100/100 and 40/100, squared
+	for _, test := range []struct {
+		name string
+		edit func(*Shape)
+		want float64 // relative to base
+	}{
+		{"kernel rank 50: blocks 50 and 40", func(s *Shape) { s.KernelRank = 50 }, (0.2 + 0.8*(0.25+0.16)) / full},
+		{"rank 10: W 100×10 and 40×10", func(s *Shape) { s.Rank = 10 }, (0.2 + 0.8*(0.1+0.04)) / full},
+		{"kernel rank 50, rank 10", func(s *Shape) { s.KernelRank, s.Rank = 50, 10 }, (0.2 + 0.8*(0.05+0.04)) / full},
+		{"rank above every dimension", func(s *Shape) { s.Rank = 500 }, 1},
+		{"kernel energy: unknown, kept", func(s *Shape) { s.KernelEnergy = 0.9 }, 1},
+		{"solver named", func(s *Shape) { s.Solver = "lowrank" }, 1},
+		{"diag: no change", func(s *Shape) { s.Mode, s.KernelRank, s.Rank = "diag", 50, 10 }, 1},
+	} {
+		t.Run(test.name, func(t *testing.T) {
+			s, ref := base, base
+			test.edit(&s)
+			ref.Mode = s.Mode
+			got := PriorSeconds(s, 2) / PriorSeconds(ref, 2)
+			if math.Abs(got-test.want) > 1e-12 {
+				t.Errorf("prior relative to the whole kernels' %g, want %g", got, test.want)
+			}
+		})
+	}
+}
+
+// interpolate returns the value of the readings xy (x ascending) at x,
+// linear between them, the first's or the last's outside.
+func interpolate(xy [][2]float64, x float64) float64 {
+	i := sort.Search(len(xy), func(i int) bool { return xy[i][0] >= x })
+	switch {
+	case i == 0:
+		return xy[0][1]
+	case i == len(xy):
+		return xy[len(xy)-1][1]
+	}
+	a, b := xy[i-1], xy[i]
+	if b[0] == a[0] {
+		return b[1]
+	}
+	return a[1] + (b[1]-a[1])*(x-a[0])/(b[0]-a[0])
+}
+
+// loadChange warps a synthetic timeline, whose times are the tasks'
+// CPU seconds (every task at full speed), to the wall time of a machine
+// whose load changes at work time at: before it each running task gets
+// before CPU seconds per second, after it after. It returns the warped
+// events and the process's CPU time read at every event and at the
+// change (the tasks running at a time each use their speed's CPU).
+func loadChange(events []event, at, before, after float64) ([]event, [][2]float64) {
+	wall := func(w float64) float64 {
+		if w <= at {
+			return w / before
+		}
+		return at/before + (w-at)/after
+	}
+	out := make([]event, len(events))
+	var cpu [][2]float64
+	running, used, last := 0, 0.0, 0.0
+	read := func(w float64) {
+		used += float64(running) * (w - last)
+		last = w
+		cpu = append(cpu, [2]float64{wall(w), used})
+	}
+	changed := false
+	for i, e := range events {
+		if !changed && e.at > at {
+			read(at)
+			changed = true
+		}
+		read(e.at)
+		switch e.kind {
+		case 0:
+			running++
+		case 2:
+			running--
+		}
+		out[i] = e
+		out[i].at = wall(e.at)
+	}
+	return out, cpu
+}
+
+// TestETAFollowsLoadChange replays synthetic runs on a machine whose load
+// changes a third of the way through their work (each task's speed falls
+// to 0.4 or rises from 0.4 to 1) and checks that the ETA measured in CPU
+// time (RunOptions.CPU) has the middle of its range within ±30% of the
+// true time left at each check from a tenth of the run after the change
+// up to 95%, where the same replay in wall time is off by more than 30%
+// at one of them at least: the finished units' wall times say what the
+// work cost at the old speed. Before the change no estimate can know it.
+func TestETAFollowsLoadChange(t *testing.T) {
+	aset := []timelineRow{
+		{"native-a", "native", 1, 1.3, 1}, {"k1diag-a", "diag", 1, 0.8, 1.4},
+		{"k4diag-all", "diag", 8, 1.0, 1.4}, {"k1full-a", "full", 1, 1.3, 1.6}, {"k4full-all", "full", 8, 1.0, 1.6},
+	}
+	for _, test := range []struct {
+		name          string
+		before, after float64
+	}{
+		{"load rises: speed 1 to 0.4", 1, 0.4},
+		{"load falls: speed 0.4 to 1", 0.4, 1},
+	} {
+		t.Run(test.name, func(t *testing.T) {
+			tasks, work := synthTimeline(3, 2, aset, 10, 5, 6)
+			at := work[len(work)-1].at / 3
+			events, cpu := loadChange(work, at, test.before, test.after)
+			end, change := events[len(events)-1].at, at/test.before
+			withCPU, wall := replayETA(tasks, events, 2, cpu), replayETA(tasks, events, 2, nil)
+			checked, wallOff := 0, false
+			for i, c := range withCPU {
+				if c.at < change+0.1*end || c.pct > 95 {
+					continue
+				}
+				checked++
+				if !c.ok || math.Abs(c.err()) > 0.3 {
+					t.Errorf("%d%% of the run at %.1fs: ETA %s (middle %.1fs, %+.0f%%); truly %.1fs left", c.pct, c.at, c.eta, c.eta.Mid.Seconds(), 100*c.err(), c.truth)
+				}
+				wallOff = wallOff || math.Abs(wall[i].err()) > 0.3
+			}
+			if checked == 0 || !wallOff {
+				t.Errorf("%d checks after the change; in wall time the ETA is within ±30%% at every one: the test shows nothing\n  %s", checked, checksText(wall))
+			}
+			t.Logf("the speed changes at %.0fs of %.0fs; in CPU time:\n  %s\nin wall time:\n  %s", change, end, checksText(withCPU), checksText(wall))
+		})
+	}
+}
+
+// TestRefitCorrection checks that a row's finished refits correct its
+// other refits' estimates by n/(n+RefitShrink) of their mean log ratio
+// to what the cv fits say, that they do not count among the cv fits, and
+// that another row's refits are left as the cv fits say. Each cv fit
+// takes 1 s per unit of weight; the refits 4 s per unit of weight.
+func TestRefitCorrection(t *testing.T) {
+	cv := func(row string, b int) Unit { return Unit{Row: row, Mode: "diag", Beta: b, Size: 0.5, Prior: 1} }
+	refit := func(row string, b int) Unit {
+		return Unit{Row: row, Mode: "diag", Beta: b, Size: 1, Prior: 2, Refit: true}
+	}
+	for _, test := range []struct {
+		name   string
+		refits int     // finished refits of row a
+		want   float64 // a's next refit's middle, over its weight
+	}{
+		{"no refit finished: the cv fits", 0, 1},
+		{"one refit 4 times the cv fits", 1, math.Exp(1.0 / 3 * math.Log(4))},
+		{"two", 2, math.Exp(2.0 / 4 * math.Log(4))},
+		{"six", 6, math.Exp(6.0 / 8 * math.Log(4))},
+	} {
+		t.Run(test.name, func(t *testing.T) {
+			var e estimator
+			for _, row := range []string{"a", "b"} {
+				for b := 0; b < 3; b++ {
+					u := cv(row, b)
+					e.add(u, u.Weight())
+				}
+			}
+			for i := 0; i < test.refits; i++ {
+				u := refit("a", 1)
+				e.add(u, 4*u.Weight())
+			}
+			e.rebuild()
+			u := refit("a", 2)
+			_, mid, _, ok := e.cost(u)
+			if !ok || math.Abs(mid/u.Weight()-test.want) > 1e-9 {
+				t.Errorf("refit of row a: middle %g of its weight, want %g (known %v)", mid/u.Weight(), test.want, ok)
+			}
+			if _, mid, _, _ := e.cost(refit("b", 2)); math.Abs(mid/refit("b", 2).Weight()-1) > 1e-9 {
+				t.Errorf("refit of row b: middle %g of its weight, want 1 (the cv fits')", mid/refit("b", 2).Weight())
+			}
+			if _, mid, _, _ := e.cost(cv("a", 1)); math.Abs(mid/cv("a", 1).Weight()-1) > 1e-9 {
+				t.Errorf("cv fit of row a: middle %g of its weight, want 1 (refits are not cv fits)", mid/cv("a", 1).Weight())
+			}
+		})
+	}
 }

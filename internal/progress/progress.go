@@ -336,7 +336,21 @@ type Run struct {
 	// (AddStopped); the fits' times exclude it.
 	stopped time.Duration
 	trace   io.Writer // RunOptions.Trace
+	// cpu reads the process's CPU time (RunOptions.CPU; nil: none);
+	// cpuLast is its reading at cpuAt, when the run's stopped time was
+	// cpuStopped. speed holds the intervals between readings (cpuSample).
+	cpu        func() time.Duration
+	cpuLast    float64
+	cpuAt      time.Time
+	cpuStopped time.Duration
+	speed      []speedSpan
 }
+
+// speedSpan is an interval between two readings of the process's CPU
+// time during which tasks ran: it ended at end (seconds since the run
+// started), the process used cpu seconds and the running tasks had
+// slots seconds of wall time between them (the interval × their count).
+type speedSpan struct{ end, cpu, slots float64 }
 
 // plannedTask is a task of Plan: its phase and units.
 type plannedTask struct {
@@ -359,6 +373,15 @@ type RunOptions struct {
 	// timelines take each fit's time from it (docs/progress.md, "How
 	// good it is").
 	Trace io.Writer
+	// CPU, if not nil, returns the CPU time the process has used so far
+	// (user and system). The ETA then measures each unit in CPU seconds,
+	// the process's CPU time shared equally among the tasks running at
+	// the time, and turns the work left into wall time at the rate the
+	// running tasks got CPU lately (RunSpeedWindow), so that a change of
+	// the machine's load does not skew what the finished units say of
+	// the rest (docs/progress.md, "How the ETA is computed"). Nil: wall
+	// time.
+	CPU func() time.Duration
 }
 
 // NewRun returns the display of a run of tasks tasks performing fits
@@ -368,7 +391,11 @@ func NewRun(w io.Writer, opt RunOptions, start time.Time, tasks, fits int) *Run 
 		opt.Every = PlainEvery
 	}
 	r := &Run{w: w, live: opt.Live, width: opt.Width, every: opt.Every, start: start, printed: start, tasks: tasks, fits: fits,
-		workers: max(opt.Workers, 1), planned: map[string]plannedTask{}, started: map[string]bool{}, trace: opt.Trace}
+		workers: max(opt.Workers, 1), planned: map[string]plannedTask{}, started: map[string]bool{}, trace: opt.Trace,
+		cpu: opt.CPU, cpuAt: start}
+	if r.cpu != nil {
+		r.cpuLast = r.cpu().Seconds()
+	}
 	if opt.Live {
 		r.bar = progressbar.NewOptions(max(fits, tasks, 1), progressbar.OptionSetWriter(io.Discard), progressbar.OptionSetWidth(20),
 			progressbar.OptionSetElapsedTime(false), progressbar.OptionSetPredictTime(false), progressbar.OptionSetRenderBlankState(true))
@@ -394,6 +421,9 @@ type Task struct {
 	// startStopped and markStopped are the run's stopped time at start
 	// and at mark.
 	startStopped, markStopped time.Duration
+	// work is the CPU time the task has used (its share of the process's,
+	// RunOptions.CPU), and markWork its work at mark.
+	work, markWork float64
 }
 
 // AddStopped records that the process was stopped for d (StartRun): the
@@ -428,9 +458,72 @@ func (t *Task) Stopped() time.Duration {
 
 // sinceMark is the time t's running fit has run at now: since its task
 // started or its previous fit ended, less the time the process was
-// stopped meanwhile.
+// stopped meanwhile; with RunOptions.CPU, the CPU time it used since
+// (the caller has called cpuSample at now). The caller holds r.mu.
 func (t *Task) sinceMark(now time.Time) float64 {
+	if t.run.cpu != nil {
+		return t.work - t.markWork
+	}
 	return (now.Sub(t.mark) - (t.run.stopped - t.markStopped)).Seconds()
+}
+
+// setMark marks now as the start of t's next fit. The caller holds r.mu.
+func (t *Task) setMark(now time.Time) {
+	t.mark, t.markStopped, t.markWork = now, t.run.stopped, t.work
+}
+
+// cpuSample reads the process's CPU time at now (RunOptions.CPU) and
+// shares what it used since the last reading equally among the running
+// tasks: each task's work. The caller holds r.mu and calls it before the
+// running tasks change.
+func (r *Run) cpuSample(now time.Time) {
+	if r.cpu == nil {
+		return
+	}
+	c := r.cpu().Seconds()
+	dt := (now.Sub(r.cpuAt) - (r.stopped - r.cpuStopped)).Seconds()
+	if dt < 0 || c < r.cpuLast {
+		return // a reading out of order: wait for the next
+	}
+	used := c - r.cpuLast
+	if k := len(r.running); k > 0 && dt > 0 {
+		for _, t := range r.running {
+			t.work += used / float64(k)
+		}
+		r.speed = append(r.speed, speedSpan{end: now.Sub(r.start).Seconds(), cpu: used, slots: dt * float64(k)})
+	}
+	r.cpuLast, r.cpuAt, r.cpuStopped = c, now, r.stopped
+	if r.trace != nil {
+		fmt.Fprintf(r.trace, "cpu\t%.3f\t%.3f\n", now.Sub(r.start).Seconds(), c)
+	}
+}
+
+// RunSpeedWindow is how far back the ETA looks for the rate at which the
+// running tasks get CPU time (RunOptions.CPU): the last RunSpeedWindow
+// share of the run so far, and at least MinSpeedWindow.
+const (
+	RunSpeedWindow = 0.2
+	MinSpeedWindow = 30 * time.Second
+)
+
+// taskSpeed is the CPU seconds a running task got per second of wall
+// time over the recent window (RunSpeedWindow) before now: the factor
+// from the ETA's CPU seconds to wall time. 1 without RunOptions.CPU or
+// before any reading.
+func (r *Run) taskSpeed(now time.Time) float64 {
+	if r.cpu == nil || len(r.speed) == 0 {
+		return 1
+	}
+	at := now.Sub(r.start).Seconds()
+	from := at - math.Max(RunSpeedWindow*at, MinSpeedWindow.Seconds())
+	cpu, slots := 0.0, 0.0
+	for i := len(r.speed) - 1; i >= 0 && (r.speed[i].end > from || slots == 0); i-- {
+		cpu, slots = cpu+r.speed[i].cpu, slots+r.speed[i].slots
+	}
+	if cpu <= 0 || slots <= 0 {
+		return 1
+	}
+	return cpu / slots
 }
 
 // Live reports whether the display is a live line on a terminal.
@@ -486,6 +579,7 @@ func unitsAtBeta(units []Unit, beta int) []Unit {
 func (r *Run) StartTask(id string, fits int, now time.Time) *Task {
 	t := &Task{run: r, id: id, fits: fits, start: now, mark: now, last: -1}
 	r.mu.Lock()
+	r.cpuSample(now)
 	t.startStopped, t.markStopped = r.stopped, r.stopped
 	if p, ok := r.planned[id]; ok {
 		t.phase, t.units = p.phase, p.units
@@ -548,10 +642,11 @@ func (t *Task) EndFit(now time.Time) {
 	defer r.mu.Unlock()
 	t.fit = nil
 	if t.done < t.fits {
+		r.cpuSample(now)
 		if t.done < len(t.units) {
 			t.last = r.est.add(t.units[t.done], t.sinceMark(now))
 		}
-		t.mark, t.markStopped = now, r.stopped
+		t.setMark(now)
 		t.done++
 		r.fitsDone++
 		r.traceEvent("fit", t.id, now)
@@ -564,6 +659,7 @@ func (t *Task) EndFit(now time.Time) {
 func (r *Run) EndTask(t *Task, line string, now time.Time) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.cpuSample(now)
 	switch {
 	case t.fits == 0 && len(t.units) > 0:
 		// A native task fits nothing: its mark is still its start.
@@ -626,6 +722,7 @@ func (r *Run) eta(now time.Time) (Estimate, bool) {
 	if r.tasksDone >= r.tasks && len(r.running) == 0 {
 		return Estimate{}, true
 	}
+	r.cpuSample(now)
 	r.est.rebuild()
 	var est [3]float64 // low, middle, high
 	for k := 0; k < 3; k++ {
@@ -687,6 +784,12 @@ func (r *Run) eta(now time.Time) (Estimate, bool) {
 		}
 		est[k] = schedule(r.workers, busy, queue)
 	}
+	// The work left is in CPU seconds with RunOptions.CPU: at the rate
+	// the running tasks got CPU lately, it takes this long.
+	v := r.taskSpeed(now)
+	for k := range est {
+		est[k] /= v
+	}
 	return Estimate{Low: seconds(est[0]), Mid: seconds((est[0] + est[2]) / 2), High: seconds(est[2])}, true
 }
 
@@ -708,6 +811,7 @@ func (r *Run) etaText(now time.Time) string {
 func (r *Run) Update(now time.Time) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.cpuSample(now) // every tick: the recent rate follows the load
 	if r.live {
 		r.draw(now)
 		return

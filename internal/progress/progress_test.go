@@ -2,6 +2,7 @@ package progress
 
 import (
 	"io"
+	"math"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -425,5 +426,51 @@ func TestRunTrace(t *testing.T) {
 		"fit\t1.250\tcv-a-s00-f00\nstopped\t7.000\nfit\t9.500\tcv-a-s00-f00\nend\t9.600\tcv-a-s00-f00\n"
 	if got := trace.String(); got != want {
 		t.Errorf("trace:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// TestRunCPUShares checks how a Run with RunOptions.CPU measures its
+// units: the process's CPU time between readings is shared equally among
+// the tasks running then, a fit's cost is its task's share from its start
+// to its end, a reading below the last is skipped, and the ETA's speed is
+// the CPU per running task and second over the recent window. Task a
+// runs alone for 10 s (5 CPU s), with b for 10 s (4 CPU s, 2 each), then b
+// alone for 10 s (3 CPU s).
+func TestRunCPUShares(t *testing.T) {
+	for _, test := range []struct {
+		name      string
+		readings  map[float64]float64 // CPU seconds read at a time (s)
+		wantA     float64             // a's fit
+		wantB     float64             // b's fit
+		wantSpeed float64             // at 30 s: the last 30 s
+	}{
+		{"in order", map[float64]float64{0: 0, 10: 5, 20: 9, 30: 12}, 7, 5, 12.0 / 40},
+		// The reading at 20 s, below the last, is skipped (no share is
+		// negative): the 7 CPU s from 10 to 30 s go to the task running
+		// at the next reading, b, over 20 task-seconds.
+		{"a reading out of order", map[float64]float64{0: 0, 10: 5, 20: 4, 30: 12}, 5, 7, 12.0 / 30},
+	} {
+		t.Run(test.name, func(t *testing.T) {
+			clock := 0.0
+			at := func(s float64) time.Time { clock = s; return t0.Add(time.Duration(s * float64(time.Second))) }
+			cpu := func() time.Duration { return time.Duration(test.readings[clock] * float64(time.Second)) }
+			r := NewRun(&strings.Builder{}, RunOptions{Every: -1, Workers: 2, CPU: cpu}, at(0), 2, 2)
+			r.Plan("a", 0, []Unit{{Row: "r", Mode: "diag", Size: 0.5, Prior: 1}})
+			r.Plan("b", 0, []Unit{{Row: "r", Mode: "diag", Size: 0.5, Prior: 1}})
+			a := r.StartTask("a", 1, at(0))
+			a.StartFit(1)
+			b := r.StartTask("b", 1, at(10))
+			b.StartFit(1)
+			a.EndFit(at(20))
+			r.EndTask(a, "", at(20))
+			b.EndFit(at(30))
+			got := []float64{r.est.samples[0].sec, r.est.samples[1].sec}
+			if math.Abs(got[0]-test.wantA) > 1e-9 || math.Abs(got[1]-test.wantB) > 1e-9 {
+				t.Errorf("fits cost %v CPU s, want a %g, b %g", got, test.wantA, test.wantB)
+			}
+			if v := r.taskSpeed(at(30)); math.Abs(v-test.wantSpeed) > 1e-9 {
+				t.Errorf("speed %g CPU s per task-second, want %g", v, test.wantSpeed)
+			}
+		})
 	}
 }

@@ -30,6 +30,27 @@ func blockShape(mode string, blocks, items, comps int) Shape {
 	return s
 }
 
+// parseRecordedRow reads the fields of a row line (row NAME MODE DIMS
+// ITEMS COMPARISONS CV_SIZE [SETTINGS]) of a timeline of the given
+// backend; num parses a number (and keeps its error for the caller).
+func parseRecordedRow(fld []string, backend string, num func(string) float64) (recordedRow, error) {
+	r := recordedRow{shape: Shape{Mode: fld[2], Items: int(num(fld[4])), Comparisons: int(num(fld[5])), Backend: backend}, size: num(fld[6])}
+	if len(fld) == 8 {
+		set := strings.Split(fld[7], ",")
+		if len(set) != 4 && len(set) != 5 {
+			return r, fmt.Errorf("settings %q: want solver,rank,kernel_rank,kernel_energy[,beta_offset]", fld[7])
+		}
+		r.shape.Solver, r.shape.Rank, r.shape.KernelRank, r.shape.KernelEnergy = set[0], int(num(set[1])), int(num(set[2])), num(set[3])
+		if len(set) == 5 {
+			r.shape.BetaOffset = num(set[4])
+		}
+	}
+	for _, d := range strings.Split(fld[3], ",") {
+		r.shape.Dims = append(r.shape.Dims, int(num(d)))
+	}
+	return r, nil
+}
+
 // loadTimeline reads a recorded timeline (testdata/timeline-*.tsv, written
 // by experiments' TestRecordTimelines from a finished run directory; its
 // header describes the format) into tasks in plan order, with the units
@@ -42,10 +63,14 @@ func blockShape(mode string, blocks, items, comps int) Shape {
 // fit's setup and scoring). Within a cv task the estimator then sees each
 // β's share of the task rather than its measured time; between tasks,
 // rows and runs the times are the measured ones.
-func loadTimeline(path string) (tasks []simTask, events []event, workers int, err error) {
+//
+// A timeline traced by a newer mkpoe also holds the process's CPU time as
+// the ETA read it (cpu lines): cpu returns them (seconds since the first
+// task started, CPU seconds), nil for the others.
+func loadTimeline(path string) (tasks []simTask, events []event, workers int, cpu [][2]float64, err error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, nil, 0, err
+		return nil, nil, 0, nil, err
 	}
 	defer f.Close()
 	rows := map[string]recordedRow{}
@@ -78,20 +103,22 @@ func loadTimeline(path string) (tasks []simTask, events []event, workers int, er
 			workers = int(num(fld[1]))
 		case fld[0] == "backend" && len(fld) == 2:
 			backend = fld[1]
-		case fld[0] == "row" && len(fld) == 7:
+		case fld[0] == "cpu" && len(fld) == 3:
+			cpu = append(cpu, [2]float64{num(fld[1]), num(fld[2])})
+		case fld[0] == "row" && (len(fld) == 7 || len(fld) == 8):
 			if backend == "" {
-				return nil, nil, 0, bad(fmt.Errorf("a row before the backend line"))
+				return nil, nil, 0, nil, bad(fmt.Errorf("a row before the backend line"))
 			}
-			r := recordedRow{shape: Shape{Mode: fld[2], Items: int(num(fld[4])), Comparisons: int(num(fld[5])), Backend: backend}, size: num(fld[6])}
-			for _, d := range strings.Split(fld[3], ",") {
-				r.shape.Dims = append(r.shape.Dims, int(num(d)))
+			r, e := parseRecordedRow(fld, backend, num)
+			if e != nil {
+				return nil, nil, 0, nil, bad(e)
 			}
 			rows[fld[1]] = r
 		case fld[0] == "task" && (len(fld) == 9 || len(fld) == 10):
 			kind, id, phase, name := fld[1], fld[2], int(num(fld[3])), fld[4]
 			row, ok := rows[name]
 			if !ok {
-				return nil, nil, 0, bad(fmt.Errorf("row %s not declared", name))
+				return nil, nil, 0, nil, bad(fmt.Errorf("row %s not declared", name))
 			}
 			t := simTask{id: id, phase: phase, beta: int(num(fld[7]))}
 			var sp span
@@ -100,18 +127,18 @@ func loadTimeline(path string) (tasks []simTask, events []event, workers int, er
 			case "native":
 				t.units = []Unit{{Row: name, Mode: "native", Size: 1, Prior: PriorSeconds(row.shape, 0)}}
 			case "refit":
-				t.units = []Unit{{Row: name, Mode: row.shape.Mode, Beta: -1, Size: 1, Prior: RefitFactor(row.shape) * PriorSeconds(row.shape, -1)}}
+				t.units = []Unit{{Row: name, Mode: row.shape.Mode, Beta: -1, Size: 1, Prior: RefitFactor(row.shape) * PriorSeconds(row.shape, -1), Refit: true}}
 			case "cv":
 				for b := range strings.Split(fld[8], ",") {
 					t.units = append(t.units, Unit{Row: name, Mode: row.shape.Mode, Beta: b, Size: row.size, Prior: PriorSeconds(row.shape, b)})
 				}
 			default:
-				return nil, nil, 0, bad(fmt.Errorf("unknown kind %s", kind))
+				return nil, nil, 0, nil, bad(fmt.Errorf("unknown kind %s", kind))
 			}
 			if kind != "native" {
 				its := strings.Split(fld[8], ",")
 				if len(its) != len(t.units) {
-					return nil, nil, 0, bad(fmt.Errorf("%d iterations for %d fits", len(its), len(t.units)))
+					return nil, nil, 0, nil, bad(fmt.Errorf("%d iterations for %d fits", len(its), len(t.units)))
 				}
 				for _, s := range its {
 					sp.iters = append(sp.iters, num(s))
@@ -121,24 +148,24 @@ func loadTimeline(path string) (tasks []simTask, events []event, workers int, er
 						sp.ends = append(sp.ends, num(s))
 					}
 					if len(sp.ends) != len(t.units) {
-						return nil, nil, 0, bad(fmt.Errorf("%d fit ends for %d fits", len(sp.ends), len(t.units)))
+						return nil, nil, 0, nil, bad(fmt.Errorf("%d fit ends for %d fits", len(sp.ends), len(t.units)))
 					}
 				}
 			}
 			tasks = append(tasks, t)
 			spans = append(spans, sp)
 		default:
-			return nil, nil, 0, bad(fmt.Errorf("not a workers, backend, row or task line"))
+			return nil, nil, 0, nil, bad(fmt.Errorf("not a workers, backend, row, task or cpu line"))
 		}
 		if err != nil {
-			return nil, nil, 0, err
+			return nil, nil, 0, nil, err
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, nil, 0, err
+		return nil, nil, 0, nil, err
 	}
 	if len(tasks) == 0 || workers < 1 {
-		return nil, nil, 0, fmt.Errorf("%s: no tasks or no workers line", path)
+		return nil, nil, 0, nil, fmt.Errorf("%s: no tasks or no workers line", path)
 	}
 	seq := 0
 	emit := func(at float64, kind, task int) {
@@ -171,7 +198,132 @@ func loadTimeline(path string) (tasks []simTask, events []event, workers int, er
 		}
 		return events[i].seq < events[j].seq
 	})
-	return tasks, events, workers, nil
+	return tasks, events, workers, cpu, nil
+}
+
+// recordedCases are the timelines TestETAOnRecordedTimelines replays:
+// wide lists the checks (checkPcts) whose range may be wider than 2×,
+// miss those not asserted at all; the comments say why.
+var recordedCases = []struct {
+	file       string
+	wide, miss []int
+}{
+	// Recorded alone on the idle machine, in the runner's order.
+
+	// The k1 full refit (1.7 s of 3.3 s) ends the run: one fit whose
+	// range, from its folds' fits on 2/3 of its items, cannot be
+	// narrow. At 75% its low end reaches 0 (0–2 s with 0.8 s left).
+	{"timeline-quickstart-idle.tsv", []int{75}, nil},
+	{"timeline-aset400_splits-idle.tsv", nil, nil},
+	{"timeline-aloi10_sensitivity_bandwidth-idle.tsv", nil, nil},
+	{"timeline-aset400_single_kernels-idle.tsv", nil, nil},
+	{"timeline-aset400_graph_processing-idle.tsv", nil, nil},
+	{"timeline-aset400_kernel_groups-idle.tsv", nil, nil},
+	// Recorded alone on the idle machine, in plan order (the Table 5
+	// timing run).
+	{"timeline-aset400_graph_processing.tsv", nil, nil},
+
+	// The pure-Go build, recorded alone on the idle machine, in the
+	// runner's order (BackendFactor).
+
+	// The k1 full refit, 11.5 s of 15 s, as in the OpenBLAS build; at
+	// 98% (0.3 s left) the range is 0–3 s.
+	{"timeline-quickstart-gonum-idle.tsv", []int{25, 50, 75}, []int{98}},
+	{"timeline-aset400_splits-gonum-idle.tsv", nil, nil},
+	// The full refits took 1.3–2.1 times their folds' fits at their β
+	// (the task time split by iterations; RefitFactor × size^-7 says
+	// 3.6): at 98% 40 s–2m25s with 29 s left.
+	{"timeline-aset400_single_kernels-gonum-idle.tsv", nil, []int{98}},
+
+	// The pure-Go build, traced, alone on the machine (2026-11-29;
+	// the load average read 2.0–2.7 throughout, but top showed the
+	// cores idle and the process used 1.1 and 1.1 cores on average).
+
+	// As below: the k1 full refit, 7.0 s of 11.3 s, 24 times its
+	// folds' fits at its β (0.29 s). Near the end the range is 0 s to
+	// the refit's high estimate (1.56 times its middle) less its time
+	// so far: 0–10 s with 2.8 s left at 75%, 0–8 s with 1 s left at 90%.
+	{"timeline-quickstart-gonum-idle-traced.tsv", []int{25}, []int{50, 75, 90, 95, 98}},
+	// The k1 full refit, 37.2 s of 38.8 s: 411 iterations against its
+	// folds' 41 at its β (1.1 s each).
+	{"timeline-aset400_short-gonum-idle-traced.tsv", []int{25, 50}, []int{75, 90, 95, 98}},
+
+	// The pure-Go build, traced with the process's CPU time
+	// (RunOptions.CPU), beside the other sessions' jobs (2026-11-29,
+	// load average 12–13; the process got 0.38 and 0.36 cores).
+
+	// The k1 full refit, 17.5 s of 27.5 s (7.4 CPU seconds): from 50%
+	// its range, from its folds' fits, is 0 s to its high estimate
+	// less its time so far.
+	{"timeline-quickstart-gonum-loaded-cpu.tsv", []int{25}, []int{50, 75, 98}},
+	// The k1 full refit, 108 s of 113 s (38.8 CPU seconds). Its folds'
+	// fits ran two at a time at 0.21 cores each, the refit alone at
+	// 0.47–0.52 cores (5–28 s), then 0.32: in CPU time it cost 50
+	// times its folds' fit at its β (30 times in wall time), and the
+	// rate fell under it. At 25% the middle is 43% low.
+	{"timeline-aset400_short-gonum-loaded-cpu.tsv", nil, []int{25, 50, 75, 95, 98}},
+	// 1 worker, load average 9–11 (nice -n 10): 262 s, 130 s CPU.
+	// The process's CPU rate fell from 0.5 to 0.1 cores between 40
+	// and 80 s and came back to 0.4–0.8: at 25% (66 s), in the dip,
+	// the ETA takes the dip's rate for the rest (+171%; in wall
+	// time +21%, 2.2× wide); at 75% the rate of the last 39 s (0.6)
+	// is above the run's (−35%; wall time +0%). At 90% the last
+	// splits' refits: the k4 diag refits took 5–7 s, 8 times their
+	// cv fits at their β where RefitFactor and size^-1.5 say 2.8,
+	// and two finished refits move the estimate n/(n+2) of the way
+	// (refitCorrection): −68%.
+	{"timeline-aloi10_sensitivity_taxonomy-gonum-loaded-cpu.tsv", nil, []int{25, 75, 90}},
+	// 1 worker, load average 6.3–9.3 (nice -n 10): 685 s, 355 s CPU.
+	// The process got 0.4–0.7 cores but 0.07–0.13 from 300 to 400 s: at
+	// 50% (342 s), in the dip, the ETA takes its rate for the rest
+	// (+92%; wall time +0%, and +35% at 75%, where CPU time is +12%).
+	{"timeline-aset400_splits-gonum-loaded-cpu.tsv", nil, []int{50}},
+
+	// The pure-Go build, traced (MKPOE_ETA_TRACE: each fit's measured
+	// time), in the runner's order, on the machine beside the other
+	// sessions' jobs (load average 1–3 for these two).
+
+	// As the quickstart above: the k1 full refit, 7.2 s of 9.8 s.
+	{"timeline-quickstart-gonum-traced.tsv", []int{25, 50, 75}, nil},
+	// The k1 full refit, 46 s of 48 s, took 411 iterations (an
+	// interior-point stage) against its folds' 41 at its β: 33 times
+	// their fit. From 75% on the range is 0 s to the refit's high
+	// estimate less its time so far.
+	{"timeline-aset400_short-gonum-traced.tsv", []int{25, 50}, []int{75, 90, 95, 98}},
+	// Beside the other sessions' jobs, load average 3 rising to 25 (4.4
+	// times as long as alone).
+	{"timeline-aset400_splits-gonum-traced.tsv", nil, nil},
+	// Beside them, load average 25 falling to 8 (696 s): every row's
+	// seconds per solver iteration halved from splits 0–1 to splits
+	// 3–4 (k4 rows 109–131 ms to 42–62 ms, k1 rows 15–37 ms to 7–16
+	// ms), so the run's past overestimates its rest (+54%, +79%,
+	// +65% at 25, 50, 75%).
+	{"timeline-aloi10_sensitivity_bandwidth-gonum-traced.tsv", nil, []int{25, 50, 75}},
+
+	// Recorded in plan order (row by row, before the runner's
+	// round-robin order), beside other jobs: the same configs took
+	// 1.5–6 times as long as alone on the machine.
+
+	// The refits were slowed more than the folds' fits (4.0–5.3 times
+	// their idle time, against 2.0–4.8): the k1 full refit, half of
+	// the run, took 8.4 s (idle 1.7 s).
+	{"timeline-quickstart.tsv", []int{25, 50, 75}, nil},
+	// The machine's load changed under the run: the first row's
+	// seconds per solver iteration rose from 0.014 (splits 0–3) to
+	// 0.045 (split 7), the second row ran at 0.026–0.052, the third
+	// at 0.012–0.020. The third also needs fewer iterations (156 per
+	// task against 192 and 239, a property of its kernel). In plan
+	// order, at 50% and 75% the third row, 2.5 s per task, is
+	// estimated from the first two, 4.6 and 7.5 s (+85%, +115%).
+	{"timeline-aset400_splits.tsv", nil, []int{50, 75}},
+	{"timeline-aloi10_taxonomy_experiment.tsv", nil, nil},
+	// The load rose under the last row: its seconds per iteration went
+	// from 0.015–0.025 (splits 0–2) to 0.043 and 0.062 (splits 3, 4,
+	// the last third of the run) at the same iterations (−52% at 75%).
+	{"timeline-aloi10_sensitivity_bandwidth.tsv", nil, []int{75}},
+	{"timeline-aloi10_sensitivity_taxonomy.tsv", nil, nil},
+	{"timeline-aset400_single_kernels.tsv", nil, nil},
+	{"timeline-aset400_kernel_groups.tsv", nil, nil},
 }
 
 // TestETAOnRecordedTimelines replays real recorded runs (testdata/
@@ -191,95 +343,24 @@ func loadTimeline(path string) (tasks []simTask, events []event, workers int, er
 // iterations) are in their files; the reasons quote them.
 func TestETAOnRecordedTimelines(t *testing.T) {
 	var table []string
-	for _, test := range []struct {
-		file string
-		// wide lists the checks (checkPcts) whose range may be wider than
-		// 2×, miss those not asserted at all; the comments say why.
-		wide, miss []int
-	}{
-		// Recorded alone on the idle machine, in the runner's order.
-
-		// The k1 full refit (1.7 s of 3.3 s) ends the run: one fit whose
-		// range, from its folds' fits on 2/3 of its items, cannot be
-		// narrow. At 75% its low end reaches 0 (0–2 s with 0.8 s left).
-		{"timeline-quickstart-idle.tsv", []int{75}, nil},
-		{"timeline-aset400_splits-idle.tsv", nil, nil},
-		{"timeline-aloi10_sensitivity_bandwidth-idle.tsv", nil, nil},
-		{"timeline-aset400_single_kernels-idle.tsv", nil, nil},
-		{"timeline-aset400_graph_processing-idle.tsv", nil, nil},
-		{"timeline-aset400_kernel_groups-idle.tsv", nil, nil},
-		// Recorded alone on the idle machine, in plan order (the Table 5
-		// timing run).
-		{"timeline-aset400_graph_processing.tsv", nil, nil},
-
-		// The pure-Go build, recorded alone on the idle machine, in the
-		// runner's order (BackendFactor).
-
-		// The k1 full refit, 11.5 s of 15 s, as in the OpenBLAS build; at
-		// 98% (0.3 s left) the range is 0–3 s.
-		{"timeline-quickstart-gonum-idle.tsv", []int{25, 50, 75}, []int{98}},
-		{"timeline-aset400_splits-gonum-idle.tsv", nil, nil},
-		// The full refits took 1.3–2.1 times their folds' fits at their β
-		// (the task time split by iterations; RefitFactor × size^-7 says
-		// 3.6): at 98% 40 s–2m25s with 29 s left.
-		{"timeline-aset400_single_kernels-gonum-idle.tsv", nil, []int{98}},
-
-		// The pure-Go build, traced (MKPOE_ETA_TRACE: each fit's measured
-		// time), in the runner's order, on the machine beside the other
-		// sessions' jobs (load average 1–3 for these two).
-
-		// As the quickstart above: the k1 full refit, 7.2 s of 9.8 s.
-		{"timeline-quickstart-gonum-traced.tsv", []int{25, 50, 75}, nil},
-		// The k1 full refit, 46 s of 48 s, took 411 iterations (an
-		// interior-point stage) against its folds' 41 at its β: 33 times
-		// their fit. From 75% on the range is 0 s to the refit's high
-		// estimate less its time so far.
-		{"timeline-aset400_short-gonum-traced.tsv", []int{25, 50}, []int{75, 90, 95, 98}},
-		// Beside the other sessions' jobs, load average 3 rising to 25 (4.4
-		// times as long as alone).
-		{"timeline-aset400_splits-gonum-traced.tsv", nil, nil},
-		// Beside them, load average 25 falling to 8 (696 s): every row's
-		// seconds per solver iteration halved from splits 0–1 to splits
-		// 3–4 (k4 rows 109–131 ms to 42–62 ms, k1 rows 15–37 ms to 7–16
-		// ms), so the run's past overestimates its rest (+54%, +79%,
-		// +65% at 25, 50, 75%).
-		{"timeline-aloi10_sensitivity_bandwidth-gonum-traced.tsv", nil, []int{25, 50, 75}},
-
-		// Recorded in plan order (row by row, before the runner's
-		// round-robin order), beside other jobs: the same configs took
-		// 1.5–6 times as long as alone on the machine.
-
-		// The refits were slowed more than the folds' fits (4.0–5.3 times
-		// their idle time, against 2.0–4.8): the k1 full refit, half of
-		// the run, took 8.4 s (idle 1.7 s).
-		{"timeline-quickstart.tsv", []int{25, 50, 75}, nil},
-		// The machine's load changed under the run: the first row's
-		// seconds per solver iteration rose from 0.014 (splits 0–3) to
-		// 0.045 (split 7), the second row ran at 0.026–0.052, the third
-		// at 0.012–0.020. The third also needs fewer iterations (156 per
-		// task against 192 and 239, a property of its kernel). In plan
-		// order, at 50% and 75% the third row, 2.5 s per task, is
-		// estimated from the first two, 4.6 and 7.5 s (+85%, +115%).
-		{"timeline-aset400_splits.tsv", nil, []int{50, 75}},
-		{"timeline-aloi10_taxonomy_experiment.tsv", nil, nil},
-		// The load rose under the last row: its seconds per iteration went
-		// from 0.015–0.025 (splits 0–2) to 0.043 and 0.062 (splits 3, 4,
-		// the last third of the run) at the same iterations (−52% at 75%).
-		{"timeline-aloi10_sensitivity_bandwidth.tsv", nil, []int{75}},
-		{"timeline-aloi10_sensitivity_taxonomy.tsv", nil, nil},
-		{"timeline-aset400_single_kernels.tsv", nil, nil},
-		{"timeline-aset400_kernel_groups.tsv", nil, nil},
-	} {
+	for _, test := range recordedCases {
 		t.Run(test.file, func(t *testing.T) {
-			tasks, events, workers, err := loadTimeline(filepath.Join("testdata", test.file))
+			tasks, events, workers, cpu, err := loadTimeline(filepath.Join("testdata", test.file))
 			if err != nil {
 				t.Fatal(err)
 			}
-			checks := replayETA(tasks, events, workers)
+			checks := replayETA(tasks, events, workers, cpu)
 			if len(checks) != len(checkPcts) {
 				t.Fatalf("%d checks, want %d", len(checks), len(checkPcts))
 			}
-			row := fmt.Sprintf("| %s | %.0f s |", strings.TrimSuffix(strings.TrimPrefix(test.file, "timeline-"), ".tsv"), events[len(events)-1].at)
+			name := strings.TrimSuffix(strings.TrimPrefix(test.file, "timeline-"), ".tsv")
+			if cpu != nil {
+				// The same run in wall time, as the ETA measured it
+				// without RunOptions.CPU: logged for comparison.
+				wall := replayETA(tasks, events, workers, nil)
+				table = append(table, tableRow(name+" (wall time)", events, wall))
+				name += " (CPU time)"
+			}
 			for _, c := range checks {
 				why := goodETA(c)
 				excused := slices.Contains(test.miss, c.pct) || (why == tooWide && slices.Contains(test.wide, c.pct))
@@ -287,20 +368,32 @@ func TestETAOnRecordedTimelines(t *testing.T) {
 					t.Errorf("%d%% of the run's time (%.1fs): ETA %s (middle %.1fs, %+.0f%%, known %v); truly %.1fs left: %s",
 						c.pct, c.at, c.eta, c.eta.Mid.Seconds(), 100*c.err(), c.ok, c.truth, why)
 				}
-				mark := ""
-				if goodETA(c) != "" {
-					mark = " ✗"
-				}
-				if c.truth < c.eta.Low.Seconds()-0.5 || c.truth > c.eta.High.Seconds()+0.5 {
-					mark += " out"
-				}
-				row += fmt.Sprintf(" %.0f: %.0f–%.0f%s |", c.truth, c.eta.Low.Seconds(), c.eta.High.Seconds(), mark)
 			}
+			row := tableRow(name, events, checks)
 			table = append(table, row)
 			t.Logf("%d tasks, %d fits, %.1fs on %d workers:\n  %s", len(tasks), countFits(tasks), events[len(events)-1].at, workers, checksText(checks))
 		})
 	}
 	t.Logf("true seconds left: the ETA's range at 25, 50, 75, 90, 95 and 98%% of the run's time (✗: not as goodETA asks; out: the truth outside the range by more than 0.5 s)\n%s", strings.Join(table, "\n"))
+}
+
+// tableRow is a Markdown row of the replay of a recorded run: its name
+// and time, then at each check the true seconds left and the ETA's range,
+// ✗ where goodETA finds fault, "out" where the truth is outside the
+// range by more than half a second.
+func tableRow(name string, events []event, checks []etaCheck) string {
+	row := fmt.Sprintf("| %s | %.0f s |", name, events[len(events)-1].at)
+	for _, c := range checks {
+		mark := ""
+		if goodETA(c) != "" {
+			mark = " ✗"
+		}
+		if c.truth < c.eta.Low.Seconds()-0.5 || c.truth > c.eta.High.Seconds()+0.5 {
+			mark += " out"
+		}
+		row += fmt.Sprintf(" %.0f: %.0f–%.0f%s |", c.truth, c.eta.Low.Seconds(), c.eta.High.Seconds(), mark)
+	}
+	return row
 }
 
 // tooWide is goodETA's reason for a range wider than 2×.
@@ -332,7 +425,7 @@ func goodETA(c etaCheck) string {
 // nothing.
 func TestRefitPriorMovesToItsBeta(t *testing.T) {
 	shape := blockShape("diag", 1, 96, 4000)
-	planned := Unit{Row: "k1diag-a", Mode: "diag", Beta: -1, Size: 1, Prior: RefitFactor(shape) * PriorSeconds(shape, -1)}
+	planned := Unit{Row: "k1diag-a", Mode: "diag", Beta: -1, Size: 1, Prior: RefitFactor(shape) * PriorSeconds(shape, -1), Refit: true}
 	for _, test := range []struct {
 		beta      int
 		wantBeta  int
@@ -360,11 +453,23 @@ func TestRefitPriorMovesToItsBeta(t *testing.T) {
 // (docs/progress.md, "The prior").
 func TestPriorOnIdleRecordedRuns(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("testdata", "timeline-*-idle.tsv"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no idle timelines (%v)", err)
+	traced, err2 := filepath.Glob(filepath.Join("testdata", "timeline-*-idle-traced.tsv"))
+	if err != nil || err2 != nil || len(files) == 0 || len(traced) == 0 {
+		t.Fatalf("no idle timelines (%v, %v)", err, err2)
 	}
-	for _, f := range files {
+	for _, f := range append(files, traced...) {
 		truthByMode, priorByMode := recordedSeconds(t, f)
+		// These timelines carry no BetaOffset (recorded before it): their
+		// configs' grids start at 0.01 (offset 0) but for the quickstart's,
+		// [1 … 1000], and aset400_short's, [10, 100] (experiments'
+		// TestBetaOffset checks the configs).
+		for config, offset := range idleGridOffset {
+			if strings.HasPrefix(filepath.Base(f), "timeline-"+config+"-") {
+				for _, mode := range []string{"diag", "full"} {
+					priorByMode[mode] *= math.Pow(BetaStep, offset)
+				}
+			}
+		}
 		truth, prior := total(truthByMode), total(priorByMode)
 		ratio := prior / truth
 		if ratio < 0.5 || ratio > 2 {
@@ -373,6 +478,10 @@ func TestPriorOnIdleRecordedRuns(t *testing.T) {
 		t.Logf("%s: prior %.0fs, truly %.0fs of task time (%.2f×)", filepath.Base(f), prior, truth, ratio)
 	}
 }
+
+// idleGridOffset is the BetaOffset of the configs of the idle timelines
+// whose grids do not start at 0.01.
+var idleGridOffset = map[string]float64{"quickstart": 2, "aset400_short": 3}
 
 // TestBackendFactor checks BackendFactor against the configs recorded
 // alone on the machine in both builds (timeline-X-idle.tsv in the
@@ -422,7 +531,7 @@ func TestBackendFactor(t *testing.T) {
 // chose), each summed per mode ("diag", "full", "native").
 func recordedSeconds(t *testing.T, path string) (truth, prior map[string]float64) {
 	t.Helper()
-	tasks, events, _, err := loadTimeline(path)
+	tasks, events, _, _, err := loadTimeline(path)
 	if err != nil {
 		t.Fatal(err)
 	}
