@@ -67,7 +67,7 @@ func TestPlanShapes(t *testing.T) {
 		Rows: []RowConfig{
 			{Method: "k4", Group: "all", Mode: "full"},
 			{Method: "k1", Group: "ab", Mode: "diag"},
-			{Method: "k1", Group: "all", Mode: "full", TrainSteps: &[]string{}, Rank: 3},
+			{Method: "k1", Group: "all", Mode: "full", TrainSteps: &[]string{}, Rank: Ranks{3}},
 			{Method: "native", Group: "all"},
 		},
 	}
