@@ -64,7 +64,7 @@ func RecheckClaims(ctx context.Context, c *Config, s *results.Summary, logf func
 				if len(sr.Beta) != c.Protocol.Splits {
 					return nil, fmt.Errorf("recheck: row %q records β for %d of %d splits", row.Label, len(sr.Beta), c.Protocol.Splits)
 				}
-				m, err := fitRow(ctx, c, row, f, kidx, sr.Beta[sp], nil, nil)
+				m, err := fitRow(ctx, c, row, f, kidx, sr.Beta[sp], nil, nil, nil)
 				if err != nil {
 					return nil, fmt.Errorf("recheck: row %q split %d β=%g: %w", row.Label, sp, sr.Beta[sp], err)
 				}

@@ -66,6 +66,11 @@ import (
 //	{{cut "cfg" "row" "baseline" "time"|"iterations"}} how much less the
 //	                       row cost than the baseline row (provenance), in
 //	                       percent, with both values
+//	{{cpucost "cfg" "cheaper" "dearer" ...}} the CPU time of pairs of rows
+//	                       from results/<cfg>/cost.json (mkpoe cost): per
+//	                       repeat, ratios, cut, and per solver stage
+//	{{cpucut "cfg" "cheaper" "dearer"}} the median cut of CPU time, with
+//	                       the ratios' range (cost.json)
 //	{{dirty "cfg" ...}}    the configs whose provenance names a tree with
 //	                       uncommitted changes, with the commit
 //	{{trains "cfg" "row" ...}} each row's training comparisons on split 0
@@ -88,6 +93,7 @@ func ResultsDoc(tmpl string, fsys fs.FS) ([]byte, error) {
 		"mean": d.mean, "paper": d.paper, "spread": d.spread, "delta": d.delta, "fits": d.fits, "verdicts": d.verdicts, "was": d.was,
 		"move": d.move, "maxmove": d.maxmove, "sdrange": d.sdrange, "widths": d.widths, "sharerange": d.sharerange,
 		"half": d.half, "anchors": d.anchors, "split0": d.split0, "splitdiff": d.splitdiff, "cut": d.cut, "tierate": d.tierate, "gap": d.gap, "trains": d.trains, "dirty": d.dirty,
+		"cpucost": d.cpucost, "cpucut": d.cpucut,
 	}).Parse(tmpl)
 	if err != nil {
 		return nil, fmt.Errorf("results template: %w", err)

@@ -2,6 +2,7 @@ package report
 
 import (
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -144,6 +145,51 @@ func TestResultsDoc(t *testing.T) {
 	} {
 		if _, err := ResultsDoc(tc.tmpl, fsys); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want one containing %q", tc.tmpl, err, tc.want)
+		}
+	}
+}
+
+// TestResultsDocCost reads the hand-made cost.json of pkg/results
+// (testdata/cost.json; its numbers are worked out in
+// pkg/results.readCost) as the committed cost.json of "toy".
+func TestResultsDocCost(t *testing.T) {
+	fsys := docFixture(t)
+	b, err := os.ReadFile("../results/testdata/cost.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fsys["toy/cost.json"] = &fstest.MapFile{Data: []byte(strings.Replace(string(b), `"0123456789abcdef"`, `"abc123"`, 1))}
+	fsys["toy.gonum/cost.json"] = &fstest.MapFile{Data: b} // another config hash
+	for _, tc := range []struct {
+		tmpl string
+		want []string
+	}{
+		{`{{cpucost "toy" "Processed full" "Full full"}}`, []string{
+			"| Processed full | Full full | 22 s, 22 s, 21 s against 40 s, 44 s, 42 s | 0.55, 0.50, 0.50 | 50% | yes |",
+			"Process CPU time of the cv tasks of split 0, inner folds 0–1 (every β of the grid), run one at a time and interleaved over 3 repeats (`mkpoe cost`, gonum, GOMAXPROCS 2).",
+			"| Processed full | accelerated | 180 | 13 s | 72.2 ms |",
+			"| Processed full | interior-point | 40 | 7.0 s | 175.0 ms |"}},
+		{`{{cpucut "toy" "Processed full" "Full full"}}`, []string{"50% (ratios 0.50–0.55 over 3 repeats)"}},
+	} {
+		got, err := ResultsDoc(tc.tmpl, fsys)
+		if err != nil {
+			t.Errorf("%s: %v", tc.tmpl, err)
+			continue
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(string(got), w) {
+				t.Errorf("%s: missing\n%s\nin\n%s", tc.tmpl, w, got)
+			}
+		}
+	}
+	for _, tc := range []struct{ tmpl, want string }{
+		{`{{cpucut "toy.holds" "Processed full" "Full full"}}`, `config "toy.holds": open toy.holds/cost.json`},
+		{`{{cpucut "toy.gonum" "Processed full" "Full full"}}`, `cost.json is of config hash 0123456789abcdef, summary.json of abc123`},
+		{`{{cpucost "toy" "Processed full"}}`, `rows must come in pairs`},
+		{`{{cpucut "toy" "Length-2 full" "Full full"}}`, `row "Length-2 full" has 0 of 2 folds`},
+	} {
+		if _, err := ResultsDoc(tc.tmpl, fsys); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want %q", tc.tmpl, err, tc.want)
 		}
 	}
 }

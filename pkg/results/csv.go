@@ -117,7 +117,7 @@ func csvInt(x []int, i int) string {
 // FitsCSVHeader is the header of [WriteFitsCSV].
 var FitsCSVHeader = []string{"row", "label", "method", "mode", "split", "fold", "task_id", "kind",
 	"beta_index", "beta", "beta_multiple", "min_beta", "chosen", "val_accuracy", "test_accuracy",
-	"objective", "gap", "iterations", "converged", "zero_model", "task_seconds"}
+	"objective", "gap", "iterations", "converged", "zero_model", "task_seconds", "task_cpu_seconds", "task_process_cpu_seconds"}
 
 // fitTasks returns the tasks that fit models (ok cv tasks and refits) in
 // fits.csv's order: by row, split, kind (cv before refit), fold and ID.
@@ -231,7 +231,8 @@ func WriteFitsCSV(w io.Writer, s *Summary, tasks []TaskResult) error {
 			}
 			line := []string{strconv.Itoa(t.Row), label, method, mode, strconv.Itoa(t.Split), fold, t.ID, t.Kind,
 				betaIndex, csvFloat(beta), csvFloat(mult), csvFloat(minBeta), chosen, csvFloat(val), csvFloat(test),
-				csvFloat(at(t.Objectives, b)), csvFloat(at(t.Gaps, b)), iters, conv, zero, csvFloat(t.Seconds)}
+				csvFloat(at(t.Objectives, b)), csvFloat(at(t.Gaps, b)), iters, conv, zero, csvFloat(t.Seconds),
+				csvFloatPtr(t.CPUSeconds), csvFloatPtr(t.ProcessCPUSeconds)}
 			if err := cw.Write(line); err != nil {
 				return err
 			}
