@@ -45,27 +45,31 @@ func (d *resultsDoc) cpucost(cfg string, pairs ...string) (string, error) {
 		return "", fmt.Errorf("cpucost %q: rows must come in pairs (cheaper, dearer), got %d", cfg, len(pairs))
 	}
 	var b, st strings.Builder
-	b.WriteString("| Cheaper row | Dearer row | CPU time per repeat | Ratio per repeat | Cut (median) | Cheaper in every repeat |\n|---|---|---|---|---|---|\n")
+	b.WriteString("| Cheaper row | Dearer row | Iterations per repeat | CPU time per repeat | Ratio per repeat | Cut (median) | Cheaper in every repeat |\n|---|---|---|---|---|---|---|\n")
 	st.WriteString("| Row | Stage | Iterations per repeat | CPU time per repeat | Per iteration |\n|---|---|---|---|---|\n")
 	for i := 0; i < len(pairs); i += 2 {
 		cut, err := results.CompareCost(c, pairs[i], pairs[i+1])
 		if err != nil {
 			return "", fmt.Errorf("cpucost %q: %w", cfg, err)
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s against %s | %s | %.0f%% | %s |\n", mdEscape(cut.Cheaper), mdEscape(cut.Dearer),
-			secondsList(cut.CPU[0]), secondsList(cut.CPU[1]), ratioList(cut.Ratios), 100*cut.Cut, map[bool]string{true: "yes", false: "no"}[cut.Holds])
+		fmt.Fprintf(&b, "| %s | %s | %s against %s | %s against %s | %s | %.0f%% | %s |\n", mdEscape(cut.Cheaper), mdEscape(cut.Dearer),
+			thousands(cut.Iterations[0]), thousands(cut.Iterations[1]), secondsList(cut.CPU[0]), secondsList(cut.CPU[1]), ratioList(cut.Ratios), 100*cut.Cut, map[bool]string{true: "yes", false: "no"}[cut.Holds])
 		for k, label := range []string{cut.Cheaper, cut.Dearer} {
 			for _, s := range cut.Stages[k] {
 				per := "—"
 				if s.Iterations > 0 {
 					per = fmt.Sprintf("%.1f ms", 1000*s.PerIteration())
 				}
-				fmt.Fprintf(&st, "| %s | %s | %d | %s | %s |\n", mdEscape(label), s.Stage, s.Iterations, duration(s.CPUSeconds), per)
+				fmt.Fprintf(&st, "| %s | %s | %d | %s | %s |\n", mdEscape(label), s.Stage, s.Iterations, cpuSeconds(s.CPUSeconds), per)
 			}
 		}
 	}
-	fmt.Fprintf(&b, "\nProcess CPU time of the cv tasks of split %d, inner folds 0–%d (every β of the grid), run one at a time and interleaved over %d repeats (`mkpoe cost`, %s). By solver stage (mean over repeats; setup is a fit's time outside its iterations):\n\n",
-		c.Split, c.Folds-1, c.Repeats, costBuild(c))
+	folds := fmt.Sprintf("inner folds 0–%d", c.Folds-1)
+	if c.Folds == 1 {
+		folds = "inner fold 0"
+	}
+	fmt.Fprintf(&b, "\nProcess CPU time of the cv tasks of split %d, %s (every β of the grid), run one at a time and interleaved over %d repeats (`mkpoe cost`, %s). By solver stage (mean over repeats; setup is a fit's time outside its iterations):\n\n",
+		c.Split, folds, c.Repeats, costBuild(c))
 	return b.String() + strings.TrimSuffix(st.String(), "\n"), nil
 }
 
@@ -102,10 +106,13 @@ func costBuild(c *results.CostReport) string {
 	return s
 }
 
+// cpuSeconds is a CPU time to 3 significant digits.
+func cpuSeconds(sec float64) string { return fmt.Sprintf("%.3g s", sec) }
+
 func secondsList(x []float64) string {
 	s := make([]string, len(x))
 	for i, v := range x {
-		s[i] = duration(v)
+		s[i] = cpuSeconds(v)
 	}
 	return strings.Join(s, ", ")
 }

@@ -165,10 +165,10 @@ func TestResultsDocCost(t *testing.T) {
 		want []string
 	}{
 		{`{{cpucost "toy" "Processed full" "Full full"}}`, []string{
-			"| Processed full | Full full | 22 s, 22 s, 21 s against 40 s, 44 s, 42 s | 0.55, 0.50, 0.50 | 50% | yes |",
+			"| Processed full | Full full | 220 against 450 | 22 s, 22 s, 21 s against 40 s, 44 s, 42 s | 0.55, 0.50, 0.50 | 50% | yes |",
 			"Process CPU time of the cv tasks of split 0, inner folds 0–1 (every β of the grid), run one at a time and interleaved over 3 repeats (`mkpoe cost`, gonum, GOMAXPROCS 2).",
 			"| Processed full | accelerated | 180 | 13 s | 72.2 ms |",
-			"| Processed full | interior-point | 40 | 7.0 s | 175.0 ms |"}},
+			"| Processed full | interior-point | 40 | 7 s | 175.0 ms |"}},
 		{`{{cpucut "toy" "Processed full" "Full full"}}`, []string{"50% (ratios 0.50–0.55 over 3 repeats)"}},
 	} {
 		got, err := ResultsDoc(tc.tmpl, fsys)
