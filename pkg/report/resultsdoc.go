@@ -33,7 +33,8 @@ import (
 //	{{runs "cfg" ...}}     one line per config and a total: tasks, fits, wall
 //	                       time, task time, not certified, largest gap
 //	{{cost "cfg" "row" ...}} what learning the rows cost: training comparisons
-//	                       per split, task time, solver iterations
+//	                       per split, task time, process CPU time (one
+//	                       worker; else —), solver iterations
 //	{{builds "cfg" "cfg2"}} two runs of one config (e.g. the OpenBLAS and the
 //	                       pure-Go build): what differs, split by split, and
 //	                       every claim whose verdicts differ
@@ -358,7 +359,7 @@ func (d *resultsDoc) cost(cfg string, labels ...string) (string, error) {
 	}
 	r := d.runs[cfg]
 	var b strings.Builder
-	b.WriteString("| Row | Training comparisons per split | Task time | Solver iterations |\n|---|---|---|---|\n")
+	b.WriteString("| Row | Training comparisons per split | Task time | Process CPU time | Solver iterations |\n|---|---|---|---|---|\n")
 	for _, label := range labels {
 		row := r.row(label)
 		var rc *results.RowCost
@@ -378,7 +379,11 @@ func (d *resultsDoc) cost(cfg string, labels ...string) (string, error) {
 		if hi != lo {
 			count = fmt.Sprintf("%d–%d", lo, hi)
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %d |\n", mdEscape(row.Label), count, duration(rc.Seconds), rc.Iterations)
+		cpu := "—" // not recorded: several workers, or a run before CPU time was
+		if rc.ProcessCPUSeconds != nil {
+			cpu = duration(*rc.ProcessCPUSeconds)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d |\n", mdEscape(row.Label), count, duration(rc.Seconds), cpu, rc.Iterations)
 	}
 	return strings.TrimSuffix(b.String(), "\n"), nil
 }

@@ -96,7 +96,7 @@ func TestResultsDoc(t *testing.T) {
 		{`{{provenance "toy"}}`, []string{"Config hash abc123; commit 0123456, OpenBLAS build (Haswell kernels, OPENBLAS_CORETYPE=Haswell, OpenBLAS 0.3.21), go1.26.8; AMD EPYC, 2 cores, 2 workers. Finished 2026-11-28 04:10 UTC after 10.5 min wall, 20.0 min of task time; 12 tasks, 40 fits, 0 not certified, largest certified gap 8.40e-04."}},
 		{`{{provenance "toy.gonum"}}`, []string{"pure-Go build (gonum), go1.26.8; AMD EPYC, 2 cores, 1 worker. Finished"}},
 		{`{{runs "toy" "toy"}}`, []string{"| `toy` | 12 | 40 | 10.5 min | 20.0 min | 0 | 8.40e-04 | 0123456 | openblas (Haswell) |", "| all 2 | 24 | 80 | 21.0 min | 40.0 min | 0 | 8.40e-04 | | |", "From the first run's start to the last run's end: 10.5 min (2026-11-28 04:00 UTC to 2026-11-28 04:10 UTC)."}},
-		{`{{cost "toy" "all K4 full"}}`, []string{"| all K4 full | 5 | 19.2 min | 5321 |"}},
+		{`{{cost "toy" "all K4 full"}}`, []string{"| all K4 full | 5 | 19.2 min | — | 5321 |"}},
 		{`{{holm "toy"}}{{holm "toy.gonum"}}{{builds "toy" "toy.gonum"}}`, []string{"| all K4 full | 1 | 10 | 100 | 0.8000 | 0.7500 |",
 			"the largest difference of a split's accuracy is 0.0500. Every claim has the same verdicts"}},
 		{`{{holm "toy.holds"}}{{holm "toy.crossed"}}{{builds "toy.holds" "toy.crossed"}}`, []string{
