@@ -64,8 +64,9 @@ import (
 //	                       (4 decimals); an error unless it equals the
 //	                       one-split cfg1's
 //	{{splitdiff "cfg" "better" "worse" s}} better − worse on split s
-//	{{cut "cfg" "row" "baseline" "time"|"iterations"}} how much less the
-//	                       row cost than the baseline row (provenance), in
+//	{{cut "cfg" "row" "baseline" "time"|"cpu"|"iterations"}} how much less
+//	                       the row cost than the baseline row (provenance:
+//	                       task time, process CPU time, iterations), in
 //	                       percent, with both values
 //	{{cpucost "cfg" "cheaper" "dearer" ...}} the CPU time of pairs of rows
 //	                       from results/<cfg>/cost.json (mkpoe cost): per
@@ -945,8 +946,14 @@ func (d *resultsDoc) cut(cfg, label, baseline, measure string) (string, error) {
 		return fmt.Sprintf("%.0f%% (%s against %s)", 100*(1-r.Seconds/b.Seconds), duration(r.Seconds), duration(b.Seconds)), nil
 	case "iterations":
 		return fmt.Sprintf("%.0f%% (%s against %s)", 100*(1-float64(r.Iterations)/float64(b.Iterations)), thousands(r.Iterations), thousands(b.Iterations)), nil
+	case "cpu":
+		if r.ProcessCPUSeconds == nil || b.ProcessCPUSeconds == nil {
+			return "", fmt.Errorf("cut %q: %q or %q has no process CPU time (a run with one worker records it)", cfg, label, baseline)
+		}
+		rc, bc := *r.ProcessCPUSeconds, *b.ProcessCPUSeconds
+		return fmt.Sprintf("%.0f%% (%s against %s)", 100*(1-rc/bc), duration(rc), duration(bc)), nil
 	}
-	return "", fmt.Errorf("cut %q: measure %q, want \"time\" or \"iterations\"", cfg, measure)
+	return "", fmt.Errorf("cut %q: measure %q, want \"time\", \"cpu\" or \"iterations\"", cfg, measure)
 }
 
 func (d *resultsDoc) tierate(cfg, label string) (string, error) {

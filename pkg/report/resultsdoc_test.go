@@ -38,7 +38,7 @@ func docFixture(t *testing.T) fstest.MapFS {
 		BuildTags: "openblas", LinalgBackend: "openblas", OpenBLASCore: "Haswell", OpenBLASCoretype: "Haswell",
 		OpenBLASConfig: "OpenBLAS 0.3.21 DYNAMIC_ARCH NO_AFFINITY Haswell MAX_THREADS=64", CPUModel: "AMD EPYC", Cores: 2, OS: "linux/amd64", Workers: 2,
 		Started: "2026-11-28T04:00:00Z", Finished: "2026-11-28T04:10:30Z", WallSeconds: 630, Tasks: 12, TaskSeconds: 1200, Fits: 40, MaxGap: 8.4e-4,
-		Rows: []results.RowCost{{Label: "all K4 full", Seconds: 1150, Iterations: 5321}}})
+		Rows: []results.RowCost{{Label: "all K4 full", Seconds: 1150, Iterations: 5321, ProcessCPUSeconds: ptr(1000)}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func TestResultsDoc(t *testing.T) {
 		{`{{provenance "toy"}}`, []string{"Config hash abc123; commit 0123456, OpenBLAS build (Haswell kernels, OPENBLAS_CORETYPE=Haswell, OpenBLAS 0.3.21), go1.26.8; AMD EPYC, 2 cores, 2 workers. Finished 2026-11-28 04:10 UTC after 10.5 min wall, 20.0 min of task time; 12 tasks, 40 fits, 0 not certified, largest certified gap 8.40e-04."}},
 		{`{{provenance "toy.gonum"}}`, []string{"pure-Go build (gonum), go1.26.8; AMD EPYC, 2 cores, 1 worker. Finished"}},
 		{`{{runs "toy" "toy"}}`, []string{"| `toy` | 12 | 40 | 10.5 min | 20.0 min | 0 | 8.40e-04 | 0123456 | openblas (Haswell) |", "| all 2 | 24 | 80 | 21.0 min | 40.0 min | 0 | 8.40e-04 | | |", "From the first run's start to the last run's end: 10.5 min (2026-11-28 04:00 UTC to 2026-11-28 04:10 UTC)."}},
-		{`{{cost "toy" "all K4 full"}}`, []string{"| all K4 full | 5 | 19.2 min | — | 5321 |"}},
+		{`{{cost "toy" "all K4 full"}}`, []string{"| all K4 full | 5 | 19.2 min | 16.7 min | 5321 |"}},
 		{`{{holm "toy"}}{{holm "toy.gonum"}}{{builds "toy" "toy.gonum"}}`, []string{"| all K4 full | 1 | 10 | 100 | 0.8000 | 0.7500 |",
 			"the largest difference of a split's accuracy is 0.0500. Every claim has the same verdicts"}},
 		{`{{holm "toy.holds"}}{{holm "toy.crossed"}}{{builds "toy.holds" "toy.crossed"}}`, []string{
@@ -108,7 +108,7 @@ func TestResultsDoc(t *testing.T) {
 			[]string{"0.750 0.752 0.800 to 0.900 +0.100 80 fits over 2 configs, 0 not certified"}},
 		{`{{move "toy" "toy.gonum" "all K4 full"}} {{maxmove "toy" "toy.gonum"}} {{sdrange "toy"}} {{widths "toy"}} {{sharerange "toy" "all K4 full" "C"}} {{sharerange "toy" "all K4 full" ""}}`,
 			[]string{"-0.025 0.025 0.071 1.3 25.0% 25.0–75.0%"}},
-		{`{{cut "toy" "all K4 full" "all K4 full" "time"}} {{cut "toy" "all K4 full" "all K4 full" "iterations"}}`, []string{"0% (19.2 min against 19.2 min) 0% (5,321 against 5,321)"}},
+		{`{{cut "toy" "all K4 full" "all K4 full" "time"}} {{cut "toy" "all K4 full" "all K4 full" "iterations"}} {{cut "toy" "all K4 full" "all K4 full" "cpu"}}`, []string{"0% (19.2 min against 19.2 min) 0% (5,321 against 5,321) 0% (16.7 min against 16.7 min)"}},
 		{`{{tierate "toy" "ST native"}} {{gap "toy" "ST native"}} {{trains "toy" "ST native" "all K4 full"}}`, []string{"5.0% -0.002 ST native 5, all K4 full 5"}},
 		{`{{dirty "toy" "toy.gonum"}}|{{dirty "toy" "toy.dirty"}}`, []string{"none|`toy.dirty` (fedcba9)"}},
 		{`{{half "toy" "ST native"}} {{splitdiff "toy" "all K4 full" "ST native" 1}}`, []string{"0.775 +0.000"}},
