@@ -213,6 +213,18 @@ func TestRunCSVs(t *testing.T) {
 				if cell(t, get("task_seconds")) != task.Seconds {
 					t.Errorf("%s: task_seconds %s, task file %v", task.ID, get("task_seconds"), task.Seconds)
 				}
+				for _, ch := range []struct {
+					name string
+					want *float64
+				}{{"task_cpu_seconds", task.CPUSeconds}, {"task_process_cpu_seconds", task.ProcessCPUSeconds}} {
+					if ch.want == nil {
+						if get(ch.name) != "" {
+							t.Errorf("%s: %s %q for a time not recorded, want empty", task.ID, ch.name, get(ch.name))
+						}
+					} else if cell(t, get(ch.name)) != *ch.want {
+						t.Errorf("%s: %s %s, task file %v", task.ID, ch.name, get(ch.name), *ch.want)
+					}
+				}
 			}
 			for id, k := range seen {
 				want := nb

@@ -179,17 +179,26 @@ func readProvenanceFile(b []byte, name string) (string, error) {
 	return fmt.Sprintf("experiment %s, config hash %s, backend %s, %s", p.Config, p.ConfigHash, p.LinalgBackend, p.Finished), nil
 }
 
-// readTimingsFile reads a timings.json (task → seconds) and sums it.
+// readTimingsFile reads a timings.json (task → seconds, or task → times
+// with CPU time; results.DecodeTimings) and sums it.
 func readTimingsFile(b []byte, name string) (string, error) {
-	var tm map[string]float64
-	if err := json.Unmarshal(b, &tm); err != nil {
-		return "", fmt.Errorf("parsing %s: %w", name, err)
+	tm, err := results.DecodeTimings(b, name)
+	if err != nil {
+		return "", err
 	}
-	sum := 0.0
-	for _, s := range tm {
-		sum += s
+	sum, cpu, withCPU := 0.0, 0.0, 0
+	for _, t := range tm {
+		sum += t.Seconds
+		if t.CPUSeconds != nil {
+			cpu += *t.CPUSeconds
+			withCPU++
+		}
 	}
-	return fmt.Sprintf("%d tasks, %.1f s in all", len(tm), sum), nil
+	out := fmt.Sprintf("%d tasks, %.1f s in all", len(tm), sum)
+	if withCPU > 0 {
+		out += fmt.Sprintf("; thread CPU time of %d of them %.1f s", withCPU, cpu)
+	}
+	return out, nil
 }
 
 // wholeLeaves reports whether every scalar under the list n is a whole
@@ -208,12 +217,24 @@ func wholeLeaves(n *yaml.Node) bool {
 }
 
 // timingsShape reports whether the mapping n maps task ids (native-…,
-// cv-…, refit-…) to numbers, as timings.json does.
+// cv-…, refit-…) to numbers or to mappings with "seconds", as
+// timings.json does (older files: numbers).
 func timingsShape(n *yaml.Node) bool {
+	number := func(v *yaml.Node) bool {
+		return v.Kind == yaml.ScalarNode && (v.Tag == "!!int" || v.Tag == "!!float")
+	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i].Value, n.Content[i+1]
 		id := strings.HasPrefix(k, KindNative+"-") || strings.HasPrefix(k, KindCV+"-") || strings.HasPrefix(k, KindRefit+"-")
-		if !id || v.Kind != yaml.ScalarNode || (v.Tag != "!!int" && v.Tag != "!!float") {
+		if !id {
+			return false
+		}
+		if v.Kind == yaml.MappingNode {
+			keys, _ := topLevel(v)
+			if keys["seconds"] == nil || !number(keys["seconds"]) {
+				return false
+			}
+		} else if !number(v) {
 			return false
 		}
 	}

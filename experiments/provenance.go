@@ -24,7 +24,7 @@ import (
 // When no task ran in the last invocation (a rerun that only merged and
 // reported), a previous provenance of the same config is kept as it is: it
 // describes the invocation that computed the numbers.
-func writeProvenance(c *Config, s *results.Summary, plan []results.Task, tasks []results.TaskResult, timings map[string]float64) error {
+func writeProvenance(c *Config, s *results.Summary, plan []results.Task, tasks []results.TaskResult, timings map[string]results.TaskTime) error {
 	path := filepath.Join(c.Output, results.ProvenanceFile)
 	env := map[string]string{}
 	if b, err := os.ReadFile(filepath.Join(c.Output, "env.json")); err == nil {
@@ -87,27 +87,11 @@ func writeProvenance(c *Config, s *results.Summary, plan []results.Task, tasks [
 	} else {
 		p.Resumed = true // the computing invocation is unknown: no wall time
 	}
-	for _, sec := range timings {
-		p.TaskSeconds += sec
+	for _, tt := range timings {
+		p.TaskSeconds += tt.Seconds
 	}
 	p.TaskSeconds = math.Round(p.TaskSeconds*10) / 10
-	costs := make([]results.RowCost, len(c.Rows))
-	for i, t := range plan {
-		if t.Kind == KindNative {
-			continue
-		}
-		rc := &costs[t.Row]
-		rc.Seconds += timings[t.ID]
-		for _, it := range tasks[i].Iterations {
-			rc.Iterations += it
-		}
-	}
-	for i, r := range c.Rows {
-		if r.Method != "native" {
-			costs[i].Label, costs[i].Seconds = r.Label, math.Round(costs[i].Seconds*1000)/1000
-			p.Rows = append(p.Rows, costs[i])
-		}
-	}
+	p.Rows = rowCosts(c, plan, tasks)
 	for _, r := range s.Rows {
 		if r.Fits != nil {
 			p.Fits += *r.Fits
@@ -120,6 +104,41 @@ func writeProvenance(c *Config, s *results.Summary, plan []results.Task, tasks [
 		}
 	}
 	return writeJSON(path, p)
+}
+
+// rowCosts is what each learned row of c cost (results.RowCost): its cv
+// and refit tasks' times, iterations and CPU times, tasks[i] being the
+// result of plan[i].
+func rowCosts(c *Config, plan []results.Task, tasks []results.TaskResult) []results.RowCost {
+	costs := make([]results.RowCost, len(c.Rows))
+	seen := make([]bool, len(c.Rows))
+	for i, t := range plan {
+		if t.Kind == KindNative {
+			continue
+		}
+		costs[t.Row].AddTask(&tasks[i], !seen[t.Row])
+		seen[t.Row] = true
+	}
+	var out []results.RowCost
+	round := func(x *float64) {
+		if x != nil {
+			*x = math.Round(*x*1000) / 1000
+		}
+	}
+	for i, r := range c.Rows {
+		if r.Method == "native" {
+			continue
+		}
+		rc := costs[i]
+		rc.Label, rc.Seconds = r.Label, math.Round(rc.Seconds*1000)/1000
+		round(rc.CPUSeconds)
+		round(rc.ProcessCPUSeconds)
+		for j := range rc.Stages {
+			round(&rc.Stages[j].CPUSeconds)
+		}
+		out = append(out, rc)
+	}
+	return out
 }
 
 // cpuModel is the CPU's model name from /proc/cpuinfo ("" where there is

@@ -73,16 +73,16 @@ func TestProvenance(t *testing.T) {
 	}
 	// The task time is timings.json's sum to 0.1 s: the tiny config's
 	// tasks take about that long in all, so the rounded value may be 0.
-	var timings map[string]float64
-	if err := json.Unmarshal(readFile(t, filepath.Join(out, "timings.json")), &timings); err != nil {
+	timings, err := results.DecodeTimings(readFile(t, filepath.Join(out, "timings.json")), "timings.json")
+	if err != nil {
 		t.Fatal(err)
 	}
 	sum := 0.0
-	for _, sec := range timings {
-		if sec <= 0 {
-			t.Errorf("timings.json: a task of %g s", sec)
+	for _, tt := range timings {
+		if tt.Seconds <= 0 {
+			t.Errorf("timings.json: a task of %g s", tt.Seconds)
 		}
-		sum += sec
+		sum += tt.Seconds
 	}
 	if len(timings) != len(Plan(c)) || p.TaskSeconds != math.Round(sum*10)/10 {
 		t.Errorf("task time %g s from %d timings summing to %g s, want %d tasks", p.TaskSeconds, len(timings), sum, len(Plan(c)))

@@ -297,7 +297,7 @@ func runTasks(ctx context.Context, r taskRun, todo []results.Task, phase int) er
 					// (linalg.Parallel) stay within the cores.
 					release = linalg.Occupy()
 				}
-				r, stopped := runTask(ctx, c, ds, st, t, tp)
+				r, stopped := runTask(ctx, c, ds, st, t, tp, opts.Workers == 1)
 				release()
 				if stopped {
 					// Cancelled mid-task: nothing to keep, a rerun redoes it.
@@ -495,6 +495,13 @@ func writeRunFiles(c *Config, workers int) error {
 	if err := writeFileAtomic(filepath.Join(c.Output, "config.resolved.yaml"), func(w io.Writer) error { _, err := w.Write(b); return err }); err != nil {
 		return err
 	}
+	return writeJSON(filepath.Join(c.Output, "env.json"), runEnv(c, workers))
+}
+
+// runEnv is the record of env.json: the Go, module and VCS versions, the
+// build and linear-algebra backend, the machine, and the workers (0:
+// unknown), with the time it is called as "started".
+func runEnv(c *Config, workers int) map[string]string {
 	env := map[string]string{"go": runtime.Version(), "goos": runtime.GOOS, "goarch": runtime.GOARCH, "config_hash": c.Hash(),
 		"started": time.Now().UTC().Format(time.RFC3339), "linalg_backend": linalg.Backend()}
 	if core := linalg.BLASCore(); core != "" {
@@ -529,7 +536,7 @@ func writeRunFiles(c *Config, workers int) error {
 			}
 		}
 	}
-	return writeJSON(filepath.Join(c.Output, "env.json"), env)
+	return env
 }
 
 func writeItems(c *Config, ds *dataset) error {

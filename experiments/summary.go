@@ -180,11 +180,11 @@ func addLearnedSplit(c *Config, row RowConfig, rs *results.Row, sp int, res resu
 }
 
 // finishedTasks loads the result of every task of the plan from st, with
-// its seconds, or reports which are missing or failed.
-func finishedTasks(st *store, plan []results.Task) (map[string]results.TaskResult, map[string]float64, error) {
+// its times, or reports which are missing or failed.
+func finishedTasks(st *store, plan []results.Task) (map[string]results.TaskResult, map[string]results.TaskTime, error) {
 	byID := map[string]results.TaskResult{}
 	var missing []string
-	timings := map[string]float64{}
+	timings := map[string]results.TaskTime{}
 	for _, t := range plan {
 		r, ok := st.load(t.ID)
 		if !ok || r.Status != "ok" {
@@ -192,7 +192,7 @@ func finishedTasks(st *store, plan []results.Task) (map[string]results.TaskResul
 			continue
 		}
 		byID[t.ID] = r
-		timings[t.ID] = r.Seconds
+		timings[t.ID] = results.TimeOf(&r)
 	}
 	if len(missing) > 0 {
 		return nil, nil, fmt.Errorf("%d of %d tasks are missing or failed: %s", len(missing), len(plan), strings.Join(missing, ", "))
@@ -202,11 +202,11 @@ func finishedTasks(st *store, plan []results.Task) (map[string]results.TaskResul
 
 // writeSummaryFiles writes the merged run's files into c.Output:
 // summary.json, timings.json, table.md, the CSVs and provenance.json.
-func writeSummaryFiles(c *Config, s *results.Summary, plan []results.Task, byID map[string]results.TaskResult, timings map[string]float64) error {
+func writeSummaryFiles(c *Config, s *results.Summary, plan []results.Task, byID map[string]results.TaskResult, timings map[string]results.TaskTime) error {
 	if err := writeJSON(filepath.Join(c.Output, "summary.json"), s); err != nil {
 		return err
 	}
-	if err := writeJSON(filepath.Join(c.Output, "timings.json"), timings); err != nil {
+	if err := writeJSON(filepath.Join(c.Output, results.TimingsFile), timings); err != nil {
 		return err
 	}
 	if err := os.WriteFile(filepath.Join(c.Output, "table.md"), []byte(SummaryMarkdown(s)), 0o644); err != nil {

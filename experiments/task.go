@@ -26,9 +26,11 @@ import (
 // follows the task's fits (progress display; it never changes results).
 // interrupted is true when ctx was cancelled before the task finished: its
 // result is then incomplete and must not be saved (a rerun runs the task
-// again).
-func runTask(ctx context.Context, c *Config, ds *dataset, st *store, t results.Task, tp *progress.Task) (res results.TaskResult, interrupted bool) {
+// again). alone says no other task runs beside it (one worker): its
+// process CPU time is then recorded too (taskClock).
+func runTask(ctx context.Context, c *Config, ds *dataset, st *store, t results.Task, tp *progress.Task, alone bool) (res results.TaskResult, interrupted bool) {
 	start := time.Now()
+	clock := startClock(alone)
 	res = results.TaskResult{Task: t, ConfigHash: c.Hash(), Status: "ok"}
 	defer func() {
 		if p := recover(); p != nil {
@@ -37,8 +39,9 @@ func runTask(ctx context.Context, c *Config, ds *dataset, st *store, t results.T
 		// The task's time, less any time the process was stopped
 		// (Ctrl-Z, a suspended job) as the display noticed it.
 		res.Seconds = (time.Since(start) - tp.Stopped()).Seconds()
+		clock.stop(&res)
 	}()
-	if err := execTask(ctx, c, ds, st, t, tp, &res); err != nil {
+	if err := execTask(ctx, c, ds, st, t, tp, clock, &res); err != nil {
 		if ctx.Err() != nil {
 			// Cancelled: whatever failed did so because the fit was stopped.
 			res.Status, res.Error = "failed", "interrupted: "+err.Error()
@@ -59,7 +62,7 @@ func taskFoldID(t results.Task) cv.FoldID {
 	return id
 }
 
-func execTask(ctx context.Context, c *Config, ds *dataset, st *store, t results.Task, tp *progress.Task, res *results.TaskResult) error {
+func execTask(ctx context.Context, c *Config, ds *dataset, st *store, t results.Task, tp *progress.Task, clock *taskClock, res *results.TaskResult) error {
 	row := taskRow(c, t)
 	kidx := c.rowKernels(row)
 	f, err := taskFold(c, ds, row, kidx, taskFoldID(t))
@@ -80,7 +83,7 @@ func execTask(ctx context.Context, c *Config, ds *dataset, st *store, t results.
 		res.TestAnchors = testAnchors(f)
 		return nil
 	case KindCV:
-		tr := &rowTrial{c: c, row: row, f: f, kidx: kidx, tp: tp}
+		tr := &rowTrial{c: c, row: row, f: f, kidx: kidx, tp: tp, clock: clock}
 		grid, mb, err := cv.FoldGrid(tr, c.BetaGrid.Values, c.BetaGrid.Relative)
 		if err != nil {
 			return relativeGridError(err)
@@ -114,7 +117,7 @@ func execTask(ctx context.Context, c *Config, ds *dataset, st *store, t results.
 			res.MinBeta, res.BetaMultiple = mb, beta
 			beta *= mb
 		}
-		m, err := fitRow(ctx, c, row, f, kidx, beta, nil, tp)
+		m, err := fitRow(ctx, c, row, f, kidx, beta, nil, tp, clock)
 		if err != nil {
 			return fmt.Errorf("β=%g: %w", beta, err)
 		}
@@ -200,8 +203,9 @@ func testMissing(c *Config, ds *dataset, f *fold, kidx []int) int {
 
 // fitRow fits the model of a k1 or k4 row on a fold's training kernels; it
 // stops within about one solver iteration when ctx is cancelled. tp, if not
-// nil, follows the fit's progress.
-func fitRow(ctx context.Context, c *Config, row RowConfig, f *fold, kidx []int, beta float64, init *mkpoe.Model, tp *progress.Task) (*mkpoe.Model, error) {
+// nil, follows the fit's progress; clock, if not nil, charges the fit's
+// CPU time to its solver stages.
+func fitRow(ctx context.Context, c *Config, row RowConfig, f *fold, kidx []int, beta float64, init *mkpoe.Model, tp *progress.Task, clock *taskClock) (*mkpoe.Model, error) {
 	s, err := rowSettings(c, row)
 	if err != nil {
 		return nil, err
@@ -212,7 +216,14 @@ func fitRow(ctx context.Context, c *Config, row RowConfig, f *fold, kidx []int, 
 		s.Recorder = FitRecorder(tp.StartFit(beta))
 		defer func() { tp.EndFit(time.Now()) }()
 	}
-	return mkpoe.FitContext(ctx, f.gramsOf(kidx), f.trainCs, s)
+	s.Recorder = clock.recorder(s.Recorder)
+	m, err := mkpoe.FitContext(ctx, f.gramsOf(kidx), f.trainCs, s)
+	iters := 0
+	if m != nil {
+		iters = m.Stats.Iterations
+	}
+	clock.endFit(iters)
+	return m, err
 }
 
 // testAnchors is, per test comparison (i,j,k,l) of f in order, the data
@@ -273,10 +284,12 @@ type rowTrial struct {
 	f    *fold
 	kidx []int
 	tp   *progress.Task // nil: no progress display
+	// clock, if not nil, charges the fits' CPU time to solver stages.
+	clock *taskClock
 }
 
 func (t *rowTrial) Fit(ctx context.Context, beta float64, warm *mkpoe.Model) (*mkpoe.Model, error) {
-	return fitRow(ctx, t.c, t.row, t.f, t.kidx, beta, warm, t.tp)
+	return fitRow(ctx, t.c, t.row, t.f, t.kidx, beta, warm, t.tp, t.clock)
 }
 
 // MinBeta implements cv.MinBetaTrial.

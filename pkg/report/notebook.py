@@ -613,8 +613,11 @@ ax.set_title(f"{rows.label[MAP_ROW]}, split {MAP_SPLIT}: {how}", fontsize=10)
 show(fig)
 
 # %% timings
-# Seconds per task (timings.json), summed by task kind (the ID's prefix).
-times = pd.DataFrame({"task": sorted(timings), "seconds": [float(timings[k]) for k in sorted(timings)]})
+# Seconds per task (timings.json), summed by task kind (the ID's prefix). A task's
+# entry is its seconds, or (newer runs) an object with "seconds" and CPU times.
+def wall(v):
+    return float(v["seconds"] if isinstance(v, dict) else v)
+times = pd.DataFrame({"task": sorted(timings), "seconds": [wall(timings[k]) for k in sorted(timings)]})
 times["kind"] = [t.split("-")[0] for t in times["task"]]
 total, by_kind = 0.0, {}
 for t in times.itertuples():  # plain sums in ID order, as the Go report, so that the last digit agrees

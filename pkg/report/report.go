@@ -641,12 +641,12 @@ type taskTime struct {
 	Seconds float64
 }
 
-func summariseTimings(t map[string]float64, top int) timingSummary {
+func summariseTimings(t map[string]results.TaskTime, top int) timingSummary {
 	var s timingSummary
 	kinds := map[string]*kindTime{}
 	var all []taskTime
 	for _, id := range sortedKeys(t) {
-		v := t[id]
+		v := t[id].Seconds
 		s.Total += v
 		k, _, _ := strings.Cut(id, "-")
 		if kinds[k] == nil {

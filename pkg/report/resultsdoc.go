@@ -33,7 +33,8 @@ import (
 //	{{runs "cfg" ...}}     one line per config and a total: tasks, fits, wall
 //	                       time, task time, not certified, largest gap
 //	{{cost "cfg" "row" ...}} what learning the rows cost: training comparisons
-//	                       per split, task time, solver iterations
+//	                       per split, task time, process CPU time (one
+//	                       worker; else —), solver iterations
 //	{{builds "cfg" "cfg2"}} two runs of one config (e.g. the OpenBLAS and the
 //	                       pure-Go build): what differs, split by split, and
 //	                       every claim whose verdicts differ
@@ -63,9 +64,15 @@ import (
 //	                       (4 decimals); an error unless it equals the
 //	                       one-split cfg1's
 //	{{splitdiff "cfg" "better" "worse" s}} better − worse on split s
-//	{{cut "cfg" "row" "baseline" "time"|"iterations"}} how much less the
-//	                       row cost than the baseline row (provenance), in
+//	{{cut "cfg" "row" "baseline" "time"|"cpu"|"iterations"}} how much less
+//	                       the row cost than the baseline row (provenance:
+//	                       task time, process CPU time, iterations), in
 //	                       percent, with both values
+//	{{cpucost "cfg" "cheaper" "dearer" ...}} the CPU time of pairs of rows
+//	                       from results/<cfg>/cost.json (mkpoe cost): per
+//	                       repeat, ratios, cut, and per solver stage
+//	{{cpucut "cfg" "cheaper" "dearer"}} the median cut of CPU time, with
+//	                       the ratios' range (cost.json)
 //	{{dirty "cfg" ...}}    the configs whose provenance names a tree with
 //	                       uncommitted changes, with the commit
 //	{{trains "cfg" "row" ...}} each row's training comparisons on split 0
@@ -88,6 +95,7 @@ func ResultsDoc(tmpl string, fsys fs.FS) ([]byte, error) {
 		"mean": d.mean, "paper": d.paper, "spread": d.spread, "delta": d.delta, "fits": d.fits, "verdicts": d.verdicts, "was": d.was,
 		"move": d.move, "maxmove": d.maxmove, "sdrange": d.sdrange, "widths": d.widths, "sharerange": d.sharerange,
 		"half": d.half, "anchors": d.anchors, "split0": d.split0, "splitdiff": d.splitdiff, "cut": d.cut, "tierate": d.tierate, "gap": d.gap, "trains": d.trains, "dirty": d.dirty,
+		"cpucost": d.cpucost, "cpucut": d.cpucut,
 	}).Parse(tmpl)
 	if err != nil {
 		return nil, fmt.Errorf("results template: %w", err)
@@ -352,7 +360,7 @@ func (d *resultsDoc) cost(cfg string, labels ...string) (string, error) {
 	}
 	r := d.runs[cfg]
 	var b strings.Builder
-	b.WriteString("| Row | Training comparisons per split | Task time | Solver iterations |\n|---|---|---|---|\n")
+	b.WriteString("| Row | Training comparisons per split | Task time | Process CPU time | Solver iterations |\n|---|---|---|---|---|\n")
 	for _, label := range labels {
 		row := r.row(label)
 		var rc *results.RowCost
@@ -372,7 +380,11 @@ func (d *resultsDoc) cost(cfg string, labels ...string) (string, error) {
 		if hi != lo {
 			count = fmt.Sprintf("%d–%d", lo, hi)
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %d |\n", mdEscape(row.Label), count, duration(rc.Seconds), rc.Iterations)
+		cpu := "—" // not recorded: several workers, or a run before CPU time was
+		if rc.ProcessCPUSeconds != nil {
+			cpu = duration(*rc.ProcessCPUSeconds)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d |\n", mdEscape(row.Label), count, duration(rc.Seconds), cpu, rc.Iterations)
 	}
 	return strings.TrimSuffix(b.String(), "\n"), nil
 }
@@ -934,8 +946,14 @@ func (d *resultsDoc) cut(cfg, label, baseline, measure string) (string, error) {
 		return fmt.Sprintf("%.0f%% (%s against %s)", 100*(1-r.Seconds/b.Seconds), duration(r.Seconds), duration(b.Seconds)), nil
 	case "iterations":
 		return fmt.Sprintf("%.0f%% (%s against %s)", 100*(1-float64(r.Iterations)/float64(b.Iterations)), thousands(r.Iterations), thousands(b.Iterations)), nil
+	case "cpu":
+		if r.ProcessCPUSeconds == nil || b.ProcessCPUSeconds == nil {
+			return "", fmt.Errorf("cut %q: %q or %q has no process CPU time (a run with one worker records it)", cfg, label, baseline)
+		}
+		rc, bc := *r.ProcessCPUSeconds, *b.ProcessCPUSeconds
+		return fmt.Sprintf("%.0f%% (%s against %s)", 100*(1-rc/bc), duration(rc), duration(bc)), nil
 	}
-	return "", fmt.Errorf("cut %q: measure %q, want \"time\" or \"iterations\"", cfg, measure)
+	return "", fmt.Errorf("cut %q: measure %q, want \"time\", \"cpu\" or \"iterations\"", cfg, measure)
 }
 
 func (d *resultsDoc) tierate(cfg, label string) (string, error) {

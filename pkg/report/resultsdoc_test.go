@@ -2,6 +2,7 @@ package report
 
 import (
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -37,7 +38,7 @@ func docFixture(t *testing.T) fstest.MapFS {
 		BuildTags: "openblas", LinalgBackend: "openblas", OpenBLASCore: "Haswell", OpenBLASCoretype: "Haswell",
 		OpenBLASConfig: "OpenBLAS 0.3.21 DYNAMIC_ARCH NO_AFFINITY Haswell MAX_THREADS=64", CPUModel: "AMD EPYC", Cores: 2, OS: "linux/amd64", Workers: 2,
 		Started: "2026-11-28T04:00:00Z", Finished: "2026-11-28T04:10:30Z", WallSeconds: 630, Tasks: 12, TaskSeconds: 1200, Fits: 40, MaxGap: 8.4e-4,
-		Rows: []results.RowCost{{Label: "all K4 full", Seconds: 1150, Iterations: 5321}}})
+		Rows: []results.RowCost{{Label: "all K4 full", Seconds: 1150, Iterations: 5321, ProcessCPUSeconds: ptr(1000)}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +96,7 @@ func TestResultsDoc(t *testing.T) {
 		{`{{provenance "toy"}}`, []string{"Config hash abc123; commit 0123456, OpenBLAS build (Haswell kernels, OPENBLAS_CORETYPE=Haswell, OpenBLAS 0.3.21), go1.26.8; AMD EPYC, 2 cores, 2 workers. Finished 2026-11-28 04:10 UTC after 10.5 min wall, 20.0 min of task time; 12 tasks, 40 fits, 0 not certified, largest certified gap 8.40e-04."}},
 		{`{{provenance "toy.gonum"}}`, []string{"pure-Go build (gonum), go1.26.8; AMD EPYC, 2 cores, 1 worker. Finished"}},
 		{`{{runs "toy" "toy"}}`, []string{"| `toy` | 12 | 40 | 10.5 min | 20.0 min | 0 | 8.40e-04 | 0123456 | openblas (Haswell) |", "| all 2 | 24 | 80 | 21.0 min | 40.0 min | 0 | 8.40e-04 | | |", "From the first run's start to the last run's end: 10.5 min (2026-11-28 04:00 UTC to 2026-11-28 04:10 UTC)."}},
-		{`{{cost "toy" "all K4 full"}}`, []string{"| all K4 full | 5 | 19.2 min | 5321 |"}},
+		{`{{cost "toy" "all K4 full"}}`, []string{"| all K4 full | 5 | 19.2 min | 16.7 min | 5321 |"}},
 		{`{{holm "toy"}}{{holm "toy.gonum"}}{{builds "toy" "toy.gonum"}}`, []string{"| all K4 full | 1 | 10 | 100 | 0.8000 | 0.7500 |",
 			"the largest difference of a split's accuracy is 0.0500. Every claim has the same verdicts"}},
 		{`{{holm "toy.holds"}}{{holm "toy.crossed"}}{{builds "toy.holds" "toy.crossed"}}`, []string{
@@ -107,7 +108,7 @@ func TestResultsDoc(t *testing.T) {
 			[]string{"0.750 0.752 0.800 to 0.900 +0.100 80 fits over 2 configs, 0 not certified"}},
 		{`{{move "toy" "toy.gonum" "all K4 full"}} {{maxmove "toy" "toy.gonum"}} {{sdrange "toy"}} {{widths "toy"}} {{sharerange "toy" "all K4 full" "C"}} {{sharerange "toy" "all K4 full" ""}}`,
 			[]string{"-0.025 0.025 0.071 1.3 25.0% 25.0–75.0%"}},
-		{`{{cut "toy" "all K4 full" "all K4 full" "time"}} {{cut "toy" "all K4 full" "all K4 full" "iterations"}}`, []string{"0% (19.2 min against 19.2 min) 0% (5,321 against 5,321)"}},
+		{`{{cut "toy" "all K4 full" "all K4 full" "time"}} {{cut "toy" "all K4 full" "all K4 full" "iterations"}} {{cut "toy" "all K4 full" "all K4 full" "cpu"}}`, []string{"0% (19.2 min against 19.2 min) 0% (5,321 against 5,321) 0% (16.7 min against 16.7 min)"}},
 		{`{{tierate "toy" "ST native"}} {{gap "toy" "ST native"}} {{trains "toy" "ST native" "all K4 full"}}`, []string{"5.0% -0.002 ST native 5, all K4 full 5"}},
 		{`{{dirty "toy" "toy.gonum"}}|{{dirty "toy" "toy.dirty"}}`, []string{"none|`toy.dirty` (fedcba9)"}},
 		{`{{half "toy" "ST native"}} {{splitdiff "toy" "all K4 full" "ST native" 1}}`, []string{"0.775 +0.000"}},
@@ -144,6 +145,51 @@ func TestResultsDoc(t *testing.T) {
 	} {
 		if _, err := ResultsDoc(tc.tmpl, fsys); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want one containing %q", tc.tmpl, err, tc.want)
+		}
+	}
+}
+
+// TestResultsDocCost reads the hand-made cost.json of pkg/results
+// (testdata/cost.json; its numbers are worked out in
+// pkg/results.readCost) as the committed cost.json of "toy".
+func TestResultsDocCost(t *testing.T) {
+	fsys := docFixture(t)
+	b, err := os.ReadFile("../results/testdata/cost.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fsys["toy/cost.json"] = &fstest.MapFile{Data: []byte(strings.Replace(string(b), `"0123456789abcdef"`, `"abc123"`, 1))}
+	fsys["toy.gonum/cost.json"] = &fstest.MapFile{Data: b} // another config hash
+	for _, tc := range []struct {
+		tmpl string
+		want []string
+	}{
+		{`{{cpucost "toy" "Processed full" "Full full"}}`, []string{
+			"| Processed full | Full full | 220 against 450 | 22 s, 22 s, 21 s against 40 s, 44 s, 42 s | 0.55, 0.50, 0.50 | 50% | yes |",
+			"Process CPU time of the cv tasks of split 0, inner folds 0–1 (every β of the grid), run one at a time and interleaved over 3 repeats (`mkpoe cost`, gonum, GOMAXPROCS 2).",
+			"| Processed full | accelerated | 180 | 13 s | 72.2 ms |",
+			"| Processed full | interior-point | 40 | 7 s | 175.0 ms |"}},
+		{`{{cpucut "toy" "Processed full" "Full full"}}`, []string{"50% (ratios 0.50–0.55 over 3 repeats)"}},
+	} {
+		got, err := ResultsDoc(tc.tmpl, fsys)
+		if err != nil {
+			t.Errorf("%s: %v", tc.tmpl, err)
+			continue
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(string(got), w) {
+				t.Errorf("%s: missing\n%s\nin\n%s", tc.tmpl, w, got)
+			}
+		}
+	}
+	for _, tc := range []struct{ tmpl, want string }{
+		{`{{cpucut "toy.holds" "Processed full" "Full full"}}`, `config "toy.holds": open toy.holds/cost.json`},
+		{`{{cpucut "toy.gonum" "Processed full" "Full full"}}`, `cost.json is of config hash 0123456789abcdef, summary.json of abc123`},
+		{`{{cpucost "toy" "Processed full"}}`, `rows must come in pairs`},
+		{`{{cpucut "toy" "Length-2 full" "Full full"}}`, `row "Length-2 full" has 0 of 2 folds`},
+	} {
+		if _, err := ResultsDoc(tc.tmpl, fsys); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want %q", tc.tmpl, err, tc.want)
 		}
 	}
 }

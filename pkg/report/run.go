@@ -23,10 +23,10 @@ var ErrNotRunDir = errors.New("report: not a finished run directory (no summary.
 // Run is everything a report reads from a run directory.
 type Run struct {
 	Summary *results.Summary
-	Items   *results.Items     // nil if items.json is missing
-	Env     map[string]string  // env.json (Go version, module, VCS revision); may be empty
-	Timings map[string]float64 // timings.json: task ID → seconds; may be empty
-	Config  string             // config.resolved.yaml, verbatim; may be empty
+	Items   *results.Items              // nil if items.json is missing
+	Env     map[string]string           // env.json (Go version, module, VCS revision); may be empty
+	Timings map[string]results.TaskTime // timings.json: task ID → its times (either form); may be empty
+	Config  string                      // config.resolved.yaml, verbatim; may be empty
 	// Provenance is provenance.json, nil if the directory has none: the
 	// committed results/<config>/ folders keep it, not env.json.
 	Provenance *results.Provenance
@@ -56,7 +56,7 @@ type Run struct {
 // read leniently into Run.Tasks, for fits.csv only: the summary already
 // holds what the rest of the report shows.
 func Load(fsys fs.FS) (*Run, error) {
-	r := &Run{Env: map[string]string{}, Timings: map[string]float64{}, Models: map[string]*mkpoe.Model{}, Held: map[string]*mat.Dense{}}
+	r := &Run{Env: map[string]string{}, Timings: map[string]results.TaskTime{}, Models: map[string]*mkpoe.Model{}, Held: map[string]*mat.Dense{}}
 	b, err := fs.ReadFile(fsys, "summary.json")
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, ErrNotRunDir
@@ -123,7 +123,7 @@ func Load(fsys fs.FS) (*Run, error) {
 
 // loadTasks reads the task files of the IDs in timings (all of tasks/*.json
 // if timings is empty), skipping any that is missing or unreadable.
-func loadTasks(fsys fs.FS, timings map[string]float64) []results.TaskResult {
+func loadTasks(fsys fs.FS, timings map[string]results.TaskTime) []results.TaskResult {
 	var paths []string
 	if len(timings) > 0 {
 		for _, id := range sortedKeys(timings) {

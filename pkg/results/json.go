@@ -296,6 +296,8 @@ func Encode(w io.Writer, v any) error {
 		x.Format = TaskFormat
 	case *Items:
 		x.Format = ItemsFormat
+	case *CostReport:
+		x.Format = CostFormat
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

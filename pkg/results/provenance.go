@@ -54,9 +54,52 @@ type Provenance struct {
 // RowCost is the computing cost of one learned row over all its splits:
 // the time of its tasks (cv and refit, summed over workers) and the solver
 // iterations of all its fits. The paper's claim that graph processing cuts
-// the cost of learning (Sec. 5.2.4, Table 5) is read from it.
+// the cost of learning (Sec. 5.2.4, Table 5) is read from it, and from the
+// interleaved repeats of `mkpoe cost` (CostReport), which a shared
+// machine's load confounds less.
+//
+// CPUSeconds and ProcessCPUSeconds sum the tasks' TaskResult fields of the
+// same names, nil unless every task of the row recorded them; Stages sums
+// their stage costs, on StageClock when every task used the same clock
+// (else Stages is nil).
 type RowCost struct {
-	Label      string  `json:"label"`
-	Seconds    float64 `json:"seconds"`
-	Iterations int     `json:"iterations"`
+	Label             string      `json:"label"`
+	Seconds           float64     `json:"seconds"`
+	Iterations        int         `json:"iterations"`
+	CPUSeconds        *float64    `json:"cpu_seconds,omitempty"`
+	ProcessCPUSeconds *float64    `json:"process_cpu_seconds,omitempty"`
+	Stages            []StageCost `json:"stages,omitempty"`
+	StageClock        string      `json:"stage_clock,omitempty"`
+}
+
+// AddTask adds the cost of one task of the row: its seconds, iterations,
+// CPU times and stages. first says it is the row's first task (a nil CPU
+// time of a later task makes the row's nil: unknown).
+func (rc *RowCost) AddTask(r *TaskResult, first bool) {
+	rc.Seconds += r.Seconds
+	for _, it := range r.Iterations {
+		rc.Iterations += it
+	}
+	add := func(sum **float64, x *float64) {
+		switch {
+		case x == nil:
+			*sum = nil
+		case first:
+			v := *x
+			*sum = &v
+		case *sum != nil:
+			v := **sum + *x
+			*sum = &v
+		}
+	}
+	add(&rc.CPUSeconds, r.CPUSeconds)
+	add(&rc.ProcessCPUSeconds, r.ProcessCPUSeconds)
+	switch {
+	case first:
+		rc.Stages, rc.StageClock = AddStages(nil, r.Stages), r.StageClock
+	case rc.StageClock != r.StageClock:
+		rc.Stages, rc.StageClock = nil, "mixed"
+	case rc.StageClock != "mixed":
+		rc.Stages = AddStages(rc.Stages, r.Stages)
+	}
 }

@@ -195,11 +195,12 @@ func FuzzDecode(f *testing.F) {
 		`{"format":"mkpoe-task/1","id":"cv-r00-s00-f00","kind":"cv","row":0,"split":0,"fold":0,"phase":0,"status":"ok","test_accuracy":null,"val_accuracy":[0.5,null],"gaps":[1e-4]}`,
 		`{"format":"mkpoe-items/1","names":["a","b"],"labels":[1,2],"splits":[{"train":[0],"test":[1]}]}`,
 		`{"format":"mkpoe-items/1","names":["a","b"],"labels":[1,0],"label_names":["pop","r&b"],"splits":[{"train":[0],"test":[1]}]}`,
+		`{"cv-a-s00-f00": 1.5, "refit-a-s00": {"seconds": 2, "cpu_seconds": 1, "process_cpu_seconds": 1.5}}`,
 		`{}`, `null`, `[]`,
 	} {
 		f.Add([]byte(seed))
 	}
-	for _, name := range []string{"legacy-summary.json", "tiny-summary.json", "tiny-refit-task.json"} {
+	for _, name := range []string{"legacy-summary.json", "tiny-summary.json", "tiny-refit-task.json", "cost.json"} {
 		if b, err := os.ReadFile(filepath.Join("testdata", name)); err == nil {
 			f.Add(b)
 		}
@@ -227,6 +228,12 @@ func FuzzDecode(f *testing.F) {
 		}
 		if it, err := DecodeItems(b, "items.json"); err == nil {
 			roundTrip(it, func(b []byte) (any, error) { return DecodeItems(b, "items.json") })
+		}
+		if tm, err := DecodeTimings(b, "timings.json"); err == nil {
+			roundTrip(tm, func(b []byte) (any, error) { return DecodeTimings(b, "timings.json") })
+		}
+		if c, err := DecodeCost(b, "cost.json"); err == nil {
+			roundTrip(c, func(b []byte) (any, error) { return DecodeCost(b, "cost.json") })
 		}
 	})
 }

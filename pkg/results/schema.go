@@ -51,6 +51,24 @@ type TaskResult struct {
 	Status     string  `json:"status"` // "ok" or "failed"
 	Error      string  `json:"error,omitempty"`
 	Seconds    float64 `json:"seconds"`
+	// CPUSeconds is the CPU time (user + system) of the OS thread the task
+	// ran on, its goroutine locked to it: the task's own work, less what
+	// it hands to other goroutines (the interior-point stage's
+	// factorisation and Newton-matrix workers, parallel linear-algebra
+	// helpers, a K4 fit's per-block goroutines, background garbage
+	// collection), so a lower bound, and a loose one when the
+	// interior-point stage dominates. ProcessCPUSeconds is the process's CPU time over the
+	// task, all of that included; it is recorded only when the task ran
+	// alone (one worker), since with several workers it mixes their tasks.
+	// nil: not recorded (task files written before CPU time was, systems
+	// without per-thread rusage).
+	CPUSeconds        *float64 `json:"cpu_seconds,omitempty"`
+	ProcessCPUSeconds *float64 `json:"process_cpu_seconds,omitempty"`
+	// Stages is the CPU time of the task's fits by solver stage, with the
+	// iterations of each (StageCost), measured on StageClock: "process"
+	// when the task ran alone, else "thread" (the lower bound above).
+	Stages     []StageCost `json:"stages,omitempty"`
+	StageClock string      `json:"stage_clock,omitempty"`
 	// TestAccuracy is the test accuracy of a native or refit task (NaN: no
 	// test comparison to score).
 	TestAccuracy float64 `json:"test_accuracy"`

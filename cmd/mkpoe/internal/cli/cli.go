@@ -31,6 +31,7 @@ func init() {
 	commands = map[string]command{
 		"check":      {"validate a config and its data, print the plan size", runCheck, "CONFIG [--out DIR]"},
 		"compare":    {"tables of several run directories side by side, with differences and overlaid validation curves", runCompare, "RUN_DIR RUN_DIR [RUN_DIR...] [--names A,B,...] [--formats LIST] [--out DIR]"},
+		"cost":       {"CPU time of some rows' cv tasks, run alone and interleaved over repeats (Table 5's cost claim)", runCost, "CONFIG --rows A,B[,C,D...] [--split S] [--folds N] [--repeats R] [--out FILE]"},
 		"data":       {"derive a data set's text files from its public originals (the fetch scripts run it)", runData, "prepare aset400|lastfm|aloi DIR [--out OUT]"},
 		"embed":      {"write the learned embedding of training and new items", runEmbed, "--model MODEL.json --out FILE [(--kernel-rows FILE)...]"},
 		"eval":       {"accuracy of a learned model on comparisons (also for new items)", runEval, "--model MODEL.json --comparisons FILE [(--kernel-rows FILE)...] [flags]"},
