@@ -52,10 +52,20 @@ func TestALMExperiment(t *testing.T) {
 			s := Settings{Beta: mult * mb, MaxIter: 20000}
 			switch {
 			case strings.HasPrefix(name, "alm"):
-				// alm[K][pP]: kappa K (default 10), prune P (default 1e-2).
-				spec, pruneSpec, hasPrune := strings.Cut(strings.TrimPrefix(name, "alm"), "p")
+				// alm[K][pP][cC][sS]: kappa K (default 10), prune P (default
+				// 1e-2), checkEvery C, stallFraction S.
+				spec := strings.TrimPrefix(name, "alm")
+				spec, stallSpec, hasStall := strings.Cut(spec, "s")
+				spec, checkSpec, hasCheck := strings.Cut(spec, "c")
+				spec, pruneSpec, hasPrune := strings.Cut(spec, "p")
 				s.Solver = ALM
 				s.tuning = tuned(func(tu *tuning) {
+					if v, err := strconv.ParseFloat(stallSpec, 64); err == nil && hasStall {
+						tu.alm.stallFraction = v
+					}
+					if v, err := strconv.Atoi(checkSpec); err == nil && hasCheck {
+						tu.alm.checkEvery = v
+					}
 					if k, err := strconv.ParseFloat(spec, 64); err == nil {
 						tu.alm.kappa = k
 					}

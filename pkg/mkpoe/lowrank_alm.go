@@ -62,6 +62,7 @@ func zeroAtMinBeta(fp fitProblem) (solution, bool) {
 // every stall and every almTuning.certEvery checks between them.
 func (lr *lowRank) runALM(ctx context.Context, fp fitProblem) (solution, error) {
 	p, tn, s := lr.p, lr.p.tune.lowRank, fp.s
+	tn.checkEvery, tn.stallFraction = p.tune.alm.checkEvery, p.tune.alm.stallFraction
 	z, ranks := lr.startFactors(fp.init)
 	delta := lr.startMultipliers(fp)
 	lr.layout(ranks)
