@@ -33,6 +33,10 @@ type fitProblem struct {
 	// each block's factor L (r×k) of the starting point (nil entries:
 	// X = 0); x0 is then zero.
 	init []*mat.Dense
+	// minBeta is β_min of the problem (minBeta; 0 where not computed):
+	// the scale of the multipliers, which sets the augmented-Lagrangian
+	// penalty.
+	minBeta float64
 }
 
 // methodRow is one row of the route table: a method a user can name with
@@ -67,6 +71,8 @@ type shape struct {
 	n int
 	// diag: the blocks are diagonal (Mode Diag, an LP; Sec. 4.4).
 	diag bool
+	// identity: GNMDS, the one kernel K = I (Sec. 3.3).
+	identity bool
 	// minBeta returns β_min (computed once, on first call).
 	minBeta func() float64
 	tune    routeTuning
@@ -87,15 +93,28 @@ var methods = []methodRow{
 		summary:    "factored W = LLᵀ (L-BFGS), rank grown until certified; a fixed rank with Rank",
 		eigenbasis: true, factored: true,
 		applies: func(sh shape) bool { return !sh.diag },
-		// Where it was measured faster (routeTuning).
+		// Where it was measured faster (routeTuning); alm where it applies.
 		preferred: func(sh shape) bool {
-			return sh.n >= sh.tune.autoMinItems && sh.s.Beta <= sh.tune.autoMaxMultiple*sh.minBeta()
+			return !sh.identity && sh.n >= sh.tune.autoMinItems && sh.s.Beta <= sh.tune.autoMaxMultiple*sh.minBeta()
 		},
 		method: lowRankMethod{},
 	},
 	{
+		name:       ALM,
+		summary:    "factored W = LLᵀ, augmented Lagrangian: multipliers converge, certifies large β/β_min",
+		eigenbasis: true, factored: true,
+		applies: func(sh shape) bool { return !sh.diag },
+		// GNMDS on many items at every β (routeTuning.autoMinItems): on
+		// planted sets it certified 1.25–1000·β_min where the default took
+		// minutes and lowrank did not certify; on kernel inputs it was
+		// slower than the default (the aset400-scale fixture, β = 1e4:
+		// 2,050 steps, 33 s).
+		preferred: func(sh shape) bool { return sh.identity && sh.n >= sh.tune.autoMinItems },
+		method:    almMethod{},
+	},
+	{
 		name:       Auto,
-		summary:    "lowrank or accelerated per fit, by the number of items and β/β_min",
+		summary:    "alm, lowrank or accelerated per fit, by the input, the number of items and β/β_min",
 		eigenbasis: true,
 		applies:    func(shape) bool { return true },
 	},
