@@ -88,24 +88,36 @@ func (lr *lowRank) deflatedEigen(b int, l []float64, want int) (ritz, bool) {
 // from its thin SVD: the left singular vectors whose singular value is
 // above rangeTol of the largest; nil if l is zero or the SVD fails.
 func orthonormalRange(l *mat.Dense) *mat.Dense {
+	u, _, ok := leadingSingular(l, rangeTol)
+	if !ok {
+		return nil
+	}
+	return u
+}
+
+// leadingSingular returns the left singular vectors of l (r×k, thin SVD)
+// whose singular value is above rel times the largest, as the columns of
+// u, and every singular value, descending; u is nil when none is (a zero
+// l), ok false when the SVD fails.
+func leadingSingular(l *mat.Dense, rel float64) (u *mat.Dense, sv []float64, ok bool) {
 	r, _ := l.Dims()
 	var svd mat.SVD
 	if !svd.Factorize(l, mat.SVDThin) {
-		return nil
+		return nil, nil, false
 	}
-	sv := svd.Values(nil)
+	sv = svd.Values(nil)
 	keep := 0
 	for _, v := range sv {
-		if v > rangeTol*sv[0] {
+		if v > rel*sv[0] {
 			keep++
 		}
 	}
-	var u mat.Dense
-	svd.UTo(&u)
 	if keep == 0 {
-		return nil
+		return nil, sv, true
 	}
-	return mat.DenseCopyOf(u.Slice(0, r, 0, keep))
+	var all mat.Dense
+	svd.UTo(&all)
+	return mat.DenseCopyOf(all.Slice(0, r, 0, keep)), sv, true
 }
 
 // rangeTol: singular values of a factor below this fraction of its

@@ -579,27 +579,21 @@ func (lr *lowRank) prune(z []float64, rel float64) []float64 {
 		}
 		l := mat.NewDense(r, k, z[off:off+r*k])
 		off += r * k
-		var svd mat.SVD
-		if !svd.Factorize(l, mat.SVDThin) {
+		u, sv, ok := leadingSingular(l, rel)
+		switch {
+		case !ok:
 			cols[b], ranks[b] = mat.DenseCopyOf(l), k
-			continue
-		}
-		sv := svd.Values(nil)
-		keep := 0
-		for _, v := range sv {
-			if v > rel*sv[0] {
-				keep++
-			}
-		}
-		var u mat.Dense
-		svd.UTo(&u)
-		us := mat.NewDense(r, keep, nil)
-		for i := 0; i < r; i++ {
+		case u == nil: // a zero factor
+			ranks[b] = 0
+		default:
+			_, keep := u.Dims()
 			for c := 0; c < keep; c++ {
-				us.Set(i, c, u.At(i, c)*sv[c])
+				for i := 0; i < r; i++ {
+					u.Set(i, c, u.At(i, c)*sv[c])
+				}
 			}
+			cols[b], ranks[b] = u, keep
 		}
-		cols[b], ranks[b] = us, keep
 	}
 	out := make([]float64, 0, len(z))
 	for b, fb := range lr.blocks {
