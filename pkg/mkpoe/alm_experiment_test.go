@@ -1,7 +1,6 @@
 package mkpoe
 
 import (
-	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -16,11 +15,11 @@ import (
 // flipped, seed 1) at multiples of β_min with the methods named, and logs
 // time, iterations, gap, objective and dimension:
 //
-//	MKPOE_ALM="300,8000,1.5,10;accelerated,lowrank,alm1,alm1g0.3" go test -run TestALMExperiment -v -timeout 30m ./pkg/mkpoe
+//	MKPOE_ALM="300,8000,1.5,10;accelerated,lowrank,alm,alm30p1e-3" go test -run TestALMExperiment -v -timeout 30m ./pkg/mkpoe
 //
-// "almD" runs the augmented-Lagrangian variant at δ = D (lowRankTuning.alm),
-// "almDgG" with the rank-growth gate G. At each multiple, the certified
-// fits' objectives must agree within 2·Tol.
+// "alm" runs the augmented-Lagrangian method with its tuning, "almK" with
+// almTuning.kappa K, "almKpP" also with almTuning.prune P. At each
+// multiple, the certified fits' objectives must agree within 2·Tol.
 func TestALMExperiment(t *testing.T) {
 	spec := os.Getenv("MKPOE_ALM")
 	if spec == "" {
@@ -51,23 +50,28 @@ func TestALMExperiment(t *testing.T) {
 		certified := map[string]float64{}
 		for _, name := range strings.Split(parts[1], ",") {
 			s := Settings{Beta: mult * mb, MaxIter: 20000}
-			var almDelta float64
 			switch {
 			case strings.HasPrefix(name, "alm"):
-				args := strings.Split(strings.TrimPrefix(name, "alm"), "p")
-				prune := 0.0
-				if len(args) > 1 {
-					prune, _ = strconv.ParseFloat(args[1], 64)
-				}
-				args = strings.Split(args[0], "g")
-				almDelta, _ = strconv.ParseFloat(args[0], 64)
-				gate := math.Inf(1)
-				if len(args) > 1 {
-					gate, _ = strconv.ParseFloat(args[1], 64)
-				}
-				s.Solver = LowRank
+				// alm[K][pP][cC][sS]: kappa K (default 10), prune P (default
+				// 1e-2), checkEvery C, stallFraction S.
+				spec := strings.TrimPrefix(name, "alm")
+				spec, stallSpec, hasStall := strings.Cut(spec, "s")
+				spec, checkSpec, hasCheck := strings.Cut(spec, "c")
+				spec, pruneSpec, hasPrune := strings.Cut(spec, "p")
+				s.Solver = ALM
 				s.tuning = tuned(func(tu *tuning) {
-					tu.lowRank.alm, tu.lowRank.almDelta, tu.lowRank.almGrowGate, tu.lowRank.almPrune = true, almDelta, gate, prune
+					if v, err := strconv.ParseFloat(stallSpec, 64); err == nil && hasStall {
+						tu.alm.stallFraction = v
+					}
+					if v, err := strconv.Atoi(checkSpec); err == nil && hasCheck {
+						tu.alm.checkEvery = v
+					}
+					if k, err := strconv.ParseFloat(spec, 64); err == nil {
+						tu.alm.kappa = k
+					}
+					if pr, err := strconv.ParseFloat(pruneSpec, 64); err == nil && hasPrune {
+						tu.alm.prune = pr
+					}
 				})
 			default:
 				s.Solver = Solver(name)

@@ -252,7 +252,7 @@ func fit(ctx context.Context, in input, cs []data.Comparison, s Settings) (*Mode
 			return nil, err
 		}
 	}
-	sol, err := row.method.solve(ctx, fitProblem{p: p, x0: x0, s: s, eigen: eigen, init: initFactors})
+	sol, err := row.method.solve(ctx, fitProblem{p: p, x0: x0, s: s, eigen: eigen, init: initFactors, minBeta: minBeta})
 	if err != nil {
 		return nil, err
 	}

@@ -29,11 +29,22 @@ type ritz struct {
 //
 // stop, if not nil, is asked before every step (a cancelled context).
 func smallestEigen(k int, apply func(v, out []float64), want, maxSteps int, tol float64, stop func() bool) (ritz, bool) {
+	return smallestEigenFrom(lanczosStart(k), apply, want, maxSteps, tol, stop)
+}
+
+// lanczosStart is the deterministic start vector of smallestEigen: a
+// fixed vector with no structure shared with item order.
+func lanczosStart(k int) []float64 {
 	start := make([]float64, k)
 	for i := range start {
-		// A fixed vector with no structure shared with item order.
 		start[i] = 1 + 0.5*math.Sin(1.7*float64(i)+1) + 0.25*math.Cos(0.37*float64(i*i%9973))
 	}
+	return start
+}
+
+// smallestEigenFrom is smallestEigen from the given start vector.
+func smallestEigenFrom(start []float64, apply func(v, out []float64), want, maxSteps int, tol float64, stop func() bool) (ritz, bool) {
+	k := len(start)
 	next := 8
 	check := func(n int) bool {
 		if n < next {

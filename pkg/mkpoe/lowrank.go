@@ -43,10 +43,10 @@ type lowRank struct {
 	m       []float64 // per comparison: the margin 1 + d(i,j) − d(k,l)
 	alpha   []float64 // per comparison: μ·h_δ'(m_c)
 	w       []float64 // per pair: Σ α over comparisons it is the left pair of, minus the right
-	// shift, in the augmented-Lagrangian variant (lowRankTuning.alm), is
-	// y_c/σ per comparison: the smoothed loss is μ h_δ(m_c + y_c/σ) with
-	// δ = μ/σ, the augmented Lagrangian of the hinge minimised over its
-	// slack (docs/solver.md); nil otherwise.
+	// shift, in the augmented-Lagrangian method (almMethod), is y_c/σ per
+	// comparison: the smoothed loss is μ h_δ(m_c + y_c/σ) with δ = μ/σ,
+	// the augmented Lagrangian of the hinge minimised over its slack
+	// (docs/solver.md); nil otherwise.
 	shift   []float64
 	shifted []float64
 }
@@ -255,13 +255,22 @@ func (lr *lowRank) slackOperator(b int) func(v, out []float64) {
 // (the largest t ≤ 1 with I + tΦᵀMΦ ⪰ 0 in every block, from Lanczos
 // lower estimates of λ_min) and each block's smallest Ritz pairs of ΦᵀMΦ
 // (up to want), for rank growth. lr.w must hold the alphas' pair weights.
-func (lr *lowRank) certificate(want int) (t float64, rz []ritz, ok bool) {
+// With the factors z (not nil), each block with columns is bounded on
+// span(L) and its complement apart (deflatedEigen), and the Ritz pairs are
+// the complement's; nil runs Lanczos on the whole space.
+func (lr *lowRank) certificate(z []float64, want int) (t float64, rz []ritz, ok bool) {
 	tn := lr.p.tune.lowRank
 	t = 1
 	rz = make([]ritz, len(lr.blocks))
 	for b, fb := range lr.blocks {
 		r := fb.blk.r
-		res, good := smallestEigen(r, lr.slackOperator(b), want, min(r, tn.lanczosSteps), tn.lanczosTol, lr.stop)
+		var res ritz
+		var good bool
+		if z != nil && fb.k > 0 {
+			res, good = lr.deflatedEigen(b, z[fb.off:fb.off+r*fb.k], want)
+		} else {
+			res, good = smallestEigen(r, lr.slackOperator(b), want, min(r, tn.lanczosSteps), tn.lanczosTol, lr.stop)
+		}
 		if !good {
 			return 0, nil, false
 		}
@@ -301,7 +310,7 @@ func (bst *lowRankBest) keep(lr *lowRank, f float64, z []float64) {
 func (lr *lowRank) run(ctx context.Context, init []*mat.Dense, s Settings) (solution, error) {
 	p, tn := lr.p, lr.p.tune.lowRank
 	z, ranks := lr.startFactors(init)
-	delta := lr.startSmoothing()
+	delta := tn.startDelta
 	lr.layout(ranks)
 	sol := solution{objective: math.Inf(1)}
 	best := lowRankBest{f: math.Inf(1)}
@@ -316,7 +325,7 @@ func (lr *lowRank) run(ctx context.Context, init []*mat.Dense, s Settings) (solu
 		fs, fe := lr.evaluate(z, delta, g)
 		best.keep(lr, fe, z)
 		sol.objective = best.f
-		t, rz, ok := lr.certificate(tn.grow)
+		t, rz, ok := lr.certificate(nil, tn.grow)
 		if err := ctx.Err(); err != nil {
 			return sol, err
 		}
@@ -332,7 +341,7 @@ func (lr *lowRank) run(ctx context.Context, init []*mat.Dense, s Settings) (solu
 		if it >= s.MaxIter || !ok {
 			break
 		}
-		if !tn.alm && lr.maxRank == 0 && (it >= tn.firstPhaseIters || delta <= tn.firstPhaseDelta) {
+		if lr.maxRank == 0 && (it >= tn.firstPhaseIters || delta <= tn.firstPhaseDelta) {
 			return lr.secondPhase(ctx, z, rz, &best, sol, s, it)
 		}
 		// Grow or shrink δ only once L-BFGS has stalled at this rank and
@@ -342,7 +351,7 @@ func (lr *lowRank) run(ctx context.Context, init []*mat.Dense, s Settings) (solu
 		stalled := progress <= tn.stallFraction*fs
 		prevSmooth = fs
 		grown, deltaBefore := false, delta
-		if stalled && (!tn.alm || lr.almSettled(delta)) {
+		if stalled {
 			z, grown = lr.grow(z, rz, fs, delta, s.Tol)
 			if grown {
 				prevSmooth = math.Inf(1) // a new column: no stall yet
@@ -362,10 +371,6 @@ func (lr *lowRank) run(ctx context.Context, init []*mat.Dense, s Settings) (solu
 				delta /= 10
 				prevSmooth = math.Inf(1) // f_δ changed with δ: no stall yet
 			}
-		} else if stalled && !grown && tn.alm {
-			z = lr.almUpdate(z, delta)
-			prevSmooth = math.Inf(1)
-			deltaBefore = -1 // re-evaluate at the new shift
 		} else if stalled && !grown {
 			if lr.smoothedSolved(fs, t, delta, sol.objective, s.Tol) {
 				delta /= 10
@@ -394,46 +399,6 @@ func (lr *lowRank) run(ctx context.Context, init []*mat.Dense, s Settings) (solu
 	lr.layout(best.ranks)
 	sol.factors = lr.factors(best.z)
 	return sol, nil
-}
-
-// startSmoothing returns the first smoothing width δ: startDelta, or in
-// the augmented-Lagrangian variant its fixed almDelta, with the margins'
-// shifts (y = 0) allocated.
-func (lr *lowRank) startSmoothing() float64 {
-	tn := lr.p.tune.lowRank
-	if !tn.alm {
-		return tn.startDelta
-	}
-	lr.shift = make([]float64, len(lr.m))
-	lr.shifted = make([]float64, len(lr.m))
-	return tn.almDelta
-}
-
-// almSettled reports, in the augmented-Lagrangian variant, whether the
-// multipliers have settled at this rank: a multiplier update (to the
-// current α) would move them by at most almGrowGate of Σα in ℓ₁. Before
-// that, S(α) has negative directions that the next update removes, so the
-// rank does not grow.
-func (lr *lowRank) almSettled(delta float64) bool {
-	moved, total := 0.0, 0.0
-	for c, a := range lr.alpha {
-		moved += math.Abs(a - lr.shift[c]*lr.mu/delta)
-		total += a
-	}
-	return moved <= lr.p.tune.lowRank.almGrowGate*total
-}
-
-// almUpdate is the method of multipliers' step of the variant: y ←
-// clip(y + σm, 0, μ), which is the current α, so the shift y/σ becomes
-// α·δ/μ; then the factors are pruned (almPrune) and returned.
-func (lr *lowRank) almUpdate(z []float64, delta float64) []float64 {
-	for c, a := range lr.alpha {
-		lr.shift[c] = a * delta / lr.mu
-	}
-	if prune := lr.p.tune.lowRank.almPrune; prune > 0 {
-		return lr.prune(z, prune)
-	}
-	return z
 }
 
 // smoothedSolved reports whether the smoothed problem at δ is solved well

@@ -33,6 +33,10 @@ type fitProblem struct {
 	// each block's factor L (r×k) of the starting point (nil entries:
 	// X = 0); x0 is then zero.
 	init []*mat.Dense
+	// minBeta is β_min of the problem (minBeta; 0 where not computed):
+	// the scale of the multipliers, which sets the augmented-Lagrangian
+	// penalty.
+	minBeta float64
 }
 
 // methodRow is one row of the route table: a method a user can name with
@@ -92,6 +96,13 @@ var methods = []methodRow{
 			return sh.n >= sh.tune.autoMinItems && sh.s.Beta <= sh.tune.autoMaxMultiple*sh.minBeta()
 		},
 		method: lowRankMethod{},
+	},
+	{
+		name:       ALM,
+		summary:    "factored W = LLᵀ, augmented Lagrangian: multipliers converge, certifies large β/β_min",
+		eigenbasis: true, factored: true,
+		applies: func(sh shape) bool { return !sh.diag },
+		method:  almMethod{},
 	},
 	{
 		name:       Auto,

@@ -91,6 +91,13 @@ const (
 	// its cost follows the rank of the solution rather than n³. Diagonal
 	// fits use Accelerated.
 	LowRank Solver = "lowrank"
+	// ALM is the augmented-Lagrangian method on the same factors
+	// (docs/solver.md, "Augmented-Lagrangian method"): its multipliers
+	// converge at a fixed penalty, so it certifies large multiples of
+	// β_min where LowRank's shrinking smoothing stalls; a fit at
+	// β ≤ β_min is answered at once (W = 0). Diagonal fits use
+	// Accelerated, and a rank bound runs LowRank.
+	ALM Solver = "alm"
 	// Auto chooses LowRank or Accelerated per fit once β_min is known
 	// (docs/solver.md, "Which method runs when"): LowRank for full W on at
 	// least autoMinItems items at β ≤ autoMaxMultiple·β_min, where it was
@@ -126,6 +133,8 @@ const (
 	StageSubgradient Stage = "subgradient"
 	// StageLowRank is the low-rank method's L-BFGS on the factors.
 	StageLowRank Stage = "low-rank"
+	// StageALM is the augmented-Lagrangian method's L-BFGS on the factors.
+	StageALM Stage = "alm"
 )
 
 // Iteration is what a [Recorder] sees after each iteration.

@@ -20,6 +20,7 @@ type tuning struct {
 	crossover   crossoverTuning
 	interior    interiorTuning
 	lowRank     lowRankTuning
+	alm         almTuning
 	route       routeTuning
 	// conic is the interior-point method's own tuning (correctors, mixed
 	// precision, step lengths), copied into every conic problem the fit
@@ -161,6 +162,30 @@ type routeTuning struct {
 	eigenCacheMinOrder int
 }
 
+// almTuning steers the augmented-Lagrangian method (lowrank_alm.go); it
+// shares lowRankTuning's L-BFGS, growth, stall and Lanczos settings.
+type almTuning struct {
+	// kappa sets the penalty σ = kappa·β_min/|𝒞|: the multipliers'
+	// natural scale is β_min/|𝒞| (every y_c at that value is the dual
+	// optimum at β_min), so δ = μ/σ = β/(kappa·β_min) and the subproblems'
+	// conditioning does not grow with β. At 100·β_min (n = 300) kappa
+	// 1, 10 and 100 took 12,020, 1,700 and 3,840 L-BFGS steps.
+	kappa float64
+	// prune drops factor columns whose singular value is below this
+	// fraction of the largest at each multiplier update (without it the
+	// rank overgrew to 183 against an optimum of about 60).
+	prune float64
+	// certEvery: between stalls, a certificate every this many checks.
+	certEvery int
+	// checkEvery and stallFraction replace lowRankTuning's: a check every
+	// 10 L-BFGS steps, a stall when f_δ fell by less than 1e-2 of itself
+	// since the last, so the multipliers move every 20 steps (740 and
+	// 1,060 steps in all at 10 and 100·β_min, n = 300, against 1,040 and
+	// 1,700 with lowrank's 20 and 1e-3).
+	checkEvery    int
+	stallFraction float64
+}
+
 // lowRankTuning steers the low-rank method (lowrank.go).
 type lowRankTuning struct {
 	checkEvery   int     // L-BFGS steps between certificate checks
@@ -178,18 +203,6 @@ type lowRankTuning struct {
 	// stallFraction: L-BFGS has stalled when f_δ fell by less than this
 	// fraction over checkEvery steps; only then do columns join or δ shrink.
 	stallFraction float64
-	// alm runs the augmented-Lagrangian variant of the low-rank method, an
-	// experiment toward issue 54 that no Settings field reaches yet
-	// (TestALMExperiment; docs/notes/solver-log.md, 2026-11-28): δ stays at
-	// almDelta (δ = μ/σ), the margins are shifted by y/σ, and at each stall
-	// the multipliers take y ← clip(y + σm, 0, μ), the current α, instead
-	// of δ shrinking; no hand-over to the restricted problem. Rank growth
-	// waits until a multiplier update moves less than almGrowGate of Σα
-	// in ℓ₁ (+Inf: never waits).
-	alm         bool
-	almDelta    float64
-	almGrowGate float64
-	almPrune    float64 // drop factor columns below this fraction of the largest singular value (0: none)
 	// lineSearchTries bounds the halvings of one L-BFGS step's backtracking
 	// (2⁻⁴⁰ of the first step: below that the direction is useless).
 	lineSearchTries int
@@ -267,6 +280,13 @@ func defaultTuning() *tuning {
 			stallFraction:   1e-3,
 			lineSearchTries: 40,
 			armijo:          1e-4,
+		},
+		alm: almTuning{
+			kappa:         10,
+			prune:         1e-2,
+			certEvery:     8,
+			checkEvery:    10,
+			stallFraction: 1e-2,
 		},
 		route: routeTuning{
 			autoMinItems:        300,

@@ -1,0 +1,161 @@
+package mkpoe
+
+import (
+	"context"
+	"math"
+
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+)
+
+// almMethod is the augmented-Lagrangian method on the factored problem
+// (docs/solver.md, "Augmented-Lagrangian method"; Burer & Monteiro 2003,
+// Sec. 3). Each comparison's hinge is written with a slack ξ_c ≥ 0 of
+// cost μ = β/|𝒞| and the constraint g_c = m_c − ξ_c ≤ 0, m_c the margin;
+// the augmented Lagrangian with multipliers y_c ∈ [0, μ] and penalty σ,
+// minimised over the slacks in closed form, is
+//
+//	‖L‖²_F + Σ_c μ·h_δ(m_c + y_c/σ) − y_c²/(2σ),   δ = μ/σ,
+//
+// the low-rank method's Huber smoothing at a fixed δ on margins shifted by
+// y/σ. Its minimiser over L (L-BFGS, columns grown along negative
+// directions of the dual slack as in lowRankMethod) gives the multiplier
+// update y ← clip(y + σ·m, 0, μ), which is the smoothed multiplier α_c =
+// μ·h_δ'(m_c + y_c/σ) at that point: the method of multipliers, a proximal
+// point method on the dual, whose multipliers converge to the dual optimum
+// for a fixed σ, so the certificate (dual scaling of α by λ_min of the
+// dual slack) closes where the shrinking smoothing of lowRankMethod stalls.
+// σ is almTuning.kappa·β_min/|𝒞|, the multipliers' natural scale.
+type almMethod struct{}
+
+func (almMethod) solve(ctx context.Context, fp fitProblem) (solution, error) {
+	lr := newLowRank(fp.p)
+	lr.stop = func() bool { return ctx.Err() != nil }
+	if sol, ok := zeroAtMinBeta(fp); ok {
+		return sol, nil
+	}
+	return lr.runALM(ctx, fp)
+}
+
+// zeroAtMinBeta answers a fit at β ≤ β_min at once: W = 0 is optimal
+// there (minBeta), with objective β (every margin 1) and the certificate
+// α_c = μ for every comparison, dual feasible since μ ≤ β_min/|𝒞|, whose
+// value Σα = β equals it.
+func zeroAtMinBeta(fp fitProblem) (solution, bool) {
+	p := fp.p
+	nc := len(p.left)
+	if nc == 0 || !(p.beta <= fp.minBeta) {
+		return solution{}, false
+	}
+	mu := p.beta / float64(nc)
+	dual := make([]float64, nc)
+	for c := range dual {
+		dual[c] = mu
+	}
+	return solution{objective: p.beta, bound: p.beta, converged: true, dual: dual, factors: make([]*mat.Dense, len(p.blocks))}, true
+}
+
+// runALM is the augmented-Lagrangian loop: L-BFGS on the shifted smoothed
+// objective between checks; at a stall, grow the blocks whose dual slack
+// has negative directions on the complement of the factor, else update
+// the multipliers and prune the factor. A certificate is computed at
+// every stall and every almTuning.certEvery checks between them.
+func (lr *lowRank) runALM(ctx context.Context, fp fitProblem) (solution, error) {
+	p, tn, s := lr.p, lr.p.tune.lowRank, fp.s
+	tn.checkEvery, tn.stallFraction = p.tune.alm.checkEvery, p.tune.alm.stallFraction
+	z, ranks := lr.startFactors(fp.init)
+	delta := lr.startMultipliers(fp)
+	lr.layout(ranks)
+	sol := solution{objective: math.Inf(1)}
+	best := lowRankBest{f: math.Inf(1)}
+	g := make([]float64, len(z))
+	opt := newLBFGS(tn.memory)
+	it, sinceCert := 0, 0
+	prevSmooth := math.Inf(1)
+	for {
+		if err := ctx.Err(); err != nil {
+			return sol, err
+		}
+		fs, fe := lr.evaluate(z, delta, g)
+		best.keep(lr, fe, z)
+		sol.objective = best.f
+		stalled := prevSmooth-fs <= tn.stallFraction*fs
+		prevSmooth = fs
+		var rz []ritz
+		if stalled || it == 0 || it >= s.MaxIter || sinceCert >= p.tune.alm.certEvery {
+			t, r, ok := lr.certificate(z, tn.grow)
+			if err := ctx.Err(); err != nil {
+				return sol, err
+			}
+			if !ok {
+				break
+			}
+			sol.keepBound(t*floats.Sum(lr.alpha), lr.alpha)
+			rz, sinceCert = r, 0
+		} else {
+			sinceCert++
+		}
+		s.report(Iteration{Iter: it, Objective: fe, Best: sol.objective, Bound: sol.bound, Smoothing: delta, Stage: StageALM, Rank: lr.totalRank()})
+		if sol.certified(s.Tol) {
+			sol.converged = true
+			break
+		}
+		if it >= s.MaxIter {
+			break
+		}
+		if stalled {
+			var grown bool
+			if z, grown = lr.grow(z, rz, fs, delta, s.Tol); !grown {
+				z = lr.updateMultipliers(z, delta)
+			}
+			opt.reset()
+			prevSmooth = math.Inf(1) // a new column or shift: no stall yet
+			g = resize(g, len(z))
+			fs, _ = lr.evaluate(z, delta, g)
+		}
+		pt := lbfgsPoint{z: z, g: g, f: fs, delta: delta, opt: opt, best: &best}
+		steps, err := lr.descend(ctx, &pt, min(tn.checkEvery, s.MaxIter-it), func(step int, fe float64) {
+			s.report(Iteration{Iter: it + step, Objective: fe, Best: best.f, Bound: sol.bound, Smoothing: delta, Stage: StageALM, Rank: lr.totalRank()})
+		})
+		it += steps
+		if err != nil {
+			return sol, err
+		}
+	}
+	sol.iters = it
+	lr.layout(best.ranks)
+	sol.factors = lr.factors(best.z)
+	return sol, nil
+}
+
+// startMultipliers allocates the shifts y/σ and returns the fixed δ =
+// β/(kappa·β_min) (1 where β_min is unknown). A warm start (Settings.Init
+// with one multiplier per comparison) starts from its dual point clipped
+// to this β's box [0, μ]; a cold one from y = 0.
+func (lr *lowRank) startMultipliers(fp fitProblem) float64 {
+	lr.shift = make([]float64, len(lr.m))
+	lr.shifted = make([]float64, len(lr.m))
+	delta := 1.0
+	if kappa := lr.p.tune.alm.kappa; fp.minBeta > 0 && !math.IsInf(fp.minBeta, 0) && kappa > 0 {
+		delta = lr.p.beta / (kappa * fp.minBeta)
+	}
+	if in := fp.s.Init; in != nil && len(in.dual) == len(lr.shift) {
+		for c, y := range in.dual {
+			lr.shift[c] = math.Min(math.Max(y, 0), lr.mu) * delta / lr.mu
+		}
+	}
+	return delta
+}
+
+// updateMultipliers is the method of multipliers' step: y ← clip(y + σm,
+// 0, μ), which is the current α, so the shift y/σ becomes α·δ/μ; then the
+// factors are pruned (almTuning.prune) and returned.
+func (lr *lowRank) updateMultipliers(z []float64, delta float64) []float64 {
+	for c, a := range lr.alpha {
+		lr.shift[c] = a * delta / lr.mu
+	}
+	if prune := lr.p.tune.alm.prune; prune > 0 {
+		return lr.prune(z, prune)
+	}
+	return z
+}

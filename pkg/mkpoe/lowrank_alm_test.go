@@ -1,0 +1,171 @@
+package mkpoe
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/mkpoe/mkpoe/pkg/data"
+	"github.com/mkpoe/mkpoe/pkg/mkpoe/internal/testproblems"
+	"gonum.org/v1/gonum/mat"
+)
+
+// denseSlack forms block b's S = ΦᵀMΦ from its operator, column by column.
+func denseSlack(lr *lowRank, b int) *mat.SymDense {
+	r := lr.blocks[b].blk.r
+	apply := lr.slackOperator(b)
+	s := mat.NewSymDense(r, nil)
+	e, out := make([]float64, r), make([]float64, r)
+	for j := 0; j < r; j++ {
+		clear(e)
+		e[j] = 1
+		apply(e, out)
+		for i := 0; i <= j; i++ {
+			s.SetSym(i, j, out[i])
+		}
+	}
+	return s
+}
+
+// TestDeflatedEigenBound checks the bound on λ_min of the dual slack from
+// span(L) and its complement against a dense eigendecomposition: never
+// above λ_min (within rounding); tight (1e-8) when range(L) is an
+// invariant subspace holding λ_min; and valid for a random L.
+func TestDeflatedEigenBound(t *testing.T) {
+	t.Parallel()
+	const n = 40
+	pl, err := data.GeneratePlanted(data.PlantedSpec{N: n, Dim: 3, Triplets: 600, Flip: 0.1, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := newProblem(n, []block{{phi: identity(n), r: n, phiDiag: ones(n)}}, pl.Triplets, 1)
+	lr := newLowRank(p)
+	rng := rand.New(rand.NewPCG(4, 5))
+	for c := range lr.alpha {
+		lr.alpha[c] = rng.Float64() / 10
+	}
+	lr.pairWeights()
+	var es mat.EigenSym
+	if !es.Factorize(denseSlack(lr, 0), true) {
+		t.Fatal("dense eigendecomposition failed")
+	}
+	vals := es.Values(nil)
+	var vecs mat.Dense
+	es.VectorsTo(&vecs)
+	for _, tc := range []struct {
+		name  string
+		k     int
+		fill  func(l *mat.Dense)
+		tight bool
+	}{
+		{"invariant, bottom 3", 3, func(l *mat.Dense) { l.Copy(vecs.Slice(0, n, 0, 3)) }, true},
+		{"invariant, eigenvectors 2-6", 5, func(l *mat.Dense) { l.Copy(vecs.Slice(0, n, 1, 6)) }, true},
+		{"random", 4, func(l *mat.Dense) {
+			for i := 0; i < n; i++ {
+				for j := 0; j < 4; j++ {
+					l.Set(i, j, rng.NormFloat64())
+				}
+			}
+		}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := mat.NewDense(n, tc.k, nil)
+			tc.fill(l)
+			lr.layout([]int{tc.k})
+			res, ok := lr.deflatedEigen(0, l.RawMatrix().Data, 2)
+			if !ok {
+				t.Fatal("deflatedEigen failed")
+			}
+			scale := math.Max(math.Abs(vals[0]), math.Abs(vals[n-1]))
+			if res.lower > vals[0]+1e-9*scale {
+				t.Errorf("bound %.12g above λ_min %.12g", res.lower, vals[0])
+			}
+			if tc.tight && vals[0]-res.lower > 1e-8*scale {
+				t.Errorf("bound %.12g, λ_min %.12g: not tight on an invariant subspace", res.lower, vals[0])
+			}
+			t.Logf("bound %.10g, λ_min %.10g, %d Lanczos steps", res.lower, vals[0], res.steps)
+		})
+	}
+}
+
+// TestALMAnswersAtMinBeta checks that at β ≤ β_min the augmented-Lagrangian
+// method returns W = 0 with no iteration and a zero gap, the objective β
+// that the default method certifies too.
+func TestALMAnswersAtMinBeta(t *testing.T) {
+	t.Parallel()
+	const n = 30
+	pl, err := data.GeneratePlanted(data.PlantedSpec{N: n, Dim: 3, Triplets: 400, Flip: 0.1, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mb, err := MinBeta([]mat.Symmetric{testproblems.Identity(n)}, pl.Triplets, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mult := range []float64{0.5, 1} {
+		t.Run(fmt.Sprint(mult), func(t *testing.T) {
+			beta := mult * mb
+			m, err := FitIdentity(n, pl.Triplets, &Settings{Beta: beta, Solver: ALM})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.Stats.Iterations != 0 || !m.Stats.Converged || m.Stats.RelativeGap != 0 {
+				t.Errorf("iterations %d, converged %v, gap %g: want 0, true, 0", m.Stats.Iterations, m.Stats.Converged, m.Stats.RelativeGap)
+			}
+			if w := m.Metric(0); mat.Norm(w, 1) != 0 {
+				t.Errorf("W has norm %g, want 0", mat.Norm(w, 1))
+			}
+			if relDiff(m.Objective, beta) > 1e-12 {
+				t.Errorf("objective %.12g, want β = %.12g", m.Objective, beta)
+			}
+			def, err := FitIdentity(n, pl.Triplets, &Settings{Beta: beta})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if relDiff(def.Objective, m.Objective) > DefaultTol {
+				t.Errorf("default method %.10g, alm %.10g", def.Objective, m.Objective)
+			}
+		})
+	}
+}
+
+// TestALMLargeMultiples holds the augmented-Lagrangian method to the
+// default method at large multiples of β_min on GNMDS, where both certify:
+// the objectives within 2·Tol, and the warm start from the neighbouring
+// β's model certifies too.
+func TestALMLargeMultiples(t *testing.T) {
+	t.Parallel()
+	const n = 40
+	pl, err := data.GeneratePlanted(data.PlantedSpec{N: n, Dim: 3, Triplets: 800, Flip: 0.1, Seed: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mb, err := MinBeta([]mat.Symmetric{testproblems.Identity(n)}, pl.Triplets, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var prev *Model
+	for _, mult := range []float64{3, 30, 300} {
+		beta := mult * mb
+		alm, err := FitIdentity(n, pl.Triplets, &Settings{Beta: beta, Solver: ALM, Init: prev})
+		if err != nil {
+			t.Fatal(err)
+		}
+		def, err := FitIdentity(n, pl.Triplets, &Settings{Beta: beta})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !alm.Stats.Converged || !def.Stats.Converged {
+			t.Fatalf("%g·β_min: alm converged %v, default %v", mult, alm.Stats.Converged, def.Stats.Converged)
+		}
+		if d := relDiff(alm.Objective, def.Objective); d > 2*DefaultTol {
+			t.Errorf("%g·β_min: alm %.10g, default %.10g (relative %.2g)", mult, alm.Objective, def.Objective, d)
+		}
+		if alm.Solver != ALM {
+			t.Errorf("Model.Solver %q, want %q", alm.Solver, ALM)
+		}
+		t.Logf("%g·β_min: alm %.8g (%d iterations, rank %d), default %.8g", mult, alm.Objective, alm.Stats.Iterations, alm.Dim(), def.Objective)
+		prev = alm
+	}
+}
