@@ -257,7 +257,7 @@ func mkpoeRep(ctx context.Context, cfg config, sz size, train, test []data.Compa
 		if err != nil {
 			return fmt.Errorf("rank %d: %w", k, err)
 		}
-		log.Printf("n=%d: rank %d: %.1f s (refit %.2f s, %s), CV accuracy %v, chose %g·β_min, held-out %.4f, rank %d, gap %.1e, certified %d/%d CV + %d/%d refit, worst gap %.1e",
+		log.Printf("n=%d: rank %d: %.1f s (refit %.2f s, %s), CV accuracy %v, chose %g·β_min, held-out %.4f, rank %d, gap %.1e, certified %d/%d CV + %d/%d refit, worst convex gap %.1e",
 			sz.N, k, res.Total, res.Refit, res.Solver, roundAll(res.CVScores), res.Multiple, res.Accuracy, res.Rank, res.Gap,
 			res.Certs.CVOK, res.Certs.CVFits, res.Certs.RefitOK, res.Certs.Refits, res.Certs.Worst)
 		addResult(&rows[i], res)
