@@ -167,10 +167,21 @@ func header(ctx context.Context, cfg config, p *peer) string {
 	h := fmt.Sprintf("Planted sets (dim 5, flip 0.1, seed %d), first 80%% of the triplets train, last 20%% held out; "+
 		"%d repetition(s), %s, GOMAXPROCS %d, %s; mkpoe: %s build",
 		cfg.seed, cfg.reps, time.Now().Format("2006-01-02"), runtime.GOMAXPROCS(0), runtime.Version(), blas)
+	h += "; " + mkpoeSetup(cfg)
 	if p != nil {
 		h += "; " + p.versions(ctx)
 	}
 	return h + "."
+}
+
+// mkpoeSetup describes mkpoe's fits: solver, CV grid and warm starts.
+func mkpoeSetup(cfg config) string {
+	start := "cold"
+	if cfg.warm {
+		start = "warm along the grid"
+	}
+	return fmt.Sprintf("mkpoe solver %s, ranks {%s}, %d-fold CV over {%s}·β_min, %s", cfg.solver, joinInts(cfg.ranks), cvFolds,
+		strings.ReplaceAll(joinFloats(cfg.grid), ",", ", "), start)
 }
 
 // benchSize runs every repetition on one planted set and returns its rows:

@@ -317,3 +317,22 @@ func TestMkpoeRows(t *testing.T) {
 		}
 	}
 }
+
+func TestMkpoeSetup(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{nil, "mkpoe solver alm, ranks {0, 2, 5, 10}, 3-fold CV over {1.25, 1.5, 2, 3, 5, 10, 30, 100, 300, 1000}·β_min, warm along the grid"},
+		{[]string{"-solver", "lowrank", "-ranks", "0", "-grid", "1.5,2", "-warm=false"}, "mkpoe solver lowrank, ranks {0}, 3-fold CV over {1.5, 2}·β_min, cold"},
+	}
+	for _, tc := range tests {
+		cfg, err := parseFlags(tc.args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := mkpoeSetup(cfg); got != tc.want {
+			t.Errorf("%v: %q, want %q", tc.args, got, tc.want)
+		}
+	}
+}
