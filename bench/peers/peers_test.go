@@ -1,8 +1,10 @@
 package main
 
 import (
+	"context"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -333,6 +335,49 @@ func TestMkpoeSetup(t *testing.T) {
 		}
 		if got := mkpoeSetup(cfg); got != tc.want {
 			t.Errorf("%v: %q, want %q", tc.args, got, tc.want)
+		}
+	}
+}
+
+// TestRunMkpoeCountsEveryFit runs the CV and refit on a tiny planted set
+// and checks that every fit is counted: 3 folds × 2 multiples and one
+// refit per rank, all certified (convex) or stationary (rank ≤ 2), warm
+// or cold.
+func TestRunMkpoeCountsEveryFit(t *testing.T) {
+	pl, err := data.GeneratePlanted(data.PlantedSpec{N: 20, Dim: 2, Triplets: 600, Flip: 0.1, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	train, test := splitTrainTest(pl.Triplets)
+	bmin, err := minBeta(20, train)
+	if err != nil {
+		t.Fatal(err)
+	}
+	grid := []float64{1.5, 3}
+	for _, spec := range []fitSpec{
+		{Solver: mkpoe.ALM, Warm: true},
+		{Solver: mkpoe.ALM},
+		{Solver: mkpoe.ALM, Rank: 2, Warm: true},
+	} {
+		res, err := runMkpoe(context.Background(), 20, train, test, grid, spec, 1)
+		if err != nil {
+			t.Fatalf("%+v: %v", spec, err)
+		}
+		want := certCount{CVFits: 6, CVOK: 6, Refits: 1, RefitOK: 1, Worst: res.Certs.Worst}
+		if res.Certs != want {
+			t.Errorf("%+v: counts %+v, want %+v", spec, res.Certs, want)
+		}
+		if spec.Rank == 0 && !(res.Certs.Worst > 0 && res.Certs.Worst <= mkpoe.DefaultTol) {
+			t.Errorf("%+v: worst convex gap %g, want in (0, 1e-3]", spec, res.Certs.Worst)
+		}
+		if spec.Rank > 0 && (res.Certs.Worst != 0 || res.Rank > 2) {
+			t.Errorf("%+v: worst convex gap %g and rank %d, want 0 and ≤ 2", spec, res.Certs.Worst, res.Rank)
+		}
+		if !slices.Contains(grid, res.Multiple) || len(res.CVScores) != len(grid) || math.Abs(res.Beta-res.Multiple*bmin) > 1e-12*res.Beta {
+			t.Errorf("%+v: multiple %g, scores %v, β %g", spec, res.Multiple, res.CVScores, res.Beta)
+		}
+		if !(res.Accuracy > 0.5 && res.Accuracy <= 1) {
+			t.Errorf("%+v: held-out accuracy %g", spec, res.Accuracy)
 		}
 	}
 }
