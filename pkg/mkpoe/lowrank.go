@@ -6,7 +6,6 @@ import (
 	"math"
 	"slices"
 
-	"github.com/mkpoe/mkpoe/pkg/data"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -49,6 +48,7 @@ type lowRank struct {
 	// (docs/solver.md); nil otherwise.
 	shift   []float64
 	shifted []float64
+	parts   [][]float64 // addEmbeddedGradient's per-chunk scratch
 }
 
 // lowRankBlock is one block's factor L (r×k, row-major, at off in the flat
@@ -160,7 +160,7 @@ func (lr *lowRank) evaluate(z []float64, delta float64, grad []float64) (smooth,
 			continue
 		}
 		clear(fb.gy)
-		addEmbeddedGradient(fb.y, fb.k, p.pairs, lr.w, fb.gy)
+		lr.parts = addEmbeddedGradient(fb.y, fb.k, p.pairs, lr.w, fb.gy, lr.parts)
 		g := grad[fb.off : fb.off+r*k]
 		l := z[fb.off : fb.off+r*k]
 		if d := fb.blk.phiDiag; d != nil {
@@ -183,38 +183,6 @@ func (lr *lowRank) pairWeights() {
 	for c, a := range lr.alpha {
 		lr.w[lr.p.left[c]] += a
 		lr.w[lr.p.right[c]] -= a
-	}
-}
-
-// addEmbeddedDistances adds ‖y_a − y_b‖² (rows of the n×k matrix y) to
-// dist[q] for every pair q = {a, b}.
-func addEmbeddedDistances(y []float64, k int, pairs []data.Pair, dist []float64) {
-	for q, pr := range pairs {
-		ya, yb := y[pr.A*k:(pr.A+1)*k], y[pr.B*k:(pr.B+1)*k]
-		s := 0.0
-		for c, v := range ya {
-			t := v - yb[c]
-			s += t * t
-		}
-		dist[q] += s
-	}
-}
-
-// addEmbeddedGradient adds ∂/∂Y of Σ_q w_q ‖y_a − y_b‖² to gy:
-// 2w_q(y_a − y_b) to row a and its negative to row b.
-func addEmbeddedGradient(y []float64, k int, pairs []data.Pair, w, gy []float64) {
-	for q, pr := range pairs {
-		wq := w[q]
-		if wq == 0 {
-			continue
-		}
-		ya, yb := y[pr.A*k:(pr.A+1)*k], y[pr.B*k:(pr.B+1)*k]
-		ga, gb := gy[pr.A*k:(pr.A+1)*k], gy[pr.B*k:(pr.B+1)*k]
-		for c, v := range ya {
-			t := 2 * wq * (v - yb[c])
-			ga[c] += t
-			gb[c] -= t
-		}
 	}
 }
 

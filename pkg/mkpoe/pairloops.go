@@ -1,0 +1,114 @@
+package mkpoe
+
+import (
+	"github.com/mkpoe/mkpoe/internal/linalg"
+	"github.com/mkpoe/mkpoe/pkg/data"
+)
+
+// The factored methods' pair loops (lowRank.evaluate): distances and the
+// gradient's pair sums over the rows of an embedding Y (n×k, row-major).
+// They run in pairChunks fixed chunks of the pairs as tasks of
+// linalg.Parallel, so a lone fit uses both cores and the numbers do not
+// depend on who ran which chunk; the inner loops are unrolled by four
+// (1.5× faster than one accumulator at k = 95 in pure Go).
+
+// pairChunks is the number of chunks of a pair loop with at least
+// chunkMinWork multiply-adds; smaller loops run whole.
+const (
+	pairChunks   = 4
+	chunkMinWork = 1 << 16
+)
+
+// chunksOf returns how many chunks a loop over np pairs of width k takes.
+func chunksOf(np, k int) int {
+	if np*k < chunkMinWork || np < pairChunks {
+		return 1
+	}
+	return pairChunks
+}
+
+// addEmbeddedDistances adds ‖y_a − y_b‖² (rows of the n×k matrix y) to
+// dist[q] for every pair q = {a, b}.
+func addEmbeddedDistances(y []float64, k int, pairs []data.Pair, dist []float64) {
+	chunks := chunksOf(len(pairs), k)
+	linalg.ParallelRows(len(pairs), (len(pairs)+chunks-1)/chunks, func(_, lo, hi int) {
+		for q := lo; q < hi; q++ {
+			pr := pairs[q]
+			dist[q] += squaredDistance(y[pr.A*k:(pr.A+1)*k], y[pr.B*k:(pr.B+1)*k])
+		}
+	})
+}
+
+// squaredDistance returns ‖a − b‖² with four accumulators.
+func squaredDistance(a, b []float64) float64 {
+	b = b[:len(a)]
+	var s0, s1, s2, s3 float64
+	c := 0
+	for ; c+4 <= len(a); c += 4 {
+		t0, t1, t2, t3 := a[c]-b[c], a[c+1]-b[c+1], a[c+2]-b[c+2], a[c+3]-b[c+3]
+		s0 += t0 * t0
+		s1 += t1 * t1
+		s2 += t2 * t2
+		s3 += t3 * t3
+	}
+	for ; c < len(a); c++ {
+		t := a[c] - b[c]
+		s0 += t * t
+	}
+	return (s0 + s1) + (s2 + s3)
+}
+
+// addEmbeddedGradient adds ∂/∂Y of Σ_q w_q ‖y_a − y_b‖² to gy: 2w_q(y_a −
+// y_b) to row a and its negative to row b. Chunks after the first sum into
+// their own scratch rows (parts, grown as needed and returned), added to
+// gy in chunk order.
+func addEmbeddedGradient(y []float64, k int, pairs []data.Pair, w, gy []float64, parts [][]float64) [][]float64 {
+	chunks := chunksOf(len(pairs), k)
+	for len(parts) < chunks-1 {
+		parts = append(parts, nil)
+	}
+	for t := range chunks - 1 {
+		parts[t] = resize(parts[t], len(gy))
+		clear(parts[t])
+	}
+	linalg.ParallelRows(len(pairs), (len(pairs)+chunks-1)/chunks, func(t, lo, hi int) {
+		out := gy
+		if t > 0 {
+			out = parts[t-1]
+		}
+		for q := lo; q < hi; q++ {
+			if wq := w[q]; wq != 0 {
+				pr := pairs[q]
+				addScaledDifference(out[pr.A*k:(pr.A+1)*k], out[pr.B*k:(pr.B+1)*k], 2*wq, y[pr.A*k:(pr.A+1)*k], y[pr.B*k:(pr.B+1)*k])
+			}
+		}
+	})
+	for t := range chunks - 1 {
+		for i, v := range parts[t] {
+			gy[i] += v
+		}
+	}
+	return parts
+}
+
+// addScaledDifference adds s(a − b) to ga and subtracts it from gb.
+func addScaledDifference(ga, gb []float64, s float64, a, b []float64) {
+	b, ga, gb = b[:len(a)], ga[:len(a)], gb[:len(a)]
+	c := 0
+	for ; c+4 <= len(a); c += 4 {
+		t0, t1, t2, t3 := s*(a[c]-b[c]), s*(a[c+1]-b[c+1]), s*(a[c+2]-b[c+2]), s*(a[c+3]-b[c+3])
+		ga[c] += t0
+		ga[c+1] += t1
+		ga[c+2] += t2
+		ga[c+3] += t3
+		gb[c] -= t0
+		gb[c+1] -= t1
+		gb[c+2] -= t2
+		gb[c+3] -= t3
+	}
+	for ; c < len(a); c++ {
+		t := s * (a[c] - b[c])
+		ga[c] += t
+		gb[c] -= t
+	}
+}
