@@ -23,7 +23,7 @@ import (
 //	                              constraint.Steps (constraint.ParseSteps)
 //	protocol.holdout              items, comparisons
 //	protocol.outer                random, partition, given
-//	solver.method                 accelerated, lowrank, auto, subgradient (mkpoe.ParseSolver)
+//	solver.method                 accelerated, lowrank, alm, auto, subgradient (mkpoe.ParseSolver)
 //	rows[i].method                native, k1, k4
 //	rows[i].mode                  full, diag; diagonal is diag (mkpoe.ParseMode)
 //

@@ -19,7 +19,9 @@ import (
 //
 // "alm" runs the augmented-Lagrangian method with its tuning, "almK" with
 // almTuning.kappa K, "almKpP" also with almTuning.prune P. At each
-// multiple, the certified fits' objectives must agree within 2·Tol.
+// multiple, the certified fits' objectives must agree within 2·Tol. A
+// name ending in "+warm" starts each fit from its previous multiple's
+// model (Settings.Init), as a cross-validation along the grid does.
 func TestALMExperiment(t *testing.T) {
 	spec := os.Getenv("MKPOE_ALM")
 	if spec == "" {
@@ -46,13 +48,18 @@ func TestALMExperiment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	prev := map[string]*Model{} // a name ending in "+warm": its last model
 	for _, mult := range mults {
 		certified := map[string]float64{}
-		for _, name := range strings.Split(parts[1], ",") {
+		for _, full := range strings.Split(parts[1], ",") {
+			name, warm := strings.CutSuffix(full, "+warm")
 			s := Settings{Beta: mult * mb, MaxIter: 20000}
+			if warm {
+				s.Init = prev[full]
+			}
 			switch {
 			case strings.HasPrefix(name, "alm"):
-				// alm[K][pP][cC][sS]: kappa K (default 10), prune P (default
+				// alm[K][pP][cC][sS]: kappa K (default 3), prune P (default
 				// 1e-2), checkEvery C, stallFraction S.
 				spec := strings.TrimPrefix(name, "alm")
 				spec, stallSpec, hasStall := strings.Cut(spec, "s")
@@ -86,6 +93,7 @@ func TestALMExperiment(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			prev[full] = mod
 			t.Logf("n=%d m=%d %6.4g·β_min %-12s %6.2fs iters %5d gap %.2e conv %v obj %.6g dim %d",
 				n, m, mult, name, time.Since(start).Seconds(), mod.Stats.Iterations, mod.Stats.RelativeGap, mod.Stats.Converged, mod.Objective, mod.Dim())
 			if mod.Stats.Converged {

@@ -128,6 +128,16 @@ func BenchmarkFitBeta(b *testing.B) {
 	}
 }
 
+// BenchmarkFitBetaFactored runs the factored methods (lowrank, alm) on
+// the same fixture and grid, full W, beside BenchmarkFitBeta's default.
+func BenchmarkFitBetaFactored(b *testing.B) {
+	for _, solver := range []Solver{LowRank, ALM} {
+		for _, beta := range betaGrid {
+			b.Run(fmt.Sprintf("%s_beta%g", solver, beta), func(b *testing.B) { benchmarkFitBeta(b, Full, solver, beta) })
+		}
+	}
+}
+
 // pathGrid is the paper's 10-value β grid of the aset400 experiments.
 var pathGrid = []float64{1e-2, 1e-1, 1, 10, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7}
 

@@ -228,7 +228,7 @@ func fit(ctx context.Context, in input, cs []data.Comparison, s Settings) (*Mode
 	minBetaOnce := sync.OnceValue(func() float64 {
 		return eigen.minBetaUntil(func() bool { return ctx.Err() != nil })
 	})
-	row = route(shape{s: s, n: p.n, diag: p.hasDiagBlock(), minBeta: minBetaOnce, tune: p.tune.route})
+	row = route(shape{s: s, n: p.n, diag: p.hasDiagBlock(), identity: in.kind == InputIdentity, minBeta: minBetaOnce, tune: p.tune.route})
 	s.Solver = row.name
 	if err := checkMemory(p, row.factored, s.MemoryLimit); err != nil {
 		return nil, err

@@ -19,20 +19,26 @@ func TestRoute(t *testing.T) {
 		diag       bool
 		want       Solver
 		askMinBeta bool
+		identity   bool
 	}{
-		{"default", Settings{Beta: 20}, big, false, Accelerated, false},
-		{"accelerated, diagonal", Settings{Beta: 20, Solver: Accelerated}, big, true, Accelerated, false},
-		{"lowrank", Settings{Beta: 1e6, Solver: LowRank}, small, false, LowRank, false},
-		{"lowrank on a diagonal W runs the default", Settings{Beta: 20, Solver: LowRank}, big, true, Accelerated, false},
-		{"subgradient", Settings{Beta: 20, Solver: Subgradient}, big, false, Subgradient, false},
-		{"subgradient, diagonal", Settings{Beta: 20, Solver: Subgradient}, big, true, Subgradient, false},
-		{"auto: many items near β_min", Settings{Beta: tune.autoMaxMultiple * minBeta, Solver: Auto}, big, false, LowRank, true},
-		{"auto: many items, large β", Settings{Beta: 1.01 * tune.autoMaxMultiple * minBeta, Solver: Auto}, big, false, Accelerated, true},
-		{"auto: few items", Settings{Beta: 15, Solver: Auto}, small, false, Accelerated, false},
-		{"auto: diagonal", Settings{Beta: 15, Solver: Auto}, big, true, Accelerated, false},
-		{"rank bound, default solver", Settings{Beta: 1e6, Rank: 2}, small, false, LowRank, false},
-		{"rank bound, auto", Settings{Beta: 1e6, Rank: 2, Solver: Auto}, small, false, LowRank, false},
-		{"rank bound, accelerated", Settings{Beta: 1e6, Rank: 2, Solver: Accelerated}, small, false, LowRank, false},
+		{"default", Settings{Beta: 20}, big, false, Accelerated, false, false},
+		{"accelerated, diagonal", Settings{Beta: 20, Solver: Accelerated}, big, true, Accelerated, false, false},
+		{"lowrank", Settings{Beta: 1e6, Solver: LowRank}, small, false, LowRank, false, false},
+		{"lowrank on a diagonal W runs the default", Settings{Beta: 20, Solver: LowRank}, big, true, Accelerated, false, false},
+		{"subgradient", Settings{Beta: 20, Solver: Subgradient}, big, false, Subgradient, false, false},
+		{"subgradient, diagonal", Settings{Beta: 20, Solver: Subgradient}, big, true, Subgradient, false, false},
+		{"auto: many items near β_min", Settings{Beta: tune.autoMaxMultiple * minBeta, Solver: Auto}, big, false, LowRank, true, false},
+		{"auto: many items, large β", Settings{Beta: 1.01 * tune.autoMaxMultiple * minBeta, Solver: Auto}, big, false, Accelerated, true, false},
+		{"auto: few items", Settings{Beta: 15, Solver: Auto}, small, false, Accelerated, false, false},
+		{"auto: diagonal", Settings{Beta: 15, Solver: Auto}, big, true, Accelerated, false, false},
+		{"auto: GNMDS on many items", Settings{Beta: 1e6, Solver: Auto}, big, false, ALM, false, true},
+		{"auto: GNMDS on few items", Settings{Beta: 15, Solver: Auto}, small, false, Accelerated, false, true},
+		{"alm", Settings{Beta: 20, Solver: ALM}, small, false, ALM, false, false},
+		{"alm on a diagonal W runs the default", Settings{Beta: 20, Solver: ALM}, big, true, Accelerated, false, false},
+		{"rank bound, alm", Settings{Beta: 1e6, Rank: 2, Solver: ALM}, big, false, LowRank, false, false},
+		{"rank bound, default solver", Settings{Beta: 1e6, Rank: 2}, small, false, LowRank, false, false},
+		{"rank bound, auto", Settings{Beta: 1e6, Rank: 2, Solver: Auto}, small, false, LowRank, false, false},
+		{"rank bound, accelerated", Settings{Beta: 1e6, Rank: 2, Solver: Accelerated}, small, false, LowRank, false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, err := tc.s.withDefaults()
@@ -40,7 +46,7 @@ func TestRoute(t *testing.T) {
 				t.Fatal(err)
 			}
 			asked := false
-			row := route(shape{s: s, n: tc.n, diag: tc.diag, tune: tune, minBeta: func() float64 { asked = true; return minBeta }})
+			row := route(shape{s: s, n: tc.n, diag: tc.diag, identity: tc.identity, tune: tune, minBeta: func() float64 { asked = true; return minBeta }})
 			if row.name != tc.want || row.method == nil {
 				t.Errorf("route: %q (method %T), want %q", row.name, row.method, tc.want)
 			}

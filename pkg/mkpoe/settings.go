@@ -98,11 +98,12 @@ const (
 	// β ≤ β_min is answered at once (W = 0). Diagonal fits use
 	// Accelerated, and a rank bound runs LowRank.
 	ALM Solver = "alm"
-	// Auto chooses LowRank or Accelerated per fit once β_min is known
-	// (docs/solver.md, "Which method runs when"): LowRank for full W on at
-	// least autoMinItems items at β ≤ autoMaxMultiple·β_min, where it was
-	// measured 16–25× faster, Accelerated otherwise (diagonal W, small
-	// sets, large multiples of β_min). Model.Solver records the choice.
+	// Auto chooses ALM, LowRank or Accelerated per fit (docs/solver.md,
+	// "Which method runs when"): ALM for GNMDS (K = I) on at least
+	// autoMinItems items; LowRank for other full-W fits on as many items
+	// at β ≤ autoMaxMultiple·β_min, where it was measured 16–25× faster;
+	// Accelerated otherwise (diagonal W, small sets, large multiples of
+	// β_min on kernels). Model.Solver records the choice.
 	Auto Solver = "auto"
 )
 

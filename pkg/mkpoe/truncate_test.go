@@ -221,10 +221,11 @@ func TestKernelRankTies(t *testing.T) {
 	}
 }
 
-// TestAutoSolver: Auto picks the low-rank method for full W on ≥ 300
-// items near β_min, the default elsewhere, records its choice, and its fit
-// is certified like the chosen method's own (the default's fits are cut
-// short: only the choice is checked).
+// TestAutoSolver: Auto picks alm for GNMDS on ≥ 300 items at any β, the
+// low-rank method for a kernel's full W on ≥ 300 items near β_min, the
+// default elsewhere, records its choice, and its fit is certified like the
+// chosen method's own (the default's fits are cut short: only the choice
+// is checked).
 func TestAutoSolver(t *testing.T) {
 	t.Parallel()
 	autoMinItems := defaultTuning().route.autoMinItems
@@ -242,11 +243,17 @@ func TestAutoSolver(t *testing.T) {
 		fit  func() (*Model, error)
 		want Solver
 	}{
-		{"300 items at 1.5·β_min", func() (*Model, error) {
+		{"GNMDS, 300 items at 1.5·β_min", func() (*Model, error) {
 			return FitIdentity(autoMinItems, pl.Triplets, &Settings{Beta: 1.5 * unit, Solver: Auto})
+		}, ALM},
+		{"GNMDS, 300 items at 30·β_min", func() (*Model, error) {
+			return FitIdentity(autoMinItems, pl.Triplets, &Settings{Beta: 30 * unit, Solver: Auto})
+		}, ALM},
+		{"kernel, 300 items at 1.5·β_min", func() (*Model, error) {
+			return Fit([]mat.Symmetric{identitySym(autoMinItems)}, pl.Triplets, &Settings{Beta: 1.5 * unit, Solver: Auto})
 		}, LowRank},
-		{"300 items at 3·β_min", func() (*Model, error) {
-			return FitIdentity(autoMinItems, pl.Triplets, &Settings{Beta: 3 * unit, Solver: Auto, MaxIter: 10})
+		{"kernel, 300 items at 3·β_min", func() (*Model, error) {
+			return Fit([]mat.Symmetric{identitySym(autoMinItems)}, pl.Triplets, &Settings{Beta: 3 * unit, Solver: Auto, MaxIter: 10})
 		}, Accelerated},
 		{"300 items, diagonal", func() (*Model, error) {
 			return FitIdentity(autoMinItems, pl.Triplets, &Settings{Beta: 1.5 * unit, Solver: Auto, Mode: Diag, MaxIter: 10})
@@ -265,7 +272,7 @@ func TestAutoSolver(t *testing.T) {
 		if m.Solver != tc.want {
 			t.Errorf("%s: solver %q, want %q", tc.name, m.Solver, tc.want)
 		}
-		if tc.want == LowRank && tc.name != "few items, fixed rank" && (!m.Stats.Converged || m.Stats.RelativeGap > 1e-3) {
+		if tc.want != Accelerated && tc.name != "few items, fixed rank" && (!m.Stats.Converged || m.Stats.RelativeGap > 1e-3) {
 			t.Errorf("%s: not certified (gap %.3g)", tc.name, m.Stats.RelativeGap)
 		}
 	}

@@ -53,7 +53,7 @@ rows:
 			"protocol.inner_folds: must be >= 2, got 1",
 			"beta_grid[1]: must be strictly increasing, got 1",
 			"beta_grid[2]: must be > 0 and finite, got -3",
-			`solver.method: must be one of accelerated, lowrank, auto, subgradient, got "newton"`,
+			`solver.method: must be one of accelerated, lowrank, alm, auto, subgradient, got "newton"`,
 			`rows[0].method: must be native, k1 or k4, got "k9"`,
 			"rows[1]: a k4 row needs a group and no kernel",
 			`rows[2].group: must name a group, got "nope"`,
