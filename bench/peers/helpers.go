@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -122,4 +123,68 @@ func parseInts(s string) ([]int, error) {
 		out = append(out, v)
 	}
 	return out, nil
+}
+
+// parseGrid reads a comma-separated CV grid of multiples of β_min: each
+// finite and > 0, strictly increasing (each fold's fits run along it in
+// order, warm-started from the previous one).
+func parseGrid(s string) ([]float64, error) {
+	var out []float64
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		v, err := strconv.ParseFloat(f, 64)
+		if err != nil || !(v > 0) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("-grid: %q is not a positive multiple of β_min", f)
+		}
+		if len(out) > 0 && v <= out[len(out)-1] {
+			return nil, fmt.Errorf("-grid: %g after %g: the grid must increase", v, out[len(out)-1])
+		}
+		out = append(out, v)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("-grid: no multiples in %q", s)
+	}
+	return out, nil
+}
+
+// parseRanks reads -ranks: distinct integers ≥ 0 (0: the convex fit).
+func parseRanks(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		v, err := strconv.Atoi(f)
+		if err != nil || v < 0 {
+			return nil, fmt.Errorf("-ranks: %q is not an integer ≥ 0", f)
+		}
+		if slices.Contains(out, v) {
+			return nil, fmt.Errorf("-ranks: %d given twice", v)
+		}
+		out = append(out, v)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("-ranks: no ranks in %q", s)
+	}
+	return out, nil
+}
+
+// joinFloats prints xs comma-separated in %g.
+func joinFloats(xs []float64) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = strconv.FormatFloat(x, 'g', -1, 64)
+	}
+	return strings.Join(parts, ",")
+}
+
+// joinInts prints xs comma-separated.
+func joinInts(xs []int) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = strconv.Itoa(x)
+	}
+	return strings.Join(parts, ", ")
 }

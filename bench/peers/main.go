@@ -18,14 +18,17 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"math"
 	"os"
 	"os/signal"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/mkpoe/mkpoe/internal/linalg"
 	"github.com/mkpoe/mkpoe/pkg/data"
+	"github.com/mkpoe/mkpoe/pkg/mkpoe"
 )
 
 // config holds the command-line flags.
@@ -38,7 +41,10 @@ type config struct {
 	python     string
 	timeout    time.Duration
 	out        string
-	rank       int // > 0: also a rank-bounded mkpoe row at the CV's multiple
+	grid       []float64    // CV grid, multiples of β_min, increasing
+	solver     mkpoe.Solver // Settings.Solver of every mkpoe fit
+	ranks      []int        // one mkpoe row per rank; 0: convex
+	warm       bool         // warm-start each CV fold along the grid
 }
 
 func main() {
@@ -66,15 +72,26 @@ func parseFlags(args []string) (config, error) {
 	python := fs.String("python", "/opt/cblearn-venv/bin/python", "Python interpreter that imports cblearn (\"none\" skips cblearn)")
 	timeout := fs.Duration("timeout", time.Hour, "time limit of one cblearn fit")
 	out := fs.String("out", "", "also write the table to this file")
-	rank := fs.Int("rank", 0, "also fit mkpoe with its rank bounded by this (fit --rank) at the CV-chosen multiple of β_min; 0: no such row")
+	grid := fs.String("grid", joinFloats(defaultGrid), "CV grid of β, multiples of each training set's β_min")
+	solver := fs.String("solver", string(mkpoe.ALM), "mkpoe solver, one of "+strings.Join(mkpoe.SolverNames(), ", ")+" (a rank bound runs lowrank)")
+	ranks := fs.String("ranks", "0,2,5,10", "mkpoe rows: each rank its own CV and refit (Settings.Rank); 0 = convex")
+	warm := fs.Bool("warm", defaultWarm, "warm-start each CV fold's fits along the grid from the previous β's model")
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
 	}
-	cfg := config{reps: *reps, seed: *seed, python: *python, timeout: *timeout, out: *out, rank: *rank}
-	if cfg.rank < 0 {
-		return config{}, fmt.Errorf("-rank must be ≥ 0, got %d", cfg.rank)
-	}
+	cfg := config{reps: *reps, seed: *seed, python: *python, timeout: *timeout, out: *out, warm: *warm}
 	var err error
+	if cfg.grid, err = parseGrid(*grid); err != nil {
+		return config{}, err
+	}
+	s, err := mkpoe.ParseSolver(*solver)
+	if err != nil {
+		return config{}, fmt.Errorf("-solver: %w", err)
+	}
+	cfg.solver = s
+	if cfg.ranks, err = parseRanks(*ranks); err != nil {
+		return config{}, err
+	}
 	if cfg.sizes, err = parseSizes(*sizes); err != nil {
 		return config{}, err
 	}
@@ -150,26 +167,35 @@ func header(ctx context.Context, cfg config, p *peer) string {
 	h := fmt.Sprintf("Planted sets (dim 5, flip 0.1, seed %d), first 80%% of the triplets train, last 20%% held out; "+
 		"%d repetition(s), %s, GOMAXPROCS %d, %s; mkpoe: %s build",
 		cfg.seed, cfg.reps, time.Now().Format("2006-01-02"), runtime.GOMAXPROCS(0), runtime.Version(), blas)
+	h += "; " + mkpoeSetup(cfg)
 	if p != nil {
 		h += "; " + p.versions(ctx)
 	}
 	return h + "."
 }
 
+// mkpoeSetup describes mkpoe's fits: solver, CV grid and warm starts.
+func mkpoeSetup(cfg config) string {
+	start := "cold"
+	if cfg.warm {
+		start = "warm along the grid"
+	}
+	return fmt.Sprintf("mkpoe solver %s, ranks {%s}, %d-fold CV over {%s}·β_min, %s", cfg.solver, joinInts(cfg.ranks), cvFolds,
+		strings.ReplaceAll(joinFloats(cfg.grid), ",", ", "), start)
+}
+
 // benchSize runs every repetition on one planted set and returns its rows:
-// mkpoe first, then each cblearn estimator and dimension (or one row saying
-// why cblearn was skipped).
+// mkpoe's (one per rank, then the CV's choice among them), then each
+// cblearn estimator and dimension (or one row saying why cblearn was
+// skipped).
 func benchSize(ctx context.Context, cfg config, sz size, p *peer, skip string) ([]row, error) {
 	pl, err := data.GeneratePlanted(data.PlantedSpec{N: sz.N, Dim: 5, Triplets: sz.Triplets, Flip: 0.1, Seed: cfg.seed})
 	if err != nil {
 		return nil, err
 	}
 	train, test := splitTrainTest(pl.Triplets)
-	rows := []row{{Size: sz, Method: "mkpoe GNMDS lowrank, 3-fold CV"}}
-	var ranked *row
-	if cfg.rank > 0 {
-		rows = append(rows, row{Size: sz, Method: fmt.Sprintf("mkpoe GNMDS rank ≤ %d (at the CV's multiple)", cfg.rank)})
-	}
+	rows := mkpoeRows(cfg, sz)
+	nMk := len(rows)
 	var trainFile, testFile string
 	if p == nil {
 		rows = append(rows, row{Size: sz, Method: "cblearn", Note: skip})
@@ -187,14 +213,10 @@ func benchSize(ctx context.Context, cfg config, sz size, p *peer, skip string) (
 			return nil, err
 		}
 	}
-	peers := rows[1:]
-	if cfg.rank > 0 {
-		ranked, peers = &rows[1], rows[2:]
-	}
 	for rep := 0; rep < cfg.reps; rep++ {
 		steps := []func() error{
-			func() error { return mkpoeRep(ctx, sz, train, test, cfg.seed, cfg.rank, &rows[0], ranked) },
-			func() error { return cblearnReps(ctx, cfg, sz, p, trainFile, testFile, peers) },
+			func() error { return mkpoeRep(ctx, cfg, sz, train, test, rows[:nMk]) },
+			func() error { return cblearnReps(ctx, cfg, sz, p, trainFile, testFile, rows[nMk:]) },
 		}
 		if rep%2 == 1 {
 			steps[0], steps[1] = steps[1], steps[0]
@@ -208,38 +230,88 @@ func benchSize(ctx context.Context, cfg config, sz size, p *peer, skip string) (
 	return rows, nil
 }
 
-// mkpoeRep runs one repetition of the mkpoe fit and adds it to r.
-func mkpoeRep(ctx context.Context, sz size, train, test []data.Comparison, seed uint64, rank int, r, ranked *row) error {
-	log.Printf("n=%d: mkpoe GNMDS, CV over %v·β_min ...", sz.N, betaMultiples)
-	res, err := runMkpoe(ctx, sz.N, train, test, seed)
-	if err != nil {
-		return err
+// mkpoeRows are the empty mkpoe rows of one size: one per rank of
+// cfg.ranks, then, with several, the CV's choice among them.
+func mkpoeRows(cfg config, sz size) []row {
+	var rows []row
+	for _, k := range cfg.ranks {
+		rows = append(rows, row{Size: sz, Method: rankMethod(k, cfg.solver), Certs: &certCount{}, Bounded: k > 0})
 	}
-	log.Printf("n=%d: mkpoe %.1f s (refit %.2f s), CV accuracy %v, chose %g·β_min, held-out %.4f, rank %d, gap %.1e",
-		sz.N, res.Total.Seconds(), res.Refit, roundAll(res.CVScores), res.Multiple, res.Accuracy, res.Rank, res.Gap)
-	r.Method = fmt.Sprintf("mkpoe GNMDS lowrank, 3-fold CV (chose %g·β_min)", res.Multiple)
-	r.Seconds = append(r.Seconds, res.Total.Seconds())
-	r.Refit = append(r.Refit, res.Refit)
-	r.Accuracy = append(r.Accuracy, res.Accuracy)
-	r.Rank = fmt.Sprint(res.Rank)
-	r.Gap = fmt.Sprintf("%.1e", res.Gap)
-	if !res.Converged {
-		r.Gap += " (not converged)"
+	if len(cfg.ranks) > 1 {
+		rows = append(rows, row{Size: sz, Method: fmt.Sprintf("mkpoe GNMDS, CV's choice of rank ∈ {%s} and β (all rows' time)", joinInts(cfg.ranks)),
+			Certs: &certCount{}, Mixed: slices.Contains(cfg.ranks, 0) && slices.ContainsFunc(cfg.ranks, func(k int) bool { return k > 0 }),
+			Bounded: !slices.Contains(cfg.ranks, 0)})
 	}
-	if ranked == nil {
+	return rows
+}
+
+// rankMethod names the mkpoe row of rank k (0: convex).
+func rankMethod(k int, s mkpoe.Solver) string {
+	if k == 0 {
+		return fmt.Sprintf("mkpoe GNMDS convex (%s)", s)
+	}
+	return fmt.Sprintf("mkpoe GNMDS rank ≤ %d (lowrank)", k)
+}
+
+// mkpoeRep runs one repetition of mkpoe's CV and refit at every rank of
+// cfg.ranks and adds each to its row of rows (as made by mkpoeRows); the
+// last row, with several ranks, gets the rank whose CV score is best.
+func mkpoeRep(ctx context.Context, cfg config, sz size, train, test []data.Comparison, rows []row) error {
+	var total float64 // seconds of every rank's CV and refit
+	var all certCount
+	best, bestScore := -1, math.Inf(-1)
+	results := make([]mkpoeResult, len(cfg.ranks))
+	for i, k := range cfg.ranks {
+		spec := fitSpec{Solver: cfg.solver, Rank: k, Warm: cfg.warm}
+		log.Printf("n=%d: mkpoe GNMDS rank %d (%s, warm %v), CV over %v·β_min ...", sz.N, k, cfg.solver, cfg.warm, cfg.grid)
+		res, err := runMkpoe(ctx, sz.N, train, test, cfg.grid, spec, cfg.seed)
+		if err != nil {
+			return fmt.Errorf("rank %d: %w", k, err)
+		}
+		log.Printf("n=%d: rank %d: %.1f s (refit %.2f s, %s), CV accuracy %v, chose %g·β_min, held-out %.4f, rank %d, gap %.1e, certified %d/%d CV + %d/%d refit, worst convex gap %.1e",
+			sz.N, k, res.Total, res.Refit, res.Solver, roundAll(res.CVScores), res.Multiple, res.Accuracy, res.Rank, res.Gap,
+			res.Certs.CVOK, res.Certs.CVFits, res.Certs.RefitOK, res.Certs.Refits, res.Certs.Worst)
+		addResult(&rows[i], res)
+		results[i] = res
+		total += res.Total
+		all.merge(res.Certs)
+		if s := res.CVScores[argmax(res.CVScores)]; s > bestScore {
+			best, bestScore = i, s
+		}
+	}
+	if len(cfg.ranks) < 2 {
 		return nil
 	}
-	m, err := fitGNMDS(ctx, sz.N, train, res.Multiple, rank)
-	if err != nil {
-		return fmt.Errorf("rank %d at %g·β_min: %w", rank, res.Multiple, err)
+	r, res := &rows[len(cfg.ranks)], results[best]
+	res.Total, res.Certs = total, all
+	addResult(r, res)
+	r.Rank = fmt.Sprintf("%d (%s)", res.Rank, rankWord(cfg.ranks[best]))
+	if cfg.ranks[best] > 0 && !r.Bounded {
+		r.Gap += " to the convex bound"
 	}
-	acc := modelAccuracy(m, test)
-	log.Printf("n=%d: mkpoe rank ≤ %d at %g·β_min: %.2f s, held-out %.4f, distance to the convex bound %.1e", sz.N, rank, res.Multiple, m.Stats.Seconds, acc, m.Stats.RelativeGap)
-	ranked.Seconds = append(ranked.Seconds, m.Stats.Seconds)
-	ranked.Accuracy = append(ranked.Accuracy, acc)
-	ranked.Rank = fmt.Sprint(m.Dim())
-	ranked.Gap = fmt.Sprintf("%.1e to the convex bound", m.Stats.RelativeGap)
 	return nil
+}
+
+// rankWord names rank k of -ranks: "convex" for 0, else "rank ≤ k".
+func rankWord(k int) string {
+	if k == 0 {
+		return "convex"
+	}
+	return fmt.Sprintf("rank ≤ %d", k)
+}
+
+// addResult adds one repetition's result to its row.
+func addResult(r *row, res mkpoeResult) {
+	r.Seconds = append(r.Seconds, res.Total)
+	r.Refit = append(r.Refit, res.Refit)
+	r.Accuracy = append(r.Accuracy, res.Accuracy)
+	r.Betas = append(r.Betas, betaText(res.Beta, res.Multiple))
+	r.Rank = fmt.Sprint(res.Rank)
+	r.Gap = fmt.Sprintf("%.1e", res.Gap)
+	if r.Bounded {
+		r.Gap += " to the convex bound"
+	}
+	r.Certs.merge(res.Certs)
 }
 
 // cblearnReps runs one repetition of every cblearn estimator and dimension,

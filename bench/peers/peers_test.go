@@ -1,14 +1,17 @@
 package main
 
 import (
+	"context"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/mkpoe/mkpoe/pkg/data"
+	"github.com/mkpoe/mkpoe/pkg/mkpoe"
 )
 
 func TestFoldIndicesPartition(t *testing.T) {
@@ -120,26 +123,261 @@ func TestParseFlagsDefaults(t *testing.T) {
 	if !reflect.DeepEqual(cfg.sizes, []size{{100, 20000}, {300, 10000}}) || !reflect.DeepEqual(cfg.dims, []int{2, 5, 10}) || cfg.reps != 1 {
 		t.Errorf("defaults = %+v", cfg)
 	}
-	if _, err := parseFlags([]string{"-estimators", "SOE,MDS"}); err == nil {
-		t.Error("unknown estimator accepted")
+	if want := []float64{1.25, 1.5, 2, 3, 5, 10, 30, 100, 300, 1000}; !reflect.DeepEqual(cfg.grid, want) {
+		t.Errorf("default grid = %v, want %v", cfg.grid, want)
+	}
+	if cfg.solver != mkpoe.ALM {
+		t.Errorf("default solver = %q, want alm", cfg.solver)
+	}
+	if want := []int{0, 2, 5, 10}; !reflect.DeepEqual(cfg.ranks, want) {
+		t.Errorf("default ranks = %v, want %v", cfg.ranks, want)
+	}
+	if cfg.warm != defaultWarm {
+		t.Errorf("default warm = %v, want %v", cfg.warm, defaultWarm)
+	}
+}
+
+// TestParseFlagsSolvers accepts every solver of the route table, by name
+// and case aside, and refuses others.
+func TestParseFlagsSolvers(t *testing.T) {
+	for _, name := range mkpoe.SolverNames() {
+		for _, arg := range []string{name, strings.ToUpper(name)} {
+			cfg, err := parseFlags([]string{"-solver", arg})
+			if err != nil {
+				t.Errorf("-solver %s: %v", arg, err)
+			} else if string(cfg.solver) != name {
+				t.Errorf("-solver %s gave %q", arg, cfg.solver)
+			}
+		}
+	}
+	if _, err := parseFlags([]string{"-solver", "newton"}); err == nil {
+		t.Error("-solver newton accepted")
+	}
+}
+
+func TestParseFlags(t *testing.T) {
+	tests := []struct {
+		args  []string
+		grid  []float64
+		ranks []int
+		warm  bool
+		bad   string // a substring of the error, "" if none
+	}{
+		{args: []string{"-grid", "1.5, 10,1e3"}, grid: []float64{1.5, 10, 1000}, ranks: []int{0, 2, 5, 10}, warm: defaultWarm},
+		{args: []string{"-ranks", "5", "-warm=false"}, grid: defaultGrid, ranks: []int{5}, warm: false},
+		{args: []string{"-ranks", "0,3", "-warm"}, grid: defaultGrid, ranks: []int{0, 3}, warm: true},
+		{args: []string{"-grid", "2,1.5"}, bad: "must increase"},
+		{args: []string{"-grid", "1,1"}, bad: "must increase"},
+		{args: []string{"-grid", "0,1"}, bad: "not a positive multiple"},
+		{args: []string{"-grid", "-1"}, bad: "not a positive multiple"},
+		{args: []string{"-grid", "Inf"}, bad: "not a positive multiple"},
+		{args: []string{"-grid", ","}, bad: "no multiples"},
+		{args: []string{"-ranks", "-1"}, bad: "not an integer ≥ 0"},
+		{args: []string{"-ranks", "2,x"}, bad: "not an integer ≥ 0"},
+		{args: []string{"-ranks", "2,2"}, bad: "given twice"},
+		{args: []string{"-ranks", ""}, bad: "no ranks"},
+		{args: []string{"-estimators", "SOE,MDS"}, bad: "unknown"},
+	}
+	for _, tc := range tests {
+		cfg, err := parseFlags(tc.args)
+		if tc.bad != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.bad) {
+				t.Errorf("%v: error %v, want one containing %q", tc.args, err, tc.bad)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%v: %v", tc.args, err)
+			continue
+		}
+		if !reflect.DeepEqual(cfg.grid, tc.grid) || !reflect.DeepEqual(cfg.ranks, tc.ranks) || cfg.warm != tc.warm {
+			t.Errorf("%v: grid %v ranks %v warm %v, want %v %v %v", tc.args, cfg.grid, cfg.ranks, cfg.warm, tc.grid, tc.ranks, tc.warm)
+		}
+	}
+}
+
+func TestJoinFloatsRoundTrip(t *testing.T) {
+	if got := joinFloats(defaultGrid); got != "1.25,1.5,2,3,5,10,30,100,300,1000" {
+		t.Errorf("joinFloats = %q", got)
+	}
+	back, err := parseGrid(joinFloats(defaultGrid))
+	if err != nil || !reflect.DeepEqual(back, defaultGrid) {
+		t.Errorf("parseGrid(joinFloats) = %v, %v", back, err)
+	}
+}
+
+// TestCertCount counts convex fits as certified only when converged with
+// gap ≤ 1e-3, rank-bounded ones when converged whatever their distance to
+// the convex bound, and keeps the worst convex gap.
+func TestCertCount(t *testing.T) {
+	var c certCount
+	c.add(mkpoe.Stats{Converged: true, RelativeGap: 9e-4}, 0, true)
+	c.add(mkpoe.Stats{Converged: true, RelativeGap: 2e-3}, 0, true)  // gap above Tol
+	c.add(mkpoe.Stats{Converged: false, RelativeGap: 5e-4}, 0, true) // not converged
+	c.add(mkpoe.Stats{Converged: true, RelativeGap: 0.4}, 5, true)   // stationary
+	c.add(mkpoe.Stats{Converged: false, RelativeGap: 0.3}, 5, false)
+	c.add(mkpoe.Stats{Converged: true, RelativeGap: 1e-4}, 0, false)
+	want := certCount{CVFits: 4, CVOK: 2, Refits: 2, RefitOK: 1, Worst: 2e-3}
+	if c != want {
+		t.Errorf("counts %+v, want %+v", c, want)
+	}
+	c.merge(certCount{CVFits: 30, CVOK: 30, Refits: 1, RefitOK: 1, Worst: 5e-3})
+	if want := (certCount{CVFits: 34, CVOK: 32, Refits: 3, RefitOK: 2, Worst: 5e-3}); c != want {
+		t.Errorf("merged %+v, want %+v", c, want)
+	}
+}
+
+func TestArgmax(t *testing.T) {
+	tests := []struct {
+		xs   []float64
+		want int
+	}{
+		{[]float64{0.5}, 0},
+		{[]float64{0.1, 0.3, 0.2}, 1},
+		{[]float64{0.3, 0.1, 0.3}, 0}, // the smallest multiple on ties
+		{[]float64{0.1, 0.2, 0.4}, 2},
+	}
+	for _, tc := range tests {
+		if got := argmax(tc.xs); got != tc.want {
+			t.Errorf("argmax(%v) = %d, want %d", tc.xs, got, tc.want)
+		}
 	}
 }
 
 func TestWriteTable(t *testing.T) {
-	rows := []row{
-		{Size: size{100, 20000}, Method: "mkpoe", Seconds: []float64{12.34, 10}, Refit: []float64{1.5, 1.7}, Accuracy: []float64{0.9, 0.8}, Rank: "7", Gap: "1.0e-03"},
-		{Size: size{100, 20000}, Method: "cblearn", Note: "skipped: no python"},
+	all := &certCount{CVFits: 30, CVOK: 30, Refits: 1, RefitOK: 1, Worst: 9.9e-4}
+	some := &certCount{CVFits: 30, CVOK: 28, Refits: 1, RefitOK: 1, Worst: 3.1e-3}
+	tests := []struct {
+		name string
+		r    row
+		want string
+	}{
+		{"convex, all certified",
+			row{Size: size{100, 20000}, Method: "mkpoe", Seconds: []float64{12.34, 10}, Refit: []float64{1.5, 1.7}, Accuracy: []float64{0.9, 0.8},
+				Rank: "7", Gap: "1.0e-03", Betas: []string{betaText(1234.5, 10), betaText(1234.5, 10)}, Certs: all},
+			"| 100 × 16000 | mkpoe | 1234 (10×) | 11.2 s (10.0–12.3 s) | 1.60 s | 0.8500 | 7 | 30/30 CV + 1/1 refit certified, worst convex gap 9.9e-04 | 1.0e-03 |"},
+		{"convex, two CV fits uncertified, two choices",
+			row{Size: size{300, 10000}, Method: "mkpoe", Seconds: []float64{250}, Refit: []float64{0.25}, Accuracy: []float64{0.7},
+				Rank: "30", Gap: "8.0e-04", Betas: []string{betaText(50, 2), betaText(75, 3)}, Certs: some},
+			"| 300 × 8000 | mkpoe | 50 (2×); 75 (3×) | 250 s | 0.25 s | 0.7000 | 30 | 28/30 CV + 1/1 refit certified, **2 not certified**, worst convex gap 3.1e-03 | 8.0e-04 |"},
+		{"rank-bounded",
+			row{Size: size{40, 2000}, Method: "rank ≤ 5", Seconds: []float64{0.29}, Refit: []float64{0.01}, Accuracy: []float64{0.7975},
+				Rank: "5", Gap: "9.5e-01 to the convex bound", Betas: []string{betaText(2592.3, 100)}, Bounded: true,
+				Certs: &certCount{CVFits: 30, CVOK: 29, Refits: 1, RefitOK: 1}},
+			"| 40 × 1600 | rank ≤ 5 | 2592 (100×) | 0.29 s | 0.01 s | 0.7975 | 5 | 29/30 CV + 1/1 refit stationary, **1 not stationary** | 9.5e-01 to the convex bound |"},
+		{"choice among ranks",
+			row{Size: size{40, 2000}, Method: "choice", Seconds: []float64{7.06}, Refit: []float64{0.01}, Accuracy: []float64{0.8},
+				Rank: "5 (rank ≤ 5)", Gap: "0.95", Betas: []string{"x"}, Mixed: true, Certs: &certCount{CVFits: 120, CVOK: 120, Refits: 4, RefitOK: 4, Worst: 1e-3}},
+			"| 40 × 1600 | choice | x | 7.06 s | 0.01 s | 0.8000 | 5 (rank ≤ 5) | 120/120 CV + 4/4 refit certified (convex) or stationary (rank ≤ d), worst convex gap 1.0e-03 | 0.95 |"},
+		{"cblearn",
+			row{Size: size{100, 20000}, Method: "cblearn SOE d=5", Seconds: []float64{9.02}, Accuracy: []float64{0.84}, Rank: "5", Gap: "—"},
+			"| 100 × 16000 | cblearn SOE d=5 | — | 9.02 s | — | 0.8400 | 5 | — | — |"},
+		{"skipped",
+			row{Size: size{100, 20000}, Method: "cblearn", Note: "skipped: no python"},
+			"| 100 × 16000 | cblearn | — | skipped: no python | — | — | — | — | — |"},
 	}
-	var b strings.Builder
-	if err := writeTable(&b, rows); err != nil {
+	for _, tc := range tests {
+		var b strings.Builder
+		if err := writeTable(&b, []row{tc.r}); err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+		if len(lines) != 3 || lines[2] != tc.want {
+			t.Errorf("%s: table\n%s\nwant the row\n%s", tc.name, b.String(), tc.want)
+		}
+		if got, want := strings.Count(lines[2], "|"), strings.Count(lines[0], "|"); got != want {
+			t.Errorf("%s: %d cells, header has %d", tc.name, got, want)
+		}
+	}
+}
+
+// TestMkpoeRows makes one row per rank and, with several, the choice row.
+func TestMkpoeRows(t *testing.T) {
+	tests := []struct {
+		ranks   []int
+		methods []string
+		mixed   bool
+	}{
+		{[]int{0}, []string{"mkpoe GNMDS convex (alm)"}, false},
+		{[]int{0, 5}, []string{"mkpoe GNMDS convex (alm)", "mkpoe GNMDS rank ≤ 5 (lowrank)", "mkpoe GNMDS, CV's choice of rank ∈ {0, 5} and β (all rows' time)"}, true},
+		{[]int{2, 5}, []string{"mkpoe GNMDS rank ≤ 2 (lowrank)", "mkpoe GNMDS rank ≤ 5 (lowrank)", "mkpoe GNMDS, CV's choice of rank ∈ {2, 5} and β (all rows' time)"}, false},
+	}
+	for _, tc := range tests {
+		rows := mkpoeRows(config{ranks: tc.ranks, solver: mkpoe.ALM}, size{40, 2000})
+		var got []string
+		for _, r := range rows {
+			got = append(got, r.Method)
+			if r.Certs == nil {
+				t.Errorf("ranks %v: row %q has no certificate counts", tc.ranks, r.Method)
+			}
+		}
+		if !reflect.DeepEqual(got, tc.methods) {
+			t.Errorf("ranks %v: rows %q, want %q", tc.ranks, got, tc.methods)
+		}
+		if last := rows[len(rows)-1]; len(rows) > 1 && last.Mixed != tc.mixed {
+			t.Errorf("ranks %v: choice row Mixed = %v, want %v", tc.ranks, last.Mixed, tc.mixed)
+		}
+	}
+}
+
+func TestMkpoeSetup(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{nil, "mkpoe solver alm, ranks {0, 2, 5, 10}, 3-fold CV over {1.25, 1.5, 2, 3, 5, 10, 30, 100, 300, 1000}·β_min, warm along the grid"},
+		{[]string{"-solver", "lowrank", "-ranks", "0", "-grid", "1.5,2", "-warm=false"}, "mkpoe solver lowrank, ranks {0}, 3-fold CV over {1.5, 2}·β_min, cold"},
+	}
+	for _, tc := range tests {
+		cfg, err := parseFlags(tc.args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := mkpoeSetup(cfg); got != tc.want {
+			t.Errorf("%v: %q, want %q", tc.args, got, tc.want)
+		}
+	}
+}
+
+// TestRunMkpoeCountsEveryFit runs the CV and refit on a tiny planted set
+// and checks that every fit is counted: 3 folds × 2 multiples and one
+// refit per rank, all certified (convex) or stationary (rank ≤ 2), warm
+// or cold.
+func TestRunMkpoeCountsEveryFit(t *testing.T) {
+	pl, err := data.GeneratePlanted(data.PlantedSpec{N: 20, Dim: 2, Triplets: 600, Flip: 0.1, Seed: 3})
+	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{
-		"| 100 × 16000 | mkpoe | 11.2 s (10.0–12.3 s), refit 1.60 s | 0.8500 | 7 | 1.0e-03 |",
-		"| 100 × 16000 | cblearn | skipped: no python | — | — | — |",
+	train, test := splitTrainTest(pl.Triplets)
+	bmin, err := minBeta(20, train)
+	if err != nil {
+		t.Fatal(err)
+	}
+	grid := []float64{1.5, 3}
+	for _, spec := range []fitSpec{
+		{Solver: mkpoe.ALM, Warm: true},
+		{Solver: mkpoe.ALM},
+		{Solver: mkpoe.ALM, Rank: 2, Warm: true},
 	} {
-		if !strings.Contains(b.String(), want) {
-			t.Errorf("table lacks %q:\n%s", want, b.String())
+		res, err := runMkpoe(context.Background(), 20, train, test, grid, spec, 1)
+		if err != nil {
+			t.Fatalf("%+v: %v", spec, err)
+		}
+		want := certCount{CVFits: 6, CVOK: 6, Refits: 1, RefitOK: 1, Worst: res.Certs.Worst}
+		if res.Certs != want {
+			t.Errorf("%+v: counts %+v, want %+v", spec, res.Certs, want)
+		}
+		if spec.Rank == 0 && !(res.Certs.Worst > 0 && res.Certs.Worst <= mkpoe.DefaultTol) {
+			t.Errorf("%+v: worst convex gap %g, want in (0, 1e-3]", spec, res.Certs.Worst)
+		}
+		if spec.Rank > 0 && (res.Certs.Worst != 0 || res.Rank > 2) {
+			t.Errorf("%+v: worst convex gap %g and rank %d, want 0 and ≤ 2", spec, res.Certs.Worst, res.Rank)
+		}
+		if !slices.Contains(grid, res.Multiple) || len(res.CVScores) != len(grid) || math.Abs(res.Beta-res.Multiple*bmin) > 1e-12*res.Beta {
+			t.Errorf("%+v: multiple %g, scores %v, β %g", spec, res.Multiple, res.CVScores, res.Beta)
+		}
+		if !(res.Accuracy > 0.5 && res.Accuracy <= 1) {
+			t.Errorf("%+v: held-out accuracy %g", spec, res.Accuracy)
 		}
 	}
 }

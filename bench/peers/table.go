@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -17,8 +18,15 @@ type row struct {
 	Refit    []float64 // mkpoe only: the refit's own seconds per repetition
 	Accuracy []float64 // held-out accuracy per repetition
 	Rank     string    // mkpoe: model rank; cblearn: d
-	Gap      string    // mkpoe: certified relative gap; cblearn: "—"
+	Gap      string    // mkpoe: the refit's relative gap; cblearn: "—"
 	Note     string    // set when the method failed or was skipped
+	// Betas is mkpoe's chosen β per repetition, with its multiple of β_min.
+	Betas []string
+	// Certs counts mkpoe's certified fits (nil for cblearn); Bounded says
+	// the row's fits are rank-bounded, whose "certified" means stationary,
+	// and Mixed that they are of both kinds.
+	Certs          *certCount
+	Bounded, Mixed bool
 }
 
 // median returns the median of xs (NaN for none).
@@ -69,10 +77,15 @@ func (r row) timeCell() string {
 		sort.Float64s(s)
 		c += fmt.Sprintf(" (%s–%s)", strings.TrimSuffix(formatSeconds(s[0]), " s"), formatSeconds(s[len(s)-1]))
 	}
-	if len(r.Refit) > 0 {
-		c += ", refit " + formatSeconds(median(r.Refit))
-	}
 	return c
+}
+
+// refitCell is mkpoe's median refit time.
+func (r row) refitCell() string {
+	if len(r.Refit) == 0 {
+		return "—"
+	}
+	return formatSeconds(median(r.Refit))
 }
 
 // accuracyCell is the mean held-out accuracy.
@@ -83,14 +96,56 @@ func (r row) accuracyCell() string {
 	return fmt.Sprintf("%.4f", mean(r.Accuracy))
 }
 
+// betaCell lists the distinct chosen β (with their multiples of β_min)
+// over the repetitions.
+func (r row) betaCell() string {
+	var out []string
+	for _, b := range r.Betas {
+		if !slices.Contains(out, b) {
+			out = append(out, b)
+		}
+	}
+	return orDash(strings.Join(out, "; "))
+}
+
+// betaText is one chosen β with its multiple of β_min.
+func betaText(beta, multiple float64) string {
+	return fmt.Sprintf("%.4g (%g×)", beta, multiple)
+}
+
+// certCell says how many of the CV fits and refits were certified
+// (rank-bounded rows: stationary) and the worst gap among the convex ones,
+// and says so in words when one was not.
+func (r row) certCell() string {
+	c := r.Certs
+	if c == nil {
+		return "—"
+	}
+	word := "certified"
+	switch {
+	case r.Bounded:
+		word = "stationary"
+	case r.Mixed:
+		word = "certified (convex) or stationary (rank ≤ d)"
+	}
+	s := fmt.Sprintf("%d/%d CV + %d/%d refit %s", c.CVOK, c.CVFits, c.RefitOK, c.Refits, word)
+	if c.CVOK < c.CVFits || c.RefitOK < c.Refits {
+		s += fmt.Sprintf(", **%d not %s**", c.CVFits-c.CVOK+c.Refits-c.RefitOK, word)
+	}
+	if r.Bounded {
+		return s
+	}
+	return s + fmt.Sprintf(", worst convex gap %.1e", c.Worst)
+}
+
 // writeTable writes rows as a Markdown table.
 func writeTable(w io.Writer, rows []row) error {
 	var b strings.Builder
-	b.WriteString("| n × train triplets | method | time | held-out accuracy | rank / d | certified gap |\n")
-	b.WriteString("|---|---|---|---|---|---|\n")
+	b.WriteString("| n × train triplets | method | β (× β_min) | time (mkpoe: CV + refit) | refit | held-out accuracy | rank / d | fits certified | refit gap |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range rows {
-		fmt.Fprintf(&b, "| %d × %d | %s | %s | %s | %s | %s |\n",
-			r.Size.N, r.Size.Triplets*8/10, r.Method, r.timeCell(), r.accuracyCell(), orDash(r.Rank), orDash(r.Gap))
+		fmt.Fprintf(&b, "| %d × %d | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+			r.Size.N, r.Size.Triplets*8/10, r.Method, r.betaCell(), r.timeCell(), r.refitCell(), r.accuracyCell(), orDash(r.Rank), r.certCell(), orDash(r.Gap))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
