@@ -219,3 +219,24 @@ func runConfigFile(t *testing.T, cfg string) (*Config, *results.Summary) {
 	}
 	return c, s
 }
+
+// TestSummaryTableMultiples: a relative grid's table shows each split's β
+// to four digits beside its multiple of β_min; an absolute grid's β as
+// recorded.
+func TestSummaryTableMultiples(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		row  results.Row
+		want string
+	}{
+		{"relative", results.Row{Label: "GNMDS", Beta: []float64{2075.4221966668747, 1500.25}, BetaMultiple: []float64{2, 1.5}}, "| 2075 (2×β_min), 1500 (1.5×β_min) |"},
+		{"absolute", results.Row{Label: "K1", Beta: []float64{1000, 0.01}}, "| 1000, 0.01 |"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &results.Summary{Name: "x", Splits: 2, InnerFolds: 3, Rows: []results.Row{tc.row}}
+			if md := SummaryMarkdown(s); !strings.Contains(md, tc.want) {
+				t.Errorf("the table lacks %q:\n%s", tc.want, md)
+			}
+		})
+	}
+}

@@ -238,6 +238,16 @@ func writeCSVs(dir string, s *results.Summary, tasks []results.TaskResult) error
 	return os.WriteFile(filepath.Join(dir, results.FitsCSV), fits.Bytes(), 0o644)
 }
 
+// betaText is split i's chosen β for the table: as recorded for an
+// absolute grid, to four digits with its multiple of β_min for a relative
+// one ("2075 (2×β_min)").
+func betaText(r results.Row, i int, beta float64) string {
+	if i < len(r.BetaMultiple) && r.BetaMultiple[i] > 0 {
+		return fmt.Sprintf("%.4g (%g×β_min)", beta, r.BetaMultiple[i])
+	}
+	return fmt.Sprintf("%g", beta)
+}
+
 // SummaryMarkdown renders the summary as a Markdown table: one row per config row,
 // test accuracy as mean ± standard deviation over outer splits, the chosen
 // β per split, and the paper's value where the config gives one.
@@ -265,7 +275,7 @@ func SummaryMarkdown(s *results.Summary) string {
 		if len(r.Beta) > 0 {
 			var parts []string
 			for i, v := range r.Beta {
-				parts = append(parts, r.WithRank(i, fmt.Sprintf("%g", v)))
+				parts = append(parts, r.WithRank(i, betaText(r, i, v)))
 			}
 			beta = strings.Join(parts, ", ")
 		}
