@@ -200,7 +200,7 @@ func TestRankChoice(t *testing.T) {
 		if m := readRunModel(t, c.Output, row.Models[sp]); wantRank > 0 && m.Dim() > wantRank {
 			t.Errorf("split %d: refit of %d dimensions at rank %d", sp, m.Dim(), wantRank)
 		}
-		if !strings.Contains(string(readFile(t, filepath.Join(c.Output, "table.md"))), fmt.Sprintf("%g (%s)", row.Beta[sp], results.RankText(wantRank))) {
+		if !strings.Contains(string(readFile(t, filepath.Join(c.Output, "table.md"))), fmt.Sprintf("%s (%s)", betaText(row, sp, row.Beta[sp]), results.RankText(wantRank))) {
 			t.Errorf("table.md lacks split %d's β with its rank", sp)
 		}
 	}
