@@ -129,17 +129,14 @@ func (lr *lowRank) runALM(ctx context.Context, fp fitProblem) (solution, error) 
 	return sol, nil
 }
 
-// startMultipliers allocates the shifts y/σ and returns the fixed δ =
-// β/(kappa·β_min) (1 where β_min is unknown). A warm start (Settings.Init
+// startMultipliers allocates the shifts y/σ and returns the first δ =
+// β/(kappa·β_min) (penaltyDelta at no bound yet). A warm start (Settings.Init
 // with one multiplier per comparison) starts from its dual point clipped
 // to this β's box [0, μ]; a cold one from y = 0.
 func (lr *lowRank) startMultipliers(fp fitProblem) float64 {
 	lr.shift = make([]float64, len(lr.m))
 	lr.shifted = make([]float64, len(lr.m))
-	delta := 1.0
-	if kappa := lr.p.tune.alm.kappa; fp.minBeta > 0 && !math.IsInf(fp.minBeta, 0) && kappa > 0 {
-		delta = lr.p.beta / (kappa * fp.minBeta)
-	}
+	delta := lr.penaltyDelta(fp, 0)
 	if in := fp.s.Init; in != nil && len(in.dual) == len(lr.shift) {
 		for c, y := range in.dual {
 			lr.shift[c] = math.Min(math.Max(y, 0), lr.mu) * delta / lr.mu
@@ -169,12 +166,7 @@ func (lr *lowRank) updateMultipliers(z []float64, delta float64) []float64 {
 // steps on sets where f*/β_min is 3 (300 items × 8,000 triplets) and 32
 // (100 × 16,000) alike, where a σ fixed in β_min was best on one only.
 func (lr *lowRank) rescalePenalty(fp fitProblem, delta, bound float64) float64 {
-	kappa := lr.p.tune.alm.kappa
-	if kappa <= 0 || !(fp.minBeta > 0) || math.IsInf(fp.minBeta, 0) {
-		return delta
-	}
-	sigma := kappa * math.Max(bound, fp.minBeta) / float64(len(lr.shift))
-	next := lr.mu / sigma
+	next := lr.penaltyDelta(fp, bound)
 	if next >= delta {
 		return delta // σ only grows: the bound only rises
 	}
@@ -182,4 +174,14 @@ func (lr *lowRank) rescalePenalty(fp fitProblem, delta, bound float64) float64 {
 		lr.shift[c] *= next / delta
 	}
 	return next
+}
+
+// penaltyDelta returns δ = μ/σ for σ = kappa·max(bound, β_min)/|𝒞|, that
+// is β/(kappa·max(bound, β_min)); 1 where β_min is unknown.
+func (lr *lowRank) penaltyDelta(fp fitProblem, bound float64) float64 {
+	kappa := lr.p.tune.alm.kappa
+	if kappa <= 0 || !(fp.minBeta > 0) || math.IsInf(fp.minBeta, 0) {
+		return 1
+	}
+	return lr.p.beta / (kappa * math.Max(bound, fp.minBeta))
 }
