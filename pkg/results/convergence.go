@@ -43,6 +43,34 @@ func (r *TaskResult) Convergence() (fits int, unconverged []FitGap, maxGap float
 	return fits, unconverged, maxGap, true
 }
 
+// StationaryFits counts the fits of a task that converged without
+// certifying tol: fixed-rank fits stopped at a stationary point
+// (FitStatus "stationary"). They are not among Convergence's unconverged
+// fits, and not certified. A task file written before FitStatus was
+// recorded counts its converged fits whose gap is above tol, which can only
+// have stopped so.
+func (r *TaskResult) StationaryFits(tol float64) int {
+	n := 0
+	if len(r.FitStatus) > 0 {
+		for _, s := range r.FitStatus {
+			if s == StatusStationary {
+				n++
+			}
+		}
+		return n
+	}
+	for i, ok := range r.Converged {
+		if ok && i < len(r.Gaps) && r.Gaps[i] > tol {
+			n++
+		}
+	}
+	return n
+}
+
+// StatusStationary is the FitStatus of a fit that converged at a
+// stationary point without certifying solver.tol (mkpoe.StatusStationary).
+const StatusStationary = "stationary"
+
 // NotConvergedNote describes a task's unconverged fits for people, e.g.
 // "not converged (gap 2.3e-02 at β=10; 1 of 2 fits above tol 0.01)", or
 // returns "" if every fit converged (or nothing is known).
