@@ -368,7 +368,7 @@ func stationaryNote(s *results.Summary) string {
 			continue
 		}
 		if b.Len() == 0 {
-			b.WriteString("\n‡ stationary: fits at a fixed rank that stopped at a stationary point, not certified; their gap is the distance to the convex problem's optimum, which a rank bound need not reach:\n\n")
+			b.WriteString("\n‡ stationary: fits that stopped at a stationary point (of a rank bound's non-convex problem; or the subgradient method's stall), not certified; their gap is the distance to the convex problem's optimum:\n\n")
 		}
 		maxGap := "unknown"
 		if r.MaxGap != nil {

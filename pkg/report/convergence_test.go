@@ -106,10 +106,10 @@ func TestStationaryMarks(t *testing.T) {
 		ddagger, dagger2 bool // ‡ anywhere; † anywhere
 	}{
 		{"stationary", []results.Row{certified, stationary},
-			[]string{"| 0.700 | 0.800‡ |", "‡ Stationary: fits at a fixed rank stopped at a stationary point, not certified: their gap is the distance to the convex problem's optimum"},
+			[]string{"| 0.700 | 0.800‡ |", "‡ Stationary: fits stopped at a stationary point (a rank bound; the subgradient method's stall), not certified: their gap is the distance to the convex problem's optimum"},
 			[]string{"0.700‡", "Not converged"},
 			[]string{` 0.800$^\ddagger$ `, `$^\ddagger$ Stationary: `},
-			[]string{`0.800<sup class="stationary" title="stationary: fits at a fixed rank stopped at a stationary point, not certified">‡</sup>`},
+			[]string{`0.800<sup class="stationary" title="stationary: fits stopped at a stationary point (a rank bound; the subgradient method's stall), not certified">‡</sup>`},
 			[]string{"all converged (max gap 8.0e-04)", "‡ 4 of 9 fits stationary, 5 certified (max gap 4.3e-01)"}, true, false},
 		{"stationary and not converged", []results.Row{certified, both},
 			[]string{"0.750†‡", "† Not converged", "‡ Stationary"}, nil, nil, nil,

@@ -217,7 +217,7 @@ print(f"{summary.get('name', '?')}: {len(rows)} rows, {SPLITS} outer split(s), Î
 COLUMNS = [("native", "", "Native"), ("k1", "diag", "K1 diagonal"), ("k1", "full", "K1 full"),
            ("k4", "diag", "K4 diagonal"), ("k4", "full", "K4 full")]
 NOT_CONVERGED = "not converged: certified gap above tolerance"
-STATIONARY = "stationary: fits at a fixed rank stopped at a stationary point, not certified"
+STATIONARY = "stationary: fits stopped at a stationary point (a rank bound; the subgradient method's stall), not certified"
 
 
 def column_key(r):
@@ -290,7 +290,7 @@ def caption(table):
         s += ": some fits of the entry (inner-CV sweep or refit) stopped at the iteration limit; see the Rows table."
     if any(e["stationary"] for e in entries):
         s += " â€¡ " + STATIONARY[0].upper() + STATIONARY[1:]
-        s += ": their gap is the distance to the convex problem's optimum, which a rank bound need not reach; see the Rows table."
+        s += ": their gap is the distance to the convex problem's optimum; see the Rows table."
     return s
 
 

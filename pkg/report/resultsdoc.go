@@ -322,7 +322,7 @@ func (d *resultsDoc) provenance(cfg string) (string, error) {
 
 // notCertified is the number of fits not certified to the solver's
 // tolerance: those stopped at the iteration limit and those stopped at a
-// fixed rank's stationary point, which it names when there are any
+// stationary point (a fixed rank's), which it names when there are any
 // ("7 (4 stationary)").
 func notCertified(unconverged, stationary int) string {
 	if stationary == 0 {

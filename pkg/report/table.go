@@ -69,7 +69,8 @@ type Cell struct {
 	// certified gap above the solver's tolerance.
 	NotConverged bool
 	// Stationary marks (‡) an entry some of whose fits stopped at a
-	// stationary point of a fixed-rank problem: converged, not certified.
+	// stationary point (a fixed rank's; the subgradient method's stall):
+	// converged, not certified.
 	Stationary bool
 }
 
@@ -83,7 +84,7 @@ const notConvergedNote = "not converged: certified gap above tolerance"
 const ddagger = "‡"
 
 // stationaryNote is the footnote of a table with entries marked ‡.
-const stationaryNote = "stationary: fits at a fixed rank stopped at a stationary point, not certified"
+const stationaryNote = "stationary: fits stopped at a stationary point (a rank bound; the subgradient method's stall), not certified"
 
 // standardColumns are the paper's columns in order (Tables 2–5).
 var standardColumns = []Column{
@@ -242,7 +243,7 @@ func (t *Table) Caption() string {
 	}
 	if t.hasStationary() {
 		b.WriteString(" " + ddagger + " " + strings.ToUpper(stationaryNote[:1]) + stationaryNote[1:])
-		b.WriteString(": their gap is the distance to the convex problem's optimum, which a rank bound need not reach; see the Rows table.")
+		b.WriteString(": their gap is the distance to the convex problem's optimum; see the Rows table.")
 	}
 	return b.String()
 }

@@ -43,8 +43,8 @@ type Provenance struct {
 	TaskSeconds float64 `json:"task_seconds"`
 	// Fits, UnconvergedFits, StationaryFits and MaxGap total the rows'
 	// (Row.Fits, ...): the solver runs, those stopped at the iteration
-	// limit above the solver's tolerance, those stopped at a fixed rank's
-	// stationary point without certifying it (absent: none), and the
+	// limit above the solver's tolerance, those stopped at a stationary point
+	// (a fixed rank's) without certifying it (absent: none), and the
 	// largest certified relative gap. Fits − UnconvergedFits −
 	// StationaryFits were certified.
 	Fits            int     `json:"fits"`

@@ -86,8 +86,9 @@ type TaskResult struct {
 	Converged   []bool    `json:"converged,omitempty"`
 	// FitStatus[i] is fit i's mkpoe.Stats.Status: "certified" (its gap
 	// is within solver.tol), "stationary" (converged, but stopped short
-	// of the certificate: a fixed-rank fit at a stationary point, whose
-	// gap is the distance to the convex optimum's bound) or
+	// of the certificate: a fixed-rank fit at a stationary point, or the
+	// subgradient method's stall; its gap is the distance to the convex
+	// optimum's bound) or
 	// "not_converged". Absent in task files written before it was
 	// recorded (see StationaryFits).
 	FitStatus []string `json:"fit_status,omitempty"`
@@ -291,8 +292,9 @@ type Row struct {
 	// unknown: a native row (no fits), or task files written before
 	// convergence was recorded. Never read absent as "converged".
 	// StationaryFits counts the fits, converged but not certified, that
-	// stopped at a stationary point of a fixed-rank problem (their gap,
-	// within MaxGap, is to the convex optimum's bound); absent when none.
+	// stopped at a stationary point of a fixed-rank problem (or at the
+	// subgradient method's stall); their gap, within MaxGap, is to the
+	// convex optimum's bound. Absent when none.
 	// Fits − UnconvergedFits − StationaryFits are certified.
 	Fits            *int     `json:"fits,omitempty"`
 	UnconvergedFits *int     `json:"unconverged_fits,omitempty"`

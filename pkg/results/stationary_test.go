@@ -32,6 +32,13 @@ func TestStationaryFits(t *testing.T) {
 			if _, bad, _, _ := tc.r.Convergence(); len(bad) != tc.unconverged {
 				t.Errorf("%d unconverged, want %d", len(bad), tc.unconverged)
 			}
+			note := tc.r.StationaryNote(1e-3)
+			if want := tc.stationary > 0; (note != "") != want {
+				t.Errorf("StationaryNote %q, want one: %v", note, want)
+			}
+			if tc.stationary > 0 && note != "stationary, not certified (1 of 3 fits, max gap 4.0e-01)" {
+				t.Errorf("StationaryNote %q", note)
+			}
 		})
 	}
 }

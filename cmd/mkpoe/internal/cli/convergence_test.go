@@ -196,11 +196,12 @@ func TestStationaryFitsAreMarked(t *testing.T) {
 		files[f] = string(readFile(t, filepath.Join(dir, f)))
 	}
 	for name, wants := range map[string][]string{
-		"stdout":             {"| " + label + " | good + junk | ", " ‡ | ", "‡ stationary: fits at a fixed rank that stopped at a stationary point, not certified", "- " + label + ": "},
+		"stdout":             {"| " + label + " | good + junk | ", " ‡ | ", "‡ stationary: fits that stopped at a stationary point (of a rank bound's non-convex problem; or the subgradient method's stall), not certified", "- " + label + ": "},
 		"table.md":           {" ‡ |", "‡ stationary: "},
+		"stderr":             {" ok ", ": stationary, not certified (", " fits, max gap "},
 		"summary.json":       {`"stationary_fits": `},
 		"provenance.json":    {`"stationary_fits": `},
-		"report/table.md":    {"‡ Stationary: fits at a fixed rank stopped at a stationary point, not certified", "| ‡ ", " fits stationary, "},
+		"report/table.md":    {"‡ Stationary: fits stopped at a stationary point (a rank bound; the subgradient method's stall), not certified", "| ‡ ", " fits stationary, "},
 		"report/table.tex":   {`$^\ddagger$ Stationary`},
 		"report/report.html": {`<sup class="stationary"`},
 		"fits.csv":           {",true,stationary,"},
