@@ -210,6 +210,9 @@ func TestRunCSVs(t *testing.T) {
 				if get("iterations") != strconv.Itoa(task.Iterations[b]) || get("converged") != strconv.FormatBool(task.Converged[b]) {
 					t.Errorf("%s β %d: iterations %s converged %s, task file %d %v", task.ID, b, get("iterations"), get("converged"), task.Iterations[b], task.Converged[b])
 				}
+				if get("status") != task.FitStatus[b] || get("status") != "certified" {
+					t.Errorf("%s β %d: status %q, task file %q; want certified (convex fits within tol)", task.ID, b, get("status"), task.FitStatus[b])
+				}
 				if cell(t, get("task_seconds")) != task.Seconds {
 					t.Errorf("%s: task_seconds %s, task file %v", task.ID, get("task_seconds"), task.Seconds)
 				}

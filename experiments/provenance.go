@@ -99,6 +99,7 @@ func writeProvenance(c *Config, s *results.Summary, plan []results.Task, tasks [
 		if r.UnconvergedFits != nil {
 			p.UnconvergedFits += *r.UnconvergedFits
 		}
+		p.StationaryFits += r.Stationary()
 		if r.MaxGap != nil {
 			p.MaxGap = math.Max(p.MaxGap, *r.MaxGap)
 		}

@@ -306,6 +306,11 @@ func runTasks(ctx context.Context, r taskRun, todo []results.Task, phase int) er
 				}
 				err := st.save(r)
 				note := r.NotConvergedNote(c.Solver.Tol)
+				if st := r.StationaryNote(c.Solver.Tol); st != "" && note != "" {
+					note += "; " + st
+				} else if st != "" {
+					note = st
+				}
 				mu.Lock()
 				if err == nil && r.Status == "ok" {
 					okDone(t)

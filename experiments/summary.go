@@ -21,10 +21,11 @@ func convergenceUnknown(r *results.Row) bool {
 
 // rowConvergence accumulates the convergence of a row's fits over its tasks.
 type rowConvergence struct {
-	fits, unconverged int
-	maxGap            float64 // NaN until a gap is seen
-	maxIter           int
-	unknown           bool
+	tol                           float64 // solver.tol, for task files without fit_status
+	fits, unconverged, stationary int
+	maxGap                        float64 // NaN until a gap is seen
+	maxIter                       int
+	unknown                       bool
 }
 
 func (rc *rowConvergence) add(r *results.TaskResult) {
@@ -35,6 +36,7 @@ func (rc *rowConvergence) add(r *results.TaskResult) {
 	}
 	rc.fits += fits
 	rc.unconverged += len(bad)
+	rc.stationary += r.StationaryFits(rc.tol)
 	for _, it := range r.Iterations {
 		rc.maxIter = max(rc.maxIter, it)
 	}
@@ -53,6 +55,9 @@ func (rc *rowConvergence) set(rs *results.Row) {
 	rs.Fits, rs.UnconvergedFits = &fits, &bad
 	if fits > 0 {
 		rs.MaxIterations = &iters
+	}
+	if st := rc.stationary; st > 0 {
+		rs.StationaryFits = &st
 	}
 	if maxGap := rc.maxGap; rc.fits > 0 && !math.IsNaN(maxGap) && !math.IsInf(maxGap, 0) {
 		rs.MaxGap = &maxGap
@@ -76,7 +81,7 @@ func Merge(c *Config) (*results.Summary, error) {
 	s := &results.Summary{Name: c.Name, ConfigHash: c.Hash(), Splits: c.Protocol.Splits, InnerFolds: c.Protocol.InnerFolds, BetaGrid: c.BetaGrid.Values, BetaRelative: c.BetaGrid.Relative, SolverTol: c.Solver.Tol}
 	for _, row := range c.Rows {
 		rs := results.Row{Label: row.Label, Method: row.Method, Mode: row.Mode, TableRow: row.tableRow(), Paper: row.Paper}
-		conv := rowConvergence{maxGap: math.NaN()}
+		conv := rowConvergence{tol: c.Solver.Tol, maxGap: math.NaN()}
 		for _, p := range c.rowKernels(row) {
 			rs.Kernels = append(rs.Kernels, c.Kernels[p].Name)
 		}
@@ -286,6 +291,9 @@ func SummaryMarkdown(s *results.Summary) string {
 		if r.NotConverged() {
 			acc += " †"
 		}
+		if r.Stationary() > 0 {
+			acc += " ‡"
+		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", r.Label, strings.Join(r.Kernels, " + "), acc, half, tieRate, beta, paper)
 	}
 	b.WriteString(convergenceNote(s))
@@ -315,8 +323,10 @@ func SummaryMarkdown(s *results.Summary) string {
 }
 
 // convergenceNote is the footnote of the table: every row with fits that
-// did not converge (marked †) and, if any, the learned rows whose
-// convergence was not recorded. Empty when every fit converged.
+// did not converge (marked †), every row with fixed-rank fits that stopped
+// at a stationary point without a certificate (marked ‡) and, if any, the
+// learned rows whose convergence was not recorded. Empty when every fit
+// was certified.
 func convergenceNote(s *results.Summary) string {
 	var b strings.Builder
 	var unknown []string
@@ -340,8 +350,32 @@ func convergenceNote(s *results.Summary) string {
 		}
 		fmt.Fprintf(&b, "- %s: %d of %d fits not converged (max gap %s)\n", r.Label, *r.UnconvergedFits, derefInt(r.Fits), maxGap)
 	}
+	b.WriteString(stationaryNote(s))
 	if len(unknown) > 0 {
 		fmt.Fprintf(&b, "\nConvergence not recorded (task files written by an older mkpoe) for: %s\n", strings.Join(unknown, ", "))
+	}
+	return b.String()
+}
+
+// stationaryNote is the table's footnote on the rows marked ‡: fits that
+// stopped at a stationary point of a fixed-rank problem, converged but not
+// certified to solver.tol, with the largest gap to the convex optimum's
+// bound. Empty when there are none.
+func stationaryNote(s *results.Summary) string {
+	var b strings.Builder
+	for _, r := range s.Rows {
+		if r.Stationary() == 0 {
+			continue
+		}
+		if b.Len() == 0 {
+			b.WriteString("\n‡ stationary: fits that stopped at a stationary point (of a rank bound's non-convex problem; or the subgradient method's stall), not certified; their gap is the distance to the convex problem's optimum:\n\n")
+		}
+		maxGap := "unknown"
+		if r.MaxGap != nil {
+			maxGap = results.FormatGap(*r.MaxGap)
+		}
+		fmt.Fprintf(&b, "- %s: %d of %d fits stationary, %d certified (max gap %s)\n", r.Label, r.Stationary(), derefInt(r.Fits),
+			derefInt(r.Fits)-derefInt(r.UnconvergedFits)-r.Stationary(), maxGap)
 	}
 	return b.String()
 }

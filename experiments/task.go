@@ -97,6 +97,7 @@ func execTask(ctx context.Context, c *Config, ds *dataset, st *store, t results.
 			res.Iterations = append(res.Iterations, p.Iterations)
 			res.Gaps = append(res.Gaps, p.Gap)
 			res.Converged = append(res.Converged, p.Converged)
+			res.FitStatus = append(res.FitStatus, string(p.Status))
 			res.ZeroModel = append(res.ZeroModel, p.Zero)
 		}
 		return err
@@ -132,7 +133,7 @@ func execTask(ctx context.Context, c *Config, ds *dataset, st *store, t results.
 			return err
 		}
 		res.Objectives, res.Iterations, res.Gaps = []float64{m.Objective}, []int{m.Stats.Iterations}, []float64{m.Stats.RelativeGap}
-		res.Converged = []bool{m.Stats.Converged}
+		res.Converged, res.FitStatus = []bool{m.Stats.Converged}, []string{string(m.Stats.Status)}
 		res.Model = filepath.Join("models", t.ID+".json")
 		if testEmb != nil {
 			// The held-out items' embedding (rows in the order of items.json

@@ -30,10 +30,10 @@ type fitSpec struct {
 	Warm   bool         // warm-start each fold's fits along the grid
 }
 
-// certCount counts the certificates of a set of fits. A convex fit is
-// certified when Stats.Converged and its gap is ≤ Tol; a rank-bounded fit
-// has no certificate of its own (its gap is the distance to the convex
-// bound), so it counts when Stats.Converged (a stationary point).
+// certCount counts the certificates of a set of fits. A convex fit counts
+// when Stats.Status is certified (its gap ≤ Tol); a rank-bounded fit has
+// no certificate of its own (its gap is the distance to the convex bound),
+// so it counts when stationary too (the tables say "stationary").
 type certCount struct {
 	CVFits, CVOK    int     // CV fits made and certified
 	Refits, RefitOK int     // refits made and certified
@@ -42,7 +42,7 @@ type certCount struct {
 
 // add counts one fit; cv says whether it is a CV fit.
 func (c *certCount) add(st mkpoe.Stats, rank int, cv bool) {
-	ok := st.Converged && (rank > 0 || st.RelativeGap <= mkpoe.DefaultTol)
+	ok := st.Status == mkpoe.StatusCertified || rank > 0 && st.Status == mkpoe.StatusStationary
 	if cv {
 		c.CVFits++
 		if ok {

@@ -206,17 +206,18 @@ func TestJoinFloatsRoundTrip(t *testing.T) {
 	}
 }
 
-// TestCertCount counts convex fits as certified only when converged with
-// gap ≤ 1e-3, rank-bounded ones when converged whatever their distance to
-// the convex bound, and keeps the worst convex gap.
+// TestCertCount counts convex fits only when certified (gap ≤ 1e-3),
+// rank-bounded ones when certified or stationary whatever their distance
+// to the convex bound, never one stopped at the iteration limit, and
+// keeps the worst convex gap.
 func TestCertCount(t *testing.T) {
 	var c certCount
-	c.add(mkpoe.Stats{Converged: true, RelativeGap: 9e-4}, 0, true)
-	c.add(mkpoe.Stats{Converged: true, RelativeGap: 2e-3}, 0, true)  // gap above Tol
-	c.add(mkpoe.Stats{Converged: false, RelativeGap: 5e-4}, 0, true) // not converged
-	c.add(mkpoe.Stats{Converged: true, RelativeGap: 0.4}, 5, true)   // stationary
-	c.add(mkpoe.Stats{Converged: false, RelativeGap: 0.3}, 5, false)
-	c.add(mkpoe.Stats{Converged: true, RelativeGap: 1e-4}, 0, false)
+	c.add(mkpoe.Stats{Converged: true, Status: mkpoe.StatusCertified, RelativeGap: 9e-4}, 0, true)
+	c.add(mkpoe.Stats{Converged: true, Status: mkpoe.StatusStationary, RelativeGap: 2e-3}, 0, true) // gap above Tol
+	c.add(mkpoe.Stats{Converged: false, Status: mkpoe.StatusNotConverged, RelativeGap: 5e-4}, 0, true)
+	c.add(mkpoe.Stats{Converged: true, Status: mkpoe.StatusStationary, RelativeGap: 0.4}, 5, true)
+	c.add(mkpoe.Stats{Converged: false, Status: mkpoe.StatusNotConverged, RelativeGap: 0.3}, 5, false)
+	c.add(mkpoe.Stats{Converged: true, Status: mkpoe.StatusCertified, RelativeGap: 1e-4}, 0, false)
 	want := certCount{CVFits: 4, CVOK: 2, Refits: 2, RefitOK: 1, Worst: 2e-3}
 	if c != want {
 		t.Errorf("counts %+v, want %+v", c, want)

@@ -272,6 +272,10 @@ type Point struct {
 	Iterations int
 	Gap        float64
 	Converged  bool
+	// Status is the fit's mkpoe.Stats.Status: certified, stationary (a
+	// fixed rank's stationary point: Converged, not certified) or not
+	// converged.
+	Status mkpoe.FitStatus
 	// Zero: the model is W = 0 (mkpoe.Model.IsZero), so every distance
 	// ties and Score is 0 by the tie rule, not by bad comparisons.
 	Zero bool
@@ -291,7 +295,7 @@ func Sweep(ctx context.Context, tr Trial, grid []float64) ([]Point, error) {
 		if err != nil {
 			return pts, fmt.Errorf("β=%g: %w", beta, err)
 		}
-		pts = append(pts, Point{Beta: beta, Score: score, Objective: m.Objective, Iterations: m.Stats.Iterations, Gap: m.Stats.RelativeGap, Converged: m.Stats.Converged, Zero: m.IsZero()})
+		pts = append(pts, Point{Beta: beta, Score: score, Objective: m.Objective, Iterations: m.Stats.Iterations, Gap: m.Stats.RelativeGap, Converged: m.Stats.Converged, Status: m.Stats.Status, Zero: m.IsZero()})
 		prev = m
 	}
 	return pts, nil

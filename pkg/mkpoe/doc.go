@@ -32,7 +32,9 @@
 //   - [LowRank] factors every full W = LLᵀ and grows L until the same
 //     certificate holds: its cost follows the rank of the solution. With
 //     Settings.Rank it solves the factored problem at a fixed rank and
-//     reports its distance to the convex optimum.
+//     reports its distance to the convex optimum: Stats.Status is
+//     StatusStationary there unless the convex certificate holds too
+//     (StatusCertified).
 //   - [Auto] runs LowRank or Accelerated per fit, by the number of items
 //     and β/β_min.
 //   - [Subgradient] is the paper's projected subgradient method (Appendix

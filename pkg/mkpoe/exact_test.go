@@ -74,6 +74,13 @@ func TestEveryMethodMatchesOptimum(t *testing.T) {
 						t.Errorf("%s ran %s: objective %.8g, exact optimum %.8g (barrier gap %.1g): relative difference %.2g > %g",
 							row.name, m.Solver, m.Objective, ref.Objective, ref.Gap, d, tol)
 					}
+					if s.Tol == 0 {
+						s.Tol = DefaultTol
+					}
+					checkStatus(t, m, s.Tol)
+					if certified && m.Stats.Status != StatusCertified {
+						t.Errorf("status %q (gap %.2g), want certified", m.Stats.Status, m.Stats.RelativeGap)
+					}
 					if certified && m.Stats.DualBound > ref.Objective*(1+1e-9)+1e-12 {
 						t.Errorf("dual bound %.10g exceeds the optimum %.10g", m.Stats.DualBound, ref.Objective)
 					}

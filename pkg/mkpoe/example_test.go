@@ -32,7 +32,7 @@ func ExampleFit() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Printf("certified within 1e-3: %v\n", m.Stats.Converged && m.Stats.RelativeGap <= 1e-3)
+	fmt.Printf("certified within 1e-3: %v\n", m.Stats.Status == mkpoe.StatusCertified)
 	fmt.Printf("training accuracy: %.2f\n", eval.Accuracy(cs, eval.EmbeddingDistance(m.Train)))
 	fmt.Printf("weight on the identity kernel: %.3f\n", mat.Trace(m.Metric(1)))
 	// Output:
@@ -48,8 +48,9 @@ func ExampleFit() {
 // exists is NP-complete in general); two dimensions do. With Rank 1 the
 // fit leaves comparisons violated and its certified gap to the convex
 // problem's optimum (Stats.RelativeGap; `mkpoe fit --rank` prints it as
-// convex_gap) says how far it is from the best any W can do; with Rank 2
-// every comparison holds.
+// convex_gap) says how far it is from the best any W can do: its Status
+// is StatusStationary, a stationary point, not a certified optimum. With
+// Rank 2 every comparison holds and the convex certificate holds too.
 func ExampleFit_square() {
 	id := mat.NewSymDense(4, nil)
 	for i := 0; i < 4; i++ {
@@ -78,16 +79,16 @@ func ExampleFit_square() {
 				violated = append(violated, fmt.Sprintf("d(%d,%d) < d(%d,%d)", c.I, c.J, c.K, c.L))
 			}
 		}
-		fmt.Printf("rank %d: %d of %d comparisons hold; objective %.2f, convex lower bound %.2f, convex gap %.2f\n",
-			rank, len(cs)-len(violated), len(cs), m.Objective, m.Stats.DualBound, m.Stats.RelativeGap)
+		fmt.Printf("rank %d: %d of %d comparisons hold; objective %.2f, convex lower bound %.2f, convex gap %.2f, %s\n",
+			rank, len(cs)-len(violated), len(cs), m.Objective, m.Stats.DualBound, m.Stats.RelativeGap, m.Stats.Status)
 		if len(violated) > 0 {
 			fmt.Println("  violated:", strings.Join(violated, ", "))
 		}
 	}
 	// Output:
-	// rank 1: 6 of 8 comparisons hold; objective 6.00, convex lower bound 2.00, convex gap 0.67
+	// rank 1: 6 of 8 comparisons hold; objective 6.00, convex lower bound 2.00, convex gap 0.67, stationary
 	//   violated: d(1,2) < d(0,2), d(1,2) < d(1,3)
-	// rank 2: 8 of 8 comparisons hold; objective 2.00, convex lower bound 2.00, convex gap 0.00
+	// rank 2: 8 of 8 comparisons hold; objective 2.00, convex lower bound 2.00, convex gap 0.00, certified
 }
 
 // ExampleFitFeatures learns LPOE (Alg. 2) with a diagonal metric on two

@@ -300,6 +300,7 @@ func modelOf(in input, s Settings, blocks []block, backs []*mat.Dense, sol solut
 	model.Stats = Stats{
 		Iterations:  sol.iters,
 		Converged:   sol.converged,
+		Status:      sol.status(s.Tol),
 		DualBound:   sol.bound,
 		Trace:       sol.trace,
 		RelativeGap: relativeGap(sol.objective, sol.bound),

@@ -50,8 +50,15 @@ type Model struct {
 
 // Stats are the solver's diagnostics.
 type Stats struct {
-	Iterations  int
-	Converged   bool
+	Iterations int
+	// Converged reports that the fit stopped by its method's rule before
+	// Settings.MaxIter: Status is StatusCertified or StatusStationary.
+	// Whether its gap is certified to Tol is Status's to say.
+	Converged bool
+	// Status says how the fit stopped: certified to Tol, stationary short
+	// of the certificate (a fixed rank), or at MaxIter ([FitStatus]). ""
+	// in model files written before it was recorded: unknown.
+	Status      FitStatus
 	DualBound   float64   // certified lower bound on the optimum (0 if none)
 	RelativeGap float64   // (Objective − DualBound)/Objective
 	Trace       []float64 // exact objective after each iteration
@@ -68,6 +75,25 @@ type Stats struct {
 	// (docs/solver.md, "The smallest useful β"). Not stored in model files.
 	MinBeta float64
 }
+
+// FitStatus says how a fit stopped, and so what Stats.RelativeGap means.
+type FitStatus string
+
+const (
+	// StatusCertified: a duality-gap certificate proves the objective
+	// within Settings.Tol (relative) of the convex problem's optimum
+	// (RelativeGap ≤ Tol).
+	StatusCertified FitStatus = "certified"
+	// StatusStationary: the method stopped by its own rule without that
+	// certificate. A fit at a fixed rank (Settings.Rank) stops so at a
+	// stationary point of its non-convex factored problem, and the
+	// subgradient method once its steps stop improving; RelativeGap is
+	// then the certified distance to the convex problem's optimum, a bound
+	// that need not close (gaps near 1 at small ranks are common).
+	StatusStationary FitStatus = "stationary"
+	// StatusNotConverged: the fit stopped at Settings.MaxIter above Tol.
+	StatusNotConverged FitStatus = "not_converged"
+)
 
 // IsZero reports whether the model maps every training item to the origin
 // (W = 0 on the span of the training kernels): every distance is then 0 and
@@ -392,6 +418,7 @@ type modelJSON struct {
 	RelativeGap  float64   `json:"relative_gap"`
 	Iterations   int       `json:"iterations"`
 	Converged    bool      `json:"converged"`
+	Status       string    `json:"status,omitempty"`
 	Seconds      float64   `json:"seconds"`
 	BlockDims    []int     `json:"block_dims"`
 	KernelEnergy []float64 `json:"kernel_energy,omitempty"`
@@ -435,7 +462,7 @@ func denseOf(rows [][]float64, what string) (*mat.Dense, error) {
 // WriteJSON writes the model as JSON, format [ModelFormat]: one object
 // with the settings ("input", "mode", "combine", "beta", "solver", "n",
 // "num_inputs"), the solver's statistics ("objective", "dual_bound",
-// "relative_gap", "iterations", "converged", "seconds", "block_dims",
+// "relative_gap", "iterations", "converged", "status", "seconds", "block_dims",
 // "objective_trace"), and the matrices as arrays of rows: "projection"
 // (one N⁽ᵖ⁾ per block, k_p rows of n, or D for features),
 // "train_embedding" (n rows of Σ_p k_p) and, for a dense model only, "W"
@@ -446,7 +473,7 @@ func (m *Model) WriteJSON(w io.Writer) error {
 	j := modelJSON{Format: ModelFormat, Input: m.Input, Mode: m.Mode.String(), Combine: m.Combine.String(), Beta: m.Beta,
 		Solver: string(m.Solver), N: m.N, NumInputs: m.NumInputs, Objective: m.Objective,
 		DualBound: m.Stats.DualBound, RelativeGap: m.Stats.RelativeGap, Iterations: m.Stats.Iterations,
-		Converged: m.Stats.Converged, Seconds: m.Stats.Seconds, BlockDims: m.Stats.BlockDims, KernelEnergy: m.Stats.KernelEnergy, Trace: m.Stats.Trace,
+		Converged: m.Stats.Converged, Status: string(m.Stats.Status), Seconds: m.Stats.Seconds, BlockDims: m.Stats.BlockDims, KernelEnergy: m.Stats.KernelEnergy, Trace: m.Stats.Trace,
 		Train: rowsOf(m.Train)}
 	for b := range m.W {
 		j.W = append(j.W, rowsOf(m.W[b]))
@@ -494,9 +521,14 @@ func ReadJSON(r io.Reader, name string) (*Model, error) {
 	if len(j.W) != 0 && len(j.W) != len(j.Projection) {
 		return nil, fmt.Errorf("mkpoe: reading model %s: W and projection must list the same number of blocks (or W none, a factored model), got %d and %d", name, len(j.W), len(j.Projection))
 	}
+	switch FitStatus(j.Status) {
+	case "", StatusCertified, StatusStationary, StatusNotConverged:
+	default:
+		return nil, fmt.Errorf("mkpoe: reading model %s: status must be %s, %s or %s, got %q", name, StatusCertified, StatusStationary, StatusNotConverged, j.Status)
+	}
 	m := &Model{Input: j.Input, Mode: mode, Combine: comb, Beta: j.Beta, Solver: Solver(j.Solver), N: j.N,
 		NumInputs: j.NumInputs, Objective: j.Objective,
-		Stats: Stats{Iterations: j.Iterations, Converged: j.Converged, DualBound: j.DualBound, RelativeGap: j.RelativeGap,
+		Stats: Stats{Iterations: j.Iterations, Converged: j.Converged, Status: FitStatus(j.Status), DualBound: j.DualBound, RelativeGap: j.RelativeGap,
 			Trace: j.Trace, Seconds: j.Seconds, BlockDims: j.BlockDims, KernelEnergy: j.KernelEnergy}}
 	for b := range j.W {
 		w, err := denseOf(j.W[b], fmt.Sprintf("W[%d]", b))

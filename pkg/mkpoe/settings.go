@@ -209,10 +209,12 @@ type Settings struct {
 	// Rank, if positive, bounds the rank of every W⁽ᵖ⁾ (an embedding of at
 	// most Rank dimensions per kernel): the low-rank method's factored
 	// problem at a fixed number of columns, which is not convex, so the fit
-	// ends at a stationary point of the smoothed objective (Converged: the
-	// smoothing is below Tol and L-BFGS has stalled) and Stats.RelativeGap
-	// is its certified distance to the convex problem's optimum, whose
-	// lower bound is Stats.DualBound. Needs Mode Full; implies LowRank.
+	// ends at a stationary point of the smoothed objective (Stats.Status
+	// StatusStationary, Converged: the smoothing is below Tol and L-BFGS
+	// has stalled; StatusCertified only if the convex certificate holds
+	// too) and Stats.RelativeGap is its certified distance to the convex
+	// problem's optimum, whose lower bound is Stats.DualBound. Needs Mode
+	// Full; implies LowRank.
 	Rank int
 	// KernelRank, if positive, truncates every kernel of a full W to its
 	// KernelRank leading eigenpairs (K ≈ U_rΛ_rU_rᵀ), so that W⁽ᵖ⁾ is

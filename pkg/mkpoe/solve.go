@@ -68,6 +68,21 @@ func (sol *solution) certified(tol float64) bool {
 	return sol.objective-sol.bound <= tol*sol.objective
 }
 
+// status is how the fit of sol stopped: certified when its own
+// certificate holds at tol, whichever method ran, so that no stopping rule
+// can report a certificate it lacks; stationary when the method's rule
+// stopped it short of one (a fixed rank's stationary point, the
+// subgradient method's stall); else not converged (MaxIter).
+func (sol *solution) status(tol float64) FitStatus {
+	switch {
+	case !sol.converged:
+		return StatusNotConverged
+	case sol.certified(tol):
+		return StatusCertified
+	}
+	return StatusStationary
+}
+
 // endRun records the end of an interior-point run that took steps Newton
 // steps: its point x on the whole problem (objective f, kept if the best),
 // its bound (from the multipliers alpha), the trace and a progress report.

@@ -311,6 +311,9 @@ func (c *Comparison) accuracyCell(k int, r *results.Row) string {
 	if r.NotConverged() {
 		v += dagger
 	}
+	if r.Stationary() > 0 {
+		v += ddagger
+	}
 	return v
 }
 
@@ -404,6 +407,19 @@ func (c *Comparison) claimCells() [][]string {
 	return out
 }
 
+// tableCaption is the results table's caption: compareTableCaption, and
+// the meaning of ‡ when some row of a run has stationary fits.
+func (c *Comparison) tableCaption() string {
+	for _, r := range c.Rows {
+		for _, rr := range r.Rows {
+			if rr != nil && rr.Stationary() > 0 {
+				return compareTableCaption + " " + ddagger + ": " + stationaryNote + "."
+			}
+		}
+	}
+	return compareTableCaption
+}
+
 const compareTableCaption = "Test accuracy (fraction of held-out comparisons satisfied; ties count as errors), mean ± sample standard deviation over each run's outer splits, " +
 	"and the β chosen per split; Δ is the difference of mean accuracy with the first run. Rows are matched by label, case-insensitively; — marks a row a run lacks. " + dagger + ": " + notConvergedNote + "."
 
@@ -456,7 +472,7 @@ func (c *Comparison) Markdown(w io.Writer) error {
 	mdTable("---", rh, rr)
 	b.WriteString("\n## Results\n\n")
 	mdTable("---:", c.header(), c.cells())
-	b.WriteString("\n" + compareTableCaption + "\n\n")
+	b.WriteString("\n" + c.tableCaption() + "\n\n")
 	b.WriteString(markdownList("Missing rows", c.Notes))
 	if len(c.Claims) > 0 {
 		b.WriteString("## Claims\n\n")
@@ -801,7 +817,7 @@ func (c *Comparison) HTML(w io.Writer) error {
 		Figure                 *htmlFigure
 	}{
 		Title: "Comparison: " + strings.Join(names, " vs "), Warnings: c.Warnings, Notes: c.Notes,
-		RunsHeader: runsHeader, Runs: runs, Header: c.header(), Caption: compareTableCaption,
+		RunsHeader: runsHeader, Runs: runs, Header: c.header(), Caption: c.tableCaption(),
 		ClaimsCaption: compareClaimsCaption,
 	}
 	for i, line := range c.cells() {

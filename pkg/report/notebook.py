@@ -72,7 +72,7 @@ if "rows" not in summary:
 ROW_FIELDS = {"label": "", "method": "", "mode": "", "table_row": "", "kernels": [], "accuracy": [], "mean": None,
               "std": None, "beta": [], "val_curve": [], "models": [], "train_comparisons": [],
               "test_comparisons": [], "paper": None, "kernel_share": [], "fits": None, "unconverged_fits": None,
-              "max_gap": None, "max_iterations": None, "test_tallies": [], "test_missing": [], "val_zero_folds": [],
+              "stationary_fits": 0, "max_gap": None, "max_iterations": None, "test_tallies": [], "test_missing": [], "val_zero_folds": [],
               "beta_multiple": [], "min_beta": [], "val_fold_min": [], "val_fold_max": []}
 
 
@@ -217,6 +217,7 @@ print(f"{summary.get('name', '?')}: {len(rows)} rows, {SPLITS} outer split(s), �
 COLUMNS = [("native", "", "Native"), ("k1", "diag", "K1 diagonal"), ("k1", "full", "K1 full"),
            ("k4", "diag", "K4 diagonal"), ("k4", "full", "K4 full")]
 NOT_CONVERGED = "not converged: certified gap above tolerance"
+STATIONARY = "stationary: fits stopped at a stationary point (a rank bound; the subgradient method's stall), not certified"
 
 
 def column_key(r):
@@ -253,6 +254,7 @@ def paper_layout(rows):
             grid.append([None] * len(cols))
         grid[names.index(name)][c] = {"label": r.label, "mean": r.mean, "std": r.std, "paper": r.paper,
                                       "unconverged": known(r.unconverged_fits) and r.unconverged_fits > 0,
+                                      "stationary": r.stationary_fits > 0,
                                       "best": False}
     for c in range(len(cols)):
         entries = [g[c] for g in grid if g[c] is not None]
@@ -265,10 +267,11 @@ def paper_layout(rows):
     return table
 
 
-def cell_text(e, bold, dagger, paper):
+def cell_text(e, bold, dagger, paper, ddagger="‡"):
     v = fmt3(e["mean"]) + (" ± " + fmt3(e["std"]) if SPLITS > 1 else "")
     v = bold(v) if e["best"] else v
     v += dagger if e["unconverged"] else ""
+    v += ddagger if e["stationary"] else ""
     return v + (paper(fmt3(e["paper"])) if known(e["paper"]) else "")
 
 
@@ -285,6 +288,9 @@ def caption(table):
         if summary.get("solver_tol"):
             s += f" ({go_g(summary['solver_tol'])})"
         s += ": some fits of the entry (inner-CV sweep or refit) stopped at the iteration limit; see the Rows table."
+    if any(e["stationary"] for e in entries):
+        s += " ‡ " + STATIONARY[0].upper() + STATIONARY[1:]
+        s += ": their gap is the distance to the convex problem's optimum; see the Rows table."
     return s
 
 
@@ -302,10 +308,11 @@ def table_html(table):
     h = '<table class="results">\n<thead><tr><th>' + html_escape(table.index.name) + "</th>"
     h += "".join("<th>" + html_escape(c) + "</th>" for c in table.columns) + "</tr></thead>\n<tbody>\n"
     sup = f'<sup class="unconverged" title="{NOT_CONVERGED}">†</sup>'
+    dsup = f'<sup class="stationary" title="{STATIONARY}">‡</sup>'
     for name, cells in table.iterrows():
         h += "<tr><td>" + html_escape(name) + "</td>" + "".join(
             "<td>" + ("" if e is None else cell_text(e, lambda v: f"<b>{v}</b>", sup,
-                                                      lambda p: f' <span class="paper">({p})</span>')) + "</td>"
+                                                      lambda p: f' <span class="paper">({p})</span>', dsup)) + "</td>"
             for e in cells) + "</tr>\n"
     return h + '</tbody>\n</table>\n<p class="caption">' + html_escape(caption(table)) + "</p>\n"
 
@@ -350,7 +357,11 @@ def convergence(r):
         return "not recorded"
     if r.unconverged_fits > 0:
         fits = str(int(r.fits)) if known(r.fits) else "?"
-        return f"† {int(r.unconverged_fits)} of {fits} fits not converged{gap}"
+        stationary = f", ‡ {int(r.stationary_fits)} stationary" if r.stationary_fits > 0 else ""
+        return f"† {int(r.unconverged_fits)} of {fits} fits not converged{stationary}{gap}"
+    if r.stationary_fits > 0 and known(r.fits):
+        certified = int(r.fits) - int(r.unconverged_fits) - int(r.stationary_fits)
+        return f"‡ {int(r.stationary_fits)} of {int(r.fits)} fits stationary, {certified} certified{gap}"
     return "all converged" + gap
 
 
@@ -415,10 +426,11 @@ for p in sorted((RUN / "tasks").glob("*.json")):
         "test_accuracy": num(t.get("test_accuracy")) if t.get("kind") != "cv" else math.nan,
         "beta": num(t.get("beta")) if t.get("kind") == "refit" else math.nan, "fits": len(gaps),
         "unconverged": sum(not c for c in conv) if conv is not None else None,
+        "stationary": sum(s == "stationary" for s in t.get("fit_status") or []),
         "max_gap": max(num(g) for g in gaps) if gaps else math.nan, "model": t.get("model", ""),
     })
 tasks = pd.DataFrame(records, columns=["id", "kind", "split", "fold", "status", "seconds", "test_accuracy", "beta",
-                                       "fits", "unconverged", "max_gap", "model"])
+                                       "fits", "unconverged", "stationary", "max_gap", "model"])
 if tasks.empty:
     print(f"{RUN / 'tasks'}: no task files")
 else:

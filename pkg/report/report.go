@@ -347,7 +347,7 @@ func markdownList(title string, items []string) string {
 type detail struct {
 	Label, Method, Kernels, Accuracy, Beta, Train, Test, Paper string
 	HalfTies, TieRate                                          string // "—" when the tallies were not recorded
-	Convergence                                                string // "—" (no fits), "all converged (max gap …)", "† 3 of 10 fits not converged (max gap …)" or "not recorded"
+	Convergence                                                string // "—" (no fits), "all converged (max gap …)", "† 3 of 10 fits not converged (max gap …)", "‡ 4 of 10 fits stationary, 6 certified (max gap …)" or "not recorded"
 	NotConverged                                               bool
 }
 
@@ -418,7 +418,13 @@ func convergence(r *results.Row) (string, bool) {
 		if r.Fits != nil {
 			fits = fmt.Sprint(*r.Fits)
 		}
-		return fmt.Sprintf("%s %d of %s fits not converged%s", dagger, *r.UnconvergedFits, fits, maxGap), true
+		stationary := ""
+		if n := r.Stationary(); n > 0 {
+			stationary = fmt.Sprintf(", %s %d stationary", ddagger, n)
+		}
+		return fmt.Sprintf("%s %d of %s fits not converged%s%s", dagger, *r.UnconvergedFits, fits, stationary, maxGap), true
+	case r.Stationary() > 0 && r.Fits != nil:
+		return fmt.Sprintf("%s %d of %d fits stationary, %d certified%s", ddagger, r.Stationary(), *r.Fits, *r.Fits-*r.UnconvergedFits-r.Stationary(), maxGap), false
 	default:
 		return "all converged" + maxGap, false
 	}
@@ -572,6 +578,9 @@ func (t *Table) accuracyHTML() string {
 				}
 				if c.NotConverged {
 					v += "<sup class=\"unconverged\" title=\"" + notConvergedNote + "\">" + dagger + "</sup>"
+				}
+				if c.Stationary {
+					v += "<sup class=\"stationary\" title=\"" + stationaryNote + "\">" + ddagger + "</sup>"
 				}
 				if c.Paper != nil {
 					v += " <span class=\"paper\">(" + format(*c.Paper) + ")</span>"

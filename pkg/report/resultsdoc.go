@@ -209,7 +209,7 @@ func (d *resultsDoc) table(cfg string) (string, error) {
 		}
 		fits := "—"
 		if row.Fits != nil && row.UnconvergedFits != nil && row.MaxGap != nil {
-			fits = fmt.Sprintf("%d (%d; %.1e", *row.Fits, *row.UnconvergedFits, *row.MaxGap)
+			fits = fmt.Sprintf("%d (%s; %.1e", *row.Fits, notCertified(*row.UnconvergedFits, row.Stationary()), *row.MaxGap)
 			if row.MaxIterations != nil {
 				fits += fmt.Sprintf(", %d", *row.MaxIterations)
 			}
@@ -315,15 +315,26 @@ func (d *resultsDoc) provenance(cfg string) (string, error) {
 			wall += " (resumed: the last invocation only)"
 		}
 	}
-	return fmt.Sprintf("Config hash %s; %s, %s, %s; %s, %d cores%s. Finished %s after %s, %s of task time; %d tasks, %d fits, %d not certified, largest certified gap %.2e.",
+	return fmt.Sprintf("Config hash %s; %s, %s, %s; %s, %d cores%s. Finished %s after %s, %s of task time; %d tasks, %d fits, %s not certified, largest certified gap %.2e.",
 		p.ConfigHash, commit, build, p.Go, p.CPUModel, p.Cores, workers, dateText(p.Finished), wall, duration(p.TaskSeconds),
-		p.Tasks, p.Fits, p.UnconvergedFits, p.MaxGap), nil
+		p.Tasks, p.Fits, notCertified(p.UnconvergedFits, p.StationaryFits), p.MaxGap), nil
+}
+
+// notCertified is the number of fits not certified to the solver's
+// tolerance: those stopped at the iteration limit and those stopped at a
+// stationary point (a fixed rank's), which it names when there are any
+// ("7 (4 stationary)").
+func notCertified(unconverged, stationary int) string {
+	if stationary == 0 {
+		return strconv.Itoa(unconverged)
+	}
+	return fmt.Sprintf("%d (%d stationary)", unconverged+stationary, stationary)
 }
 
 func (d *resultsDoc) runsTable(cfgs ...string) (string, error) {
 	var b strings.Builder
 	b.WriteString("| Config | Tasks | Fits | Wall time | Task time | Not certified | Largest gap | Commit | Build |\n|---|---|---|---|---|---|---|---|---|\n")
-	var tasks, fits, unconverged int
+	var tasks, fits, unconverged, stationary int
 	var wall, taskTime, gap float64
 	var first, last time.Time
 	for _, cfg := range cfgs {
@@ -335,18 +346,18 @@ func (d *resultsDoc) runsTable(cfgs ...string) (string, error) {
 		if p.OpenBLASCore != "" {
 			build += " (" + p.OpenBLASCore + ")"
 		}
-		fmt.Fprintf(&b, "| `%s` | %d | %d | %s | %s | %d | %.2e | %s | %s |\n", cfg, p.Tasks, p.Fits, duration(p.WallSeconds), duration(p.TaskSeconds),
-			p.UnconvergedFits, p.MaxGap, shortCommit(p.Commit), build)
+		fmt.Fprintf(&b, "| `%s` | %d | %d | %s | %s | %s | %.2e | %s | %s |\n", cfg, p.Tasks, p.Fits, duration(p.WallSeconds), duration(p.TaskSeconds),
+			notCertified(p.UnconvergedFits, p.StationaryFits), p.MaxGap, shortCommit(p.Commit), build)
 		if t, err := time.Parse(time.RFC3339, p.Started); err == nil && (first.IsZero() || t.Before(first)) {
 			first = t
 		}
 		if t, err := time.Parse(time.RFC3339, p.Finished); err == nil && t.After(last) {
 			last = t
 		}
-		tasks, fits, unconverged = tasks+p.Tasks, fits+p.Fits, unconverged+p.UnconvergedFits
+		tasks, fits, unconverged, stationary = tasks+p.Tasks, fits+p.Fits, unconverged+p.UnconvergedFits, stationary+p.StationaryFits
 		wall, taskTime, gap = wall+p.WallSeconds, taskTime+p.TaskSeconds, math.Max(gap, p.MaxGap)
 	}
-	fmt.Fprintf(&b, "| all %d | %d | %d | %s | %s | %d | %.2e | | |", len(cfgs), tasks, fits, duration(wall), duration(taskTime), unconverged, gap)
+	fmt.Fprintf(&b, "| all %d | %d | %d | %s | %s | %s | %.2e | | |", len(cfgs), tasks, fits, duration(wall), duration(taskTime), notCertified(unconverged, stationary), gap)
 	if !first.IsZero() && last.After(first) {
 		// Runs that overlapped count twice in the summed wall time.
 		fmt.Fprintf(&b, "\n\nFrom the first run's start to the last run's end: %s (%s to %s).", duration(last.Sub(first).Seconds()), dateText(first.Format(time.RFC3339)), dateText(last.Format(time.RFC3339)))
@@ -692,15 +703,15 @@ func (d *resultsDoc) delta(cfg, claim string) (string, error) {
 }
 
 func (d *resultsDoc) fits(cfgs ...string) (string, error) {
-	fits, unconverged := 0, 0
+	fits, unconverged, stationary := 0, 0, 0
 	for _, cfg := range cfgs {
 		p, err := d.loadProvenance(cfg)
 		if err != nil {
 			return "", err
 		}
-		fits, unconverged = fits+p.Fits, unconverged+p.UnconvergedFits
+		fits, unconverged, stationary = fits+p.Fits, unconverged+p.UnconvergedFits, stationary+p.StationaryFits
 	}
-	return fmt.Sprintf("%s fits over %d configs, %d not certified", thousands(fits), len(cfgs), unconverged), nil
+	return fmt.Sprintf("%s fits over %d configs, %s not certified", thousands(fits), len(cfgs), notCertified(unconverged, stationary)), nil
 }
 
 // thousands writes n with commas between groups of three digits.

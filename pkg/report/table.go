@@ -68,6 +68,10 @@ type Cell struct {
 	// NotConverged marks (†) an entry some of whose fits stopped with a
 	// certified gap above the solver's tolerance.
 	NotConverged bool
+	// Stationary marks (‡) an entry some of whose fits stopped at a
+	// stationary point (a fixed rank's; the subgradient method's stall):
+	// converged, not certified.
+	Stationary bool
 }
 
 // dagger marks entries with fits that did not converge.
@@ -75,6 +79,12 @@ const dagger = "†"
 
 // notConvergedNote is the footnote of a table with marked entries.
 const notConvergedNote = "not converged: certified gap above tolerance"
+
+// ddagger marks entries with fixed-rank fits stopped at a stationary point.
+const ddagger = "‡"
+
+// stationaryNote is the footnote of a table with entries marked ‡.
+const stationaryNote = "stationary: fits stopped at a stationary point (a rank bound; the subgradient method's stall), not certified"
 
 // standardColumns are the paper's columns in order (Tables 2–5).
 var standardColumns = []Column{
@@ -158,7 +168,7 @@ func NewTable(s *results.Summary) *Table {
 			rowIndex[name] = ti
 			t.Rows = append(t.Rows, TableRow{Name: name, Cells: make([]*Cell, len(cols))})
 		}
-		t.Rows[ti].Cells[col] = &Cell{Label: r.Label, Mean: r.Mean, Std: r.Std, Paper: r.Paper, NotConverged: r.NotConverged()}
+		t.Rows[ti].Cells[col] = &Cell{Label: r.Label, Mean: r.Mean, Std: r.Std, Paper: r.Paper, NotConverged: r.NotConverged(), Stationary: r.Stationary() > 0}
 	}
 	for _, r := range s.Rows {
 		if len(r.KernelShare) > 0 && len(r.KernelShare) == len(r.Kernels) {
@@ -231,7 +241,22 @@ func (t *Table) Caption() string {
 		}
 		b.WriteString(": some fits of the entry (inner-CV sweep or refit) stopped at the iteration limit; see the Rows table.")
 	}
+	if t.hasStationary() {
+		b.WriteString(" " + ddagger + " " + strings.ToUpper(stationaryNote[:1]) + stationaryNote[1:])
+		b.WriteString(": their gap is the distance to the convex problem's optimum; see the Rows table.")
+	}
 	return b.String()
+}
+
+func (t *Table) hasStationary() bool {
+	for _, r := range t.Rows {
+		for _, c := range r.Cells {
+			if c != nil && c.Stationary {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (t *Table) hasUnconverged() bool {
@@ -296,14 +321,15 @@ func (t *Table) accuracyMarkdown() string {
 
 // cellMarkup is how a table format writes a cell's parts: mean ± std
 // (the ± part with more than one split), bold for the column's best, a
-// dagger for fits that did not converge, the paper's value in parentheses.
+// dagger for fits that did not converge, a double dagger for fixed-rank
+// fits stopped at a stationary point, the paper's value in parentheses.
 type cellMarkup struct {
-	pm, boldOpen, boldClose, dagger, paperOpen, paperClose string
+	pm, boldOpen, boldClose, dagger, ddagger, paperOpen, paperClose string
 }
 
 var (
-	markdownCell = cellMarkup{pm: " ± ", boldOpen: "**", boldClose: "**", dagger: dagger, paperOpen: " (", paperClose: ")"}
-	latexCell    = cellMarkup{pm: " $\\pm$ ", boldOpen: "\\textbf{", boldClose: "}", dagger: "$^\\dagger$", paperOpen: " (\\emph{", paperClose: "})"}
+	markdownCell = cellMarkup{pm: " ± ", boldOpen: "**", boldClose: "**", dagger: dagger, ddagger: ddagger, paperOpen: " (", paperClose: ")"}
+	latexCell    = cellMarkup{pm: " $\\pm$ ", boldOpen: "\\textbf{", boldClose: "}", dagger: "$^\\dagger$", ddagger: "$^\\ddagger$", paperOpen: " (\\emph{", paperClose: "})"}
 )
 
 // text is cell c of a table over splits outer splits.
@@ -317,6 +343,9 @@ func (m cellMarkup) text(c *Cell, splits int) string {
 	}
 	if c.NotConverged {
 		v += m.dagger
+	}
+	if c.Stationary {
+		v += m.ddagger
 	}
 	if c.Paper != nil {
 		v += m.paperOpen + format(*c.Paper) + m.paperClose
@@ -419,6 +448,8 @@ func texEscape(s string) string {
 			b.WriteString(`$'$`)
 		case '†':
 			b.WriteString(`$^\dagger$`)
+		case '‡':
+			b.WriteString(`$^\ddagger$`)
 		case '−':
 			b.WriteString(`$-$`)
 		case '½':

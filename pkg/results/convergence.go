@@ -43,6 +43,54 @@ func (r *TaskResult) Convergence() (fits int, unconverged []FitGap, maxGap float
 	return fits, unconverged, maxGap, true
 }
 
+// StationaryFits counts the fits of a task that converged without
+// certifying tol: fixed-rank fits stopped at a stationary point, or the
+// subgradient method's stall (FitStatus "stationary"). They are not among Convergence's unconverged
+// fits, and not certified. A task file written before FitStatus was
+// recorded counts its converged fits whose gap is above tol, which can only
+// have stopped so.
+func (r *TaskResult) StationaryFits(tol float64) int { return len(r.stationary(tol)) }
+
+// stationary lists the indices of StationaryFits' fits.
+func (r *TaskResult) stationary(tol float64) []int {
+	var out []int
+	if len(r.FitStatus) > 0 {
+		for i, s := range r.FitStatus {
+			if s == StatusStationary {
+				out = append(out, i)
+			}
+		}
+		return out
+	}
+	for i, ok := range r.Converged {
+		if ok && i < len(r.Gaps) && r.Gaps[i] > tol {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// StationaryNote describes a task's stationary fits for people, e.g.
+// "stationary, not certified (2 of 2 fits, max gap
+// 4.3e-01)", or returns "" if there are none.
+func (r *TaskResult) StationaryNote(tol float64) string {
+	idx := r.stationary(tol)
+	if len(idx) == 0 {
+		return ""
+	}
+	maxGap := math.NaN()
+	for _, i := range idx {
+		if i < len(r.Gaps) && !(r.Gaps[i] <= maxGap) {
+			maxGap = r.Gaps[i]
+		}
+	}
+	return fmt.Sprintf("stationary, not certified (%d of %d fits, max gap %s)", len(idx), len(r.Objectives), FormatGap(maxGap))
+}
+
+// StatusStationary is the FitStatus of a fit that converged at a
+// stationary point without certifying solver.tol (mkpoe.StatusStationary).
+const StatusStationary = "stationary"
+
 // NotConvergedNote describes a task's unconverged fits for people, e.g.
 // "not converged (gap 2.3e-02 at β=10; 1 of 2 fits above tol 0.01)", or
 // returns "" if every fit converged (or nothing is known).

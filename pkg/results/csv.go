@@ -58,7 +58,7 @@ func at(x []float64, i int) float64 {
 // the given number of outer splits and grid kind.
 func TableCSVHeader(splits int, relative bool) []string {
 	h := []string{"label", "table_row", "method", "mode", "kernels", "mean_accuracy", "std_accuracy",
-		"mean_accuracy_half_ties", "tie_rate", "paper", "fits", "unconverged_fits", "max_gap", "max_iterations"}
+		"mean_accuracy_half_ties", "tie_rate", "paper", "fits", "unconverged_fits", "stationary_fits", "max_gap", "max_iterations"}
 	for s := range splits {
 		h = append(h, fmt.Sprintf("accuracy_s%d", s), fmt.Sprintf("beta_s%d", s))
 		if relative {
@@ -92,7 +92,7 @@ func WriteTableCSV(w io.Writer, s *Summary) error {
 			paper = csvFloat(*r.Paper)
 		}
 		line := []string{r.Label, r.TableRow, r.Method, r.Mode, strings.Join(r.Kernels, ";"), csvFloat(r.Mean), csvFloat(r.Std),
-			csvFloat(htMean), csvFloat(r.TieRate()), paper, csvIntPtr(r.Fits), csvIntPtr(r.UnconvergedFits), csvFloatPtr(r.MaxGap), csvIntPtr(r.MaxIterations)}
+			csvFloat(htMean), csvFloat(r.TieRate()), paper, csvIntPtr(r.Fits), csvIntPtr(r.UnconvergedFits), stationaryCell(r), csvFloatPtr(r.MaxGap), csvIntPtr(r.MaxIterations)}
 		for sp := range splits {
 			line = append(line, csvFloat(at(r.Accuracy, sp)), csvFloat(at(r.Beta, sp)))
 			if s.BetaRelative {
@@ -108,6 +108,15 @@ func WriteTableCSV(w io.Writer, s *Summary) error {
 	return cw.Error()
 }
 
+// stationaryCell is table.csv's stationary_fits: the row's count, 0 where
+// its convergence is known and none stopped so, empty where unknown.
+func stationaryCell(r *Row) string {
+	if r.UnconvergedFits == nil {
+		return ""
+	}
+	return strconv.Itoa(r.Stationary())
+}
+
 func csvInt(x []int, i int) string {
 	if i < len(x) {
 		return strconv.Itoa(x[i])
@@ -119,7 +128,7 @@ func csvInt(x []int, i int) string {
 // have one rank each.
 var FitsCSVHeader = []string{"row", "label", "method", "mode", "split", "fold", "task_id", "kind",
 	"beta_index", "beta", "beta_multiple", "min_beta", "chosen", "val_accuracy", "test_accuracy",
-	"objective", "gap", "iterations", "converged", "zero_model", "task_seconds", "task_cpu_seconds", "task_process_cpu_seconds"}
+	"objective", "gap", "iterations", "converged", "status", "zero_model", "task_seconds", "task_cpu_seconds", "task_process_cpu_seconds"}
 
 // rankColumn is where the rank column goes in fits.csv (before chosen):
 // present when a row of the run lists several ranks (FitsCSVColumns).
@@ -269,9 +278,12 @@ func fitLine(s *Summary, row *Row, t *TaskResult, b int) []string {
 		}
 		chosen = "true"
 	}
-	conv, zero := "", ""
+	conv, status, zero := "", "", ""
 	if b < len(t.Converged) {
 		conv = strconv.FormatBool(t.Converged[b])
+	}
+	if b < len(t.FitStatus) {
+		status = t.FitStatus[b]
 	}
 	if b < len(t.ZeroModel) {
 		zero = strconv.FormatBool(t.ZeroModel[b])
@@ -282,6 +294,6 @@ func fitLine(s *Summary, row *Row, t *TaskResult, b int) []string {
 	}
 	return []string{strconv.Itoa(t.Row), label, method, mode, strconv.Itoa(t.Split), fold, t.ID, t.Kind,
 		betaIndex, csvFloat(beta), csvFloat(mult), csvFloat(minBeta), chosen, csvFloat(val), csvFloat(test),
-		csvFloat(at(t.Objectives, b)), csvFloat(at(t.Gaps, b)), iters, conv, zero, csvFloat(t.Seconds),
+		csvFloat(at(t.Objectives, b)), csvFloat(at(t.Gaps, b)), iters, conv, status, zero, csvFloat(t.Seconds),
 		csvFloatPtr(t.CPUSeconds), csvFloatPtr(t.ProcessCPUSeconds)}
 }

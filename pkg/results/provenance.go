@@ -41,11 +41,15 @@ type Provenance struct {
 	Resumed     bool    `json:"resumed"`
 	Tasks       int     `json:"tasks"`
 	TaskSeconds float64 `json:"task_seconds"`
-	// Fits, UnconvergedFits and MaxGap total the rows' (Row.Fits, ...): the
-	// solver runs, those not certified to the solver's tolerance, and the
-	// largest certified relative gap.
+	// Fits, UnconvergedFits, StationaryFits and MaxGap total the rows'
+	// (Row.Fits, ...): the solver runs, those stopped at the iteration
+	// limit above the solver's tolerance, those stopped at a stationary point
+	// (a fixed rank's) without certifying it (absent: none), and the
+	// largest certified relative gap. Fits − UnconvergedFits −
+	// StationaryFits were certified.
 	Fits            int     `json:"fits"`
 	UnconvergedFits int     `json:"unconverged_fits"`
+	StationaryFits  int     `json:"stationary_fits,omitempty"`
 	MaxGap          float64 `json:"max_gap"`
 	// Rows is what each learned row cost, in the config's order.
 	Rows []RowCost `json:"rows,omitempty"`

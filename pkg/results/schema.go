@@ -75,7 +75,8 @@ type TaskResult struct {
 	// Betas, ValAccuracy, Objectives, Iterations, Gaps and Converged
 	// describe a cv task's sweep (a refit: its one fit). Gaps are the
 	// certified relative duality gaps; Converged[i] says whether fit i
-	// reached solver.tol (false: it stopped at solver.max_iter above it).
+	// stopped before solver.max_iter (false: it stopped there above
+	// solver.tol): certified to solver.tol, or stationary (FitStatus).
 	// Task files written before Converged was recorded lack it: unknown.
 	Betas       []float64 `json:"betas,omitempty"`
 	ValAccuracy []float64 `json:"val_accuracy,omitempty"`
@@ -83,6 +84,14 @@ type TaskResult struct {
 	Iterations  []int     `json:"iterations,omitempty"`
 	Gaps        []float64 `json:"gaps,omitempty"`
 	Converged   []bool    `json:"converged,omitempty"`
+	// FitStatus[i] is fit i's mkpoe.Stats.Status: "certified" (its gap
+	// is within solver.tol), "stationary" (converged, but stopped short
+	// of the certificate: a fixed-rank fit at a stationary point, or the
+	// subgradient method's stall; its gap is the distance to the convex
+	// optimum's bound) or
+	// "not_converged". Absent in task files written before it was
+	// recorded (see StationaryFits).
+	FitStatus []string `json:"fit_status,omitempty"`
 	// TestMissing counts the test comparisons with an item that one of the
 	// row's kernels lacks (identity row; mostly forced ties).
 	TestMissing int `json:"test_missing,omitempty"`
@@ -277,13 +286,19 @@ type Row struct {
 	// Σ_p tr(W⁽ᵖ⁾K⁽ᵖ⁾) in the refit models (k4 rows only).
 	KernelShare []float64 `json:"kernel_share,omitempty"`
 	// Fits counts the solver runs of a learned row (every β of every cv
-	// task, and the refits), UnconvergedFits those that stopped with a
-	// certified relative gap above SolverTol, and MaxGap is the largest
-	// certified gap among them all. nil means unknown: a native row (no
-	// fits), or task files written before convergence was recorded. Never
-	// read absent as "converged".
+	// task, and the refits), UnconvergedFits those that stopped at the
+	// iteration limit with a certified relative gap above SolverTol, and
+	// MaxGap is the largest certified gap among them all. nil means
+	// unknown: a native row (no fits), or task files written before
+	// convergence was recorded. Never read absent as "converged".
+	// StationaryFits counts the fits, converged but not certified, that
+	// stopped at a stationary point of a fixed-rank problem (or at the
+	// subgradient method's stall); their gap, within MaxGap, is to the
+	// convex optimum's bound. Absent when none.
+	// Fits − UnconvergedFits − StationaryFits are certified.
 	Fits            *int     `json:"fits,omitempty"`
 	UnconvergedFits *int     `json:"unconverged_fits,omitempty"`
+	StationaryFits  *int     `json:"stationary_fits,omitempty"`
 	MaxGap          *float64 `json:"max_gap,omitempty"`
 	// MaxIterations is the most solver iterations any fit of the row took
 	// (accelerated iterations plus interior-point steps); nil as Fits.
@@ -343,8 +358,17 @@ func (r *Row) TieRate() float64 {
 func (r *Row) Learned() bool { return r.Method != "native" }
 
 // NotConverged reports whether some fit of the row is known to have stopped
-// above the solver's tolerance.
+// at the iteration limit above the solver's tolerance.
 func (r *Row) NotConverged() bool { return r.UnconvergedFits != nil && *r.UnconvergedFits > 0 }
+
+// Stationary returns how many fits of the row stopped at a stationary
+// point without certifying SolverTol (0 when none or unknown).
+func (r *Row) Stationary() int {
+	if r.StationaryFits == nil {
+		return 0
+	}
+	return *r.StationaryFits
+}
 
 // ConvergenceKnown reports whether the summary records the convergence of
 // the row's fits (false for native rows: they have none).

@@ -165,8 +165,8 @@ func (in *fitInputs) fit(ctx context.Context, s *mkpoe.Settings) (*mkpoe.Model, 
 // printFit prints a fitted model's figures on stdout and its warnings on
 // stderr; rank is --rank (0: none).
 func printFit(stdout, stderr io.Writer, m *mkpoe.Model, rank int) {
-	fmt.Fprintf(stdout, "objective %.10g\nbound %.10g\nrelative_gap %.3g\niterations %d\nconverged %v\ndimension %d\nseconds %.3f\n",
-		m.Objective, m.Stats.DualBound, m.Stats.RelativeGap, m.Stats.Iterations, m.Stats.Converged, m.Dim(), m.Stats.Seconds)
+	fmt.Fprintf(stdout, "objective %.10g\nbound %.10g\nrelative_gap %.3g\niterations %d\nconverged %v\nstatus %s\ndimension %d\nseconds %.3f\n",
+		m.Objective, m.Stats.DualBound, m.Stats.RelativeGap, m.Stats.Iterations, m.Stats.Converged, m.Stats.Status, m.Dim(), m.Stats.Seconds)
 	fmt.Fprintf(stdout, "min_beta %.6g\n", m.Stats.MinBeta)
 	fmt.Fprintf(stdout, "solver %s\n", m.Solver)
 	printBackend(stdout, stderr, "fit")
@@ -178,8 +178,15 @@ func printFit(stdout, stderr io.Writer, m *mkpoe.Model, rank int) {
 	for b, e := range m.Stats.KernelEnergy {
 		fmt.Fprintf(stdout, "kernel_energy[%d] %.6g\nkernel_rank[%d] %d\n", b, e, b, m.Stats.BlockDims[b])
 	}
-	if !m.Stats.Converged {
+	switch m.Stats.Status {
+	case mkpoe.StatusNotConverged:
 		fmt.Fprintf(stderr, "mkpoe fit: warning: stopped at the iteration limit before the requested accuracy (relative gap %.3g)\n", m.Stats.RelativeGap)
+	case mkpoe.StatusStationary:
+		why := ""
+		if rank > 0 {
+			why = ", which a rank bound need not reach"
+		}
+		fmt.Fprintf(stderr, "mkpoe fit: warning: stopped at a stationary point, not certified to the requested accuracy: relative gap %.3g to the convex problem's bound%s\n", m.Stats.RelativeGap, why)
 	}
 	if m.Beta <= m.Stats.MinBeta {
 		fmt.Fprintf(stderr, "mkpoe fit: warning: --beta %g is at or below min_beta %.6g, the largest β at which W = 0 is optimal for these comparisons: the model maps every item to the origin and ties every comparison; use --beta above it (e.g. %.3g, 3 × min_beta)\n", m.Beta, m.Stats.MinBeta, 3*m.Stats.MinBeta)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -66,8 +67,8 @@ func TestFitEvalEmbedNative(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("fit: exit %d: %s", code, errs)
 	}
-	if !strings.Contains(out, "converged true") {
-		t.Errorf("fit output %q lacks 'converged true'", out)
+	if !strings.Contains(out, "converged true") || !strings.Contains(out, "status certified\n") {
+		t.Errorf("fit output %q lacks 'converged true' and 'status certified'", out)
 	}
 	code, out, errs = run("eval", "--model", model, "--comparisons", comps)
 	if code != 0 || out != "accuracy 1.000000\n"+backendLine {
@@ -255,7 +256,7 @@ func TestFitLowRank(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("--solver %s: exit %d: %s", solver, code, errs)
 		}
-		if !strings.Contains(stdout, "converged true") {
+		if !strings.Contains(stdout, "status certified\n") {
 			t.Errorf("--solver %s: not certified:\n%s", solver, stdout)
 		}
 		got[i] = objective(stdout)
@@ -392,6 +393,57 @@ func TestEvalNamesKernelRows(t *testing.T) {
 			code, out, errs := run("eval", "--model", model, "--comparisons", newComps)
 			if want := "mkpoe eval: data: " + tc.want; code != ExitUsage || out != "" || errs != want {
 				t.Errorf("exit %d, stdout %q, stderr\n%s\nwant exit 2 and\n%s", code, out, errs, want)
+			}
+		})
+	}
+}
+
+// TestFitStatusLine: `mkpoe fit` prints how the fit stopped (status) and
+// never calls a fixed-rank stationary point certified: on Sec. 7's square
+// (GNMDS on 4 items, each side shorter than each diagonal) --rank 1 stops
+// at a stationary point far from the convex optimum (status stationary,
+// with a warning), --rank 2 and the convex fit are certified, and
+// --max-iter 1 stops not converged.
+func TestFitStatusLine(t *testing.T) {
+	dir := t.TempDir()
+	var sq strings.Builder
+	for _, s := range [][2]int{{0, 1}, {1, 2}, {2, 3}, {3, 0}} {
+		for _, d := range [][2]int{{0, 2}, {1, 3}} {
+			fmt.Fprintf(&sq, "%d %d %d %d\n", s[0], s[1], d[0], d[1])
+		}
+	}
+	comps := writeFile(t, dir, "square.tsv", sq.String())
+	for _, tc := range []struct {
+		name     string
+		args     []string
+		want     []string
+		warning  string // stderr must hold it ("" : no warning at all)
+		notWants []string
+	}{
+		{"convex", nil, []string{"converged true\n", "status certified\n"}, "", nil},
+		{"rank 1", []string{"--rank", "1"}, []string{"converged true\n", "status stationary\n", "rank_bound 1\n", "convex_gap 0.667\n"},
+			"stopped at a stationary point, not certified", []string{"status certified"}},
+		{"rank 2", []string{"--rank", "2"}, []string{"status certified\n", "rank_bound 2\n"}, "", nil},
+		{"max-iter 1", []string{"--max-iter", "1"}, []string{"converged false\n", "status not_converged\n"}, "stopped at the iteration limit", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"fit", "--identity", "4", "--comparisons", comps, "--beta", "10", "--out", filepath.Join(dir, "m.json")}, tc.args...)
+			code, stdout, stderr := run(args...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(stdout, w) {
+					t.Errorf("output lacks %q:\n%s", w, stdout)
+				}
+			}
+			for _, w := range tc.notWants {
+				if strings.Contains(stdout, w) {
+					t.Errorf("output holds %q:\n%s", w, stdout)
+				}
+			}
+			if tc.warning == "" && strings.Contains(stderr, "warning") || !strings.Contains(stderr, tc.warning) {
+				t.Errorf("stderr %q, want a warning %q", stderr, tc.warning)
 			}
 		})
 	}

@@ -1,10 +1,12 @@
 package cli
 
 import (
+	"encoding/csv"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -168,6 +170,105 @@ func TestUnconvergedFitsAreMarked(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestStationaryFitsAreMarked runs the tiny config with its K4 full row at
+// rank 1: fits that stop at a stationary point of the rank-bounded problem
+// are converged but not certified. Every output a person reads must say
+// so (‡ and a footnote; stationary_fits; fits.csv's status), and none may
+// count them as certified or as failures (†, "not converged").
+func TestStationaryFitsAreMarked(t *testing.T) {
+	yaml := strings.Replace(tinyConfig, "{method: k4, group: both, mode: full}", "{method: k4, group: both, mode: full, rank: 1}", 1)
+	if yaml == tinyConfig {
+		t.Fatal("tinyConfig no longer has the K4 full row this test edits")
+	}
+	const label = "both K4 full rank 1"
+	dir := filepath.Join(t.TempDir(), "run")
+	code, stdout, stderr := run("run", writeFile(t, t.TempDir(), "tiny.yaml", yaml), "--out", dir, "--workers", "2")
+	if code != ExitOK {
+		t.Fatalf("run: exit %d\n%s", code, stderr)
+	}
+	_, status, _ := run("status", dir)
+	_, statusJSON, _ := run("status", dir, "--json")
+	files := map[string]string{"stdout": stdout, "stderr": stderr, "status": status}
+	for _, f := range []string{"summary.json", "provenance.json", "table.md", "fits.csv", "table.csv", "report/table.md", "report/table.tex", "report/report.html"} {
+		files[f] = string(readFile(t, filepath.Join(dir, f)))
+	}
+	for name, wants := range map[string][]string{
+		"stdout":             {"| " + label + " | good + junk | ", " ‡ | ", "‡ stationary: fits that stopped at a stationary point (of a rank bound's non-convex problem; or the subgradient method's stall), not certified", "- " + label + ": "},
+		"table.md":           {" ‡ |", "‡ stationary: "},
+		"stderr":             {" ok ", ": stationary, not certified (", " fits, max gap "},
+		"summary.json":       {`"stationary_fits": `},
+		"provenance.json":    {`"stationary_fits": `},
+		"report/table.md":    {"‡ Stationary: fits stopped at a stationary point (a rank bound; the subgradient method's stall), not certified", "| ‡ ", " fits stationary, "},
+		"report/table.tex":   {`$^\ddagger$ Stationary`},
+		"report/report.html": {`<sup class="stationary"`},
+		"fits.csv":           {",true,stationary,"},
+	} {
+		for _, w := range wants {
+			if !strings.Contains(files[name], w) {
+				t.Errorf("%s lacks %q:\n%s", name, w, files[name])
+			}
+		}
+	}
+	// Stationary fits are no failures.
+	for name, text := range files {
+		if name == "fits.csv" || name == "table.csv" {
+			continue
+		}
+		if strings.Contains(text, "†") || strings.Contains(text, `\dagger`) || regexp.MustCompile(`(?i)not converged`).MatchString(text) {
+			t.Errorf("%s marks stationary fits as not converged:\n%s", name, text)
+		}
+	}
+	var st experiments.RunState
+	if err := json.Unmarshal([]byte(statusJSON), &st); err != nil {
+		t.Fatal(err)
+	}
+	if len(st.NotConverged) != 0 {
+		t.Errorf("status --json lists %d tasks not converged, want none", len(st.NotConverged))
+	}
+	var sum results.Summary
+	if err := json.Unmarshal([]byte(files["summary.json"]), &sum); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range sum.Rows {
+		switch {
+		case r.Label == label:
+			if r.Fits == nil || *r.Fits != 10 || r.UnconvergedFits == nil || *r.UnconvergedFits != 0 || r.Stationary() == 0 || r.Stationary() > *r.Fits {
+				t.Errorf("row %s: fits %v, unconverged %v, stationary %v; want 10, 0 and some stationary", r.Label, r.Fits, r.UnconvergedFits, r.StationaryFits)
+			}
+		case r.StationaryFits != nil:
+			t.Errorf("convex row %s has stationary_fits %d", r.Label, *r.StationaryFits)
+		}
+	}
+	// fits.csv: stationary lines are the rank row's, converged with a gap
+	// above solver.tol; every other line is certified within it.
+	recs, err := csv.NewReader(strings.NewReader(files["fits.csv"])).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := map[string]int{}
+	for i, h := range recs[0] {
+		col[h] = i
+	}
+	stationary := 0
+	for _, rec := range recs[1:] {
+		gap, _ := strconv.ParseFloat(rec[col["gap"]], 64)
+		switch s := rec[col["status"]]; {
+		case s == "stationary":
+			stationary++
+			if rec[col["label"]] != label || rec[col["converged"]] != "true" || !(gap > 0.01) {
+				t.Errorf("fits.csv: stationary line %v: want the rank row's, converged, gap above 0.01", rec)
+			}
+		case s != "certified" || !(gap <= 0.01) || rec[col["converged"]] != "true":
+			t.Errorf("fits.csv: line %v: want certified within 0.01", rec)
+		}
+	}
+	for _, r := range sum.Rows {
+		if r.Label == label && stationary != r.Stationary() {
+			t.Errorf("fits.csv has %d stationary lines, summary.json %d", stationary, r.Stationary())
+		}
 	}
 }
 
