@@ -18,7 +18,11 @@ import (
 //	MKPOE_ALM="300,8000,1.5,10;accelerated,lowrank,alm,alm30p1e-3" go test -run TestALMExperiment -v -timeout 30m ./pkg/mkpoe
 //
 // "alm" runs the augmented-Lagrangian method with its tuning, "almK" with
-// almTuning.kappa K, "almKpP" also with almTuning.prune P. At each
+// almTuning.kappa K, "almKpP" also with almTuning.prune P; the full form
+// is alm[n|l][j][K][fF][pP][cC][sS]: n the Newton-CG inner solve, l
+// L-BFGS (neither: the default), j without Newton-CG's Jacobi
+// preconditioner, F its forcing, C the steps between checks, S the stall
+// fraction (e.g. "almnf0.5c1s1e-2", "almlc10"). At each
 // multiple, the certified fits' objectives must agree within 2·Tol. A
 // name ending in "+warm" starts each fit from its previous multiple's
 // model (Settings.Init), as a cross-validation along the grid does.
@@ -62,16 +66,27 @@ func TestALMExperiment(t *testing.T) {
 				// alm[K][pP][cC][sS]: kappa K (default 3), prune P (default
 				// 1e-2), checkEvery C, stallFraction S.
 				spec := strings.TrimPrefix(name, "alm")
+				spec, newton := strings.CutPrefix(spec, "n")
+				spec, lbfgs := strings.CutPrefix(spec, "l")
+				spec, noJacobi := strings.CutPrefix(spec, "j")
 				spec, stallSpec, hasStall := strings.Cut(spec, "s")
 				spec, checkSpec, hasCheck := strings.Cut(spec, "c")
 				spec, pruneSpec, hasPrune := strings.Cut(spec, "p")
+				spec, forcingSpec, hasForcing := strings.Cut(spec, "f")
 				s.Solver = ALM
 				s.tuning = tuned(func(tu *tuning) {
 					if v, err := strconv.ParseFloat(stallSpec, 64); err == nil && hasStall {
 						tu.alm.stallFraction = v
 					}
+					if newton || lbfgs {
+						tu.alm.newton = newton
+					}
+					tu.alm.newtonJacobi = !noJacobi
+					if v, err := strconv.ParseFloat(forcingSpec, 64); err == nil && hasForcing {
+						tu.alm.newtonForcing = v
+					}
 					if v, err := strconv.Atoi(checkSpec); err == nil && hasCheck {
-						tu.alm.checkEvery = v
+						tu.alm.checkEvery, tu.alm.newtonCheckEvery = v, v
 					}
 					if k, err := strconv.ParseFloat(spec, 64); err == nil {
 						tu.alm.kappa = k

@@ -394,12 +394,17 @@ func (lr *lowRank) secondPhase(ctx context.Context, z []float64, rz []ritz, best
 
 // lbfgsPoint is what descend moves: the point z (updated in place), f_δ(z)
 // and its gradient g (in place) at the smoothing delta, the L-BFGS
-// curvature pairs and the best point kept.
+// curvature pairs and the best point kept. After a step, exact is f(z) and
+// fresh reports whether lr's margins, multipliers and pair weights are
+// still z's (the step's last evaluation was the accepted one), so the
+// caller need not evaluate z again.
 type lbfgsPoint struct {
 	z, g     []float64
 	f, delta float64
 	opt      *lbfgs
 	best     *lowRankBest
+	exact    float64
+	fresh    bool
 }
 
 // descend takes up to steps L-BFGS steps on f_δ from pt with a
@@ -435,6 +440,7 @@ func (lr *lowRank) descend(ctx context.Context, pt *lbfgsPoint, steps int, repor
 		}
 		accepted := false
 		var fn, fe float64
+		pt.fresh = false
 		for try := 0; try < tn.lineSearchTries; try++ {
 			if err := ctx.Err(); err != nil {
 				return it, err // each trial costs a whole evaluation
@@ -462,7 +468,7 @@ func (lr *lowRank) descend(ctx context.Context, pt *lbfgsPoint, steps int, repor
 		opt.update(sv, yv)
 		copy(z, zn)
 		copy(g, gn)
-		pt.f = fn
+		pt.f, pt.exact, pt.fresh = fn, fe, true
 		pt.best.keep(lr, fe, z)
 		report(it+1, fe)
 	}

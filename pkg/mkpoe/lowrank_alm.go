@@ -66,17 +66,29 @@ func (lr *lowRank) runALM(ctx context.Context, fp fitProblem) (solution, error) 
 	z, ranks := lr.startFactors(fp.init)
 	delta := lr.startMultipliers(fp)
 	lr.layout(ranks)
+	if warm, ok := lr.warmCertificate(fp, z); ok {
+		return warm, nil
+	}
 	sol := solution{objective: math.Inf(1)}
 	best := lowRankBest{f: math.Inf(1)}
 	g := make([]float64, len(z))
 	opt := newLBFGS(tn.memory)
+	var ns *newtonScratch
+	if p.tune.alm.newton {
+		ns = lr.newtonScratch()
+		tn.checkEvery = p.tune.alm.newtonCheckEvery
+	}
 	it, sinceCert := 0, 0
 	prevSmooth := math.Inf(1)
+	var pt lbfgsPoint // the last steps' end: fresh if lr's state is still z's
 	for {
 		if err := ctx.Err(); err != nil {
 			return sol, err
 		}
-		fs, fe := lr.evaluate(z, delta, g)
+		fs, fe := pt.f, pt.exact
+		if !pt.fresh {
+			fs, fe = lr.evaluate(z, delta, g)
+		}
 		best.keep(lr, fe, z)
 		sol.objective = best.f
 		stalled := prevSmooth-fs <= tn.stallFraction*fs
@@ -114,10 +126,17 @@ func (lr *lowRank) runALM(ctx context.Context, fp fitProblem) (solution, error) 
 			g = resize(g, len(z))
 			fs, _ = lr.evaluate(z, delta, g)
 		}
-		pt := lbfgsPoint{z: z, g: g, f: fs, delta: delta, opt: opt, best: &best}
-		steps, err := lr.descend(ctx, &pt, min(tn.checkEvery, s.MaxIter-it), func(step int, fe float64) {
+		pt = lbfgsPoint{z: z, g: g, f: fs, delta: delta, opt: opt, best: &best}
+		report := func(step int, fe float64) {
 			s.report(Iteration{Iter: it + step, Objective: fe, Best: best.f, Bound: sol.bound, Smoothing: delta, Stage: StageALM, Rank: lr.totalRank()})
-		})
+		}
+		var steps int
+		var err error
+		if ns != nil {
+			steps, err = lr.newtonDescend(ctx, ns, &pt, min(tn.checkEvery, s.MaxIter-it), report)
+		} else {
+			steps, err = lr.descend(ctx, &pt, min(tn.checkEvery, s.MaxIter-it), report)
+		}
 		it += steps
 		if err != nil {
 			return sol, err
@@ -132,13 +151,27 @@ func (lr *lowRank) runALM(ctx context.Context, fp fitProblem) (solution, error) 
 // startMultipliers allocates the shifts y/σ and returns the first δ =
 // β/(kappa·β_min) (penaltyDelta at no bound yet). A warm start (Settings.Init
 // with one multiplier per comparison) starts from its dual point clipped
-// to this β's box [0, μ]; a cold one from y = 0.
+// to this β's box [0, μ]: a multiplier at the top of Init's box (above
+// topOfBox of it: a comparison violated at Init's β, which the dual
+// scaling leaves a little below the top) is scaled by the ratio of the βs,
+// since a comparison still violated has α = μ; its penalty starts from
+// Init's dual bound, where the previous fit's penalty ended (the optimum
+// rises with β, so the bound of a smaller β's fit is below this one's
+// optimum). A cold start begins at y = 0.
 func (lr *lowRank) startMultipliers(fp fitProblem) float64 {
+	const topOfBox = 0.9
 	lr.shift = make([]float64, len(lr.m))
 	lr.shifted = make([]float64, len(lr.m))
 	delta := lr.penaltyDelta(fp, 0)
 	if in := fp.s.Init; in != nil && len(in.dual) == len(lr.shift) {
+		if in.Beta <= lr.p.beta && in.Stats.DualBound > 0 {
+			delta = lr.penaltyDelta(fp, in.Stats.DualBound)
+		}
+		muOld, ratio := in.Beta/float64(len(lr.shift)), lr.p.beta/in.Beta
 		for c, y := range in.dual {
+			if ratio > 1 && y >= topOfBox*muOld {
+				y *= ratio // violated at Init's β: its multiplier is at the top of the box
+			}
 			lr.shift[c] = math.Min(math.Max(y, 0), lr.mu) * delta / lr.mu
 		}
 	}
@@ -184,4 +217,46 @@ func (lr *lowRank) penaltyDelta(fp fitProblem, bound float64) float64 {
 		return 1
 	}
 	return lr.p.beta / (kappa * math.Max(bound, fp.minBeta))
+}
+
+// warmCertificate is warmCertificate (warm.go) for the factored methods:
+// the warm start's factors z are replaced by their best multiple (√s·L,
+// bestMultiple: a fit ending a hair inside the tolerance leaves margins
+// just above zero, which a larger β multiplies), and Settings.Init's dual
+// point, clipped to this β's box [0, μ] (and, second, scaled by the ratio
+// of the βs), is tried as a certificate. Along an increasing grid, once no
+// comparison is violated the solution stops changing with β and the fit
+// costs one evaluation and one certificate. Any multipliers in the box
+// give a valid bound after dual scaling, so a foreign Init can only fail
+// to certify. z is scaled in place either way.
+func (lr *lowRank) warmCertificate(fp fitProblem, z []float64) (solution, bool) {
+	in, nc := fp.s.Init, len(lr.m)
+	if in == nil || len(in.dual) != nc || nc == 0 || len(z) == 0 {
+		return solution{}, false
+	}
+	_, f := lr.evaluate(z, 1, nil)
+	if sc := bestMultiple(floats.Dot(z, z), lr.mu, lr.m); sc != 1 {
+		floats.Scale(math.Sqrt(sc), z)
+		_, f = lr.evaluate(z, 1, nil)
+	}
+	scales := []float64{1}
+	if r := lr.p.beta / in.Beta; r > 0 && r != 1 && !math.IsInf(r, 0) {
+		scales = append(scales, r)
+	}
+	saved := append([]float64(nil), lr.alpha...)
+	for _, sc := range scales {
+		for c, a := range in.dual {
+			lr.alpha[c] = math.Min(math.Max(sc*a, 0), lr.mu)
+		}
+		lr.pairWeights()
+		t, _, ok := lr.certificate(z, lr.p.tune.lowRank.grow)
+		if !ok {
+			break
+		}
+		if bound := t * floats.Sum(lr.alpha); f-bound <= fp.s.Tol*f {
+			return solution{objective: f, bound: bound, converged: true, dual: scaledDual(lr.alpha, bound), factors: lr.factors(z)}, true
+		}
+	}
+	copy(lr.alpha, saved)
+	return solution{}, false
 }

@@ -145,28 +145,44 @@ func TestALMLargeMultiples(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var prev *Model
-	for _, mult := range []float64{3, 30, 300} {
-		beta := mult * mb
-		alm, err := FitIdentity(n, pl.Triplets, &Settings{Beta: beta, Solver: ALM, Init: prev})
-		if err != nil {
-			t.Fatal(err)
-		}
-		def, err := FitIdentity(n, pl.Triplets, &Settings{Beta: beta})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !alm.Stats.Converged || !def.Stats.Converged {
-			t.Fatalf("%g·β_min: alm converged %v, default %v", mult, alm.Stats.Converged, def.Stats.Converged)
-		}
-		if d := relDiff(alm.Objective, def.Objective); d > 2*DefaultTol {
-			t.Errorf("%g·β_min: alm %.10g, default %.10g (relative %.2g)", mult, alm.Objective, def.Objective, d)
-		}
-		if alm.Solver != ALM {
-			t.Errorf("Model.Solver %q, want %q", alm.Solver, ALM)
-		}
-		t.Logf("%g·β_min: alm %.8g (%d iterations, rank %d), default %.8g", mult, alm.Objective, alm.Stats.Iterations, alm.Dim(), def.Objective)
-		prev = alm
+	defaults := map[float64]float64{}
+	for _, inner := range []struct {
+		name   string
+		newton bool
+	}{{"L-BFGS", false}, {"Newton-CG", true}} {
+		t.Run(inner.name, func(t *testing.T) {
+			tu := tuned(func(tu *tuning) { tu.alm.newton = inner.newton })
+			var prev *Model
+			for _, mult := range []float64{3, 30, 300} {
+				beta := mult * mb
+				alm, err := FitIdentity(n, pl.Triplets, &Settings{Beta: beta, Solver: ALM, Init: prev, tuning: tu})
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, ok := defaults[mult]
+				if !ok {
+					def, err := FitIdentity(n, pl.Triplets, &Settings{Beta: beta})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !def.Stats.Converged {
+						t.Fatalf("%g·β_min: the default method did not certify", mult)
+					}
+					want, defaults[mult] = def.Objective, def.Objective
+				}
+				if !alm.Stats.Converged {
+					t.Fatalf("%g·β_min: alm did not certify (gap %.3g)", mult, alm.Stats.RelativeGap)
+				}
+				if d := relDiff(alm.Objective, want); d > 2*DefaultTol {
+					t.Errorf("%g·β_min: alm %.10g, default %.10g (relative %.2g)", mult, alm.Objective, want, d)
+				}
+				if alm.Solver != ALM {
+					t.Errorf("Model.Solver %q, want %q", alm.Solver, ALM)
+				}
+				t.Logf("%g·β_min: alm %.8g (%d iterations, rank %d), default %.8g", mult, alm.Objective, alm.Stats.Iterations, alm.Dim(), want)
+				prev = alm
+			}
+		})
 	}
 }
 
@@ -191,6 +207,58 @@ func BenchmarkLowRankEvaluate(b *testing.B) {
 			b.ResetTimer()
 			for range b.N {
 				lr.evaluate(z, 1, g)
+			}
+		})
+	}
+}
+
+// TestALMWarmCertificate: along an increasing grid on a realizable set the
+// solution stops changing once no comparison is violated, so a warm fit
+// certifies from Init's factors and dual point with no iteration; a
+// foreign Init (another comparison set of the same size) cannot certify a
+// wrong answer: the fit still matches the cold one.
+func TestALMWarmCertificate(t *testing.T) {
+	t.Parallel()
+	const n = 40
+	planted := func(seed uint64) []data.Comparison {
+		pl, err := data.GeneratePlanted(data.PlantedSpec{N: n, Dim: 3, Triplets: 600, Seed: seed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return pl.Triplets
+	}
+	cs, foreign := planted(5), planted(6)
+	mb, err := MinBeta([]mat.Symmetric{testproblems.Identity(n)}, cs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fit := func(cs []data.Comparison, mult float64, init *Model) *Model {
+		m, err := FitIdentity(n, cs, &Settings{Beta: mult * mb, Solver: ALM, Init: init})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !m.Stats.Converged {
+			t.Fatalf("%g·β_min: not certified (gap %.3g)", mult, m.Stats.RelativeGap)
+		}
+		return m
+	}
+	first := fit(cs, 300, nil)
+	for _, tc := range []struct {
+		name      string
+		init      *Model
+		wantIters bool // whether the fit must iterate
+	}{
+		{"own neighbour", first, false},
+		{"foreign", fit(foreign, 300, nil), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			warm := fit(cs, 3000, tc.init)
+			cold := fit(cs, 3000, nil)
+			if d := relDiff(warm.Objective, cold.Objective); d > 2*DefaultTol {
+				t.Errorf("warm %.10g, cold %.10g (relative %.2g)", warm.Objective, cold.Objective, d)
+			}
+			if got := warm.Stats.Iterations > 0; got != tc.wantIters {
+				t.Errorf("warm fit took %d iterations", warm.Stats.Iterations)
 			}
 		})
 	}

@@ -112,3 +112,32 @@ func addScaledDifference(ga, gb []float64, s float64, a, b []float64) {
 		gb[c] -= t
 	}
 }
+
+// addPairDirectional adds 2(y_a − y_b)·(u_a − u_b), the derivative of
+// ‖y_a − y_b‖² along u, to dd[q] for every pair q = {a, b}.
+func addPairDirectional(y, u []float64, k int, pairs []data.Pair, dd []float64) {
+	chunks := chunksOf(len(pairs), k)
+	linalg.ParallelRows(len(pairs), (len(pairs)+chunks-1)/chunks, func(_, lo, hi int) {
+		for q := lo; q < hi; q++ {
+			pr := pairs[q]
+			dd[q] += 2 * differenceDot(y[pr.A*k:(pr.A+1)*k], y[pr.B*k:(pr.B+1)*k], u[pr.A*k:(pr.A+1)*k], u[pr.B*k:(pr.B+1)*k])
+		}
+	})
+}
+
+// differenceDot returns (a − b)·(c − d) with four accumulators.
+func differenceDot(a, b, c, d []float64) float64 {
+	b, c, d = b[:len(a)], c[:len(a)], d[:len(a)]
+	var s0, s1, s2, s3 float64
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		s0 += (a[i] - b[i]) * (c[i] - d[i])
+		s1 += (a[i+1] - b[i+1]) * (c[i+1] - d[i+1])
+		s2 += (a[i+2] - b[i+2]) * (c[i+2] - d[i+2])
+		s3 += (a[i+3] - b[i+3]) * (c[i+3] - d[i+3])
+	}
+	for ; i < len(a); i++ {
+		s0 += (a[i] - b[i]) * (c[i] - d[i])
+	}
+	return (s0 + s1) + (s2 + s3)
+}

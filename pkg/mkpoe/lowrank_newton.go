@@ -1,0 +1,274 @@
+package mkpoe
+
+import (
+	"context"
+	"math"
+
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+)
+
+// The augmented Lagrangian's inner minimisation by truncated Newton-CG
+// (docs/solver.md, "Augmented-Lagrangian method"). The smoothed objective
+// f_δ(L) = ‖L‖²_F + Σ_c μ·h_δ(m_c + s_c) is twice differentiable except
+// where a shifted margin crosses 0 or δ; its generalised Hessian applied
+// to a direction V (U = ΦV per block) is
+//
+//	H·V = 2V + Φᵀ·Σ_q 2(w_q (u_a − u_b) + ω_q (y_a − y_b)) e_a…,
+//
+// w_q the pair weights of the multipliers α (as in the gradient), ω_q the
+// same sums of σ·dm_c over the comparisons whose shifted margin lies in
+// (0, δ) (σ = μ/δ, the Huber piece's curvature), and dm_c = dd_left −
+// dd_right with dd_q = 2(y_a − y_b)·(u_a − u_b) the directional derivative
+// of a pair's squared distance. A product costs about one and a half
+// evaluations. CG stops at negative curvature (the factored problem is not
+// convex in L), at a residual below newtonForcing·‖g‖, or after
+// newtonMaxCG products; the step is then backtracked on sufficient
+// decrease like descend's.
+
+// newtonScratch holds the Hessian products' work space.
+type newtonScratch struct {
+	u, gu [][]float64 // per block: ΦV and ∂/∂Y of the product
+	dd    []float64   // per pair: directional derivative of its distance
+	omega []float64   // per pair: Σ σ·dm_c over the quadratic comparisons
+	diag  []float64   // Jacobi preconditioner (1/diagonal), nil for none
+}
+
+func (lr *lowRank) newtonScratch() *newtonScratch {
+	ns := &newtonScratch{dd: make([]float64, len(lr.p.pairs)), omega: make([]float64, len(lr.p.pairs))}
+	ns.u = make([][]float64, len(lr.blocks))
+	ns.gu = make([][]float64, len(lr.blocks))
+	return ns
+}
+
+// hessianProduct writes H·v to hv at the point of the last evaluate with a
+// gradient (lr's embedding, multipliers, pair weights and shifted margins
+// are that point's).
+func (lr *lowRank) hessianProduct(ns *newtonScratch, delta float64, v, hv []float64) {
+	p, n := lr.p, lr.p.n
+	clear(ns.dd)
+	for b, fb := range lr.blocks {
+		k, r := fb.k, fb.blk.r
+		if k == 0 {
+			continue
+		}
+		ns.u[b] = resize(ns.u[b], n*k)
+		vb := v[fb.off : fb.off+r*k]
+		if d := fb.blk.phiDiag; d != nil {
+			for i := 0; i < n; i++ {
+				floats.ScaleTo(ns.u[b][i*k:(i+1)*k], d[i], vb[i*k:(i+1)*k])
+			}
+		} else {
+			mat.NewDense(n, k, ns.u[b]).Mul(fb.blk.phi, mat.NewDense(r, k, vb))
+		}
+		addPairDirectional(fb.y, ns.u[b], k, p.pairs, ns.dd)
+	}
+	clear(ns.omega)
+	sigma := lr.mu / delta
+	shifted := lr.m
+	if lr.shift != nil {
+		shifted = lr.shifted
+	}
+	for c, sc := range shifted {
+		if sc > 0 && sc < delta {
+			l, r := p.left[c], p.right[c]
+			t := sigma * (ns.dd[l] - ns.dd[r])
+			ns.omega[l] += t
+			ns.omega[r] -= t
+		}
+	}
+	for b, fb := range lr.blocks {
+		k, r := fb.k, fb.blk.r
+		if k == 0 {
+			continue
+		}
+		ns.gu[b] = resize(ns.gu[b], n*k)
+		clear(ns.gu[b])
+		lr.parts = addEmbeddedGradient(ns.u[b], k, p.pairs, lr.w, ns.gu[b], lr.parts)
+		lr.parts = addEmbeddedGradient(fb.y, k, p.pairs, ns.omega, ns.gu[b], lr.parts)
+		out := hv[fb.off : fb.off+r*k]
+		if d := fb.blk.phiDiag; d != nil {
+			for i := 0; i < n; i++ {
+				floats.ScaleTo(out[i*k:(i+1)*k], d[i], ns.gu[b][i*k:(i+1)*k])
+			}
+		} else {
+			mat.NewDense(r, k, out).Mul(fb.blk.phi.T(), mat.NewDense(n, k, ns.gu[b]))
+		}
+		floats.AddScaled(out, 2, v[fb.off:fb.off+r*k])
+	}
+}
+
+// jacobi sets ns.diag to the reciprocal of the Hessian's diagonal at the
+// current point, for blocks with a diagonal Φ (GNMDS and diagonal
+// kernels); other blocks get the regulariser's 1/2. Entries are floored
+// at the regulariser's curvature 2 (the pair-weight term can be negative).
+func (lr *lowRank) jacobi(ns *newtonScratch, delta float64, dim int) {
+	p := lr.p
+	ns.diag = resize(ns.diag, dim)
+	for i := range ns.diag {
+		ns.diag[i] = 2
+	}
+	sigma := lr.mu / delta
+	shifted := lr.m
+	if lr.shift != nil {
+		shifted = lr.shifted
+	}
+	for _, fb := range lr.blocks {
+		k, d := fb.k, fb.blk.phiDiag
+		if k == 0 || d == nil {
+			continue
+		}
+		diag := ns.diag[fb.off : fb.off+fb.blk.r*k]
+		for q, pr := range p.pairs {
+			if wq := lr.w[q]; wq != 0 {
+				for t := 0; t < k; t++ {
+					diag[pr.A*k+t] += 2 * wq * d[pr.A] * d[pr.A]
+					diag[pr.B*k+t] += 2 * wq * d[pr.B] * d[pr.B]
+				}
+			}
+		}
+		y := fb.y
+		for c, sc := range shifted {
+			if !(sc > 0 && sc < delta) {
+				continue
+			}
+			l, r := p.pairs[p.left[c]], p.pairs[p.right[c]]
+			// ∂m_c/∂y_e for the four ends, merged where an item recurs.
+			ends := [4]int{l.A, l.B, r.A, r.B}
+			for e, item := range ends {
+				if slicesIndex(ends[:e], item) >= 0 {
+					continue
+				}
+				for t := 0; t < k; t++ {
+					g := 0.0
+					for f, other := range ends {
+						if other != item {
+							continue
+						}
+						sign := 2.0
+						if f >= 2 {
+							sign = -2
+						}
+						partner := ends[f^1]
+						g += sign * (y[item*k+t] - y[partner*k+t])
+					}
+					g *= d[item]
+					diag[item*k+t] += sigma * g * g
+				}
+			}
+		}
+	}
+	for i, v := range ns.diag {
+		ns.diag[i] = 1 / math.Max(v, 2)
+	}
+}
+
+func slicesIndex(s []int, v int) int {
+	for i, x := range s {
+		if x == v {
+			return i
+		}
+	}
+	return -1
+}
+
+// newtonDirection solves H·d = −g approximately by preconditioned CG
+// (Steihaug's truncation at negative curvature) and writes d; it returns
+// false when the first direction already has non-positive curvature (d is
+// then the preconditioned steepest descent direction).
+func (lr *lowRank) newtonDirection(ns *newtonScratch, delta float64, g, d []float64) bool {
+	tn := lr.p.tune.alm
+	dim := len(g)
+	r := make([]float64, dim)
+	z := make([]float64, dim)
+	pv := make([]float64, dim)
+	hp := make([]float64, dim)
+	floats.ScaleTo(r, -1, g)
+	clear(d)
+	precond := func() {
+		if ns.diag != nil {
+			floats.MulTo(z, ns.diag, r)
+		} else {
+			copy(z, r)
+		}
+	}
+	precond()
+	copy(pv, z)
+	rz := floats.Dot(r, z)
+	stop := tn.newtonForcing * floats.Norm(g, 2)
+	for j := 0; j < tn.newtonMaxCG; j++ {
+		lr.hessianProduct(ns, delta, pv, hp)
+		php := floats.Dot(pv, hp)
+		if !(php > 1e-12*floats.Dot(pv, pv)) {
+			if j == 0 {
+				copy(d, pv)
+				return false
+			}
+			return true
+		}
+		a := rz / php
+		floats.AddScaled(d, a, pv)
+		floats.AddScaled(r, -a, hp)
+		if floats.Norm(r, 2) <= stop {
+			return true
+		}
+		precond()
+		rzNext := floats.Dot(r, z)
+		floats.AddScaledTo(pv, z, rzNext/rz, pv)
+		rz = rzNext
+	}
+	return true
+}
+
+// newtonDescend takes up to steps Newton-CG steps on f_δ from pt, with the
+// same backtracking, best point and report as descend. pt.g must be the
+// gradient at pt.z from the last evaluate.
+func (lr *lowRank) newtonDescend(ctx context.Context, ns *newtonScratch, pt *lbfgsPoint, steps int, report func(step int, objective float64)) (int, error) {
+	z, g, tn := pt.z, pt.g, &lr.p.tune.lowRank
+	dim := len(z)
+	d := make([]float64, dim)
+	zn := make([]float64, dim)
+	gn := make([]float64, dim)
+	for it := 0; it < steps; it++ {
+		if err := ctx.Err(); err != nil {
+			return it, err
+		}
+		if lr.p.tune.alm.newtonJacobi {
+			lr.jacobi(ns, pt.delta, dim)
+		}
+		lr.newtonDirection(ns, pt.delta, g, d)
+		gd := floats.Dot(g, d)
+		if !(gd < 0) {
+			floats.ScaleTo(d, -1, g)
+			gd = -floats.Dot(g, g)
+		}
+		if gd == 0 {
+			return it, nil
+		}
+		step := 1.0
+		accepted := false
+		var fn, fe float64
+		pt.fresh = false
+		for try := 0; try < tn.lineSearchTries; try++ {
+			if err := ctx.Err(); err != nil {
+				return it, err
+			}
+			floats.AddScaledTo(zn, z, step, d)
+			fn, fe = lr.evaluate(zn, pt.delta, gn)
+			if fn <= pt.f+tn.armijo*step*gd {
+				accepted = true
+				break
+			}
+			step /= 2
+		}
+		if !accepted {
+			return it, nil
+		}
+		copy(z, zn)
+		copy(g, gn)
+		pt.f, pt.exact, pt.fresh = fn, fe, true
+		pt.best.keep(lr, fe, z)
+		report(it+1, fe)
+	}
+	return steps, nil
+}
