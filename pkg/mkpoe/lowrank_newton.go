@@ -84,8 +84,7 @@ func (lr *lowRank) hessianProduct(ns *newtonScratch, delta float64, v, hv []floa
 		}
 		ns.gu[b] = resize(ns.gu[b], n*k)
 		clear(ns.gu[b])
-		lr.parts = addEmbeddedGradient(ns.u[b], k, p.pairs, lr.w, ns.gu[b], lr.parts)
-		lr.parts = addEmbeddedGradient(fb.y, k, p.pairs, ns.omega, ns.gu[b], lr.parts)
+		lr.parts = addEmbeddedGradientPair(ns.u[b], fb.y, k, p.pairs, lr.w, ns.omega, ns.gu[b], lr.parts)
 		out := hv[fb.off : fb.off+r*k]
 		if d := fb.blk.phiDiag; d != nil {
 			for i := 0; i < n; i++ {
@@ -113,18 +112,27 @@ func (lr *lowRank) jacobi(ns *newtonScratch, delta float64, dim int) {
 	if lr.shift != nil {
 		shifted = lr.shifted
 	}
+	// The pair-weight term is the same for every column of an item.
+	perItem := make([]float64, p.n)
+	for q, pr := range p.pairs {
+		perItem[pr.A] += 2 * lr.w[q]
+		perItem[pr.B] += 2 * lr.w[q]
+	}
+	var ends [4]int
+	var grads [4][]float64
 	for _, fb := range lr.blocks {
 		k, d := fb.k, fb.blk.phiDiag
 		if k == 0 || d == nil {
 			continue
 		}
+		for e := range grads {
+			grads[e] = resize(grads[e], k)
+		}
 		diag := ns.diag[fb.off : fb.off+fb.blk.r*k]
-		for q, pr := range p.pairs {
-			if wq := lr.w[q]; wq != 0 {
-				for t := 0; t < k; t++ {
-					diag[pr.A*k+t] += 2 * wq * d[pr.A] * d[pr.A]
-					diag[pr.B*k+t] += 2 * wq * d[pr.B] * d[pr.B]
-				}
+		for i, v := range perItem {
+			dd := v * d[i] * d[i]
+			for t := i * k; t < (i+1)*k; t++ {
+				diag[t] += dd
 			}
 		}
 		y := fb.y
@@ -132,28 +140,33 @@ func (lr *lowRank) jacobi(ns *newtonScratch, delta float64, dim int) {
 			if !(sc > 0 && sc < delta) {
 				continue
 			}
+			// ∂m_c/∂y_e for the four ends (+ for the left pair, − for the
+			// right), summed where an item recurs (a triplet's anchor).
 			l, r := p.pairs[p.left[c]], p.pairs[p.right[c]]
-			// ∂m_c/∂y_e for the four ends, merged where an item recurs.
-			ends := [4]int{l.A, l.B, r.A, r.B}
-			for e, item := range ends {
-				if slicesIndex(ends[:e], item) >= 0 {
-					continue
+			items := [4]int{l.A, l.B, r.A, r.B}
+			distinct := 0
+			for e, item := range items {
+				sign, partner := 2.0, items[e^1]
+				if e >= 2 {
+					sign = -2
 				}
-				for t := 0; t < k; t++ {
-					g := 0.0
-					for f, other := range ends {
-						if other != item {
-							continue
-						}
-						sign := 2.0
-						if f >= 2 {
-							sign = -2
-						}
-						partner := ends[f^1]
-						g += sign * (y[item*k+t] - y[partner*k+t])
-					}
-					g *= d[item]
-					diag[item*k+t] += sigma * g * g
+				slot := slicesIndex(ends[:distinct], item)
+				if slot < 0 {
+					slot, ends[distinct] = distinct, item
+					clear(grads[slot])
+					distinct++
+				}
+				g, yi, yp := grads[slot], y[item*k:(item+1)*k], y[partner*k:(partner+1)*k]
+				for t := range g {
+					g[t] += sign * (yi[t] - yp[t])
+				}
+			}
+			for slot := 0; slot < distinct; slot++ {
+				item := ends[slot]
+				s := sigma * d[item] * d[item]
+				out := diag[item*k : (item+1)*k]
+				for t, g := range grads[slot] {
+					out[t] += s * g * g
 				}
 			}
 		}

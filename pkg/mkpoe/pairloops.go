@@ -91,6 +91,63 @@ func addEmbeddedGradient(y []float64, k int, pairs []data.Pair, w, gy []float64,
 	return parts
 }
 
+// addEmbeddedGradientPair is addEmbeddedGradient for two embeddings and
+// two weight vectors in one pass over the pairs: it adds 2w_q(u_a − u_b) +
+// 2v_q(y_a − y_b) to row a of gy and its negative to row b (the Hessian
+// product's two terms, lowrank_newton.go).
+func addEmbeddedGradientPair(u, y []float64, k int, pairs []data.Pair, w, v, gy []float64, parts [][]float64) [][]float64 {
+	chunks := chunksOf(len(pairs), 2*k)
+	for len(parts) < chunks-1 {
+		parts = append(parts, nil)
+	}
+	for t := range chunks - 1 {
+		parts[t] = resize(parts[t], len(gy))
+		clear(parts[t])
+	}
+	linalg.ParallelRows(len(pairs), (len(pairs)+chunks-1)/chunks, func(t, lo, hi int) {
+		out := gy
+		if t > 0 {
+			out = parts[t-1]
+		}
+		for q := lo; q < hi; q++ {
+			pr := pairs[q]
+			addScaledDifferences(out[pr.A*k:(pr.A+1)*k], out[pr.B*k:(pr.B+1)*k], 2*w[q], u[pr.A*k:(pr.A+1)*k], u[pr.B*k:(pr.B+1)*k], 2*v[q], y[pr.A*k:(pr.A+1)*k], y[pr.B*k:(pr.B+1)*k])
+		}
+	})
+	for t := range chunks - 1 {
+		for i, x := range parts[t] {
+			gy[i] += x
+		}
+	}
+	return parts
+}
+
+// addScaledDifferences adds s(a − b) + r(c − d) to ga and subtracts it
+// from gb.
+func addScaledDifferences(ga, gb []float64, s float64, a, b []float64, r float64, c, d []float64) {
+	b, c, d, ga, gb = b[:len(a)], c[:len(a)], d[:len(a)], ga[:len(a)], gb[:len(a)]
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		t0 := s*(a[i]-b[i]) + r*(c[i]-d[i])
+		t1 := s*(a[i+1]-b[i+1]) + r*(c[i+1]-d[i+1])
+		t2 := s*(a[i+2]-b[i+2]) + r*(c[i+2]-d[i+2])
+		t3 := s*(a[i+3]-b[i+3]) + r*(c[i+3]-d[i+3])
+		ga[i] += t0
+		ga[i+1] += t1
+		ga[i+2] += t2
+		ga[i+3] += t3
+		gb[i] -= t0
+		gb[i+1] -= t1
+		gb[i+2] -= t2
+		gb[i+3] -= t3
+	}
+	for ; i < len(a); i++ {
+		t := s*(a[i]-b[i]) + r*(c[i]-d[i])
+		ga[i] += t
+		gb[i] -= t
+	}
+}
+
 // addScaledDifference adds s(a − b) to ga and subtracts it from gb.
 func addScaledDifference(ga, gb []float64, s float64, a, b []float64) {
 	b, ga, gb = b[:len(a)], ga[:len(a)], gb[:len(a)]
