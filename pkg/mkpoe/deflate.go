@@ -120,6 +120,45 @@ func leadingSingular(l *mat.Dense, rel float64) (u *mat.Dense, sv []float64, ok 
 	return mat.DenseCopyOf(all.Slice(0, r, 0, keep)), sv, true
 }
 
+// principalColumns returns l·V (r×keep), V the eigenvectors of the Gram
+// matrix lᵀl whose eigenvalue is above rel² times the largest: the columns
+// of l rotated onto its principal axes (U·Σ of its SVD, up to signs),
+// those with a singular value above rel times the largest. W = llᵀ loses
+// only the dropped directions. The k×k Gram costs r·k² and its
+// eigendecomposition k³, against an r×k SVD; squaring the singular values
+// is harmless at the rel of pruning (1e-2), not at rangeTol's.
+func principalColumns(l *mat.Dense, rel float64) (kept *mat.Dense, keep int, ok bool) {
+	r, k := l.Dims()
+	gram := mat.NewSymDense(k, nil)
+	gram.SymOuterK(1, l.T())
+	var es mat.EigenSym
+	if !es.Factorize(gram, true) {
+		return nil, 0, false
+	}
+	vals := es.Values(nil) // ascending
+	top := vals[k-1]
+	if !(top > 0) {
+		return nil, 0, true
+	}
+	first := k
+	for first > 0 && vals[first-1] > rel*rel*top {
+		first--
+	}
+	keep = k - first
+	var vecs mat.Dense
+	es.VectorsTo(&vecs)
+	kept = mat.NewDense(r, keep, nil)
+	// Largest first, as the SVD orders them.
+	rev := mat.NewDense(k, keep, nil)
+	for c := 0; c < keep; c++ {
+		for i := 0; i < k; i++ {
+			rev.Set(i, c, vecs.At(i, k-1-c))
+		}
+	}
+	kept.Mul(l, rev)
+	return kept, keep, true
+}
+
 // rangeTol: singular values of a factor below this fraction of its
 // largest do not span its range in orthonormalRange (their columns are
 // left to the complement, which any orthonormal split allows).

@@ -585,20 +585,14 @@ func (lr *lowRank) prune(z []float64, rel float64) []float64 {
 		}
 		l := mat.NewDense(r, k, z[off:off+r*k])
 		off += r * k
-		u, sv, ok := leadingSingular(l, rel)
+		kept, keep, ok := principalColumns(l, rel)
 		switch {
 		case !ok:
 			cols[b], ranks[b] = mat.DenseCopyOf(l), k
-		case u == nil: // a zero factor
+		case keep == 0: // a zero factor
 			ranks[b] = 0
 		default:
-			_, keep := u.Dims()
-			for c := 0; c < keep; c++ {
-				for i := 0; i < r; i++ {
-					u.Set(i, c, u.At(i, c)*sv[c])
-				}
-			}
-			cols[b], ranks[b] = u, keep
+			cols[b], ranks[b] = kept, keep
 		}
 	}
 	out := make([]float64, 0, len(z))

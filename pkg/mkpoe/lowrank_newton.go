@@ -32,6 +32,10 @@ type newtonScratch struct {
 	dd    []float64   // per pair: directional derivative of its distance
 	omega []float64   // per pair: Σ σ·dm_c over the quadratic comparisons
 	diag  []float64   // Jacobi preconditioner (1/diagonal), nil for none
+	// jacobiDelta and jacobiAge: the δ diag was computed at and the
+	// Newton steps since (a stale diagonal is still a preconditioner).
+	jacobiDelta float64
+	jacobiAge   int
 }
 
 func (lr *lowRank) newtonScratch() *newtonScratch {
@@ -246,9 +250,11 @@ func (lr *lowRank) newtonDescend(ctx context.Context, ns *newtonScratch, pt *lbf
 		if err := ctx.Err(); err != nil {
 			return it, err
 		}
-		if lr.p.tune.alm.newtonJacobi {
+		if tn := lr.p.tune.alm; tn.newtonJacobi && (len(ns.diag) != dim || ns.jacobiDelta != pt.delta || ns.jacobiAge >= tn.newtonJacobiEvery) {
 			lr.jacobi(ns, pt.delta, dim)
+			ns.jacobiDelta, ns.jacobiAge = pt.delta, 0
 		}
+		ns.jacobiAge++
 		lr.newtonDirection(ns, pt.delta, g, d)
 		gd := floats.Dot(g, d)
 		if !(gd < 0) {

@@ -198,6 +198,9 @@ type almTuning struct {
 	newtonForcing    float64
 	newtonMaxCG      int
 	newtonJacobi     bool
+	// newtonJacobiEvery: the Jacobi diagonal is recomputed after this many
+	// Newton steps (and whenever δ or the rank changes).
+	newtonJacobiEvery int
 }
 
 // lowRankTuning steers the low-rank method (lowrank.go).
@@ -296,16 +299,17 @@ func defaultTuning() *tuning {
 			armijo:          1e-4,
 		},
 		alm: almTuning{
-			newton:           true,
-			kappa:            3,
-			prune:            1e-2,
-			certEvery:        8,
-			checkEvery:       10,
-			stallFraction:    1e-2,
-			newtonCheckEvery: 1,
-			newtonForcing:    0.5,
-			newtonMaxCG:      50,
-			newtonJacobi:     true,
+			newton:            true,
+			kappa:             3,
+			prune:             1e-2,
+			certEvery:         8,
+			checkEvery:        10,
+			stallFraction:     1e-2,
+			newtonCheckEvery:  1,
+			newtonForcing:     0.5,
+			newtonMaxCG:       50,
+			newtonJacobi:      true,
+			newtonJacobiEvery: 5,
 		},
 		route: routeTuning{
 			autoMinItems:        300,
