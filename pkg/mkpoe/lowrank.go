@@ -413,7 +413,7 @@ type lbfgsPoint struct {
 // 1-based number and exact objective after each; it stops early when the
 // line search makes no progress, and returns the steps taken.
 func (lr *lowRank) descend(ctx context.Context, pt *lbfgsPoint, steps int, report func(step int, objective float64)) (int, error) {
-	z, g, opt, tn := pt.z, pt.g, pt.opt, &lr.p.tune.lowRank
+	z, g, opt := pt.z, pt.g, pt.opt
 	dim := len(z)
 	d := make([]float64, dim)
 	zn := make([]float64, dim)
@@ -438,20 +438,9 @@ func (lr *lowRank) descend(ctx context.Context, pt *lbfgsPoint, steps int, repor
 		if len(opt.s) == 0 {
 			step = math.Min(1, 1/math.Sqrt(-gd))
 		}
-		accepted := false
-		var fn, fe float64
-		pt.fresh = false
-		for try := 0; try < tn.lineSearchTries; try++ {
-			if err := ctx.Err(); err != nil {
-				return it, err // each trial costs a whole evaluation
-			}
-			floats.AddScaledTo(zn, z, step, d)
-			fn, fe = lr.evaluate(zn, pt.delta, gn)
-			if fn <= pt.f+tn.armijo*step*gd {
-				accepted = true
-				break
-			}
-			step /= 2
+		fn, fe, accepted, err := lr.backtrack(ctx, pt, d, gd, step, zn, gn)
+		if err != nil {
+			return it, err
 		}
 		if !accepted {
 			if len(opt.s) > 0 {
@@ -473,6 +462,28 @@ func (lr *lowRank) descend(ctx context.Context, pt *lbfgsPoint, steps int, repor
 		report(it+1, fe)
 	}
 	return steps, nil
+}
+
+// backtrack is the descent methods' line search: from step, halved up to
+// lowRankTuning.lineSearchTries times, the first zn = z + step·d whose
+// smoothed objective fn satisfies Armijo's condition with slope gd, with
+// its gradient in gn and exact objective fe. It clears pt.fresh (lr's
+// state is the last trial's).
+func (lr *lowRank) backtrack(ctx context.Context, pt *lbfgsPoint, d []float64, gd, step float64, zn, gn []float64) (fn, fe float64, accepted bool, err error) {
+	tn := &lr.p.tune.lowRank
+	pt.fresh = false
+	for try := 0; try < tn.lineSearchTries; try++ {
+		if err := ctx.Err(); err != nil {
+			return 0, 0, false, err // each trial costs a whole evaluation
+		}
+		floats.AddScaledTo(zn, pt.z, step, d)
+		fn, fe = lr.evaluate(zn, pt.delta, gn)
+		if fn <= pt.f+tn.armijo*step*gd {
+			return fn, fe, true, nil
+		}
+		step /= 2
+	}
+	return fn, fe, false, nil
 }
 
 // startFactors returns the flat variable and ranks of the factors init

@@ -241,7 +241,7 @@ func (lr *lowRank) newtonDirection(ns *newtonScratch, delta float64, g, d []floa
 // same backtracking, best point and report as descend. pt.g must be the
 // gradient at pt.z from the last evaluate.
 func (lr *lowRank) newtonDescend(ctx context.Context, ns *newtonScratch, pt *lbfgsPoint, steps int, report func(step int, objective float64)) (int, error) {
-	z, g, tn := pt.z, pt.g, &lr.p.tune.lowRank
+	z, g := pt.z, pt.g
 	dim := len(z)
 	d := make([]float64, dim)
 	zn := make([]float64, dim)
@@ -264,21 +264,9 @@ func (lr *lowRank) newtonDescend(ctx context.Context, ns *newtonScratch, pt *lbf
 		if gd == 0 {
 			return it, nil
 		}
-		step := 1.0
-		accepted := false
-		var fn, fe float64
-		pt.fresh = false
-		for try := 0; try < tn.lineSearchTries; try++ {
-			if err := ctx.Err(); err != nil {
-				return it, err
-			}
-			floats.AddScaledTo(zn, z, step, d)
-			fn, fe = lr.evaluate(zn, pt.delta, gn)
-			if fn <= pt.f+tn.armijo*step*gd {
-				accepted = true
-				break
-			}
-			step /= 2
+		fn, fe, accepted, err := lr.backtrack(ctx, pt, d, gd, 1, zn, gn)
+		if err != nil {
+			return it, err
 		}
 		if !accepted {
 			return it, nil

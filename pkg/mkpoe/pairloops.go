@@ -59,23 +59,9 @@ func squaredDistance(a, b []float64) float64 {
 }
 
 // addEmbeddedGradient adds ∂/∂Y of Σ_q w_q ‖y_a − y_b‖² to gy: 2w_q(y_a −
-// y_b) to row a and its negative to row b. Chunks after the first sum into
-// their own scratch rows (parts, grown as needed and returned), added to
-// gy in chunk order.
+// y_b) to row a and its negative to row b.
 func addEmbeddedGradient(y []float64, k int, pairs []data.Pair, w, gy []float64, parts [][]float64) [][]float64 {
-	chunks := chunksOf(len(pairs), k)
-	for len(parts) < chunks-1 {
-		parts = append(parts, nil)
-	}
-	for t := range chunks - 1 {
-		parts[t] = resize(parts[t], len(gy))
-		clear(parts[t])
-	}
-	linalg.ParallelRows(len(pairs), (len(pairs)+chunks-1)/chunks, func(t, lo, hi int) {
-		out := gy
-		if t > 0 {
-			out = parts[t-1]
-		}
+	return accumulatePairs(len(pairs), k, gy, parts, func(out []float64, lo, hi int) {
 		for q := lo; q < hi; q++ {
 			if wq := w[q]; wq != 0 {
 				pr := pairs[q]
@@ -83,12 +69,6 @@ func addEmbeddedGradient(y []float64, k int, pairs []data.Pair, w, gy []float64,
 			}
 		}
 	})
-	for t := range chunks - 1 {
-		for i, v := range parts[t] {
-			gy[i] += v
-		}
-	}
-	return parts
 }
 
 // addEmbeddedGradientPair is addEmbeddedGradient for two embeddings and
@@ -96,7 +76,21 @@ func addEmbeddedGradient(y []float64, k int, pairs []data.Pair, w, gy []float64,
 // 2v_q(y_a − y_b) to row a of gy and its negative to row b (the Hessian
 // product's two terms, lowrank_newton.go).
 func addEmbeddedGradientPair(u, y []float64, k int, pairs []data.Pair, w, v, gy []float64, parts [][]float64) [][]float64 {
-	chunks := chunksOf(len(pairs), 2*k)
+	return accumulatePairs(len(pairs), 2*k, gy, parts, func(out []float64, lo, hi int) {
+		for q := lo; q < hi; q++ {
+			pr := pairs[q]
+			addScaledDifferences(out[pr.A*k:(pr.A+1)*k], out[pr.B*k:(pr.B+1)*k], 2*w[q], u[pr.A*k:(pr.A+1)*k], u[pr.B*k:(pr.B+1)*k], 2*v[q], y[pr.A*k:(pr.A+1)*k], y[pr.B*k:(pr.B+1)*k])
+		}
+	})
+}
+
+// accumulatePairs runs body over the pairs [lo, hi) of each chunk
+// (chunksOf(np, width)), the first chunk adding into gy and the others
+// into their own scratch rows (parts, grown as needed and returned), which
+// are then added to gy in chunk order: the sums do not depend on which
+// core ran which chunk.
+func accumulatePairs(np, width int, gy []float64, parts [][]float64, body func(out []float64, lo, hi int)) [][]float64 {
+	chunks := chunksOf(np, width)
 	for len(parts) < chunks-1 {
 		parts = append(parts, nil)
 	}
@@ -104,15 +98,12 @@ func addEmbeddedGradientPair(u, y []float64, k int, pairs []data.Pair, w, v, gy 
 		parts[t] = resize(parts[t], len(gy))
 		clear(parts[t])
 	}
-	linalg.ParallelRows(len(pairs), (len(pairs)+chunks-1)/chunks, func(t, lo, hi int) {
+	linalg.ParallelRows(np, (np+chunks-1)/chunks, func(t, lo, hi int) {
 		out := gy
 		if t > 0 {
 			out = parts[t-1]
 		}
-		for q := lo; q < hi; q++ {
-			pr := pairs[q]
-			addScaledDifferences(out[pr.A*k:(pr.A+1)*k], out[pr.B*k:(pr.B+1)*k], 2*w[q], u[pr.A*k:(pr.A+1)*k], u[pr.B*k:(pr.B+1)*k], 2*v[q], y[pr.A*k:(pr.A+1)*k], y[pr.B*k:(pr.B+1)*k])
-		}
+		body(out, lo, hi)
 	})
 	for t := range chunks - 1 {
 		for i, x := range parts[t] {
