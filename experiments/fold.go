@@ -18,7 +18,8 @@ import (
 // fit needs, built from training items only:
 //
 //   - grams[p]: the kernel on the training items, fitted on them alone
-//     (IDF weights, bandwidths, normalisers, standardisation);
+//     (IDF weights, bandwidths, normalisers, standardisation): dense, or
+//     structured where no reader needs it dense (kernelForm);
 //   - rows[p]: the held-out items against the training items, computed with
 //     the training statistics;
 //   - trainCs: comparisons among training items, numbered 0..nt−1, after the
@@ -29,7 +30,7 @@ import (
 // No held-out item reaches a training kernel block or comparison.
 type fold struct {
 	train, test []int // global item indices
-	grams       map[int]*mat.SymDense
+	grams       map[int]mat.Symmetric
 	rows        map[int]*mat.Dense
 	trainCs     []data.Comparison
 	testCs      []data.Comparison
@@ -95,12 +96,13 @@ func (f *fold) rowsOf(kidx []int) []*mat.Dense {
 	return rows
 }
 
-// buildFold builds the kernels listed in kernelIdx and the comparisons of a
-// split. seed drives comparison subsampling and constraint processing.
-func buildFold(c *Config, ds *dataset, train, test []int, source cv.ComparisonSource, kernelIdx []int, trainSteps []string, seed uint64) (*fold, error) {
-	f := &fold{train: train, test: test, grams: map[int]*mat.SymDense{}, rows: map[int]*mat.Dense{}, eigen: ds.eigen}
+// buildFold builds the kernels listed in kernelIdx, in the form its reader
+// needs (form), and the comparisons of a split. seed drives comparison
+// subsampling and constraint processing.
+func buildFold(c *Config, ds *dataset, train, test []int, source cv.ComparisonSource, kernelIdx []int, trainSteps []string, seed uint64, form kernelForm) (*fold, error) {
+	f := &fold{train: train, test: test, grams: map[int]mat.Symmetric{}, rows: map[int]*mat.Dense{}, eigen: ds.eigen}
 	for _, p := range kernelIdx {
-		g, r, err := buildKernel(c.Kernels[p], ds, train, test)
+		g, r, _, err := buildKernelForm(c.Kernels[p], ds, train, test, form)
 		if err != nil {
 			return nil, fmt.Errorf("kernels[%d] (%s): %w", p, c.Kernels[p].Name, err)
 		}
@@ -152,6 +154,42 @@ func buildKernel(k KernelConfig, ds *dataset, train, test []int) (*mat.SymDense,
 // self-similarities k(x,x) (kernels.Model.RowsSelf), which place them in
 // the kernel's native space (RunNativeSpace).
 func buildKernelSelf(k KernelConfig, ds *dataset, train, test []int) (*mat.SymDense, *mat.Dense, []float64, error) {
+	g, r, self, err := buildKernelForm(k, ds, train, test, denseKernels)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return g.(*mat.SymDense), r, self, nil
+}
+
+// kernelForm is how a fold holds its training kernels (fold.grams).
+type kernelForm int
+
+const (
+	// denseKernels: every kernel a dense n×n matrix (*mat.SymDense).
+	denseKernels kernelForm = iota
+	// fitKernels: for a learned row's fits: the identity kernel as a
+	// *mat.DiagDense (n numbers), which the solver reads along its
+	// diagonal (mkpoe, docs/solver.md "Memory"), every other dense.
+	fitKernels
+	// entryKernels: for a native row, which reads the entries of its
+	// held-out comparisons alone: the identity as for fitKernels and an
+	// unnormalised linear kernel as its features (kernels.FeatureGram,
+	// n·D numbers), every other dense.
+	entryKernels
+)
+
+// formOf is the kernel form of a row's folds.
+func formOf(row RowConfig) kernelForm {
+	if row.Method == "native" {
+		return entryKernels
+	}
+	return fitKernels
+}
+
+// buildKernelForm is buildKernelSelf with the training kernel in form: a
+// structured matrix where form allows one and the kernel has it
+// (structuredKernel), else dense. The entries are the same either way.
+func buildKernelForm(k KernelConfig, ds *dataset, train, test []int, form kernelForm) (mat.Symmetric, *mat.Dense, []float64, error) {
 	if k.Type == "precomputed" {
 		full, ok := ds.precomputed[k.Source]
 		if !ok {
@@ -208,6 +246,9 @@ func buildKernelSelf(k KernelConfig, ds *dataset, train, test []int) (*mat.SymDe
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	if g, rows, self, ok, err := structuredKernel(k, norm, trIn, teIn, len(test), form); ok || err != nil {
+		return g, rows, self, err
+	}
 	m, err := kernels.Fit(kern, trIn, kernels.Options{Normalize: norm})
 	if err != nil {
 		return nil, nil, nil, err
@@ -220,4 +261,50 @@ func buildKernelSelf(k KernelConfig, ds *dataset, train, test []int) (*mat.SymDe
 		return nil, nil, nil, err
 	}
 	return m.Gram(), rows, self, nil
+}
+
+// structuredKernel is buildKernelForm's training kernel, held-out rows and
+// self-similarities for the kernels that have a structured form, entry by
+// entry those of kernels.Fit: ok is false where form or the kernel allows
+// none (then the dense path runs).
+//
+//   - identity (fitKernels, entryKernels): I as a *mat.DiagDense; no
+//     normalisation but center changes it (diag: 1/√(1·1) = 1, trace:
+//     n/tr I = 1), and a held-out row is 0 with self-similarity 1.
+//   - linear, unnormalised, no missing item (entryKernels):
+//     kernels.FeatureGram on the (standardised) training features.
+func structuredKernel(k KernelConfig, norm kernels.Normalization, trIn, teIn kernels.Input, t int, form kernelForm) (g mat.Symmetric, rows *mat.Dense, self []float64, ok bool, err error) {
+	if form == denseKernels {
+		return nil, nil, nil, false, nil
+	}
+	switch {
+	case k.Type == "identity" && norm != kernels.NormCenter:
+		n, err := trIn.Len()
+		if err != nil {
+			return nil, nil, nil, false, err
+		}
+		ones := make([]float64, n)
+		for i := range ones {
+			ones[i] = 1
+		}
+		if t > 0 {
+			rows, self = mat.NewDense(t, n, nil), make([]float64, t)
+			for r := range self {
+				self[r] = 1
+			}
+		}
+		return mat.NewDiagDense(n, ones), rows, self, true, nil
+	case k.Type == "linear" && form == entryKernels && norm == kernels.NormNone && trIn.Missing == nil && trIn.Features != nil && (t == 0 || teIn.Missing == nil):
+		fg, err := kernels.NewFeatureGram(trIn.Features)
+		if err != nil {
+			return nil, nil, nil, false, err
+		}
+		if t > 0 {
+			if rows, self, err = fg.Cross(teIn.Features); err != nil {
+				return nil, nil, nil, false, err
+			}
+		}
+		return fg, rows, self, true, nil
+	}
+	return nil, nil, nil, false, nil
 }

@@ -163,7 +163,7 @@ func taskRow(c *Config, t results.Task) RowConfig {
 func taskFold(c *Config, ds *dataset, row RowConfig, kidx []int, id cv.FoldID) (*fold, error) {
 	train, test, source := foldOf(c, ds, id)
 	seed := c.Seed*1_000_003 + uint64(id.Split)*101 + uint64(id.Fold+1)
-	return buildFold(c, ds, train, test, source, kidx, rowTrainSteps(c, row), seed)
+	return buildFold(c, ds, train, test, source, kidx, rowTrainSteps(c, row), seed, formOf(row))
 }
 
 // testMissing counts the fold's test comparisons with an item that one of

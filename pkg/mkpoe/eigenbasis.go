@@ -61,13 +61,11 @@ func (c kernelCut) keep(vals []float64) (int, float64) {
 // kernelEigenbasis returns the eigenbasis of kernel k after the cut, and
 // the fraction of its positive eigenvalues' sum the basis keeps (1 unless
 // the cut truncates). Bases of large kernels come from the cache when a
-// fit or MinBeta on the same kernel computed them already.
+// fit or MinBeta on the same kernel computed them already. A diagonal
+// kernel whole does not come here (formulation, diagonalKernelBlock).
 func kernelEigenbasis(k mat.Symmetric, cut kernelCut, cache basisSource) (eigenbasis, float64) {
 	if cut.truncates() {
 		return cache.cache.basis(k, cut, cache.minOrder, func() (eigenbasis, float64) { return truncatedEigenbasis(k, cut) })
-	}
-	if eb, ok := diagonalEigenbasis(k, cut.relTol); ok {
-		return eb, 1
 	}
 	return cache.cache.basis(k, cut, cache.minOrder, func() (eigenbasis, float64) { return wholeEigenbasis(k, cut.relTol), 1 })
 }
@@ -147,38 +145,6 @@ func scaledEigenbasis(vals []float64, u func(i, c int) float64, n int) eigenbasi
 		}
 	}
 	return eigenbasis{phi: phi, back: back}
-}
-
-// diagonalEigenbasis is kernelEigenbasis for a diagonal kernel (the
-// identity kernel of GNMDS through Fit, Sec. 3.3) whose every diagonal
-// entry is above relTol·max: its eigenvectors are the unit vectors, so Φ =
-// diag(√k_ii) and B = diag(1/√k_ii), square and diagonal, which the
-// solvers treat as such (block.phiDiag) instead of as dense n×n matrices,
-// and no n³ eigendecomposition runs. ok is false for any other kernel.
-func diagonalEigenbasis(k mat.Symmetric, relTol float64) (eigenbasis, bool) {
-	n := k.SymmetricDim()
-	lmax := 0.0
-	for i := 0; i < n; i++ {
-		lmax = math.Max(lmax, k.At(i, i))
-		for j := i + 1; j < n; j++ {
-			if k.At(i, j) != 0 {
-				return eigenbasis{}, false
-			}
-		}
-	}
-	for i := 0; i < n; i++ {
-		if v := k.At(i, i); !(v > relTol*lmax && v > 0) {
-			return eigenbasis{}, false
-		}
-	}
-	phi := mat.NewDense(n, n, nil)
-	back := mat.NewDense(n, n, nil)
-	for i := 0; i < n; i++ {
-		s := math.Sqrt(k.At(i, i))
-		phi.Set(i, i, s)
-		back.Set(i, i, 1/s)
-	}
-	return eigenbasis{phi: phi, back: back}, true
 }
 
 // positiveEigen returns the eigenvalues of a above relTol·λ_max (and above
@@ -271,9 +237,11 @@ func ones(n int) []float64 {
 // W = B Z Bᵀ (nil: W = Z).
 func formulation(in input, mode Mode, eigen bool, cut kernelCut, bases basisSource) (blocks []block, backs []*mat.Dense) {
 	add := func(b block, back *mat.Dense) {
-		_, b.r = b.phi.Dims()
-		if !b.diag {
-			b.phiDiag = diagonalOf(b.phi)
+		if b.phi != nil { // else a diagonalBlock, its order set
+			_, b.r = b.phi.Dims()
+			if !b.diag {
+				b.phiDiag = diagonalOf(b.phi)
+			}
 		}
 		blocks = append(blocks, b)
 		backs = append(backs, back)
@@ -290,25 +258,29 @@ func formulation(in input, mode Mode, eigen bool, cut kernelCut, bases basisSour
 		if mode == Diag {
 			add(block{diag: true, phi: identity(in.n), c: ones(in.n)}, nil)
 		} else {
-			add(block{phi: identity(in.n)}, nil)
+			add(diagonalBlock(ones(in.n), nil), nil)
 		}
 	case InputKernels:
 		for _, k := range in.kernels {
-			kd := denseKernel(k)
 			switch {
 			case mode == Diag:
+				kd := denseKernel(k)
 				c := make([]float64, in.n)
 				for t := range c {
 					c[t] = math.Max(kd.At(t, t), 0)
 				}
 				add(block{diag: true, phi: kd, c: c}, nil)
 			case eigen:
+				if blk, ok := diagonalKernelBlock(k, cut); ok {
+					add(blk, nil)
+					continue
+				}
 				eb, energy := kernelEigenbasis(k, cut, bases)
 				add(block{phi: eb.phi, energy: energy}, eb.back)
 			default:
 				reg := mat.NewSymDense(in.n, nil)
 				reg.CopySym(k)
-				add(block{phi: kd, reg: reg}, nil)
+				add(block{phi: denseKernel(k), reg: reg}, nil)
 			}
 		}
 	}

@@ -88,7 +88,7 @@ func kernelInput(ks []mat.Symmetric, cs []data.Comparison, s *Settings) (input, 
 		if k.SymmetricDim() != n {
 			return input{}, invalidf("mkpoe: kernel %d is %d×%d, want %d×%d like kernel 0", p, k.SymmetricDim(), k.SymmetricDim(), n, n)
 		}
-		if err := checkFinite(k, n, n, fmt.Sprintf("kernel %d", p)); err != nil {
+		if err := checkFiniteKernel(k, fmt.Sprintf("kernel %d", p)); err != nil {
 			return input{}, err
 		}
 	}
@@ -114,6 +114,22 @@ func kernelInput(ks []mat.Symmetric, cs []data.Comparison, s *Settings) (input, 
 		used = []mat.Symmetric{sum}
 	}
 	return input{kind: InputKernels, n: n, kernels: used, numInputs: len(ks)}, nil
+}
+
+// checkFiniteKernel is checkFinite for a kernel: a mat.Diagonal along its
+// diagonal (its only entries), any other over all n² entries.
+func checkFiniteKernel(k mat.Symmetric, what string) error {
+	d, ok := k.(mat.Diagonal)
+	if !ok {
+		n := k.SymmetricDim()
+		return checkFinite(k, n, n, what)
+	}
+	for i := 0; i < d.SymmetricDim(); i++ {
+		if v := d.At(i, i); math.IsNaN(v) || math.IsInf(v, 0) {
+			return invalidf("mkpoe: %s has a non-finite entry at row %d, column %d: %v (kernel and feature entries must be finite)", what, i, i, v)
+		}
+	}
+	return nil
 }
 
 // checkFinite returns an error naming what and the first non-finite entry
@@ -230,6 +246,12 @@ func fit(ctx context.Context, in input, cs []data.Comparison, s Settings) (*Mode
 	})
 	row = route(shape{s: s, n: p.n, diag: p.hasDiagBlock(), identity: in.kind == InputIdentity, minBeta: minBetaOnce, tune: p.tune.route})
 	s.Solver = row.name
+	if !row.factored {
+		// Only the factored methods read a diagonal block's coordinates
+		// as its diagonal alone.
+		materializeDiagonal(p.blocks, backs)
+		materializeDiagonal(eigen.blocks, nil)
+	}
 	if err := checkMemory(p, row.factored, s.MemoryLimit); err != nil {
 		return nil, err
 	}
@@ -237,7 +259,10 @@ func fit(ctx context.Context, in input, cs []data.Comparison, s Settings) (*Mode
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	x0 := make([]float64, p.dim)
+	var x0 []float64 // the factored methods start from factors, not x0 (r² for GNMDS)
+	if !row.factored {
+		x0 = make([]float64, p.dim)
+	}
 	var initFactors []*mat.Dense
 	switch {
 	case s.Init != nil && row.factored:
@@ -278,14 +303,20 @@ func modelOf(in input, s Settings, blocks []block, backs []*mat.Dense, sol solut
 				projs = append(projs, mat.NewDense(1, metricOrder(&blocks[b], backs[b]), nil))
 				continue
 			}
-			if backs[b] != nil {
+			switch {
+			case backs[b] != nil:
 				var fw mat.Dense
 				fw.Mul(backs[b], f)
 				f = &fw
+			case blocks[b].backDiag != nil:
+				f = scaleRows(blocks[b].backDiag, f) // diagonalBlock
 			}
 			projs = append(projs, projectionFromFactor(f))
 		}
 	} else {
+		// A factored method may return X itself (a small problem solved
+		// whole): W = BXBᵀ needs B formed.
+		materializeDiagonal(blocks, backs)
 		ws = make([]*mat.SymDense, len(blocks))
 		for b := range blocks {
 			ws[b] = recoverW(&blocks[b], backs[b], sol.x)

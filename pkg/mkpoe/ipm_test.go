@@ -64,6 +64,7 @@ func TestConicMatchesBarrier(t *testing.T) {
 					}
 					in := input{kind: InputKernels, n: pr.ks[0].SymmetricDim(), kernels: pr.ks, numInputs: len(pr.ks)}
 					blocks, _ := formulation(in, mode, true, kernelCut{relTol: 1e-10}, basisSource{})
+					materializeDiagonal(blocks, nil) // restrict reads Φ as a matrix
 					p := newProblem(in.n, blocks, pr.cs, beta)
 					set := wholeWorkingSet(p)
 					// Diagonal problems run with Gondzio's correctors

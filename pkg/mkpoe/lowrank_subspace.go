@@ -149,16 +149,17 @@ func (lr *lowRank) growSubspace(bases []*mat.Dense, xr [][]float64, rzn []ritz, 
 // to the subspace spanned by V's columns.
 func restrictFeatures(blk *block, v *mat.Dense) *mat.Dense {
 	_, k := v.Dims()
-	out := mat.NewDense(blk.phi.RawMatrix().Rows, k, nil)
-	if d := blk.phiDiag; d != nil {
+	if d := blk.phiDiag; d != nil { // phi may be nil (diagonalBlock)
+		out := mat.NewDense(len(d), k, nil)
 		for i := range d {
 			row := out.RawRowView(i)
 			floats.ScaleTo(row, d[i], v.RawRowView(i))
 		}
 		return out
 	}
+	var out mat.Dense
 	out.Mul(blk.phi, v)
-	return out
+	return &out
 }
 
 // orthonormalAppend returns v (r×k, orthonormal columns; nil for none)

@@ -7,7 +7,8 @@ import "fmt"
 // n items, its coordinates (n·r) and, for the default method, about ten
 // r×r matrices (iterate, momentum, gradient, eigenvectors and their
 // scratch) and the model's n×n W; the low-rank method keeps only factors
-// of k ≪ r columns and returns a factored model (no r×r matrix, no W);
+// of k ≪ r columns and returns a factored model (no r×r matrix, no W),
+// and of a diagonal kernel's block (GNMDS) only its two diagonals;
 // per diagonal block its n×r coordinates twice; per comparison about 64
 // bytes (pairs, indices, margins, multipliers). It is a planning figure:
 // GNMDS at n = 10⁴ with 10⁶ triplets, low-rank, at W = 0 was estimated at
@@ -23,6 +24,9 @@ func memoryNeed(p *problem, factored bool) float64 {
 			continue
 		}
 		if factored {
+			if blk.phi == nil {
+				r = 2 // a diagonal kernel's coordinates and map back (diagonalBlock)
+			}
 			bytes += 8 * n * r
 			continue
 		}

@@ -36,6 +36,7 @@ func (p *problem) minBetaUntil(stop func() bool) float64 {
 	if minBetaByLanczos(p) {
 		return p.minBetaLanczos(alpha, stop)
 	}
+	materializeDiagonal(p.blocks, nil) // the dense form reads Φ as a matrix
 	ws := p.newWorkspace()
 	g := make([]float64, p.dim)
 	p.gradient(ws, alpha, make([]float64, len(p.pairs)), g)

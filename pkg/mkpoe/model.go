@@ -206,6 +206,12 @@ func newModel(in input, s Settings, ws []*mat.SymDense, projs ...*mat.Dense) (*M
 		var x mat.Dense
 		switch in.kind {
 		case InputKernels:
+			if d, ok := in.kernels[b].(mat.Diagonal); ok {
+				// K·Nᵀ with K diagonal, entry by entry the dense
+				// product's k_ii·N_ji, without n² At calls.
+				x.CloneFrom(scaleRows(diagonalEntries(d), mat.DenseCopyOf(proj.T())))
+				break
+			}
 			x.Mul(in.kernels[b], proj.T())
 		case InputFeatures:
 			x.Mul(in.features, proj.T())
@@ -378,15 +384,25 @@ func (m *Model) KernelShares(grams []mat.Symmetric) ([]float64, error) {
 		if n, d := g.SymmetricDim(), m.MetricDim(p); n != d {
 			return nil, fmt.Errorf("mkpoe: KernelShares: kernel %d is %d×%d, W is %d×%d", p, n, n, d, d)
 		}
+		d, diagonal := g.(mat.Diagonal)
 		if m.W == nil {
 			// tr(NᵀNK) = tr(NKNᵀ) = Σ_{r,i} (NK)_ri N_ri.
 			var nk mat.Dense
-			nk.Mul(m.Proj[p], g)
+			if diagonal {
+				// NK = N·diag(k), entry by entry the dense product's.
+				nk.CloneFrom(scaleRows(diagonalEntries(d), mat.DenseCopyOf(m.Proj[p].T())).T())
+			} else {
+				nk.Mul(m.Proj[p], g)
+			}
 			nk.MulElem(&nk, m.Proj[p])
 			shares[p] = math.Max(mat.Sum(&nk), 0)
 		} else {
 			var wk mat.Dense
-			wk.Mul(m.W[p], g)
+			if diagonal {
+				wk.CloneFrom(scaleRows(diagonalEntries(d), mat.DenseCopyOf(m.W[p])).T()) // (diag(k)·W)ᵀ = W·diag(k)
+			} else {
+				wk.Mul(m.W[p], g)
+			}
 			shares[p] = math.Max(mat.Trace(&wk), 0)
 		}
 		total += shares[p]

@@ -23,7 +23,7 @@ import (
 // (Appendix B); for LPOE (Alg. 2) φ_i = x_i and R = I.
 type block struct {
 	diag bool
-	phi  *mat.Dense    // n×r item coordinates
+	phi  *mat.Dense    // n×r item coordinates; nil: diag(phiDiag), see diagonalBlock
 	r    int           // columns of phi
 	reg  *mat.SymDense // full only: R; nil means the identity
 	c    []float64     // diag only: regulariser weights c_t ≥ 0
@@ -34,6 +34,10 @@ type block struct {
 	// K = I, and its preconditioned form), is that diagonal (diagonalOf);
 	// nil otherwise. Set with phi, in formulation and precondition.
 	phiDiag []float64
+	// backDiag, for a block of a diagonal kernel kept as its diagonal
+	// alone (phi nil, diagonalBlock), is the diagonal of the map back to
+	// W-space, B = diag(1/√k_ii); nil otherwise.
+	backDiag []float64
 	// energy is, for a kernel's eigenbasis, the fraction of the kernel's
 	// positive eigenvalues' sum that phi keeps (kernelEigenbasis).
 	energy float64

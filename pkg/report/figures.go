@@ -552,13 +552,36 @@ type MapData struct {
 	LabelNames []string
 	Held       []bool // true for held-out items, embedded out of sample
 	KL         float64
+	// Of is the number of items the map stands for: len(X), or more when
+	// it maps an evenly spaced subset of them (MaxMapPoints).
+	Of int
+}
+
+// MaxMapPoints bounds the points of the map: exact t-SNE holds three n×n
+// matrices and costs O(n²) per iteration (2.4 GB resident at 10⁴ items),
+// so a larger embedding is mapped on an evenly spaced subset
+// of this many of its items (mapSubset), in their order.
+const MaxMapPoints = 2000
+
+// mapSubset returns the indices of the points MapSeries maps out of n:
+// all of them up to MaxMapPoints, else MaxMapPoints evenly spaced ones
+// (⌊k·n/MaxMapPoints⌋), so that training and held-out items keep their
+// proportions.
+func mapSubset(n int) []int {
+	m := min(n, MaxMapPoints)
+	keep := make([]int, m)
+	for k := range keep {
+		keep[k] = k * n / m
+	}
+	return keep
 }
 
 // MapSeries maps the embedding of model m (split s) to the plane by [TSNE]
 // with the given settings: the training items (the model's Train rows,
 // items.json splits[s].train) and, if held is not nil, the held-out items
 // embedded out of sample (rows in the order of splits[s].test). items may
-// be nil (no names, no labels).
+// be nil (no names, no labels). Above MaxMapPoints items it maps an
+// evenly spaced subset (mapSubset; MapData.Of counts them all).
 func MapSeries(m *mkpoe.Model, held *mat.Dense, items *results.Items, split int, set *TSNESettings) (*MapData, error) {
 	n := m.N
 	x := mat.Matrix(m.Train)
@@ -572,11 +595,23 @@ func MapSeries(m *mkpoe.Model, held *mat.Dense, items *results.Items, split int,
 		all.Stack(m.Train, held)
 		x = &all
 	}
+	keep := mapSubset(n + t)
+	if len(keep) < n+t {
+		_, d := x.Dims()
+		sub := mat.NewDense(len(keep), d, nil)
+		for k, i := range keep {
+			for j := 0; j < d; j++ {
+				sub.Set(k, j, x.At(i, j))
+			}
+		}
+		x = sub
+	}
 	res, err := TSNE(x, set)
 	if err != nil {
 		return nil, err
 	}
-	md := &MapData{X: make([]float64, n+t), Y: make([]float64, n+t), Names: make([]string, n+t), Held: make([]bool, n+t), KL: res.KL}
+	np := len(keep)
+	md := &MapData{X: make([]float64, np), Y: make([]float64, np), Names: make([]string, np), Held: make([]bool, np), KL: res.KL, Of: n + t}
 	var ids []int
 	if items != nil && split < len(items.Splits) && len(items.Splits[split].Train) == n {
 		ids = items.Splits[split].Train
@@ -587,21 +622,22 @@ func MapSeries(m *mkpoe.Model, held *mat.Dense, items *results.Items, split int,
 			ids = append(append([]int(nil), ids...), items.Splits[split].Test...)
 		}
 		if len(items.Labels) > 0 {
-			md.Labels = make([]int, n+t)
+			md.Labels = make([]int, np)
 			md.LabelNames = items.LabelNames
 		}
-		md.Items = ids
+		md.Items = make([]int, np)
 	}
-	for i := 0; i < n+t; i++ {
-		md.X[i], md.Y[i] = res.Y.At(i, 0), res.Y.At(i, 1)
-		md.Held[i] = i >= n
+	for k, i := range keep {
+		md.X[k], md.Y[k] = res.Y.At(k, 0), res.Y.At(k, 1)
+		md.Held[k] = i >= n
 		if ids != nil {
 			g := ids[i]
+			md.Items[k] = g
 			if g < len(items.Names) {
-				md.Names[i] = items.Names[g]
+				md.Names[k] = items.Names[g]
 			}
 			if md.Labels != nil && g < len(items.Labels) {
-				md.Labels[i] = items.Labels[g]
+				md.Labels[k] = items.Labels[g]
 			}
 		}
 	}
@@ -779,12 +815,20 @@ func MapFigure(row *results.Row, split int, md *MapData, th Theme) (*Figure, err
 	return &Figure{
 		Name:  "fig-map",
 		Title: "t-SNE map of the learned space",
-		Caption: fmt.Sprintf("Exact t-SNE (seeded, KL = %.3f) of the learned embedding of row %q, outer split %d, in the manner of the paper's Fig. 6 (fig:embedding). "+
+		Caption: fmt.Sprintf("Exact t-SNE (seeded, KL = %.3f) of the learned embedding of row %q, outer split %d, in the manner of the paper's Fig. 6 (fig:embedding)%s. "+
 			"%s; %d of %d items are named (a subset chosen so that names do not overlap). "+
-			"Held-out items, embedded out of sample from their kernel rows against the training items, are marked with a red +.", md.KL, row.Label, split, colours, len(chosen), len(md.X)),
+			"Held-out items, embedded out of sample from their kernel rows against the training items, are marked with a red +.", md.KL, row.Label, split, mapOf(md), colours, len(chosen), len(md.X)),
 		Panels: [][]*plot.Plot{{pl}}, Width: th.MapSize, Height: th.MapSize,
 		hover: hover,
 	}, nil
+}
+
+// mapOf says, for a map of a subset of its items, how many it shows.
+func mapOf(md *MapData) string {
+	if md.Of <= len(md.X) {
+		return ""
+	}
+	return fmt.Sprintf(", on an evenly spaced subset of %d of its %d items (t-SNE costs n² per step)", len(md.X), md.Of)
 }
 
 // pointTitle is the hover text of point i of md: its name (else "item g"

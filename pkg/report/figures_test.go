@@ -17,6 +17,8 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/mkpoe/mkpoe/pkg/cv"
+	"github.com/mkpoe/mkpoe/pkg/mkpoe"
+	"github.com/mkpoe/mkpoe/pkg/results"
 )
 
 func TestWeightSeries(t *testing.T) {
@@ -562,5 +564,64 @@ func TestMapPointTitle(t *testing.T) {
 	bare := &MapData{X: make([]float64, 1), Names: []string{""}}
 	if got := bare.pointTitle(0); got != "point 0" {
 		t.Errorf("no names, items or labels: %q, want \"point 0\"", got)
+	}
+}
+
+// TestMapSeriesSubset: above MaxMapPoints items the map shows an evenly
+// spaced subset of them, training and held-out in proportion, each point
+// with its own item, name and held-out flag, and the caption says so; up
+// to MaxMapPoints it shows every item.
+func TestMapSeriesSubset(t *testing.T) {
+	for _, tc := range []struct {
+		n, held, want, wantHeld int
+	}{
+		{n: 40, held: 10, want: 50, wantHeld: 10},
+		{n: 4000, held: 1000, want: MaxMapPoints, wantHeld: 400},
+	} {
+		t.Run(fmt.Sprintf("n%d_held%d", tc.n, tc.held), func(t *testing.T) {
+			train := mat.NewDense(tc.n, 2, nil)
+			for i := 0; i < tc.n; i++ {
+				train.Set(i, 0, float64(i))
+				train.Set(i, 1, math.Sin(float64(i)))
+			}
+			held := mat.NewDense(tc.held, 2, nil)
+			for i := 0; i < tc.held; i++ {
+				held.Set(i, 0, -float64(i))
+			}
+			items := &results.Items{Splits: []results.Split{{}}}
+			for i := 0; i < tc.n+tc.held; i++ {
+				items.Names = append(items.Names, fmt.Sprintf("p%d", i))
+			}
+			for i := 0; i < tc.n; i++ {
+				items.Splits[0].Train = append(items.Splits[0].Train, i)
+			}
+			for i := tc.n; i < tc.n+tc.held; i++ {
+				items.Splits[0].Test = append(items.Splits[0].Test, i)
+			}
+			md, err := MapSeries(&mkpoe.Model{N: tc.n, Train: train}, held, items, 0, &TSNESettings{Seed: 1, Iterations: 3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			heldCount := 0
+			for k := range md.X {
+				g := md.Items[k]
+				if md.Names[k] != fmt.Sprintf("p%d", g) || md.Held[k] != (g >= tc.n) || (k > 0 && g <= md.Items[k-1]) {
+					t.Fatalf("point %d: item %d %q held %v", k, g, md.Names[k], md.Held[k])
+				}
+				if md.Held[k] {
+					heldCount++
+				}
+			}
+			if len(md.X) != tc.want || heldCount != tc.wantHeld || md.Of != tc.n+tc.held || md.Items[0] != 0 {
+				t.Errorf("%d points (%d held out) of %d, first item %d; want %d (%d) of %d", len(md.X), heldCount, md.Of, md.Items[0], tc.want, tc.wantHeld, tc.n+tc.held)
+			}
+			f, err := MapFigure(&results.Row{Label: "GNMDS"}, 0, md, DefaultTheme())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sub := strings.Contains(f.Caption, "evenly spaced subset"); sub != (tc.want < tc.n+tc.held) {
+				t.Errorf("caption %q: mentions a subset %v", f.Caption, sub)
+			}
+		})
 	}
 }
