@@ -107,22 +107,49 @@ func (lr *lowRank) ranks() []int {
 
 // embed writes Y = ΦL for every block.
 func (lr *lowRank) embed(z []float64) {
-	n := lr.p.n
 	for b := range lr.blocks {
 		fb := &lr.blocks[b]
-		k, r := fb.k, fb.blk.r
-		if k == 0 {
-			continue
+		if fb.k > 0 {
+			lr.toEmbedding(b, z[fb.off:fb.off+fb.blk.r*fb.k], fb.y)
 		}
-		l := z[fb.off : fb.off+r*k]
-		if d := fb.blk.phiDiag; d != nil {
-			for i := 0; i < n; i++ {
-				floats.ScaleTo(fb.y[i*k:(i+1)*k], d[i], l[i*k:(i+1)*k])
-			}
-			continue
-		}
-		mat.NewDense(n, k, fb.y).Mul(fb.blk.phi, mat.NewDense(r, k, l))
 	}
+}
+
+// toEmbedding writes Φ·src (n×k) to dst for block b, src r×k row-major in
+// the block's factor layout.
+func (lr *lowRank) toEmbedding(b int, src, dst []float64) {
+	fb := &lr.blocks[b]
+	n, k, r := lr.p.n, fb.k, fb.blk.r
+	if d := fb.blk.phiDiag; d != nil {
+		for i := 0; i < n; i++ {
+			floats.ScaleTo(dst[i*k:(i+1)*k], d[i], src[i*k:(i+1)*k])
+		}
+		return
+	}
+	mat.NewDense(n, k, dst).Mul(fb.blk.phi, mat.NewDense(r, k, src))
+}
+
+// fromEmbedding writes Φᵀ·src (r×k) to dst for block b, src n×k: a
+// derivative with respect to the embedding taken back to the factor.
+func (lr *lowRank) fromEmbedding(b int, src, dst []float64) {
+	fb := &lr.blocks[b]
+	n, k, r := lr.p.n, fb.k, fb.blk.r
+	if d := fb.blk.phiDiag; d != nil {
+		for i := 0; i < n; i++ {
+			floats.ScaleTo(dst[i*k:(i+1)*k], d[i], src[i*k:(i+1)*k])
+		}
+		return
+	}
+	mat.NewDense(r, k, dst).Mul(fb.blk.phi.T(), mat.NewDense(n, k, src))
+}
+
+// lossMargins returns the margins the smoothed loss is taken at: shifted
+// by y/σ in the augmented-Lagrangian method, else the margins themselves.
+func (lr *lowRank) lossMargins() []float64 {
+	if lr.shift != nil {
+		return lr.shifted
+	}
+	return lr.m
 }
 
 // evaluate returns the smoothed objective f_δ and the exact objective f at
@@ -153,8 +180,7 @@ func (lr *lowRank) evaluate(z []float64, delta float64, grad []float64) (smooth,
 		return smooth, exact
 	}
 	lr.pairWeights()
-	n := p.n
-	for _, fb := range lr.blocks {
+	for b, fb := range lr.blocks {
 		k, r := fb.k, fb.blk.r
 		if k == 0 {
 			continue
@@ -162,15 +188,8 @@ func (lr *lowRank) evaluate(z []float64, delta float64, grad []float64) (smooth,
 		clear(fb.gy)
 		lr.parts = addEmbeddedGradient(fb.y, fb.k, p.pairs, lr.w, fb.gy, lr.parts)
 		g := grad[fb.off : fb.off+r*k]
-		l := z[fb.off : fb.off+r*k]
-		if d := fb.blk.phiDiag; d != nil {
-			for i := 0; i < n; i++ {
-				floats.ScaleTo(g[i*k:(i+1)*k], d[i], fb.gy[i*k:(i+1)*k])
-			}
-		} else {
-			mat.NewDense(r, k, g).Mul(fb.blk.phi.T(), mat.NewDense(n, k, fb.gy))
-		}
-		floats.AddScaled(g, 2, l)
+		lr.fromEmbedding(b, fb.gy, g)
+		floats.AddScaled(g, 2, z[fb.off:fb.off+r*k])
 	}
 	return smooth, exact
 }
@@ -455,13 +474,20 @@ func (lr *lowRank) descend(ctx context.Context, pt *lbfgsPoint, steps int, repor
 		floats.SubTo(sv, zn, z)
 		floats.SubTo(yv, gn, g)
 		opt.update(sv, yv)
-		copy(z, zn)
-		copy(g, gn)
-		pt.f, pt.exact, pt.fresh = fn, fe, true
-		pt.best.keep(lr, fe, z)
+		lr.accept(pt, zn, gn, fn, fe)
 		report(it+1, fe)
 	}
 	return steps, nil
+}
+
+// accept moves pt to the point zn the line search accepted (gradient gn,
+// smoothed objective fn, exact fe), which lr's state is still at, and
+// offers it to the best point.
+func (lr *lowRank) accept(pt *lbfgsPoint, zn, gn []float64, fn, fe float64) {
+	copy(pt.z, zn)
+	copy(pt.g, gn)
+	pt.f, pt.exact, pt.fresh = fn, fe, true
+	pt.best.keep(lr, fe, pt.z)
 }
 
 // backtrack is the descent methods' line search: from step, halved up to

@@ -239,12 +239,7 @@ func (lr *lowRank) warmCertificate(fp fitProblem, z []float64) (solution, bool) 
 		floats.Scale(math.Sqrt(sc), z)
 		_, f = lr.evaluate(z, 1, nil)
 	}
-	scales := []float64{1}
-	if r := lr.p.beta / in.Beta; r > 0 && r != 1 && !math.IsInf(r, 0) {
-		scales = append(scales, r)
-	}
-	saved := append([]float64(nil), lr.alpha...)
-	for _, sc := range scales {
+	for _, sc := range warmDualScales(lr.p.beta, in.Beta) {
 		for c, a := range in.dual {
 			lr.alpha[c] = math.Min(math.Max(sc*a, 0), lr.mu)
 		}
@@ -257,6 +252,5 @@ func (lr *lowRank) warmCertificate(fp fitProblem, z []float64) (solution, bool) 
 			return solution{objective: f, bound: bound, converged: true, dual: scaledDual(lr.alpha, bound), factors: lr.factors(z)}, true
 		}
 	}
-	copy(lr.alpha, saved)
-	return solution{}, false
+	return solution{}, false // the caller's first evaluation resets lr's multipliers
 }

@@ -3,9 +3,9 @@ package mkpoe
 import (
 	"context"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/floats"
-	"gonum.org/v1/gonum/mat"
 )
 
 // The augmented Lagrangian's inner minimisation by truncated Newton-CG
@@ -32,6 +32,9 @@ type newtonScratch struct {
 	dd    []float64   // per pair: directional derivative of its distance
 	omega []float64   // per pair: Σ σ·dm_c over the quadratic comparisons
 	diag  []float64   // Jacobi preconditioner (1/diagonal), nil for none
+	// CG's residual, preconditioned residual, direction and its product;
+	// the Newton direction and the line search's point and gradient.
+	r, z, p, hp, d, zn, gn []float64
 	// jacobiDelta and jacobiAge: the δ diag was computed at and the
 	// Newton steps since (a stale diagonal is still a preconditioner).
 	jacobiDelta float64
@@ -57,23 +60,12 @@ func (lr *lowRank) hessianProduct(ns *newtonScratch, delta float64, v, hv []floa
 			continue
 		}
 		ns.u[b] = resize(ns.u[b], n*k)
-		vb := v[fb.off : fb.off+r*k]
-		if d := fb.blk.phiDiag; d != nil {
-			for i := 0; i < n; i++ {
-				floats.ScaleTo(ns.u[b][i*k:(i+1)*k], d[i], vb[i*k:(i+1)*k])
-			}
-		} else {
-			mat.NewDense(n, k, ns.u[b]).Mul(fb.blk.phi, mat.NewDense(r, k, vb))
-		}
+		lr.toEmbedding(b, v[fb.off:fb.off+r*k], ns.u[b])
 		addPairDirectional(fb.y, ns.u[b], k, p.pairs, ns.dd)
 	}
 	clear(ns.omega)
 	sigma := lr.mu / delta
-	shifted := lr.m
-	if lr.shift != nil {
-		shifted = lr.shifted
-	}
-	for c, sc := range shifted {
+	for c, sc := range lr.lossMargins() {
 		if sc > 0 && sc < delta {
 			l, r := p.left[c], p.right[c]
 			t := sigma * (ns.dd[l] - ns.dd[r])
@@ -90,13 +82,7 @@ func (lr *lowRank) hessianProduct(ns *newtonScratch, delta float64, v, hv []floa
 		clear(ns.gu[b])
 		lr.parts = addEmbeddedGradientPair(ns.u[b], fb.y, k, p.pairs, lr.w, ns.omega, ns.gu[b], lr.parts)
 		out := hv[fb.off : fb.off+r*k]
-		if d := fb.blk.phiDiag; d != nil {
-			for i := 0; i < n; i++ {
-				floats.ScaleTo(out[i*k:(i+1)*k], d[i], ns.gu[b][i*k:(i+1)*k])
-			}
-		} else {
-			mat.NewDense(r, k, out).Mul(fb.blk.phi.T(), mat.NewDense(n, k, ns.gu[b]))
-		}
+		lr.fromEmbedding(b, ns.gu[b], out)
 		floats.AddScaled(out, 2, v[fb.off:fb.off+r*k])
 	}
 }
@@ -111,11 +97,7 @@ func (lr *lowRank) jacobi(ns *newtonScratch, delta float64, dim int) {
 	for i := range ns.diag {
 		ns.diag[i] = 2
 	}
-	sigma := lr.mu / delta
-	shifted := lr.m
-	if lr.shift != nil {
-		shifted = lr.shifted
-	}
+	sigma, shifted := lr.mu/delta, lr.lossMargins()
 	// The pair-weight term is the same for every column of an item.
 	perItem := make([]float64, p.n)
 	for q, pr := range p.pairs {
@@ -154,7 +136,7 @@ func (lr *lowRank) jacobi(ns *newtonScratch, delta float64, dim int) {
 				if e >= 2 {
 					sign = -2
 				}
-				slot := slicesIndex(ends[:distinct], item)
+				slot := slices.Index(ends[:distinct], item)
 				if slot < 0 {
 					slot, ends[distinct] = distinct, item
 					clear(grads[slot])
@@ -180,26 +162,15 @@ func (lr *lowRank) jacobi(ns *newtonScratch, delta float64, dim int) {
 	}
 }
 
-func slicesIndex(s []int, v int) int {
-	for i, x := range s {
-		if x == v {
-			return i
-		}
-	}
-	return -1
-}
-
 // newtonDirection solves H·d = −g approximately by preconditioned CG
-// (Steihaug's truncation at negative curvature) and writes d; it returns
-// false when the first direction already has non-positive curvature (d is
-// then the preconditioned steepest descent direction).
-func (lr *lowRank) newtonDirection(ns *newtonScratch, delta float64, g, d []float64) bool {
+// (Steihaug's truncation at negative curvature) and writes d: the
+// preconditioned steepest descent direction when the first one already has
+// non-positive curvature.
+func (lr *lowRank) newtonDirection(ns *newtonScratch, delta float64, g, d []float64) {
 	tn := lr.p.tune.alm
 	dim := len(g)
-	r := make([]float64, dim)
-	z := make([]float64, dim)
-	pv := make([]float64, dim)
-	hp := make([]float64, dim)
+	ns.r, ns.z, ns.p, ns.hp = resize(ns.r, dim), resize(ns.z, dim), resize(ns.p, dim), resize(ns.hp, dim)
+	r, z, pv, hp := ns.r, ns.z, ns.p, ns.hp
 	floats.ScaleTo(r, -1, g)
 	clear(d)
 	precond := func() {
@@ -219,33 +190,30 @@ func (lr *lowRank) newtonDirection(ns *newtonScratch, delta float64, g, d []floa
 		if !(php > 1e-12*floats.Dot(pv, pv)) {
 			if j == 0 {
 				copy(d, pv)
-				return false
 			}
-			return true
+			return
 		}
 		a := rz / php
 		floats.AddScaled(d, a, pv)
 		floats.AddScaled(r, -a, hp)
 		if floats.Norm(r, 2) <= stop {
-			return true
+			return
 		}
 		precond()
 		rzNext := floats.Dot(r, z)
 		floats.AddScaledTo(pv, z, rzNext/rz, pv)
 		rz = rzNext
 	}
-	return true
 }
 
 // newtonDescend takes up to steps Newton-CG steps on f_δ from pt, with the
 // same backtracking, best point and report as descend. pt.g must be the
 // gradient at pt.z from the last evaluate.
 func (lr *lowRank) newtonDescend(ctx context.Context, ns *newtonScratch, pt *lbfgsPoint, steps int, report func(step int, objective float64)) (int, error) {
-	z, g := pt.z, pt.g
-	dim := len(z)
-	d := make([]float64, dim)
-	zn := make([]float64, dim)
-	gn := make([]float64, dim)
+	g := pt.g
+	dim := len(pt.z)
+	ns.d, ns.zn, ns.gn = resize(ns.d, dim), resize(ns.zn, dim), resize(ns.gn, dim)
+	d, zn, gn := ns.d, ns.zn, ns.gn
 	for it := 0; it < steps; it++ {
 		if err := ctx.Err(); err != nil {
 			return it, err
@@ -271,10 +239,7 @@ func (lr *lowRank) newtonDescend(ctx context.Context, ns *newtonScratch, pt *lbf
 		if !accepted {
 			return it, nil
 		}
-		copy(z, zn)
-		copy(g, gn)
-		pt.f, pt.exact, pt.fresh = fn, fe, true
-		pt.best.keep(lr, fe, z)
+		lr.accept(pt, zn, gn, fn, fe)
 		report(it+1, fe)
 	}
 	return steps, nil

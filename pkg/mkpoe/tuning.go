@@ -189,10 +189,9 @@ type almTuning struct {
 	// (lowrank_newton.go) instead of L-BFGS, with a check after every
 	// newtonCheckEvery Newton steps; CG stops at a residual below
 	// newtonForcing·‖g‖ or after newtonMaxCG Hessian products, with a
-	// Jacobi preconditioner if newtonJacobi. Along the grids 1.25–1000·β_min
-	// with warm starts it took 15.8 s against L-BFGS's 22.6 s on 100 items
-	// × 16,000 triplets, 37.7 against 46.8 s on 1000 × 24,000, and 9.9
-	// against 9.1 s on 300 × 8,000 (docs/notes/solver-log.md, 2026-11-29).
+	// Jacobi preconditioner if newtonJacobi. On by default: along warm
+	// β grids it was faster than L-BFGS on two of three planted sets and
+	// within 10% on the third (docs/notes/solver-log.md, 2026-11-29).
 	newton           bool
 	newtonCheckEvery int
 	newtonForcing    float64

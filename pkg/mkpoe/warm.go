@@ -124,13 +124,7 @@ func (p *problem) warmCertificate(x0 []float64, s Settings) (solution, bool) {
 		return start, false
 	}
 	mu := p.beta / float64(nc)
-	// The multipliers as they are, then scaled by the ratio of the βs:
-	// where W = 0 stays optimal (small β) every multiplier sits at the
-	// top of its box, μ, which the first misses by that ratio.
-	scales := []float64{1}
-	if r := s.Beta / s.Init.Beta; r > 0 && r != 1 && !math.IsInf(r, 0) {
-		scales = append(scales, r)
-	}
+	scales := warmDualScales(s.Beta, s.Init.Beta)
 	alpha := make([]float64, nc)
 	g := make([]float64, p.dim)
 	pw := make([]float64, len(p.pairs))
@@ -145,6 +139,18 @@ func (p *problem) warmCertificate(x0 []float64, s Settings) (solution, bool) {
 		}
 	}
 	return start, false
+}
+
+// warmDualScales returns the factors a warm start's dual point is tried
+// at, in order: 1, then the ratio of the βs where it differs (where W = 0
+// stays optimal, every multiplier sits at the top of its box, μ, which the
+// unscaled point misses by that ratio).
+func warmDualScales(beta, initBeta float64) []float64 {
+	scales := []float64{1}
+	if r := beta / initBeta; r > 0 && r != 1 && !math.IsInf(r, 0) {
+		scales = append(scales, r)
+	}
+	return scales
 }
 
 // scaledStart returns the best multiple of the warm start x0 (problem
