@@ -172,7 +172,7 @@ type ProtocolConfig struct {
 
 // SolverConfig are mkpoe.Settings shared by every fit.
 type SolverConfig struct {
-	Method  string  `yaml:"method"`   // accelerated (default), lowrank, auto or subgradient
+	Method  string  `yaml:"method"`   // auto (default), accelerated, lowrank, alm or subgradient
 	Tol     float64 `yaml:"tol"`      // default 1e-3
 	MaxIter int     `yaml:"max_iter"` // default: solver's
 	// KernelRank and KernelEnergy, if set, truncate every kernel of the
@@ -335,7 +335,7 @@ func (c *Config) applyDefaults() {
 		c.Dataset.PerClass = 20
 	}
 	if c.Solver.Method == "" {
-		c.Solver.Method = string(mkpoe.Accelerated)
+		c.Solver.Method = string(mkpoe.DefaultSolver)
 	}
 	if c.Solver.Tol == 0 {
 		c.Solver.Tol = mkpoe.DefaultTol

@@ -230,3 +230,19 @@ func identitySym(n int) *mat.SymDense {
 	}
 	return k
 }
+
+// BenchmarkFitNearMinBeta times the methods Auto chooses between on the
+// aset400-scale fixture (330 items, full W) at small multiples of β_min,
+// where Auto's lowrank rule (routeTuning.autoMaxMultiple) applies.
+func BenchmarkFitNearMinBeta(b *testing.B) {
+	ks, cs := asetScale()
+	bmin, err := MinBeta(ks, cs, &Settings{Beta: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, mult := range []float64{1.25, 1.5, 2} {
+		for _, solver := range []Solver{Accelerated, LowRank, ALM} {
+			b.Run(fmt.Sprintf("%gx_%s", mult, solver), func(b *testing.B) { benchmarkFitBeta(b, Full, solver, mult*bmin) })
+		}
+	}
+}

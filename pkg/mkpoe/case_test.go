@@ -18,7 +18,7 @@ func TestParseCaseAside(t *testing.T) {
 	for _, tc := range []struct {
 		in   string
 		want Solver
-	}{{"", Accelerated}, {"Accelerated", Accelerated}, {"LowRank", LowRank}, {"AUTO", Auto}, {"Subgradient", Subgradient}} {
+	}{{"", Auto}, {"Accelerated", Accelerated}, {"LowRank", LowRank}, {"AUTO", Auto}, {"Subgradient", Subgradient}} {
 		if got, err := ParseSolver(tc.in); err != nil || got != tc.want {
 			t.Errorf("ParseSolver(%q) = %v, %v; want %v", tc.in, got, err, tc.want)
 		}

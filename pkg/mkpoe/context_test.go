@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
+	"sync"
 	"testing"
 	"time"
 
@@ -12,9 +13,12 @@ import (
 	"github.com/mkpoe/mkpoe/pkg/mkpoe/internal/testproblems"
 )
 
-// TestFitContextCancel cancels fits of every kind mid-way and requires them
-// to return within 1 s of the cancellation with an error wrapping
-// context.Canceled (and no model).
+// TestFitContextCancel cancels fits of every kind mid-way, 200 ms after
+// their first iteration, and requires them to return within 1 s of the
+// cancellation with an error wrapping context.Canceled (and no model). The
+// set-up before the first iteration (each kernel's eigendecomposition, a
+// dense β_min) is not interrupted: on a loaded machine the fixture's takes
+// over a second.
 func TestFitContextCancel(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(11, 3))
@@ -25,7 +29,18 @@ func TestFitContextCancel(t *testing.T) {
 	cs := testproblems.Comparisons(rng, hidden, 3000, 0.1, testproblems.TripletsIf(true), 0)
 	fixtureKernels, fixtureComparisons := asetScale()
 	// Tol 1e-12 and a huge iteration cap: none of these would finish soon.
-	s := func() *Settings { return &Settings{Beta: 1e3, Tol: 1e-12, MaxIter: 1 << 30} }
+	// iterating is closed at a fit's first iteration.
+	var iterating chan struct{}
+	s := func() *Settings {
+		ch, once := iterating, new(sync.Once)
+		return &Settings{Beta: 1e3, Tol: 1e-12, MaxIter: 1 << 30, Recorder: func(Iteration) {
+			once.Do(func() {
+				if ch != nil {
+					close(ch)
+				}
+			})
+		}}
+	}
 	cases := []struct {
 		name string
 		fit  func(ctx context.Context) (*Model, error)
@@ -65,6 +80,7 @@ func TestFitContextCancel(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			iterating = make(chan struct{})
 			ctx, cancel := context.WithCancel(context.Background())
 			type result struct {
 				m   *Model
@@ -75,7 +91,12 @@ func TestFitContextCancel(t *testing.T) {
 				m, err := c.fit(ctx)
 				done <- result{m, err}
 			}()
-			time.Sleep(300 * time.Millisecond)
+			select {
+			case <-iterating:
+			case <-time.After(60 * time.Second):
+				t.Fatal("no iteration within 60 s")
+			}
+			time.Sleep(200 * time.Millisecond)
 			cancel()
 			cancelled := time.Now()
 			select {
@@ -98,6 +119,7 @@ func TestFitContextCancel(t *testing.T) {
 		})
 	}
 	// Already cancelled: no work at all.
+	iterating = nil
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, err := FitContext(ctx, ks, cs, s()); !errors.Is(err, context.Canceled) {

@@ -5,7 +5,6 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/floats"
-	"gonum.org/v1/gonum/mat"
 )
 
 // almMethod is the augmented-Lagrangian method on the factored problem
@@ -31,28 +30,7 @@ type almMethod struct{}
 func (almMethod) solve(ctx context.Context, fp fitProblem) (solution, error) {
 	lr := newLowRank(fp.p)
 	lr.stop = func() bool { return ctx.Err() != nil }
-	if sol, ok := zeroAtMinBeta(fp); ok {
-		return sol, nil
-	}
 	return lr.runALM(ctx, fp)
-}
-
-// zeroAtMinBeta answers a fit at β ≤ β_min at once: W = 0 is optimal
-// there (minBeta), with objective β (every margin 1) and the certificate
-// α_c = μ for every comparison, dual feasible since μ ≤ β_min/|𝒞|, whose
-// value Σα = β equals it.
-func zeroAtMinBeta(fp fitProblem) (solution, bool) {
-	p := fp.p
-	nc := len(p.left)
-	if nc == 0 || !(p.beta <= fp.minBeta) {
-		return solution{}, false
-	}
-	mu := p.beta / float64(nc)
-	dual := make([]float64, nc)
-	for c := range dual {
-		dual[c] = mu
-	}
-	return solution{objective: p.beta, bound: p.beta, converged: true, dual: dual, factors: make([]*mat.Dense, len(p.blocks))}, true
 }
 
 // runALM is the augmented-Lagrangian loop: L-BFGS on the shifted smoothed

@@ -83,7 +83,7 @@ type shape struct {
 var methods = []methodRow{
 	{
 		name:       Accelerated,
-		summary:    "accelerated projected gradient on the eigenbasis, interior-point crossover (default)",
+		summary:    "accelerated projected gradient on the eigenbasis, interior-point crossover (auto's fallback)",
 		eigenbasis: true,
 		applies:    func(shape) bool { return true },
 		method:     acceleratedMethod{},
@@ -114,7 +114,7 @@ var methods = []methodRow{
 	},
 	{
 		name:       Auto,
-		summary:    "alm, lowrank or accelerated per fit, by the input, the number of items and β/β_min",
+		summary:    "alm, lowrank or accelerated per fit, by the input, the number of items and β/β_min (default)",
 		eigenbasis: true,
 		applies:    func(shape) bool { return true },
 	},
@@ -170,9 +170,19 @@ func formulationRow(s Settings) methodRow {
 // route makes the choice of method for a fit: a rank bound runs the
 // low-rank method (the factored problem at that many columns); a named
 // method runs where it applies, else the default; Auto runs the first row
-// whose preferred rule holds. The row returned never is Auto; its name is
-// what Model.Solver records.
+// whose preferred rule holds. Whichever row it is, a fit at β ≤ β_min is
+// answered at once (atMinBeta). The row returned never is Auto; its name
+// is what Model.Solver records.
 func route(sh shape) methodRow {
+	row := chooseRow(sh)
+	if sh.s.Beta <= sh.minBeta() {
+		row.method = atMinBeta{}
+	}
+	return row
+}
+
+// chooseRow is route's choice of a row, before the β ≤ β_min answer.
+func chooseRow(sh shape) methodRow {
 	def, _ := methodOf(Accelerated)
 	named := formulationRow(sh.s)
 	if named.method != nil {
@@ -187,6 +197,37 @@ func route(sh shape) methodRow {
 		}
 	}
 	return def
+}
+
+// atMinBeta answers a fit at β ≤ β_min at once, whatever method was
+// routed: W = 0 is optimal there (minBeta; docs/solver.md, "The smallest
+// useful β"), with objective β (every margin 1, Eq. 13) and the
+// certificate α_c = μ for every comparison, dual feasible since μ ≤
+// β_min/|𝒞|, whose value Σα = β equals it. β_min by Lanczos is its lower
+// estimate (minBetaLanczos), so the answer holds whichever way it was
+// found; a fixed rank is no constraint on W = 0. A factored method's
+// answer is factors (nil: X = 0; the factored methods start from no
+// x0), another's x = 0.
+type atMinBeta struct{}
+
+func (atMinBeta) solve(_ context.Context, fp fitProblem) (solution, error) {
+	p := fp.p
+	nc := len(p.left)
+	dual := make([]float64, nc)
+	f := 0.0 // no comparisons: minBeta is +Inf and the objective tr(0)
+	if nc > 0 {
+		f = p.beta
+		for c := range dual {
+			dual[c] = p.beta / float64(nc)
+		}
+	}
+	sol := solution{objective: f, bound: f, converged: true, dual: dual}
+	if fp.x0 == nil {
+		sol.factors = make([]*mat.Dense, len(p.blocks))
+	} else {
+		sol.x = make([]float64, len(fp.x0))
+	}
+	return sol, nil
 }
 
 // minBetaByLanczos reports whether β_min is found by the Lanczos method on

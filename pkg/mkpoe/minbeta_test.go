@@ -2,6 +2,7 @@ package mkpoe
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -130,6 +131,35 @@ func TestMinBetaSameForEveryMethod(t *testing.T) {
 	}
 }
 
+// TestMinBetaAnsweredAtOnce: at β ≤ β_min every method, full or diagonal,
+// with or without a rank bound, returns W = 0 without an iteration,
+// certified with gap 0 at objective β (route, atMinBeta).
+func TestMinBetaAnsweredAtOnce(t *testing.T) {
+	t.Parallel()
+	pr := smallProblems()[1]
+	probe, err := Fit(pr.ks, pr.cs, &Settings{Beta: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	beta := 0.98 * probe.Stats.MinBeta
+	for _, s := range []Settings{
+		{Solver: Accelerated}, {Solver: Accelerated, Mode: Diag}, {Solver: LowRank}, {Solver: ALM},
+		{Solver: Auto}, {Solver: Subgradient}, {Solver: Subgradient, Mode: Diag}, {Rank: 2},
+	} {
+		s.Beta = beta
+		t.Run(fmt.Sprintf("%s/%s/rank%d", s.Solver, s.Mode, s.Rank), func(t *testing.T) {
+			m, err := Fit(pr.ks, pr.cs, &s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !m.IsZero() || m.Objective != beta || m.Stats.RelativeGap != 0 || m.Stats.Iterations != 0 || m.Stats.Status != StatusCertified {
+				t.Errorf("zero %v, objective %.17g (β %.17g), gap %g, %d iterations, status %q; want W = 0 at once, certified",
+					m.IsZero(), m.Objective, beta, m.Stats.RelativeGap, m.Stats.Iterations, m.Stats.Status)
+			}
+		})
+	}
+}
+
 // TestMinBetaWithoutComparisons: with no comparison W = 0 is optimal at
 // every β.
 func TestMinBetaWithoutComparisons(t *testing.T) {
@@ -140,6 +170,9 @@ func TestMinBetaWithoutComparisons(t *testing.T) {
 	}
 	if !math.IsInf(m.Stats.MinBeta, 1) {
 		t.Errorf("MinBeta = %g without comparisons, want +Inf", m.Stats.MinBeta)
+	}
+	if m.Objective != 0 || m.Stats.RelativeGap != 0 || m.Stats.Status != StatusCertified {
+		t.Errorf("objective %g, gap %g, status %q without comparisons; want 0, 0, certified", m.Objective, m.Stats.RelativeGap, m.Stats.Status)
 	}
 }
 

@@ -30,9 +30,11 @@ type recorderCase struct {
 
 func recorderCases() []recorderCase {
 	noInterior := tuned(func(t *tuning) { t.crossover.maxInteriorFlops = 0 })
+	// A diagonal fit hands over at diagStart whatever its gap.
+	noDiagHandOver := tuned(func(t *tuning) { t.handOver.diagStart = 1 << 30 })
 	return []recorderCase{
-		{name: "accelerated full", problem: 1, s: Settings{Beta: 1}, stages: []Stage{StageAccelerated}},
-		{name: "accelerated diag", problem: 1, s: Settings{Beta: 1, Mode: Diag}, stages: []Stage{StageAccelerated}},
+		{name: "accelerated full", problem: 1, s: Settings{Beta: 5}, stages: []Stage{StageAccelerated}},
+		{name: "accelerated diag", problem: 1, s: Settings{Beta: 5, Mode: Diag, tuning: noDiagHandOver}, stages: []Stage{StageAccelerated}},
 		{name: "crossover full (interiorFull)", problem: 0, s: Settings{Beta: 1e4}, stages: []Stage{StageAccelerated, StageInteriorPoint}},
 		{name: "crossover diag (working set)", problem: 0, s: Settings{Beta: 1e4, Mode: Diag}, stages: []Stage{StageAccelerated, StageInteriorPoint}},
 		{name: "no interior stage: accelerated continues", problem: 0, s: Settings{Beta: 1e4, MaxIter: 1000, tuning: noInterior}, stages: []Stage{StageAccelerated}},

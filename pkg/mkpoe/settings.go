@@ -75,7 +75,7 @@ func ParseCombine(s string) (Combine, error) {
 type Solver string
 
 const (
-	// Accelerated is the default solver: accelerated projected gradient
+	// Accelerated is Auto's fallback: accelerated projected gradient
 	// (FISTA with backtracking and adaptive restart) on a Huber-smoothed hinge
 	// whose smoothing shrinks until a duality-gap certificate proves the
 	// requested relative accuracy, working in each kernel's eigenbasis.
@@ -98,7 +98,8 @@ const (
 	// β ≤ β_min is answered at once (W = 0). Diagonal fits use
 	// Accelerated, and a rank bound runs LowRank.
 	ALM Solver = "alm"
-	// Auto chooses ALM, LowRank or Accelerated per fit (docs/solver.md,
+	// Auto, the default (DefaultSolver), chooses ALM, LowRank or
+	// Accelerated per fit (docs/solver.md,
 	// "Which method runs when"): ALM for GNMDS (K = I) on at least
 	// autoMinItems items; LowRank for other full-W fits on as many items
 	// at β ≤ autoMaxMultiple·β_min, where it was measured 16–25× faster;
@@ -107,12 +108,18 @@ const (
 	Auto Solver = "auto"
 )
 
+// DefaultSolver is the method a fit runs when Settings.Solver is "", and
+// the default of the CLI's --solver and a config's solver.method: Auto,
+// which answers every input with the method measured fastest for it
+// (docs/solver.md, "Which method runs when").
+const DefaultSolver = Auto
+
 // ParseSolver parses a solver name of the route table ([SolverNames]),
-// case aside; "" means [Accelerated].
+// case aside; "" means [DefaultSolver].
 func ParseSolver(s string) (Solver, error) {
 	name := Solver(strings.ToLower(s))
 	if name == "" {
-		return Accelerated, nil
+		return DefaultSolver, nil
 	}
 	if _, ok := methodOf(name); ok {
 		return name, nil
@@ -191,7 +198,8 @@ type Settings struct {
 	Mode Mode
 	// Combine is Separate (K₄, default) or Sum (K₁). Ignored with one kernel.
 	Combine Combine
-	// Solver is Accelerated (default, ""), LowRank, Auto or Subgradient.
+	// Solver is Auto (the default, ""), Accelerated, LowRank, ALM or
+	// Subgradient.
 	Solver Solver
 	// MaxIter bounds the iterations, as Stats.Iterations counts them: the
 	// first-order method's plus the interior-point stage's Newton steps.

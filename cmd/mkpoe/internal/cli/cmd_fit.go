@@ -34,7 +34,7 @@ func runFit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	beta := fs.Float64("beta", 0, "β > 0: weight of the hinge loss (required)")
 	mode := fs.String("mode", "full", "full or diag: form of each W")
 	combine := fs.String("combine", "separate", "separate (K4, one W per kernel) or sum (K1, one W on the sum kernel)")
-	solver := fs.String("solver", string(mkpoe.Accelerated), solverHelp())
+	solver := fs.String("solver", string(mkpoe.DefaultSolver), solverHelp())
 	kernelRank := fs.Int("kernel-rank", 0, "truncate every kernel to its leading eigenpairs, at most this many (full W; prints the energy kept); 0: the whole numerical rank")
 	kernelEnergy := fs.Float64("kernel-energy", 0, "truncate every kernel to the fewest leading eigenpairs holding this fraction of its eigenvalue sum, in (0,1) (full W); 0: none")
 	rank := fs.Int("rank", 0, "at most this many dimensions per kernel (full W only; runs --solver lowrank; prints the distance to the convex optimum's bound); 0: no bound")
