@@ -155,7 +155,7 @@ func (s *store) truncated(t results.Task, r *results.TaskResult) *results.TaskRe
 	cut.Inputs = t.Inputs
 	cut.Betas, cut.ValAccuracy, cut.Objectives = r.Betas[:n], prefix(r.ValAccuracy, n), prefix(r.Objectives, n)
 	cut.Iterations, cut.Gaps, cut.Converged, cut.ZeroModel = prefix(r.Iterations, n), prefix(r.Gaps, n), prefix(r.Converged, n), prefix(r.ZeroModel, n)
-	cut.FitStatus = prefix(r.FitStatus, n)
+	cut.FitStatus, cut.FitSolver = prefix(r.FitStatus, n), prefix(r.FitSolver, n)
 	return &cut
 }
 

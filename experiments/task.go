@@ -98,6 +98,7 @@ func execTask(ctx context.Context, c *Config, ds *dataset, st *store, t results.
 			res.Gaps = append(res.Gaps, p.Gap)
 			res.Converged = append(res.Converged, p.Converged)
 			res.FitStatus = append(res.FitStatus, string(p.Status))
+			res.FitSolver = append(res.FitSolver, string(p.Solver))
 			res.ZeroModel = append(res.ZeroModel, p.Zero)
 		}
 		return err
@@ -134,6 +135,7 @@ func execTask(ctx context.Context, c *Config, ds *dataset, st *store, t results.
 		}
 		res.Objectives, res.Iterations, res.Gaps = []float64{m.Objective}, []int{m.Stats.Iterations}, []float64{m.Stats.RelativeGap}
 		res.Converged, res.FitStatus = []bool{m.Stats.Converged}, []string{string(m.Stats.Status)}
+		res.FitSolver = []string{string(m.Solver)}
 		res.Model = filepath.Join("models", t.ID+".json")
 		if testEmb != nil {
 			// The held-out items' embedding (rows in the order of items.json

@@ -276,6 +276,8 @@ type Point struct {
 	// fixed rank's stationary point: Converged, not certified) or not
 	// converged.
 	Status mkpoe.FitStatus
+	// Solver is the method that ran (mkpoe.Model.Solver): what Auto chose.
+	Solver mkpoe.Solver
 	// Zero: the model is W = 0 (mkpoe.Model.IsZero), so every distance
 	// ties and Score is 0 by the tie rule, not by bad comparisons.
 	Zero bool
@@ -295,7 +297,7 @@ func Sweep(ctx context.Context, tr Trial, grid []float64) ([]Point, error) {
 		if err != nil {
 			return pts, fmt.Errorf("β=%g: %w", beta, err)
 		}
-		pts = append(pts, Point{Beta: beta, Score: score, Objective: m.Objective, Iterations: m.Stats.Iterations, Gap: m.Stats.RelativeGap, Converged: m.Stats.Converged, Status: m.Stats.Status, Zero: m.IsZero()})
+		pts = append(pts, Point{Beta: beta, Score: score, Objective: m.Objective, Iterations: m.Stats.Iterations, Gap: m.Stats.RelativeGap, Converged: m.Stats.Converged, Status: m.Stats.Status, Solver: m.Solver, Zero: m.IsZero()})
 		prev = m
 	}
 	return pts, nil

@@ -128,7 +128,7 @@ func csvInt(x []int, i int) string {
 // have one rank each.
 var FitsCSVHeader = []string{"row", "label", "method", "mode", "split", "fold", "task_id", "kind",
 	"beta_index", "beta", "beta_multiple", "min_beta", "chosen", "val_accuracy", "test_accuracy",
-	"objective", "gap", "iterations", "converged", "status", "zero_model", "task_seconds", "task_cpu_seconds", "task_process_cpu_seconds"}
+	"objective", "gap", "iterations", "converged", "status", "solver", "zero_model", "task_seconds", "task_cpu_seconds", "task_process_cpu_seconds"}
 
 // rankColumn is where the rank column goes in fits.csv (before chosen):
 // present when a row of the run lists several ranks (FitsCSVColumns).
@@ -278,12 +278,15 @@ func fitLine(s *Summary, row *Row, t *TaskResult, b int) []string {
 		}
 		chosen = "true"
 	}
-	conv, status, zero := "", "", ""
+	conv, status, solver, zero := "", "", "", ""
 	if b < len(t.Converged) {
 		conv = strconv.FormatBool(t.Converged[b])
 	}
 	if b < len(t.FitStatus) {
 		status = t.FitStatus[b]
+	}
+	if b < len(t.FitSolver) {
+		solver = t.FitSolver[b]
 	}
 	if b < len(t.ZeroModel) {
 		zero = strconv.FormatBool(t.ZeroModel[b])
@@ -294,6 +297,6 @@ func fitLine(s *Summary, row *Row, t *TaskResult, b int) []string {
 	}
 	return []string{strconv.Itoa(t.Row), label, method, mode, strconv.Itoa(t.Split), fold, t.ID, t.Kind,
 		betaIndex, csvFloat(beta), csvFloat(mult), csvFloat(minBeta), chosen, csvFloat(val), csvFloat(test),
-		csvFloat(at(t.Objectives, b)), csvFloat(at(t.Gaps, b)), iters, conv, status, zero, csvFloat(t.Seconds),
+		csvFloat(at(t.Objectives, b)), csvFloat(at(t.Gaps, b)), iters, conv, status, solver, zero, csvFloat(t.Seconds),
 		csvFloatPtr(t.CPUSeconds), csvFloatPtr(t.ProcessCPUSeconds)}
 }

@@ -92,6 +92,10 @@ type TaskResult struct {
 	// "not_converged". Absent in task files written before it was
 	// recorded (see StationaryFits).
 	FitStatus []string `json:"fit_status,omitempty"`
+	// FitSolver[i] is the method that ran fit i (mkpoe.Model.Solver: what
+	// solver.method auto chose). Absent in task files written before it
+	// was recorded.
+	FitSolver []string `json:"fit_solver,omitempty"`
 	// TestMissing counts the test comparisons with an item that one of the
 	// row's kernels lacks (identity row; mostly forced ties).
 	TestMissing int `json:"test_missing,omitempty"`
