@@ -142,19 +142,23 @@ func BenchmarkFitBetaFactored(b *testing.B) {
 var pathGrid = []float64{1e-2, 1e-1, 1, 10, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7}
 
 // BenchmarkFitPath fits the whole 10-value grid in increasing β, each fit
-// warm-started from the previous one (Settings.Init), as the harness does;
+// warm-started from the previous one (Settings.Init), as the harness does,
+// with the accelerated method (diagonal and full W) and alm (full W);
 // it reports the largest certified gap along the path, and with -v (or
 // -test.v) logs every fit's time, iterations and gap.
 func BenchmarkFitPath(b *testing.B) {
 	ks, cs := asetScale()
-	for _, mode := range []Mode{Diag, Full} {
-		b.Run(mode.String(), func(b *testing.B) {
+	for _, c := range []struct {
+		mode   Mode
+		solver Solver
+	}{{Diag, Accelerated}, {Full, Accelerated}, {Full, ALM}} {
+		b.Run(c.mode.String()+"_"+string(c.solver), func(b *testing.B) {
 			worst := 0.0
 			for i := 0; i < b.N; i++ {
 				var prev *Model
 				for _, beta := range pathGrid {
 					start := time.Now()
-					m, err := Fit(ks, cs, &Settings{Beta: beta, Mode: mode, Init: prev})
+					m, err := Fit(ks, cs, &Settings{Beta: beta, Mode: c.mode, Solver: c.solver, Init: prev})
 					if err != nil {
 						b.Fatal(err)
 					}

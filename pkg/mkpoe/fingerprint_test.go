@@ -43,13 +43,13 @@ func TestSolverFingerprint(t *testing.T) {
 	ks, cs := asetScale()
 	// Diagonal, cold.
 	for _, beta := range []float64{1, 100, 1e4, 1e7} {
-		m, err := Fit(ks, cs, &Settings{Beta: beta, Mode: Diag, MaxIter: 100000})
+		m, err := Fit(ks, cs, &Settings{Beta: beta, Mode: Diag, MaxIter: 100000, Solver: Accelerated})
 		add(fingerprintLine(fmt.Sprintf("aset diag cold beta=%g", beta), m, err))
 	}
 	// Diagonal, warm path.
 	var prev *Model
 	for _, beta := range []float64{0.1, 1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7} {
-		m, err := Fit(ks, cs, &Settings{Beta: beta, Mode: Diag, MaxIter: 100000, Init: prev})
+		m, err := Fit(ks, cs, &Settings{Beta: beta, Mode: Diag, MaxIter: 100000, Solver: Accelerated, Init: prev})
 		add(fingerprintLine(fmt.Sprintf("aset diag warm beta=%g", beta), m, err))
 		prev = m
 	}
@@ -65,35 +65,35 @@ func TestSolverFingerprint(t *testing.T) {
 	small := []mat.Symmetric{testproblems.Linear(x1), testproblems.RBF(testproblems.Features(rng, n, 5)), testproblems.Linear(testproblems.Features(rng, n, 3))}
 	scs := testproblems.Comparisons(rng, hidden, 1500, 0.1, testproblems.TripletsIf(true), 0)
 	for _, beta := range []float64{1, 10, 100, 1e3, 1e4, 1e7} {
-		m, err := Fit(small, scs, &Settings{Beta: beta, Mode: Full, MaxIter: 100000})
+		m, err := Fit(small, scs, &Settings{Beta: beta, Mode: Full, MaxIter: 100000, Solver: Accelerated})
 		add(fingerprintLine(fmt.Sprintf("small full cold beta=%g", beta), m, err))
 	}
 	for _, beta := range []float64{10, 1e4} {
-		m, err := Fit(small, scs, &Settings{Beta: beta, Mode: Full, Combine: Sum, MaxIter: 100000})
+		m, err := Fit(small, scs, &Settings{Beta: beta, Mode: Full, Combine: Sum, MaxIter: 100000, Solver: Accelerated})
 		add(fingerprintLine(fmt.Sprintf("small sum full cold beta=%g", beta), m, err))
-		m, err = Fit(small, scs, &Settings{Beta: beta, Mode: Diag, Combine: Sum, MaxIter: 100000})
+		m, err = Fit(small, scs, &Settings{Beta: beta, Mode: Diag, Combine: Sum, MaxIter: 100000, Solver: Accelerated})
 		add(fingerprintLine(fmt.Sprintf("small sum diag cold beta=%g", beta), m, err))
 	}
 	prev = nil
 	for _, beta := range []float64{1, 10, 100, 1e3, 1e4, 1e5} {
-		m, err := Fit(small, scs, &Settings{Beta: beta, Mode: Full, MaxIter: 100000, Init: prev})
+		m, err := Fit(small, scs, &Settings{Beta: beta, Mode: Full, MaxIter: 100000, Solver: Accelerated, Init: prev})
 		add(fingerprintLine(fmt.Sprintf("small full warm beta=%g", beta), m, err))
 		prev = m
 	}
 	for _, beta := range []float64{100, 1e4} {
-		m, err := Fit(small, scs, &Settings{Beta: beta, Mode: Diag, MaxIter: 100000})
+		m, err := Fit(small, scs, &Settings{Beta: beta, Mode: Diag, MaxIter: 100000, Solver: Accelerated})
 		add(fingerprintLine(fmt.Sprintf("small diag cold beta=%g", beta), m, err))
 	}
 	for _, mode := range []Mode{Full, Diag} {
 		m, err := Fit(small, scs, &Settings{Beta: 100, Mode: mode, Solver: Subgradient, MaxIter: 300})
 		add(fingerprintLine(fmt.Sprintf("small subgradient %v", mode), m, err))
-		m, err = FitFeatures(x1, scs, &Settings{Beta: 1e3, Mode: mode, MaxIter: 100000})
+		m, err = FitFeatures(x1, scs, &Settings{Beta: 1e3, Mode: mode, MaxIter: 100000, Solver: Accelerated})
 		add(fingerprintLine(fmt.Sprintf("features %v", mode), m, err))
 	}
 	// GNMDS.
 	g := testproblems.Comparisons(rng, hidden, 3000, 0.1, testproblems.TripletsIf(true), 0)
 	for _, beta := range []float64{100, 1e3} {
-		m, err := FitIdentity(n, g, &Settings{Beta: beta, MaxIter: 100000})
+		m, err := FitIdentity(n, g, &Settings{Beta: beta, MaxIter: 100000, Solver: Accelerated})
 		add(fingerprintLine(fmt.Sprintf("gnmds beta=%g", beta), m, err))
 	}
 	got := strings.Join(lines, "")

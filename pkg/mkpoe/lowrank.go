@@ -320,7 +320,9 @@ func (lr *lowRank) run(ctx context.Context, init []*mat.Dense, s Settings) (solu
 			sol.keepBound(t*floats.Sum(lr.alpha), lr.alpha)
 		}
 
-		s.report(Iteration{Iter: it, Objective: fe, Best: sol.objective, Bound: sol.bound, Smoothing: delta, Stage: StageLowRank, Rank: lr.totalRank()})
+		if it > 0 { // a Recorder sees iterations (Recorder), not the start
+			s.report(Iteration{Iter: it, Objective: fe, Best: sol.objective, Bound: sol.bound, Smoothing: delta, Stage: StageLowRank, Rank: lr.totalRank()})
+		}
 		if sol.certified(s.Tol) {
 			sol.converged = true
 			break

@@ -85,7 +85,9 @@ func (lr *lowRank) runALM(ctx context.Context, fp fitProblem) (solution, error) 
 		} else {
 			sinceCert++
 		}
-		s.report(Iteration{Iter: it, Objective: fe, Best: sol.objective, Bound: sol.bound, Smoothing: delta, Stage: StageALM, Rank: lr.totalRank()})
+		if it > 0 { // a Recorder sees iterations (Recorder), not the start
+			s.report(Iteration{Iter: it, Objective: fe, Best: sol.objective, Bound: sol.bound, Smoothing: delta, Stage: StageALM, Rank: lr.totalRank()})
+		}
 		if sol.certified(s.Tol) {
 			sol.converged = true
 			break

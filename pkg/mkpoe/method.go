@@ -71,8 +71,9 @@ type shape struct {
 	n int
 	// diag: the blocks are diagonal (Mode Diag, an LP; Sec. 4.4).
 	diag bool
-	// identity: GNMDS, the one kernel K = I (Sec. 3.3).
-	identity bool
+	// identity: GNMDS, the one kernel K = I (Sec. 3.3); features: LPOE
+	// (Alg. 2); neither: kernels.
+	identity, features bool
 	// minBeta returns β_min (computed once, on first call).
 	minBeta func() float64
 	tune    routeTuning
@@ -93,9 +94,11 @@ var methods = []methodRow{
 		summary:    "factored W = LLᵀ (L-BFGS), rank grown until certified; a fixed rank with Rank",
 		eigenbasis: true, factored: true,
 		applies: func(sh shape) bool { return !sh.diag },
-		// Where it was measured faster (routeTuning); alm where it applies.
+		// Features on many items near β_min (routeTuning), where it was
+		// measured faster than the accelerated method; kernels and the
+		// identity run alm.
 		preferred: func(sh shape) bool {
-			return !sh.identity && sh.n >= sh.tune.autoMinItems && sh.s.Beta <= sh.tune.autoMaxMultiple*sh.minBeta()
+			return sh.features && sh.n >= sh.tune.autoMinItems && sh.s.Beta <= sh.tune.autoMaxMultiple*sh.minBeta()
 		},
 		method: lowRankMethod{},
 	},
@@ -104,12 +107,13 @@ var methods = []methodRow{
 		summary:    "factored W = LLᵀ, augmented Lagrangian: multipliers converge, certifies large β/β_min",
 		eigenbasis: true, factored: true,
 		applies: func(sh shape) bool { return !sh.diag },
-		// GNMDS on many items at every β (routeTuning.autoMinItems): on
-		// planted sets it certified 1.25–1000·β_min where the default took
-		// minutes and lowrank did not certify; on kernel inputs it was
-		// slower than the default (the aset400-scale fixture, β = 1e4:
-		// 2,050 steps, 33 s).
-		preferred: func(sh shape) bool { return sh.identity && sh.n >= sh.tune.autoMinItems },
+		// Kernels and GNMDS at any β and size: measured faster than the
+		// accelerated method on every set tried, 1.5–13× (docs/speed.md,
+		// "The default method"): GNMDS on 100 items × 16,000 triplets at
+		// 1.5–100·β_min, the aset400-scale fixture's warm path (330
+		// items, 5 kernels) 54 s against 231 s, three kernels on 60–200
+		// items 1.5–3.2×.
+		preferred: func(sh shape) bool { return !sh.features && sh.n >= sh.tune.almMinItems },
 		method:    almMethod{},
 	},
 	{

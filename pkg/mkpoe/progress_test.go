@@ -33,11 +33,13 @@ func recorderCases() []recorderCase {
 	// A diagonal fit hands over at diagStart whatever its gap.
 	noDiagHandOver := tuned(func(t *tuning) { t.handOver.diagStart = 1 << 30 })
 	return []recorderCase{
-		{name: "accelerated full", problem: 1, s: Settings{Beta: 5}, stages: []Stage{StageAccelerated}},
+		{name: "accelerated full", problem: 1, s: Settings{Beta: 5, Solver: Accelerated}, stages: []Stage{StageAccelerated}},
 		{name: "accelerated diag", problem: 1, s: Settings{Beta: 5, Mode: Diag, tuning: noDiagHandOver}, stages: []Stage{StageAccelerated}},
-		{name: "crossover full (interiorFull)", problem: 0, s: Settings{Beta: 1e4}, stages: []Stage{StageAccelerated, StageInteriorPoint}},
+		{name: "crossover full (interiorFull)", problem: 0, s: Settings{Beta: 1e4, Solver: Accelerated}, stages: []Stage{StageAccelerated, StageInteriorPoint}},
 		{name: "crossover diag (working set)", problem: 0, s: Settings{Beta: 1e4, Mode: Diag}, stages: []Stage{StageAccelerated, StageInteriorPoint}},
-		{name: "no interior stage: accelerated continues", problem: 0, s: Settings{Beta: 1e4, MaxIter: 1000, tuning: noInterior}, stages: []Stage{StageAccelerated}},
+		{name: "no interior stage: accelerated continues", problem: 0, s: Settings{Beta: 1e4, MaxIter: 1000, Solver: Accelerated, tuning: noInterior}, stages: []Stage{StageAccelerated}},
+		{name: "alm", problem: 1, s: Settings{Beta: 5, Solver: ALM}, stages: []Stage{StageALM}},
+		{name: "lowrank", problem: 1, s: Settings{Beta: 5, Solver: LowRank}, stages: []Stage{StageLowRank}},
 		{name: "subgradient", problem: 2, s: Settings{Beta: 10, Solver: Subgradient, MaxIter: 2000}, stages: []Stage{StageSubgradient}},
 	}
 }

@@ -55,7 +55,7 @@ func TestTenfoldCertificate(t *testing.T) {
 			for _, fit := range []struct{ beta, tol float64 }{{1e2, 1e-2}, {1e3, 1e-2}, {1e4, 1e-2}, {1e2, 3e-2}, {1e3, 3e-2}, {1e4, 3e-2}} {
 				beta, tol := fit.beta, fit.tol
 				c.beta = beta
-				m, err := c.fitWith(&Settings{Beta: beta, Tol: tol, tuning: refine})
+				m, err := c.fitWith(&Settings{Beta: beta, Tol: tol, Solver: Accelerated, tuning: refine})
 				if err != nil {
 					t.Fatal(err)
 				}

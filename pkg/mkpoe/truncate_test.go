@@ -251,16 +251,19 @@ func TestAutoSolver(t *testing.T) {
 		}, ALM},
 		{"kernel, 300 items at 1.5·β_min", func() (*Model, error) {
 			return Fit([]mat.Symmetric{identitySym(autoMinItems)}, pl.Triplets, &Settings{Beta: 1.5 * unit, Solver: Auto})
+		}, ALM},
+		{"features, 300 items at 1.5·β_min", func() (*Model, error) {
+			return FitFeatures(mat.NewDense(autoMinItems, autoMinItems, identitySym(autoMinItems).RawSymmetric().Data), pl.Triplets, &Settings{Beta: 1.5 * unit, Solver: Auto})
 		}, LowRank},
-		{"kernel, 300 items at 3·β_min", func() (*Model, error) {
-			return Fit([]mat.Symmetric{identitySym(autoMinItems)}, pl.Triplets, &Settings{Beta: 3 * unit, Solver: Auto, MaxIter: 10})
+		{"features, 300 items at 3·β_min", func() (*Model, error) {
+			return FitFeatures(mat.NewDense(autoMinItems, autoMinItems, identitySym(autoMinItems).RawSymmetric().Data), pl.Triplets, &Settings{Beta: 3 * unit, Solver: Auto, MaxIter: 10})
 		}, Accelerated},
 		{"300 items, diagonal", func() (*Model, error) {
 			return FitIdentity(autoMinItems, pl.Triplets, &Settings{Beta: 1.5 * unit, Solver: Auto, Mode: Diag, MaxIter: 10})
 		}, Accelerated},
 		{"few items", func() (*Model, error) {
 			return Fit(small.ks, small.cs, &Settings{Beta: small.beta, Solver: Auto})
-		}, Accelerated},
+		}, Accelerated}, // fewer than almMinItems
 		{"few items, fixed rank", func() (*Model, error) {
 			return Fit(small.ks, small.cs, &Settings{Beta: small.beta, Solver: Auto, Rank: 2})
 		}, LowRank},

@@ -150,8 +150,13 @@ type testHooks struct {
 // routeTuning holds the thresholds of the route (method.go). The
 // measurements behind them are in docs/notes/solver-log.md.
 type routeTuning struct {
-	autoMinItems    int     // Auto prefers lowrank on at least this many items (below, its certificate's overhead dominates) …
+	autoMinItems    int     // Auto prefers lowrank for features on at least this many items (below, its certificate's overhead dominates) …
 	autoMaxMultiple float64 // … at β at most this multiple of β_min (above, its smoothed multipliers certify slowly)
+	// almMinItems: Auto prefers alm for kernels and GNMDS on at least
+	// this many items; below, the accelerated method's interior point is
+	// exact in milliseconds while alm's iterations grow with β/β_min (10
+	// items at 1e5–1e6·β_min: 11,000 iterations, 9 s, then > 60 s).
+	almMinItems int
 	// lanczosMinBetaOrder: β_min comes from the Lanczos method once a full
 	// block has this order (a dense r³ decomposition took 3 s of a 20 s
 	// low-rank fit at n = 1000).
@@ -313,6 +318,7 @@ func defaultTuning() *tuning {
 		route: routeTuning{
 			autoMinItems:        300,
 			autoMaxMultiple:     2,
+			almMinItems:         50,
 			lanczosMinBetaOrder: 500,
 			eigenCacheMinOrder:  500,
 		},

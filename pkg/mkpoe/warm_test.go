@@ -155,16 +155,16 @@ func TestWarmStartedRounds(t *testing.T) {
 			}
 			lo := c
 			lo.beta = c.beta / 100000
-			init, err := lo.fitWith(&Settings{Beta: lo.beta, tuning: dropAll})
+			init, err := lo.fitWith(&Settings{Beta: lo.beta, Solver: Accelerated, tuning: dropAll})
 			if err != nil {
 				t.Fatal(err)
 			}
-			warm, err := c.fitWith(&Settings{Beta: c.beta, Init: init, tuning: dropAll})
+			warm, err := c.fitWith(&Settings{Beta: c.beta, Init: init, Solver: Accelerated, tuning: dropAll})
 			if err != nil {
 				t.Fatal(err)
 			}
 			checkExact(t, c, ref, warm, 0)
-			cold, err := c.fitWith(&Settings{Beta: c.beta, Init: init, tuning: stallWarm})
+			cold, err := c.fitWith(&Settings{Beta: c.beta, Init: init, Solver: Accelerated, tuning: stallWarm})
 			if err != nil {
 				t.Fatal(err)
 			}
