@@ -94,11 +94,11 @@ var methods = []methodRow{
 		summary:    "factored W = LLᵀ (L-BFGS), rank grown until certified; a fixed rank with Rank",
 		eigenbasis: true, factored: true,
 		applies: func(sh shape) bool { return !sh.diag },
-		// Features on many items near β_min (routeTuning), where it was
-		// measured faster than the accelerated method; kernels and the
-		// identity run alm.
+		// Kernels or features on many items near β_min (routeTuning),
+		// where it was measured faster than the accelerated method; GNMDS
+		// runs alm.
 		preferred: func(sh shape) bool {
-			return sh.features && sh.n >= sh.tune.autoMinItems && sh.s.Beta <= sh.tune.autoMaxMultiple*sh.minBeta()
+			return !sh.identity && sh.n >= sh.tune.autoMinItems && sh.s.Beta <= sh.tune.autoMaxMultiple*sh.minBeta()
 		},
 		method: lowRankMethod{},
 	},
@@ -107,13 +107,14 @@ var methods = []methodRow{
 		summary:    "factored W = LLᵀ, augmented Lagrangian: multipliers converge, certifies large β/β_min",
 		eigenbasis: true, factored: true,
 		applies: func(sh shape) bool { return !sh.diag },
-		// Kernels and GNMDS at any β and size: measured faster than the
-		// accelerated method on every set tried, 1.5–13× (docs/speed.md,
-		// "The default method"): GNMDS on 100 items × 16,000 triplets at
-		// 1.5–100·β_min, the aset400-scale fixture's warm path (330
-		// items, 5 kernels) 54 s against 231 s, three kernels on 60–200
-		// items 1.5–3.2×.
-		preferred: func(sh shape) bool { return !sh.features && sh.n >= sh.tune.almMinItems },
+		// GNMDS at every β from routeTuning.almMinItems items: on planted
+		// sets it certified 1.25–1000·β_min where the accelerated method
+		// took minutes (100 items × 16,000 triplets at 1.5, 10, 100·β_min:
+		// 0.08, 0.23, 2.25 s against 0.26, 1.49, 30.2 s). Kernel inputs
+		// run lowrank or accelerated: with OpenBLAS alm was no faster on
+		// aset400's warm paths, and its iterations grow at 1e5–1e6·β_min
+		// (docs/speed.md, "The default method").
+		preferred: func(sh shape) bool { return sh.identity && sh.n >= sh.tune.almMinItems },
 		method:    almMethod{},
 	},
 	{

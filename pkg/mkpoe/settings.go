@@ -100,11 +100,11 @@ const (
 	ALM Solver = "alm"
 	// Auto, the default (DefaultSolver), chooses ALM, LowRank or
 	// Accelerated per fit (docs/solver.md, "Which method runs when"): ALM
-	// for full W on kernels or K = I (GNMDS) on at least almMinItems
-	// items, measured 1.5–13× faster; LowRank for features on at least
-	// autoMinItems items at β ≤ autoMaxMultiple·β_min; Accelerated
-	// otherwise (diagonal W, tiny sets, features). Model.Solver records
-	// the choice.
+	// for K = I (GNMDS) on at least almMinItems items, measured 3–13×
+	// faster; LowRank for other full-W fits on at least autoMinItems
+	// items at β ≤ autoMaxMultiple·β_min; Accelerated otherwise
+	// (diagonal W, small sets, larger multiples of β_min on kernels).
+	// Model.Solver records the choice.
 	Auto Solver = "auto"
 )
 

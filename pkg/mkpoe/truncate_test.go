@@ -251,7 +251,7 @@ func TestAutoSolver(t *testing.T) {
 		}, ALM},
 		{"kernel, 300 items at 1.5·β_min", func() (*Model, error) {
 			return Fit([]mat.Symmetric{identitySym(autoMinItems)}, pl.Triplets, &Settings{Beta: 1.5 * unit, Solver: Auto})
-		}, ALM},
+		}, LowRank},
 		{"features, 300 items at 1.5·β_min", func() (*Model, error) {
 			return FitFeatures(mat.NewDense(autoMinItems, autoMinItems, identitySym(autoMinItems).RawSymmetric().Data), pl.Triplets, &Settings{Beta: 1.5 * unit, Solver: Auto})
 		}, LowRank},
@@ -263,7 +263,7 @@ func TestAutoSolver(t *testing.T) {
 		}, Accelerated},
 		{"few items", func() (*Model, error) {
 			return Fit(small.ks, small.cs, &Settings{Beta: small.beta, Solver: Auto})
-		}, Accelerated}, // fewer than almMinItems
+		}, Accelerated},
 		{"few items, fixed rank", func() (*Model, error) {
 			return Fit(small.ks, small.cs, &Settings{Beta: small.beta, Solver: Auto, Rank: 2})
 		}, LowRank},

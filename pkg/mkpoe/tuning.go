@@ -150,10 +150,10 @@ type testHooks struct {
 // routeTuning holds the thresholds of the route (method.go). The
 // measurements behind them are in docs/notes/solver-log.md.
 type routeTuning struct {
-	autoMinItems    int     // Auto prefers lowrank for features on at least this many items (below, its certificate's overhead dominates) …
+	autoMinItems    int     // Auto prefers lowrank for kernels and features on at least this many items (below, its certificate's overhead dominates) …
 	autoMaxMultiple float64 // … at β at most this multiple of β_min (above, its smoothed multipliers certify slowly)
-	// almMinItems: Auto prefers alm for kernels and GNMDS on at least
-	// this many items; below, the accelerated method's interior point is
+	// almMinItems: Auto prefers alm for GNMDS on at least this many
+	// items; below, the accelerated method's interior point is
 	// exact in milliseconds while alm's iterations grow with β/β_min (10
 	// items at 1e5–1e6·β_min: 11,000 iterations, 9 s, then > 60 s).
 	almMinItems int
