@@ -73,7 +73,7 @@ func parseFlags(args []string) (config, error) {
 	timeout := fs.Duration("timeout", time.Hour, "time limit of one cblearn fit")
 	out := fs.String("out", "", "also write the table to this file")
 	grid := fs.String("grid", joinFloats(defaultGrid), "CV grid of β, multiples of each training set's β_min")
-	solver := fs.String("solver", string(mkpoe.ALM), "mkpoe solver, one of "+strings.Join(mkpoe.SolverNames(), ", ")+" (a rank bound runs lowrank)")
+	solver := fs.String("solver", string(mkpoe.DefaultSolver), "mkpoe solver, one of "+strings.Join(mkpoe.SolverNames(), ", ")+" (default: the one a user gets; a rank bound runs lowrank)")
 	ranks := fs.String("ranks", "0,2,5,10", "mkpoe rows: each rank its own CV and refit (Settings.Rank); 0 = convex")
 	warm := fs.Bool("warm", defaultWarm, "warm-start each CV fold's fits along the grid from the previous β's model")
 	if err := fs.Parse(args); err != nil {

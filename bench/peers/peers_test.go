@@ -126,8 +126,8 @@ func TestParseFlagsDefaults(t *testing.T) {
 	if want := []float64{1.25, 1.5, 2, 3, 5, 10, 30, 100, 300, 1000}; !reflect.DeepEqual(cfg.grid, want) {
 		t.Errorf("default grid = %v, want %v", cfg.grid, want)
 	}
-	if cfg.solver != mkpoe.ALM {
-		t.Errorf("default solver = %q, want alm", cfg.solver)
+	if cfg.solver != mkpoe.DefaultSolver {
+		t.Errorf("default solver = %q, want the library's default %q", cfg.solver, mkpoe.DefaultSolver)
 	}
 	if want := []int{0, 2, 5, 10}; !reflect.DeepEqual(cfg.ranks, want) {
 		t.Errorf("default ranks = %v, want %v", cfg.ranks, want)
@@ -326,7 +326,7 @@ func TestMkpoeSetup(t *testing.T) {
 		args []string
 		want string
 	}{
-		{nil, "mkpoe solver alm, ranks {0, 2, 5, 10}, 3-fold CV over {1.25, 1.5, 2, 3, 5, 10, 30, 100, 300, 1000}·β_min, warm along the grid"},
+		{nil, "mkpoe solver auto, ranks {0, 2, 5, 10}, 3-fold CV over {1.25, 1.5, 2, 3, 5, 10, 30, 100, 300, 1000}·β_min, warm along the grid"},
 		{[]string{"-solver", "lowrank", "-ranks", "0", "-grid", "1.5,2", "-warm=false"}, "mkpoe solver lowrank, ranks {0}, 3-fold CV over {1.5, 2}·β_min, cold"},
 	}
 	for _, tc := range tests {
