@@ -75,6 +75,9 @@ import (
 //	                       the ratios' range (cost.json)
 //	{{dirty "cfg" ...}}    the configs whose provenance names a tree with
 //	                       uncommitted changes, with the commit
+//	{{workers "cfg" ...}}  "1 worker" or "N workers": the workers the configs'
+//	                       runs had, from provenance; an error when one
+//	                       records none or two differ
 //	{{trains "cfg" "row" ...}} each row's training comparisons on split 0
 //	{{gap "cfg" "row"}}    a row's mean minus the paper's value, signed
 //	{{tierate "cfg" "row"}} a row's tie rate over all splits, in percent
@@ -95,7 +98,7 @@ func ResultsDoc(tmpl string, fsys fs.FS) ([]byte, error) {
 		"mean": d.mean, "paper": d.paper, "spread": d.spread, "delta": d.delta, "fits": d.fits, "verdicts": d.verdicts, "was": d.was,
 		"move": d.move, "maxmove": d.maxmove, "sdrange": d.sdrange, "widths": d.widths, "sharerange": d.sharerange,
 		"half": d.half, "anchors": d.anchors, "split0": d.split0, "splitdiff": d.splitdiff, "cut": d.cut, "tierate": d.tierate, "gap": d.gap, "trains": d.trains, "dirty": d.dirty,
-		"cpucost": d.cpucost, "cpucut": d.cpucut,
+		"cpucost": d.cpucost, "cpucut": d.cpucut, "workers": d.workers,
 	}).Parse(tmpl)
 	if err != nil {
 		return nil, fmt.Errorf("results template: %w", err)
@@ -302,11 +305,8 @@ func (d *resultsDoc) provenance(cfg string) (string, error) {
 		build += ")"
 	}
 	workers := ""
-	switch {
-	case p.Workers == 1:
-		workers = ", 1 worker"
-	case p.Workers > 1:
-		workers = fmt.Sprintf(", %d workers", p.Workers)
+	if p.Workers > 0 {
+		workers = ", " + workersText(p.Workers)
 	}
 	wall := "wall time unknown"
 	if p.WallSeconds > 0 {
@@ -1019,4 +1019,40 @@ func (d *resultsDoc) dirty(cfgs ...string) (string, error) {
 		return "none", nil
 	}
 	return strings.Join(parts, ", "), nil
+}
+
+// workersText is "1 worker" or "n workers".
+func workersText(n int) string {
+	if n == 1 {
+		return "1 worker"
+	}
+	return fmt.Sprintf("%d workers", n)
+}
+
+// workers is the number of workers the configs' runs had, from their
+// provenance, as workersText: prose that names a run says so without
+// typing it. An error when a config has no provenance, its provenance
+// records no workers (a Slurm run, or a binary before the field), or two
+// configs' counts differ.
+func (d *resultsDoc) workers(cfgs ...string) (string, error) {
+	if len(cfgs) == 0 {
+		return "", fmt.Errorf("workers: name at least one config")
+	}
+	n, first := 0, ""
+	for _, cfg := range cfgs {
+		p, err := d.loadProvenance(cfg)
+		if err != nil {
+			return "", err
+		}
+		if p.Workers <= 0 {
+			return "", fmt.Errorf("config %q: its provenance records no workers", cfg)
+		}
+		if n > 0 && p.Workers != n {
+			return "", fmt.Errorf("config %q ran with %s, config %q with %s", first, workersText(n), cfg, workersText(p.Workers))
+		}
+		if n == 0 {
+			n, first = p.Workers, cfg
+		}
+	}
+	return workersText(n), nil
 }

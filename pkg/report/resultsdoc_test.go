@@ -111,6 +111,7 @@ func TestResultsDoc(t *testing.T) {
 		{`{{cut "toy" "all K4 full" "all K4 full" "time"}} {{cut "toy" "all K4 full" "all K4 full" "iterations"}} {{cut "toy" "all K4 full" "all K4 full" "cpu"}}`, []string{"0% (19.2 min against 19.2 min) 0% (5,321 against 5,321) 0% (16.7 min against 16.7 min)"}},
 		{`{{tierate "toy" "ST native"}} {{gap "toy" "ST native"}} {{trains "toy" "ST native" "all K4 full"}}`, []string{"5.0% -0.002 ST native 5, all K4 full 5"}},
 		{`{{dirty "toy" "toy.gonum"}}|{{dirty "toy" "toy.dirty"}}`, []string{"none|`toy.dirty` (fedcba9)"}},
+		{`{{workers "toy"}}|{{workers "toy.gonum" "toy.holds" "toy.crossed"}}`, []string{"2 workers|1 worker"}},
 		{`{{half "toy" "ST native"}} {{splitdiff "toy" "all K4 full" "ST native" 1}}`, []string{"0.775 +0.000"}},
 		{`{{holm "toy.holds"}}{{anchors "toy.holds" "K4 beats native"}}`, []string{"20 test comparisons from 6 anchors"}},
 		{`{{holm "toy"}}{{verdicts "toy" "fails"}}|{{verdicts "toy" "holds"}}|{{was "toy" "K4 beats native" "held"}}`,
@@ -142,6 +143,9 @@ func TestResultsDoc(t *testing.T) {
 		{`{{holm "toy"}}{{holm "toy.gonum" "toy"}}`, `config "toy" is in two {{holm}} declarations`},
 		{`{{tabel "toy"}}`, `function "tabel" not defined`},
 		{`{{cost "toy" "ST native"}}`, `no learned row "ST native"`},
+		{`{{workers "toy" "toy.gonum"}}`, `config "toy" ran with 2 workers, config "toy.gonum" with 1 worker`},
+		{`{{workers "toy.dirty"}}`, `config "toy.dirty": its provenance records no workers`},
+		{`{{workers}}`, `workers: name at least one config`},
 	} {
 		if _, err := ResultsDoc(tc.tmpl, fsys); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want one containing %q", tc.tmpl, err, tc.want)
