@@ -26,6 +26,7 @@ import (
 // multiple, the certified fits' objectives must agree within 2·Tol. A
 // name ending in "+warm" starts each fit from its previous multiple's
 // model (Settings.Init), as a cross-validation along the grid does.
+// MKPOE_ALM_LOG=k logs the progress every k iterations (default 500).
 func TestALMExperiment(t *testing.T) {
 	spec := os.Getenv("MKPOE_ALM")
 	if spec == "" {
@@ -53,6 +54,10 @@ func TestALMExperiment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	logEvery := 500 // MKPOE_ALM_LOG: log every this many iterations
+	if v, err := strconv.Atoi(os.Getenv("MKPOE_ALM_LOG")); err == nil && v > 0 {
+		logEvery = v
+	}
 	prev := map[string]*Model{} // a name ending in "+warm": its last model
 	for _, mult := range mults {
 		certified := map[string]float64{}
@@ -74,6 +79,7 @@ func TestALMExperiment(t *testing.T) {
 				spec, checkSpec, hasCheck := strings.Cut(spec, "c")
 				spec, pruneSpec, hasPrune := strings.Cut(spec, "p")
 				spec, forcingSpec, hasForcing := strings.Cut(spec, "f")
+				spec, growSpec, hasGrow := strings.Cut(spec, "g")
 				s.Solver = ALM
 				s.tuning = tuned(func(tu *tuning) {
 					if v, err := strconv.ParseFloat(stallSpec, 64); err == nil && hasStall {
@@ -83,6 +89,9 @@ func TestALMExperiment(t *testing.T) {
 						tu.alm.newton = newton
 					}
 					tu.alm.newtonJacobi = !noJacobi
+					if v, err := strconv.ParseFloat(growSpec, 64); err == nil && hasGrow {
+						tu.alm.growRank = v
+					}
 					if v, err := strconv.ParseFloat(forcingSpec, 64); err == nil && hasForcing {
 						tu.alm.newtonForcing = v
 					}
@@ -101,7 +110,7 @@ func TestALMExperiment(t *testing.T) {
 			}
 			start := time.Now()
 			s.Recorder = func(it Iteration) {
-				if it.Iter%500 == 0 {
+				if it.Iter%logEvery == 0 {
 					t.Logf("  %s it %d f %.6g best %.6g bound %.6g δ %.3g rank %d stage %s %.1fs", name, it.Iter, it.Objective, it.Best, it.Bound, it.Smoothing, it.Rank, it.Stage, time.Since(start).Seconds())
 				}
 			}

@@ -73,7 +73,7 @@ func (lr *lowRank) runALM(ctx context.Context, fp fitProblem) (solution, error) 
 		prevSmooth = fs
 		var rz []ritz
 		if stalled || it == 0 || it >= s.MaxIter || sinceCert >= p.tune.alm.certEvery {
-			t, r, ok := lr.certificate(z, tn.grow)
+			t, r, ok := lr.certificate(z, max(tn.grow, int(math.Ceil(p.tune.alm.growRank*float64(lr.totalRank())))))
 			if err := ctx.Err(); err != nil {
 				return sol, err
 			}
