@@ -244,7 +244,7 @@ func fit(ctx context.Context, in input, cs []data.Comparison, s Settings) (*Mode
 	minBetaOnce := sync.OnceValue(func() float64 {
 		return eigen.minBetaUntil(func() bool { return ctx.Err() != nil })
 	})
-	row = route(shape{s: s, n: p.n, diag: p.hasDiagBlock(), identity: in.kind == InputIdentity, features: in.kind == InputFeatures, minBeta: minBetaOnce, tune: p.tune.route})
+	row = route(shape{s: s, n: p.n, diag: p.hasDiagBlock(), identity: gnmdsLike(p), features: in.kind == InputFeatures, minBeta: minBetaOnce, tune: p.tune.route})
 	s.Solver = row.name
 	if !row.factored {
 		// Only the factored methods read a diagonal block's coordinates
@@ -288,6 +288,15 @@ func fit(ctx context.Context, in input, cs []data.Comparison, s Settings) (*Mode
 	model.Stats.Seconds = time.Since(start).Seconds()
 	model.Stats.MinBeta = minBeta
 	return model, nil
+}
+
+// gnmdsLike reports whether p is GNMDS (Sec. 3.3) for the route: one full
+// block whose kernel is diagonal (the identity of FitIdentity, or a
+// diagonal kernel such as the harness's identity kernel, diagonalBlock),
+// so that `mkpoe fit --identity` and a config's identity row run the same
+// method.
+func gnmdsLike(p *problem) bool {
+	return len(p.blocks) == 1 && !p.blocks[0].diag && p.blocks[0].phiDiag != nil
 }
 
 // modelOf is the model of a fit's solution sol on the blocks (with their

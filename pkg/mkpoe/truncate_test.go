@@ -238,6 +238,19 @@ func TestAutoSolver(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Non-diagonal inputs: 8 random features and their linear kernel,
+	// each with its own β_min (a fit below it answers at once).
+	x := testproblems.Features(rand.New(rand.NewPCG(8, 300)), autoMinItems, 8)
+	lin := testproblems.Linear(x)
+	unitX, err := MinBeta([]mat.Symmetric{lin}, pl.Triplets, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	probe, err := FitFeatures(x, pl.Triplets, &Settings{Beta: 1e-9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	unitF := probe.Stats.MinBeta
 	for _, tc := range []struct {
 		name string
 		fit  func() (*Model, error)
@@ -249,15 +262,18 @@ func TestAutoSolver(t *testing.T) {
 		{"GNMDS, 300 items at 30·β_min", func() (*Model, error) {
 			return FitIdentity(autoMinItems, pl.Triplets, &Settings{Beta: 30 * unit, Solver: Auto})
 		}, ALM},
-		{"kernel, 300 items at 1.5·β_min", func() (*Model, error) {
+		{"identity as a kernel, 300 items (GNMDS)", func() (*Model, error) {
 			return Fit([]mat.Symmetric{identitySym(autoMinItems)}, pl.Triplets, &Settings{Beta: 1.5 * unit, Solver: Auto})
+		}, ALM},
+		{"kernel, 300 items at 1.5·β_min", func() (*Model, error) {
+			return Fit([]mat.Symmetric{lin}, pl.Triplets, &Settings{Beta: 1.5 * unitX, Solver: Auto})
 		}, LowRank},
-		{"features, 300 items at 1.5·β_min", func() (*Model, error) {
-			return FitFeatures(mat.NewDense(autoMinItems, autoMinItems, identitySym(autoMinItems).RawSymmetric().Data), pl.Triplets, &Settings{Beta: 1.5 * unit, Solver: Auto})
-		}, LowRank},
-		{"features, 300 items at 3·β_min", func() (*Model, error) {
-			return FitFeatures(mat.NewDense(autoMinItems, autoMinItems, identitySym(autoMinItems).RawSymmetric().Data), pl.Triplets, &Settings{Beta: 3 * unit, Solver: Auto, MaxIter: 10})
+		{"kernel, 300 items at 3·β_min", func() (*Model, error) {
+			return Fit([]mat.Symmetric{lin}, pl.Triplets, &Settings{Beta: 3 * unitX, Solver: Auto, MaxIter: 10})
 		}, Accelerated},
+		{"features, 300 items at 1.5·β_min", func() (*Model, error) {
+			return FitFeatures(x, pl.Triplets, &Settings{Beta: 1.5 * unitF, Solver: Auto})
+		}, LowRank},
 		{"300 items, diagonal", func() (*Model, error) {
 			return FitIdentity(autoMinItems, pl.Triplets, &Settings{Beta: 1.5 * unit, Solver: Auto, Mode: Diag, MaxIter: 10})
 		}, Accelerated},
@@ -273,7 +289,7 @@ func TestAutoSolver(t *testing.T) {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
 		if m.Solver != tc.want {
-			t.Errorf("%s: solver %q, want %q", tc.name, m.Solver, tc.want)
+			t.Errorf("%s: solver %q, want %q (β/β_min %g)", tc.name, m.Solver, tc.want, m.Beta/m.Stats.MinBeta)
 		}
 		if tc.want != Accelerated && tc.name != "few items, fixed rank" && (!m.Stats.Converged || m.Stats.RelativeGap > 1e-3) {
 			t.Errorf("%s: not certified (gap %.3g)", tc.name, m.Stats.RelativeGap)
