@@ -244,7 +244,7 @@ func fit(ctx context.Context, in input, cs []data.Comparison, s Settings) (*Mode
 	minBetaOnce := sync.OnceValue(func() float64 {
 		return eigen.minBetaUntil(func() bool { return ctx.Err() != nil })
 	})
-	row = route(shape{s: s, n: p.n, diag: p.hasDiagBlock(), identity: gnmdsLike(p), features: in.kind == InputFeatures, minBeta: minBetaOnce, tune: p.tune.route})
+	row = route(shape{s: s, n: p.n, diag: p.hasDiagBlock(), identity: gnmdsLike(p), minBeta: minBetaOnce, tune: p.tune.route})
 	s.Solver = row.name
 	if !row.factored {
 		// Only the factored methods read a diagonal block's coordinates

@@ -71,9 +71,8 @@ type shape struct {
 	n int
 	// diag: the blocks are diagonal (Mode Diag, an LP; Sec. 4.4).
 	diag bool
-	// identity: GNMDS, the one kernel K = I (Sec. 3.3); features: LPOE
-	// (Alg. 2); neither: kernels.
-	identity, features bool
+	// identity: GNMDS, one diagonal kernel such as K = I (Sec. 3.3).
+	identity bool
 	// minBeta returns β_min (computed once, on first call).
 	minBeta func() float64
 	tune    routeTuning
@@ -181,7 +180,7 @@ func formulationRow(s Settings) methodRow {
 func route(sh shape) methodRow {
 	row := chooseRow(sh)
 	if sh.s.Beta <= sh.minBeta() {
-		row.method = atMinBeta{}
+		row.method = atMinBeta{factored: row.factored}
 	}
 	return row
 }
@@ -210,12 +209,11 @@ func chooseRow(sh shape) methodRow {
 // certificate α_c = μ for every comparison, dual feasible since μ ≤
 // β_min/|𝒞|, whose value Σα = β equals it. β_min by Lanczos is its lower
 // estimate (minBetaLanczos), so the answer holds whichever way it was
-// found; a fixed rank is no constraint on W = 0. A factored method's
-// answer is factors (nil: X = 0; the factored methods start from no
-// x0), another's x = 0.
-type atMinBeta struct{}
+// found; a fixed rank is no constraint on W = 0. In place of a factored
+// row (factored) the answer is factors (nil: X = 0), else x = 0.
+type atMinBeta struct{ factored bool }
 
-func (atMinBeta) solve(_ context.Context, fp fitProblem) (solution, error) {
+func (z atMinBeta) solve(_ context.Context, fp fitProblem) (solution, error) {
 	p := fp.p
 	nc := len(p.left)
 	dual := make([]float64, nc)
@@ -227,10 +225,10 @@ func (atMinBeta) solve(_ context.Context, fp fitProblem) (solution, error) {
 		}
 	}
 	sol := solution{objective: f, bound: f, converged: true, dual: dual}
-	if fp.x0 == nil {
+	if z.factored {
 		sol.factors = make([]*mat.Dense, len(p.blocks))
 	} else {
-		sol.x = make([]float64, len(fp.x0))
+		sol.x = make([]float64, p.dim)
 	}
 	return sol, nil
 }

@@ -19,46 +19,41 @@ func TestRoute(t *testing.T) {
 		diag     bool
 		want     Solver
 		identity bool
-		features bool
 	}{
-		{"default: auto, kernels near β_min", Settings{Beta: 20}, big, false, LowRank, false, false},
-		{"default: auto, kernels on few items", Settings{Beta: 20}, small, false, Accelerated, false, false},
-		{"default: auto, diagonal", Settings{Beta: 20}, small, true, Accelerated, false, false},
-		{"accelerated, diagonal", Settings{Beta: 20, Solver: Accelerated}, big, true, Accelerated, false, false},
-		{"lowrank", Settings{Beta: 1e6, Solver: LowRank}, small, false, LowRank, false, false},
-		{"lowrank on a diagonal W runs the default", Settings{Beta: 20, Solver: LowRank}, big, true, Accelerated, false, false},
-		{"subgradient", Settings{Beta: 20, Solver: Subgradient}, big, false, Subgradient, false, false},
-		{"subgradient, diagonal", Settings{Beta: 20, Solver: Subgradient}, big, true, Subgradient, false, false},
-		{"auto: features on many items near β_min", Settings{Beta: tune.autoMaxMultiple * minBeta, Solver: Auto}, big, false, LowRank, false, true},
-		{"auto: features on many items, large β", Settings{Beta: 1.01 * tune.autoMaxMultiple * minBeta, Solver: Auto}, big, false, Accelerated, false, true},
-		{"auto: features on few items", Settings{Beta: 15, Solver: Auto}, small, false, Accelerated, false, true},
-		{"auto: kernels on many items, large β", Settings{Beta: 1e6, Solver: Auto}, big, false, Accelerated, false, false},
-		{"auto: kernels on many items near β_min", Settings{Beta: tune.autoMaxMultiple * minBeta, Solver: Auto}, big, false, LowRank, false, false},
-		{"auto: kernels on few items", Settings{Beta: 15, Solver: Auto}, small, false, Accelerated, false, false},
-		{"auto: diagonal", Settings{Beta: 15, Solver: Auto}, big, true, Accelerated, false, false},
-		{"auto: GNMDS on many items", Settings{Beta: 1e6, Solver: Auto}, big, false, ALM, true, false},
-		{"auto: GNMDS on few items", Settings{Beta: 15, Solver: Auto}, small, false, ALM, true, false},
-		{"auto: GNMDS on a tiny set", Settings{Beta: 15, Solver: Auto}, tune.almMinItems - 1, false, Accelerated, true, false},
-		{"alm", Settings{Beta: 20, Solver: ALM}, small, false, ALM, false, false},
-		{"alm on a diagonal W runs the default", Settings{Beta: 20, Solver: ALM}, big, true, Accelerated, false, false},
-		{"rank bound, alm", Settings{Beta: 1e6, Rank: 2, Solver: ALM}, big, false, LowRank, false, false},
-		{"rank bound, default solver", Settings{Beta: 1e6, Rank: 2}, small, false, LowRank, false, false},
-		{"rank bound, auto", Settings{Beta: 1e6, Rank: 2, Solver: Auto}, small, false, LowRank, false, false},
-		{"rank bound, accelerated", Settings{Beta: 1e6, Rank: 2, Solver: Accelerated}, small, false, LowRank, false, false},
-		{"default at β_min", Settings{Beta: minBeta}, big, false, LowRank, false, false},
-		{"accelerated at β_min", Settings{Beta: minBeta, Solver: Accelerated}, big, false, Accelerated, false, false},
-		{"diagonal below β_min", Settings{Beta: 1}, big, true, Accelerated, false, false},
-		{"subgradient below β_min", Settings{Beta: 1, Solver: Subgradient}, big, false, Subgradient, false, false},
-		{"auto: GNMDS below β_min", Settings{Beta: 1, Solver: Auto}, big, false, ALM, true, false},
-		{"auto: features below β_min", Settings{Beta: 1, Solver: Auto}, big, false, LowRank, false, true},
-		{"rank bound below β_min", Settings{Beta: 1, Rank: 2}, big, false, LowRank, false, false},
+		{"default: auto, kernels near β_min", Settings{Beta: 20}, big, false, LowRank, false},
+		{"default: auto, kernels on few items", Settings{Beta: 20}, small, false, Accelerated, false},
+		{"default: auto, diagonal", Settings{Beta: 20}, small, true, Accelerated, false},
+		{"accelerated, diagonal", Settings{Beta: 20, Solver: Accelerated}, big, true, Accelerated, false},
+		{"lowrank", Settings{Beta: 1e6, Solver: LowRank}, small, false, LowRank, false},
+		{"lowrank on a diagonal W runs the default", Settings{Beta: 20, Solver: LowRank}, big, true, Accelerated, false},
+		{"subgradient", Settings{Beta: 20, Solver: Subgradient}, big, false, Subgradient, false},
+		{"subgradient, diagonal", Settings{Beta: 20, Solver: Subgradient}, big, true, Subgradient, false},
+		{"auto: kernels on many items, large β", Settings{Beta: 1e6, Solver: Auto}, big, false, Accelerated, false},
+		{"auto: kernels on many items near β_min", Settings{Beta: tune.autoMaxMultiple * minBeta, Solver: Auto}, big, false, LowRank, false},
+		{"auto: kernels on few items", Settings{Beta: 15, Solver: Auto}, small, false, Accelerated, false},
+		{"auto: diagonal", Settings{Beta: 15, Solver: Auto}, big, true, Accelerated, false},
+		{"auto: GNMDS on many items", Settings{Beta: 1e6, Solver: Auto}, big, false, ALM, true},
+		{"auto: GNMDS on few items", Settings{Beta: 15, Solver: Auto}, small, false, ALM, true},
+		{"auto: GNMDS on a tiny set", Settings{Beta: 15, Solver: Auto}, tune.almMinItems - 1, false, Accelerated, true},
+		{"alm", Settings{Beta: 20, Solver: ALM}, small, false, ALM, false},
+		{"alm on a diagonal W runs the default", Settings{Beta: 20, Solver: ALM}, big, true, Accelerated, false},
+		{"rank bound, alm", Settings{Beta: 1e6, Rank: 2, Solver: ALM}, big, false, LowRank, false},
+		{"rank bound, default solver", Settings{Beta: 1e6, Rank: 2}, small, false, LowRank, false},
+		{"rank bound, auto", Settings{Beta: 1e6, Rank: 2, Solver: Auto}, small, false, LowRank, false},
+		{"rank bound, accelerated", Settings{Beta: 1e6, Rank: 2, Solver: Accelerated}, small, false, LowRank, false},
+		{"default at β_min", Settings{Beta: minBeta}, big, false, LowRank, false},
+		{"accelerated at β_min", Settings{Beta: minBeta, Solver: Accelerated}, big, false, Accelerated, false},
+		{"diagonal below β_min", Settings{Beta: 1}, big, true, Accelerated, false},
+		{"subgradient below β_min", Settings{Beta: 1, Solver: Subgradient}, big, false, Subgradient, false},
+		{"auto: GNMDS below β_min", Settings{Beta: 1, Solver: Auto}, big, false, ALM, true},
+		{"rank bound below β_min", Settings{Beta: 1, Rank: 2}, big, false, LowRank, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, err := tc.s.withDefaults()
 			if err != nil {
 				t.Fatal(err)
 			}
-			row := route(shape{s: s, n: tc.n, diag: tc.diag, identity: tc.identity, features: tc.features, tune: tune, minBeta: func() float64 { return minBeta }})
+			row := route(shape{s: s, n: tc.n, diag: tc.diag, identity: tc.identity, tune: tune, minBeta: func() float64 { return minBeta }})
 			if row.name != tc.want || row.method == nil {
 				t.Errorf("route: %q (method %T), want %q", row.name, row.method, tc.want)
 			}

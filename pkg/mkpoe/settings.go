@@ -94,8 +94,7 @@ const (
 	// ALM is the augmented-Lagrangian method on the same factors
 	// (docs/solver.md, "Augmented-Lagrangian method"): its multipliers
 	// converge at a fixed penalty, so it certifies large multiples of
-	// β_min where LowRank's shrinking smoothing stalls; a fit at
-	// β ≤ β_min is answered at once (W = 0). Diagonal fits use
+	// β_min where LowRank's shrinking smoothing stalls. Diagonal fits use
 	// Accelerated, and a rank bound runs LowRank.
 	ALM Solver = "alm"
 	// Auto, the default (DefaultSolver), chooses ALM, LowRank or
