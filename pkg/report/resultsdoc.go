@@ -64,10 +64,11 @@ import (
 //	                       (4 decimals); an error unless it equals the
 //	                       one-split cfg1's
 //	{{splitdiff "cfg" "better" "worse" s}} better − worse on split s
-//	{{cut "cfg" "row" "baseline" "time"|"cpu"|"iterations"}} how much less
-//	                       the row cost than the baseline row (provenance:
-//	                       task time, process CPU time, iterations), in
-//	                       percent, with both values
+//	{{cut "cfg" "row" "baseline" "time"|"cpu"|"iterations"|"comparisons"}}
+//	                       how much less the row cost than the baseline row
+//	                       (provenance: task time, process CPU time,
+//	                       iterations; summary: training comparisons over
+//	                       all splits), in percent, with both values
 //	{{cpucost "cfg" "cheaper" "dearer" ...}} the CPU time of pairs of rows
 //	                       from results/<cfg>/cost.json (mkpoe cost): per
 //	                       repeat, ratios, cut, and per solver stage
@@ -78,6 +79,24 @@ import (
 //	{{workers "cfg" ...}}  "1 worker" or "N workers": the workers the configs'
 //	                       runs had, from provenance; an error when one
 //	                       records none or two differ
+//	{{cores "cfg" ...}}    "1 core" or "N cores": the cores of the machine
+//	                       the configs' runs had, from provenance; an error
+//	                       when one records none or two differ
+//	{{minworkers "cfg"}}   "at least N workers, its task time being R times
+//	                       its wall time", for a run whose provenance records
+//	                       no workers; an error when it does, or was resumed
+//	{{day "cfg" ...}}      the UTC date the configs' runs finished; an error
+//	                       when two differ
+//	{{atonce "cfg" ...}}   the most of the configs' runs that ran at one time
+//	                       (provenance: start and end)
+//	{{tasktime "cfg" ...}} the configs' task time: one, or "A to B"
+//	{{means "cfg" "prefix"}} the lowest and highest mean accuracy of the
+//	                       rows named prefix…
+//	{{comparisons "cfg" "row" "train"|"test"}} a row's training or test
+//	                       comparisons per split (one number, or "lo–hi")
+//	{{tol "cfg" ...}}      the relative gap the configs' fits certified
+//	                       (summary: solver_tol), "1e-3"; an error when two
+//	                       differ
 //	{{trains "cfg" "row" ...}} each row's training comparisons on split 0
 //	{{gap "cfg" "row"}}    a row's mean minus the paper's value, signed
 //	{{tierate "cfg" "row"}} a row's tie rate over all splits, in percent
@@ -98,7 +117,8 @@ func ResultsDoc(tmpl string, fsys fs.FS) ([]byte, error) {
 		"mean": d.mean, "paper": d.paper, "spread": d.spread, "delta": d.delta, "fits": d.fits, "verdicts": d.verdicts, "was": d.was,
 		"move": d.move, "maxmove": d.maxmove, "sdrange": d.sdrange, "widths": d.widths, "sharerange": d.sharerange,
 		"half": d.half, "anchors": d.anchors, "split0": d.split0, "splitdiff": d.splitdiff, "cut": d.cut, "tierate": d.tierate, "gap": d.gap, "trains": d.trains, "dirty": d.dirty,
-		"cpucost": d.cpucost, "cpucut": d.cpucut, "workers": d.workers,
+		"cpucost": d.cpucost, "cpucut": d.cpucut, "workers": d.workers, "cores": d.cores, "minworkers": d.minworkers,
+		"day": d.day, "atonce": d.atonce, "tasktime": d.tasktime, "means": d.means, "tol": d.tol, "comparisons": d.comparisons,
 	}).Parse(tmpl)
 	if err != nil {
 		return nil, fmt.Errorf("results template: %w", err)
@@ -402,8 +422,10 @@ func (d *resultsDoc) cost(cfg string, labels ...string) (string, error) {
 
 // builds compares two committed runs of the same config, typically from two
 // builds: the rows whose β choice or test accuracy differs on some split,
-// each such split with both values, then the largest accuracy difference
-// and whether every claim's verdict is the same.
+// each such split with both values and both test tallies (right, ties,
+// wrong), then the largest accuracy difference, in test comparisons too
+// when every such split has its tallies, and whether every claim's verdict
+// is the same.
 func (d *resultsDoc) builds(cfgA, cfgB string) (string, error) {
 	a, b, err := d.loadBoth(cfgA, cfgB)
 	if err != nil {
@@ -421,6 +443,7 @@ func (d *resultsDoc) builds(cfgA, cfgB string) (string, error) {
 	na, nb := name(a, cfgA), name(b, cfgB)
 	var lines []string
 	maxDiff := 0.0
+	maxRight, allTallies := 0, true // the largest change of a split's right comparisons
 	for i, ra := range a.summary.Rows {
 		rb := b.summary.Rows[i]
 		if ra.Label != rb.Label || len(ra.Accuracy) != len(rb.Accuracy) {
@@ -434,7 +457,14 @@ func (d *resultsDoc) builds(cfgA, cfgB string) (string, error) {
 				betaA, betaB = betaText(ra.Beta[sp]), betaText(rb.Beta[sp])
 			}
 			if betaA != betaB || diff != 0 {
-				lines = append(lines, fmt.Sprintf("| %s | %d | %s | %s | %.4f | %.4f |", mdEscape(ra.Label), sp, betaA, betaB, ra.Accuracy[sp], rb.Accuracy[sp]))
+				ta, tb := tallyText(ra, sp), tallyText(rb, sp)
+				if ta != "—" && tb != "—" {
+					dr := rb.TestTallies[sp].Right - ra.TestTallies[sp].Right
+					maxRight = max(maxRight, dr, -dr)
+				} else {
+					allTallies = false
+				}
+				lines = append(lines, fmt.Sprintf("| %s | %d | %s | %s | %.4f | %.4f | %s | %s |", mdEscape(ra.Label), sp, betaA, betaB, ra.Accuracy[sp], rb.Accuracy[sp], ta, tb))
 			}
 		}
 	}
@@ -467,8 +497,12 @@ func (d *resultsDoc) builds(cfgA, cfgB string) (string, error) {
 	if len(lines) == 0 {
 		fmt.Fprintf(&out, "The %s and %s runs choose the same β and give the same test accuracy on every split of every row.", na, nb)
 	} else {
-		fmt.Fprintf(&out, "| Row | Split | β, %s | β, %s | Accuracy, %s | Accuracy, %s |\n|---|---|---|---|---|---|\n%s\n\n", na, nb, na, nb, strings.Join(lines, "\n"))
-		fmt.Fprintf(&out, "Every other split of every row has the same β and test accuracy in both; the largest difference of a split's accuracy is %.4f.", maxDiff)
+		fmt.Fprintf(&out, "| Row | Split | β, %s | β, %s | Accuracy, %s | Accuracy, %s | Right/ties/wrong, %s | Right/ties/wrong, %s |\n|---|---|---|---|---|---|---|---|\n%s\n\n", na, nb, na, nb, na, nb, strings.Join(lines, "\n"))
+		fmt.Fprintf(&out, "Every other split of every row has the same β and test accuracy in both; the largest difference of a split's accuracy is %.4f", maxDiff)
+		if allTallies {
+			fmt.Fprintf(&out, ", or %s right in one run than in the other", plural(maxRight, "more test comparison"))
+		}
+		out.WriteString(".")
 	}
 	nDesign := len(designs)
 	if nDesign > 0 {
@@ -487,6 +521,24 @@ func (d *resultsDoc) builds(cfgA, cfgB string) (string, error) {
 		fmt.Fprintf(&out, " **%d of %d claims' verdicts differ between the two runs:**\n\n%s", len(moved), len(a.summary.Claims), strings.Join(moved, "\n"))
 	}
 	return out.String(), nil
+}
+
+// tallyText is a row's test tally on split sp as "right/ties/wrong", "—"
+// when the summary has none.
+func tallyText(r results.Row, sp int) string {
+	if sp >= len(r.TestTallies) {
+		return "—"
+	}
+	t := r.TestTallies[sp]
+	return fmt.Sprintf("%d/%d/%d", t.Right, t.Ties, t.Wrong)
+}
+
+// plural is "1 thing" or "n things" (thing's last word takes the s).
+func plural(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }
 
 // claimVerdict is one run's verdicts on a claim, for builds: the
@@ -932,6 +984,23 @@ func designOf(cl results.Claim) string {
 }
 
 func (d *resultsDoc) cut(cfg, label, baseline, measure string) (string, error) {
+	if measure == "comparisons" {
+		// The training comparisons of all splits, from summary.json.
+		var n [2]int
+		for i, l := range []string{label, baseline} {
+			row, err := d.rowOf(cfg, l)
+			if err != nil {
+				return "", err
+			}
+			for _, c := range row.TrainComparisons {
+				n[i] += c
+			}
+		}
+		if n[1] == 0 {
+			return "", fmt.Errorf("cut %q: %q has no training comparisons", cfg, baseline)
+		}
+		return fmt.Sprintf("%.0f%% (%s against %s)", 100*(1-float64(n[0])/float64(n[1])), thousands(n[0]), thousands(n[1])), nil
+	}
 	p, err := d.loadProvenance(cfg)
 	if err != nil {
 		return "", err
@@ -964,7 +1033,7 @@ func (d *resultsDoc) cut(cfg, label, baseline, measure string) (string, error) {
 		rc, bc := *r.ProcessCPUSeconds, *b.ProcessCPUSeconds
 		return fmt.Sprintf("%.0f%% (%s against %s)", 100*(1-rc/bc), duration(rc), duration(bc)), nil
 	}
-	return "", fmt.Errorf("cut %q: measure %q, want \"time\", \"cpu\" or \"iterations\"", cfg, measure)
+	return "", fmt.Errorf("cut %q: measure %q, want \"time\", \"cpu\", \"iterations\" or \"comparisons\"", cfg, measure)
 }
 
 func (d *resultsDoc) tierate(cfg, label string) (string, error) {
@@ -1035,8 +1104,31 @@ func workersText(n int) string {
 // records no workers (a Slurm run, or a binary before the field), or two
 // configs' counts differ.
 func (d *resultsDoc) workers(cfgs ...string) (string, error) {
+	return d.sameCount("workers", "ran with", cfgs, func(p *results.Provenance) int { return p.Workers }, workersText)
+}
+
+// coresText is "1 core" or "n cores".
+func coresText(n int) string {
+	if n == 1 {
+		return "1 core"
+	}
+	return fmt.Sprintf("%d cores", n)
+}
+
+// cores is the number of cores of the machine the configs' runs had, from
+// their provenance, as coresText; an error when a config's provenance
+// records none or two configs' counts differ.
+func (d *resultsDoc) cores(cfgs ...string) (string, error) {
+	return d.sameCount("cores", "ran on", cfgs, func(p *results.Provenance) int { return p.Cores }, coresText)
+}
+
+// sameCount is a count that every config's provenance records (get) and
+// that is the same in all of them, as text: an error that names what when
+// one records none, and says the two counts with verb ("ran with") when
+// two differ.
+func (d *resultsDoc) sameCount(what, verb string, cfgs []string, get func(*results.Provenance) int, text func(int) string) (string, error) {
 	if len(cfgs) == 0 {
-		return "", fmt.Errorf("workers: name at least one config")
+		return "", fmt.Errorf("%s: name at least one config", what)
 	}
 	n, first := 0, ""
 	for _, cfg := range cfgs {
@@ -1044,15 +1136,217 @@ func (d *resultsDoc) workers(cfgs ...string) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		if p.Workers <= 0 {
-			return "", fmt.Errorf("config %q: its provenance records no workers", cfg)
+		k := get(p)
+		if k <= 0 {
+			return "", fmt.Errorf("config %q: its provenance records no %s", cfg, what)
 		}
-		if n > 0 && p.Workers != n {
-			return "", fmt.Errorf("config %q ran with %s, config %q with %s", first, workersText(n), cfg, workersText(p.Workers))
+		if n > 0 && k != n {
+			_, prep, _ := strings.Cut(verb, " ") // "ran with": "with"
+			return "", fmt.Errorf("config %q %s %s, config %q %s %s", first, verb, text(n), cfg, prep, text(k))
 		}
 		if n == 0 {
-			n, first = p.Workers, cfg
+			n, first = k, cfg
 		}
 	}
-	return workersText(n), nil
+	return text(n), nil
+}
+
+// minworkers bounds from below the workers of a run whose provenance does
+// not record them (a binary before the field): its task time sums the
+// tasks' own times over the workers, so it is at most the workers times
+// the wall time, and the workers are at least task time / wall time,
+// rounded up (less 0.01: a task's clock and the run's round apart). An
+// error when the provenance records the workers (use workers), the run
+// was resumed (its task time counts earlier invocations, its wall time
+// the last alone) or it records no times.
+func (d *resultsDoc) minworkers(cfg string) (string, error) {
+	p, err := d.loadProvenance(cfg)
+	if err != nil {
+		return "", err
+	}
+	switch {
+	case p.Workers > 0:
+		return "", fmt.Errorf("config %q: its provenance records %s; say so with {{workers}}", cfg, workersText(p.Workers))
+	case p.Resumed:
+		return "", fmt.Errorf("config %q was resumed: its task time and wall time are of different invocations", cfg)
+	case p.WallSeconds <= 0 || p.TaskSeconds <= 0:
+		return "", fmt.Errorf("config %q: its provenance records no wall or task time", cfg)
+	}
+	r := p.TaskSeconds / p.WallSeconds
+	n := max(1, int(math.Ceil(r-0.01)))
+	return fmt.Sprintf("at least %s, its task time being %.2f times its wall time", workersText(n), r), nil
+}
+
+// day is the UTC date on which the configs' runs finished, from their
+// provenance; an error when one records no end or two ended on different
+// days.
+func (d *resultsDoc) day(cfgs ...string) (string, error) {
+	if len(cfgs) == 0 {
+		return "", fmt.Errorf("day: name at least one config")
+	}
+	out, first := "", ""
+	for _, cfg := range cfgs {
+		p, err := d.loadProvenance(cfg)
+		if err != nil {
+			return "", err
+		}
+		t, err := time.Parse(time.RFC3339, p.Finished)
+		if err != nil {
+			return "", fmt.Errorf("config %q: its provenance records no end (%q)", cfg, p.Finished)
+		}
+		day := t.UTC().Format("2006-01-02")
+		if out != "" && day != out {
+			return "", fmt.Errorf("config %q finished on %s, config %q on %s", first, out, cfg, day)
+		}
+		if out == "" {
+			out, first = day, cfg
+		}
+	}
+	return out, nil
+}
+
+// atonce is the most of the configs' runs that ran at one time, from the
+// start and end that their provenance records (a run that ends as another
+// starts does not overlap it); an error when one records neither.
+func (d *resultsDoc) atonce(cfgs ...string) (string, error) {
+	type event struct {
+		at    time.Time
+		delta int
+	}
+	var events []event
+	for _, cfg := range cfgs {
+		p, err := d.loadProvenance(cfg)
+		if err != nil {
+			return "", err
+		}
+		start, err1 := time.Parse(time.RFC3339, p.Started)
+		end, err2 := time.Parse(time.RFC3339, p.Finished)
+		if err1 != nil || err2 != nil {
+			return "", fmt.Errorf("config %q: its provenance records no start or end", cfg)
+		}
+		events = append(events, event{start, 1}, event{end, -1})
+	}
+	if len(events) == 0 {
+		return "", fmt.Errorf("atonce: name at least one config")
+	}
+	// Ends before starts at the same moment.
+	sort.Slice(events, func(i, j int) bool {
+		if !events[i].at.Equal(events[j].at) {
+			return events[i].at.Before(events[j].at)
+		}
+		return events[i].delta < events[j].delta
+	})
+	n, most := 0, 0
+	for _, e := range events {
+		n += e.delta
+		most = max(most, n)
+	}
+	return strconv.Itoa(most), nil
+}
+
+// tasktime is the task time of the configs' runs, from their provenance:
+// one config's, or the lowest and the highest of several ("A to B").
+func (d *resultsDoc) tasktime(cfgs ...string) (string, error) {
+	if len(cfgs) == 0 {
+		return "", fmt.Errorf("tasktime: name at least one config")
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, cfg := range cfgs {
+		p, err := d.loadProvenance(cfg)
+		if err != nil {
+			return "", err
+		}
+		if p.TaskSeconds <= 0 {
+			return "", fmt.Errorf("config %q: its provenance records no task time", cfg)
+		}
+		lo, hi = math.Min(lo, p.TaskSeconds), math.Max(hi, p.TaskSeconds)
+	}
+	if a, b := duration(lo), duration(hi); a != b {
+		return a + " to " + b, nil
+	}
+	return duration(lo), nil
+}
+
+// means is the lowest and highest mean accuracy of a config's rows whose
+// label begins with prefix (case-insensitively), 3 decimals; an error when
+// no row does.
+func (d *resultsDoc) means(cfg, prefix string) (string, error) {
+	r, err := d.load(cfg)
+	if err != nil {
+		return "", err
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, row := range r.summary.Rows {
+		if len(row.Label) >= len(prefix) && strings.EqualFold(row.Label[:len(prefix)], prefix) {
+			lo, hi = math.Min(lo, row.Mean), math.Max(hi, row.Mean)
+		}
+	}
+	if math.IsInf(lo, 1) {
+		return "", fmt.Errorf("config %q has no row named %s…", cfg, prefix)
+	}
+	return rangeText("%.3f", lo, hi), nil
+}
+
+// comparisons is a row's training or test comparisons per split: one
+// number when every split has the same, else the lowest and highest.
+func (d *resultsDoc) comparisons(cfg, label, which string) (string, error) {
+	row, err := d.rowOf(cfg, label)
+	if err != nil {
+		return "", err
+	}
+	var n []int
+	switch which {
+	case "train":
+		n = row.TrainComparisons
+	case "test":
+		n = row.TestComparisons
+	default:
+		return "", fmt.Errorf("comparisons %q %q: %q, want \"train\" or \"test\"", cfg, label, which)
+	}
+	if len(n) == 0 {
+		return "", fmt.Errorf("config %q: row %q records no %s comparisons", cfg, label, which)
+	}
+	lo, hi := slices.Min(n), slices.Max(n)
+	if lo == hi {
+		return strconv.Itoa(lo), nil
+	}
+	return fmt.Sprintf("%d–%d", lo, hi), nil
+}
+
+// tol is the relative duality gap the configs' fits had to certify
+// (summary.json solver_tol), as "1e-3"; an error when a summary records
+// none or two differ.
+func (d *resultsDoc) tol(cfgs ...string) (string, error) {
+	if len(cfgs) == 0 {
+		return "", fmt.Errorf("tol: name at least one config")
+	}
+	t, first := 0.0, ""
+	for _, cfg := range cfgs {
+		r, err := d.load(cfg)
+		if err != nil {
+			return "", err
+		}
+		s := r.summary.SolverTol
+		if s <= 0 {
+			return "", fmt.Errorf("config %q: its summary records no solver tolerance", cfg)
+		}
+		if t > 0 && s != t {
+			return "", fmt.Errorf("config %q certified to %s, config %q to %s", first, tolText(t), cfg, tolText(s))
+		}
+		if t == 0 {
+			t, first = s, cfg
+		}
+	}
+	return tolText(t), nil
+}
+
+// tolText is a tolerance in the docs' form: 0.001 as "1e-3", 2.5e-4 as
+// "2.5e-4".
+func tolText(t float64) string {
+	m, e, _ := strings.Cut(strconv.FormatFloat(t, 'e', -1, 64), "e")
+	n, err := strconv.Atoi(e)
+	if err != nil {
+		return strconv.FormatFloat(t, 'g', -1, 64)
+	}
+	return fmt.Sprintf("%se%d", m, n)
 }

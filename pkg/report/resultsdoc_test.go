@@ -18,10 +18,10 @@ func docFixture(t *testing.T) fstest.MapFS {
 	t.Helper()
 	fits, unconv, iters, gap := 40, 0, 77, 8.4e-4
 	holm := 0.12
-	s := &results.Summary{Format: "mkpoe-summary/1", Name: "toy", ConfigHash: "abc123", Splits: 2, InnerFolds: 2, BetaGrid: []float64{10, 1000},
+	s := &results.Summary{Format: "mkpoe-summary/1", Name: "toy", ConfigHash: "abc123", Splits: 2, InnerFolds: 2, BetaGrid: []float64{10, 1000}, SolverTol: 1e-3,
 		Rows: []results.Row{
 			{Label: "ST native", Method: "native", Kernels: []string{"ST"}, Accuracy: []float64{0.7, 0.8}, Mean: 0.75, Std: 0.0707,
-				TestTallies: []results.Tally{{Right: 7, Ties: 1, Wrong: 2}, {Right: 8, Wrong: 2}}, TrainComparisons: []int{5, 5}, TestComparisons: []int{10, 10}, Paper: ptr(0.752)},
+				TestTallies: []results.Tally{{Right: 7, Ties: 1, Wrong: 2}, {Right: 8, Wrong: 2}}, TrainComparisons: []int{5, 2}, TestComparisons: []int{10, 10}, Paper: ptr(0.752)},
 			{Label: "all K4 full", Method: "k4", Mode: "full", Kernels: []string{"ST", "CF"}, Accuracy: []float64{0.9, 0.8}, Mean: 0.85, Std: 0.0707, Beta: []float64{1000, 10},
 				KernelShare: []float64{0.75, 0.25}, Fits: &fits, UnconvergedFits: &unconv, MaxGap: &gap, MaxIterations: &iters, TrainComparisons: []int{5, 5}, TestComparisons: []int{10, 10}},
 		},
@@ -73,7 +73,40 @@ func docFixture(t *testing.T) fstest.MapFS {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return fstest.MapFS{"toy.dirty/summary.json": {Data: gb}, "toy.dirty/provenance.json": {Data: dp},
+	// A run by a binary before provenance recorded workers, on a machine
+	// of 4 cores, started as toy's run ended and finished the next day;
+	// its summary certified to another tolerance.
+	op, err := json.Marshal(results.Provenance{Config: "toy", ConfigHash: "abc123", LinalgBackend: "openblas", Cores: 4,
+		Started: "2026-11-28T04:10:30Z", Finished: "2026-11-29T00:10:00Z", WallSeconds: 1000, TaskSeconds: 1900})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp, err := json.Marshal(results.Provenance{Config: "toy", ConfigHash: "abc123", LinalgBackend: "openblas", Cores: 2,
+		Started: "2026-11-28T04:05:00Z", Finished: "2026-11-28T04:20:00Z", WallSeconds: 900, TaskSeconds: 2400, Resumed: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Two runs whose ST native differs on split 1 by one test comparison,
+	// right in the first and wrong in the second.
+	tb1, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Rows[0].Accuracy = []float64{0.7, 0.7}
+	s.Rows[0].TestTallies[1] = results.Tally{Right: 7, Wrong: 3}
+	tb2, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SolverTol = 2.5e-4
+	ob, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fstest.MapFS{"toy.old/summary.json": {Data: ob}, "toy.old/provenance.json": {Data: op},
+		"toy.resumed/summary.json": {Data: sb}, "toy.resumed/provenance.json": {Data: rp},
+		"toy.t1/summary.json": {Data: tb1}, "toy.t1/provenance.json": {Data: gp},
+		"toy.t2/summary.json": {Data: tb2}, "toy.t2/provenance.json": {Data: gp}, "toy.dirty/summary.json": {Data: gb}, "toy.dirty/provenance.json": {Data: dp},
 		"toy/summary.json": {Data: sb}, "toy/provenance.json": {Data: pb},
 		"toy.gonum/summary.json": {Data: gb}, "toy.gonum/provenance.json": {Data: gp},
 		"toy.holds/summary.json": {Data: hb}, "toy.holds/provenance.json": {Data: gp},
@@ -97,8 +130,12 @@ func TestResultsDoc(t *testing.T) {
 		{`{{provenance "toy.gonum"}}`, []string{"pure-Go build (gonum), go1.26.8; AMD EPYC, 2 cores, 1 worker. Finished"}},
 		{`{{runs "toy" "toy"}}`, []string{"| `toy` | 12 | 40 | 10.5 min | 20.0 min | 0 | 8.40e-04 | 0123456 | openblas (Haswell) |", "| all 2 | 24 | 80 | 21.0 min | 40.0 min | 0 | 8.40e-04 | | |", "From the first run's start to the last run's end: 10.5 min (2026-11-28 04:00 UTC to 2026-11-28 04:10 UTC)."}},
 		{`{{cost "toy" "all K4 full"}}`, []string{"| all K4 full | 5 | 19.2 min | 16.7 min | 5321 |"}},
-		{`{{holm "toy"}}{{holm "toy.gonum"}}{{builds "toy" "toy.gonum"}}`, []string{"| all K4 full | 1 | 10 | 100 | 0.8000 | 0.7500 |",
+		{`{{holm "toy"}}{{holm "toy.gonum"}}{{builds "toy" "toy.gonum"}}`, []string{"| all K4 full | 1 | 10 | 100 | 0.8000 | 0.7500 | — | — |",
 			"the largest difference of a split's accuracy is 0.0500. Every claim has the same verdicts"}},
+		{`{{holm "toy.t1"}}{{holm "toy.t2"}}{{builds "toy.t1" "toy.t2"}}`, []string{
+			"| Row | Split | β, gonum | β, gonum | Accuracy, gonum | Accuracy, gonum | Right/ties/wrong, gonum | Right/ties/wrong, gonum |",
+			"| ST native | 1 | — | — | 0.8000 | 0.7000 | 8/0/2 | 7/0/3 |",
+			"the largest difference of a split's accuracy is 0.1000, or 1 more test comparison right in one run than in the other. Every claim"}},
 		{`{{holm "toy.holds"}}{{holm "toy.crossed"}}{{builds "toy.holds" "toy.crossed"}}`, []string{
 			"1 of 1 claims' clustered intervals were resampled differently in the two runs (gonum: one split, percentile (recorded before designs were); gonum: anchors × splits), so their verdicts are not set side by side here"}},
 		{`{{holm "toy"}}{{builds "toy" "toy"}}`, []string{"choose the same β and give the same test accuracy on every split of every row."}},
@@ -110,6 +147,15 @@ func TestResultsDoc(t *testing.T) {
 			[]string{"-0.025 0.025 0.071 1.3 25.0% 25.0–75.0%"}},
 		{`{{cut "toy" "all K4 full" "all K4 full" "time"}} {{cut "toy" "all K4 full" "all K4 full" "iterations"}} {{cut "toy" "all K4 full" "all K4 full" "cpu"}}`, []string{"0% (19.2 min against 19.2 min) 0% (5,321 against 5,321) 0% (16.7 min against 16.7 min)"}},
 		{`{{tierate "toy" "ST native"}} {{gap "toy" "ST native"}} {{trains "toy" "ST native" "all K4 full"}}`, []string{"5.0% -0.002 ST native 5, all K4 full 5"}},
+		{`{{cut "toy" "ST native" "all K4 full" "comparisons"}}`, []string{"30% (7 against 10)"}},
+		{`{{comparisons "toy" "st native" "train"}}|{{comparisons "toy" "all K4 full" "train"}}|{{comparisons "toy" "ST native" "test"}}`, []string{"2–5|5|10"}},
+		{`{{cores "toy"}}|{{cores "toy" "toy.gonum" "toy.resumed"}}|{{cores "toy.old"}}`, []string{"2 cores|2 cores|4 cores"}},
+		{`{{minworkers "toy.old"}}`, []string{"at least 2 workers, its task time being 1.90 times its wall time"}},
+		{`{{day "toy"}}|{{day "toy" "toy.resumed"}}|{{day "toy.old"}}`, []string{"2026-11-28|2026-11-28|2026-11-29"}},
+		{`{{atonce "toy"}}|{{atonce "toy" "toy.old"}}|{{atonce "toy" "toy.old" "toy.resumed"}}|{{atonce "toy" "toy"}}`, []string{"1|1|2|2"}},
+		{`{{tasktime "toy"}}|{{tasktime "toy" "toy.old" "toy.resumed"}}|{{tasktime "toy" "toy"}}`, []string{"20.0 min|20.0 min to 40.0 min|20.0 min"}},
+		{`{{means "toy" "st"}}|{{means "toy" ""}}|{{means "toy" "ALL K4"}}`, []string{"0.750|0.750–0.850|0.850"}},
+		{`{{tol "toy"}}|{{tol "toy" "toy.gonum"}}|{{tol "toy.old"}}`, []string{"1e-3|1e-3|2.5e-4"}},
 		{`{{dirty "toy" "toy.gonum"}}|{{dirty "toy" "toy.dirty"}}`, []string{"none|`toy.dirty` (fedcba9)"}},
 		{`{{workers "toy"}}|{{workers "toy.gonum" "toy.holds" "toy.crossed"}}`, []string{"2 workers|1 worker"}},
 		{`{{half "toy" "ST native"}} {{splitdiff "toy" "all K4 full" "ST native" 1}}`, []string{"0.775 +0.000"}},
@@ -146,6 +192,23 @@ func TestResultsDoc(t *testing.T) {
 		{`{{workers "toy" "toy.gonum"}}`, `config "toy" ran with 2 workers, config "toy.gonum" with 1 worker`},
 		{`{{workers "toy.dirty"}}`, `config "toy.dirty": its provenance records no workers`},
 		{`{{workers}}`, `workers: name at least one config`},
+		{`{{workers "toy.old"}}`, `config "toy.old": its provenance records no workers`},
+		{`{{cores "toy" "toy.old"}}`, `config "toy" ran on 2 cores, config "toy.old" on 4 cores`},
+		{`{{cores "toy.dirty"}}`, `config "toy.dirty": its provenance records no cores`},
+		{`{{cores}}`, `cores: name at least one config`},
+		{`{{minworkers "toy"}}`, `config "toy": its provenance records 2 workers; say so with {{workers}}`},
+		{`{{minworkers "toy.resumed"}}`, `config "toy.resumed" was resumed`},
+		{`{{minworkers "toy.dirty"}}`, `config "toy.dirty": its provenance records no wall or task time`},
+		{`{{day "toy" "toy.old"}}`, `config "toy" finished on 2026-11-28, config "toy.old" on 2026-11-29`},
+		{`{{day "toy.gonum"}}`, `config "toy.gonum": its provenance records no end`},
+		{`{{atonce "toy" "toy.gonum"}}`, `config "toy.gonum": its provenance records no start or end`},
+		{`{{atonce}}`, `atonce: name at least one config`},
+		{`{{tasktime "toy.gonum"}}`, `config "toy.gonum": its provenance records no task time`},
+		{`{{means "toy" "CF"}}`, `config "toy" has no row named CF…`},
+		{`{{comparisons "toy" "ST native" "all"}}`, `want "train" or "test"`},
+		{`{{tol "toy" "toy.old"}}`, `config "toy" certified to 1e-3, config "toy.old" to 2.5e-4`},
+		{`{{cut "toy" "CF native" "all K4 full" "comparisons"}}`, `no row "CF native"`},
+		{`{{cut "toy" "all K4 full" "all K4 full" "weight"}}`, `want "time", "cpu", "iterations" or "comparisons"`},
 	} {
 		if _, err := ResultsDoc(tc.tmpl, fsys); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want one containing %q", tc.tmpl, err, tc.want)
