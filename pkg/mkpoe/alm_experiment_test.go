@@ -19,9 +19,11 @@ import (
 //
 // "alm" runs the augmented-Lagrangian method with its tuning, "almK" with
 // almTuning.kappa K, "almKpP" also with almTuning.prune P; the full form
-// is alm[n|l][j][K][fF][pP][cC][sS]: n the Newton-CG inner solve, l
-// L-BFGS (neither: the default), j without Newton-CG's Jacobi
-// preconditioner, F its forcing, C the steps between checks, S the stall
+// is alm[n|l][j][u][w][K][fF][gG][pP][cC][sS]: n the Newton-CG inner
+// solve, l L-BFGS (neither: the default), j without Newton-CG's Jacobi
+// preconditioner, u growing the factor before updating the multipliers
+// (almTuning.updateOnGrow off), w a warm start of factors only
+// (almTuning.warmFactorsOnly), G almTuning.growRank, F the forcing, C the steps between checks, S the stall
 // fraction (e.g. "almnf0.5c1s1e-2", "almlc10"). At each
 // multiple, the certified fits' objectives must agree within 2·Tol. A
 // name ending in "+warm" starts each fit from its previous multiple's
@@ -75,6 +77,8 @@ func TestALMExperiment(t *testing.T) {
 				spec, newton := strings.CutPrefix(spec, "n")
 				spec, lbfgs := strings.CutPrefix(spec, "l")
 				spec, noJacobi := strings.CutPrefix(spec, "j")
+				spec, growFirst := strings.CutPrefix(spec, "u")
+				spec, factorsOnly := strings.CutPrefix(spec, "w")
 				spec, stallSpec, hasStall := strings.Cut(spec, "s")
 				spec, checkSpec, hasCheck := strings.Cut(spec, "c")
 				spec, pruneSpec, hasPrune := strings.Cut(spec, "p")
@@ -89,6 +93,8 @@ func TestALMExperiment(t *testing.T) {
 						tu.alm.newton = newton
 					}
 					tu.alm.newtonJacobi = !noJacobi
+					tu.alm.updateOnGrow = !growFirst
+					tu.alm.warmFactorsOnly = factorsOnly
 					if v, err := strconv.ParseFloat(growSpec, 64); err == nil && hasGrow {
 						tu.alm.growRank = v
 					}

@@ -33,11 +33,15 @@ func (almMethod) solve(ctx context.Context, fp fitProblem) (solution, error) {
 	return lr.runALM(ctx, fp)
 }
 
-// runALM is the augmented-Lagrangian loop: L-BFGS on the shifted smoothed
-// objective between checks; at a stall, grow the blocks whose dual slack
-// has negative directions on the complement of the factor, else update
-// the multipliers and prune the factor. A certificate is computed at
-// every stall and every almTuning.certEvery checks between them.
+// runALM is the augmented-Lagrangian loop: Newton-CG (or L-BFGS) on the
+// shifted smoothed objective between checks; at a stall, update the
+// multipliers and prune the factor, then grow the blocks whose dual slack
+// S(α) has negative directions on the complement of the factor (at the
+// updated multipliers: y = α). The inner problem at a rank too small for
+// its optimum is solved only up to that rank before y moves: an inexact
+// method of multipliers, whose rank and multipliers converge together
+// (almTuning.updateOnGrow). A certificate is computed at every stall and
+// every almTuning.certEvery checks between them.
 func (lr *lowRank) runALM(ctx context.Context, fp fitProblem) (solution, error) {
 	p, tn, s := lr.p, lr.p.tune.lowRank, fp.s
 	tn.checkEvery, tn.stallFraction = p.tune.alm.checkEvery, p.tune.alm.stallFraction
@@ -72,6 +76,7 @@ func (lr *lowRank) runALM(ctx context.Context, fp fitProblem) (solution, error) 
 		stalled := prevSmooth-fs <= tn.stallFraction*fs
 		prevSmooth = fs
 		var rz []ritz
+		var grown bool
 		if stalled || it == 0 || it >= s.MaxIter || sinceCert >= p.tune.alm.certEvery {
 			t, r, ok := lr.certificate(z, max(tn.grow, int(math.Ceil(p.tune.alm.growRank*float64(lr.totalRank())))))
 			if err := ctx.Err(); err != nil {
@@ -96,8 +101,12 @@ func (lr *lowRank) runALM(ctx context.Context, fp fitProblem) (solution, error) 
 			break
 		}
 		if stalled {
-			var grown bool
-			if z, grown = lr.grow(z, rz, fs, delta, s.Tol); !grown {
+			if p.tune.alm.updateOnGrow {
+				z = lr.updateMultipliers(z, delta)
+				delta = lr.rescalePenalty(fp, delta, sol.bound)
+				fs, _ = lr.evaluate(z, delta, nil)
+				z, _ = lr.grow(z, rz, fs, delta, s.Tol)
+			} else if z, grown = lr.grow(z, rz, fs, delta, s.Tol); !grown {
 				z = lr.updateMultipliers(z, delta)
 				delta = lr.rescalePenalty(fp, delta, sol.bound)
 			}
@@ -143,7 +152,7 @@ func (lr *lowRank) startMultipliers(fp fitProblem) float64 {
 	lr.shift = make([]float64, len(lr.m))
 	lr.shifted = make([]float64, len(lr.m))
 	delta := lr.penaltyDelta(fp, 0)
-	if in := fp.s.Init; in != nil && len(in.dual) == len(lr.shift) {
+	if in := fp.s.Init; in != nil && len(in.dual) == len(lr.shift) && !lr.p.tune.alm.warmFactorsOnly {
 		if in.Beta <= lr.p.beta && in.Stats.DualBound > 0 {
 			delta = lr.penaltyDelta(fp, in.Stats.DualBound)
 		}

@@ -205,6 +205,19 @@ type almTuning struct {
 	// newtonJacobiEvery: the Jacobi diagonal is recomputed after this many
 	// Newton steps (and whenever δ or the rank changes).
 	newtonJacobiEvery int
+	// updateOnGrow: at every stall update the multipliers, then grow the
+	// factor along the dual slack's negative directions; off, a stall
+	// grows the factor while it can and updates the multipliers only when
+	// no column is added (the inner problem solved over every rank
+	// first). On: GNMDS on 2000 items × 200,000 triplets at 10·β_min
+	// certified in 195 s against 394 s (rank 250, 121 against 123
+	// iterations); along 1.25–1000·β_min on 1000 × 24,000 the cold fits
+	// summed 70 s against 98 s, and on 100 × 16,000 and 300 × 8,000 they
+	// tied (12 and 18 s; docs/notes/solver-log.md, 2026-11-29).
+	updateOnGrow bool
+	// warmFactorsOnly: a warm start keeps Init's factors but starts the
+	// multipliers and the penalty cold (experiment knob, off).
+	warmFactorsOnly bool
 	// growRank: a check asks the certificate for, and so grows the
 	// factor by up to, max(lowRankTuning.grow, growRank·rank) columns.
 	// Off (0): on 10⁴ items × 10⁶ triplets at 10·β_min, 0.25 reached
@@ -321,6 +334,7 @@ func defaultTuning() *tuning {
 			newtonMaxCG:       50,
 			newtonJacobi:      true,
 			newtonJacobiEvery: 5,
+			updateOnGrow:      true,
 		},
 		route: routeTuning{
 			autoMinItems:        300,
