@@ -17,14 +17,15 @@ import (
 //	‖L‖²_F + Σ_c μ·h_δ(m_c + y_c/σ) − y_c²/(2σ),   δ = μ/σ,
 //
 // the low-rank method's Huber smoothing at a fixed δ on margins shifted by
-// y/σ. Its minimiser over L (L-BFGS, columns grown along negative
-// directions of the dual slack as in lowRankMethod) gives the multiplier
-// update y ← clip(y + σ·m, 0, μ), which is the smoothed multiplier α_c =
-// μ·h_δ'(m_c + y_c/σ) at that point: the method of multipliers, a proximal
-// point method on the dual, whose multipliers converge to the dual optimum
-// for a fixed σ, so the certificate (dual scaling of α by λ_min of the
-// dual slack) closes where the shrinking smoothing of lowRankMethod stalls.
-// σ is almTuning.kappa·β_min/|𝒞|, the multipliers' natural scale.
+// y/σ. Its minimiser over L (Newton-CG, or L-BFGS; columns grown along
+// negative directions of the dual slack as in lowRankMethod) gives the
+// multiplier update y ← clip(y + σ·m, 0, μ), which is the smoothed
+// multiplier α_c = μ·h_δ'(m_c + y_c/σ) at that point: the method of
+// multipliers, a proximal point method on the dual, whose multipliers
+// converge to the dual optimum for a fixed σ, so the certificate (dual
+// scaling of α by λ_min of the dual slack) closes where the shrinking
+// smoothing of lowRankMethod stalls. σ is almTuning.kappa·max(bound,
+// β_min)/|𝒞|, the multipliers' natural scale (rescalePenalty).
 type almMethod struct{}
 
 func (almMethod) solve(ctx context.Context, fp fitProblem) (solution, error) {
