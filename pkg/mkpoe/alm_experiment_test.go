@@ -23,8 +23,9 @@ import (
 // solve, l L-BFGS (neither: the default), j without Newton-CG's Jacobi
 // preconditioner, u growing the factor before updating the multipliers
 // (almTuning.updateOnGrow off), w a warm start of factors only
-// (almTuning.warmFactorsOnly), G almTuning.growRank, F the forcing, C the steps between checks, S the stall
-// fraction (e.g. "almnf0.5c1s1e-2", "almlc10"). At each
+// (almTuning.warmFactorsOnly), G almTuning.growRank, F the forcing, C
+// the steps between checks, S the stall fraction (e.g.
+// "almnf0.5c1s1e-2", "almlc10"). At each
 // multiple, the certified fits' objectives must agree within 2·Tol. A
 // name ending in "+warm" starts each fit from its previous multiple's
 // model (Settings.Init), as a cross-validation along the grid does.

@@ -77,7 +77,6 @@ func (lr *lowRank) runALM(ctx context.Context, fp fitProblem) (solution, error) 
 		stalled := prevSmooth-fs <= tn.stallFraction*fs
 		prevSmooth = fs
 		var rz []ritz
-		var grown bool
 		if stalled || it == 0 || it >= s.MaxIter || sinceCert >= p.tune.alm.certEvery {
 			t, r, ok := lr.certificate(z, max(tn.grow, int(math.Ceil(p.tune.alm.growRank*float64(lr.totalRank())))))
 			if err := ctx.Err(); err != nil {
@@ -107,9 +106,12 @@ func (lr *lowRank) runALM(ctx context.Context, fp fitProblem) (solution, error) 
 				delta = lr.rescalePenalty(fp, delta, sol.bound)
 				fs, _ = lr.evaluate(z, delta, nil)
 				z, _ = lr.grow(z, rz, fs, delta, s.Tol)
-			} else if z, grown = lr.grow(z, rz, fs, delta, s.Tol); !grown {
-				z = lr.updateMultipliers(z, delta)
-				delta = lr.rescalePenalty(fp, delta, sol.bound)
+			} else {
+				var grown bool
+				if z, grown = lr.grow(z, rz, fs, delta, s.Tol); !grown {
+					z = lr.updateMultipliers(z, delta)
+					delta = lr.rescalePenalty(fp, delta, sol.bound)
+				}
 			}
 			opt.reset()
 			prevSmooth = math.Inf(1) // a new column or shift: no stall yet

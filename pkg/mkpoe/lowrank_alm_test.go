@@ -133,7 +133,9 @@ func TestALMAnswersAtMinBeta(t *testing.T) {
 // TestALMLargeMultiples holds the augmented-Lagrangian method to the
 // default method at large multiples of β_min on GNMDS, where both certify:
 // the objectives within 2·Tol, and the warm start from the neighbouring
-// β's model certifies too.
+// β's model certifies too; with either inner solve, either order of
+// multiplier update and growth (almTuning.updateOnGrow), and a warm start
+// of factors only (almTuning.warmFactorsOnly).
 func TestALMLargeMultiples(t *testing.T) {
 	t.Parallel()
 	const n = 40
@@ -147,11 +149,21 @@ func TestALMLargeMultiples(t *testing.T) {
 	}
 	defaults := map[float64]float64{}
 	for _, inner := range []struct {
-		name   string
-		newton bool
-	}{{"L-BFGS", false}, {"Newton-CG", true}} {
+		name                           string
+		newton, growFirst, factorsOnly bool
+	}{
+		{"L-BFGS", false, false, false},
+		{"Newton-CG", true, false, false},
+		{"Newton-CG, grow first", true, true, false},
+		{"L-BFGS, grow first", false, true, false},
+		{"Newton-CG, warm factors only", true, false, true},
+	} {
 		t.Run(inner.name, func(t *testing.T) {
-			tu := tuned(func(tu *tuning) { tu.alm.newton = inner.newton })
+			tu := tuned(func(tu *tuning) {
+				tu.alm.newton = inner.newton
+				tu.alm.updateOnGrow = !inner.growFirst
+				tu.alm.warmFactorsOnly = inner.factorsOnly
+			})
 			var prev *Model
 			for _, mult := range []float64{3, 30, 300} {
 				beta := mult * mb
