@@ -1091,12 +1091,7 @@ func (d *resultsDoc) dirty(cfgs ...string) (string, error) {
 }
 
 // workersText is "1 worker" or "n workers".
-func workersText(n int) string {
-	if n == 1 {
-		return "1 worker"
-	}
-	return fmt.Sprintf("%d workers", n)
-}
+func workersText(n int) string { return plural(n, "worker") }
 
 // workers is the number of workers the configs' runs had, from their
 // provenance, as workersText: prose that names a run says so without
@@ -1108,12 +1103,7 @@ func (d *resultsDoc) workers(cfgs ...string) (string, error) {
 }
 
 // coresText is "1 core" or "n cores".
-func coresText(n int) string {
-	if n == 1 {
-		return "1 core"
-	}
-	return fmt.Sprintf("%d cores", n)
-}
+func coresText(n int) string { return plural(n, "core") }
 
 // cores is the number of cores of the machine the configs' runs had, from
 // their provenance, as coresText; an error when a config's provenance
