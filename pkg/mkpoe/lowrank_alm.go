@@ -101,22 +101,25 @@ func (lr *lowRank) runALM(ctx context.Context, fp fitProblem) (solution, error) 
 			break
 		}
 		if stalled {
+			// fresh: lr's state and g are z's (no evaluation needed).
+			var grown, fresh bool
 			if p.tune.alm.updateOnGrow {
 				z = lr.updateMultipliers(z, delta)
 				delta = lr.rescalePenalty(fp, delta, sol.bound)
-				fs, _ = lr.evaluate(z, delta, nil)
-				z, _ = lr.grow(z, rz, fs, delta, s.Tol)
-			} else {
-				var grown bool
-				if z, grown = lr.grow(z, rz, fs, delta, s.Tol); !grown {
-					z = lr.updateMultipliers(z, delta)
-					delta = lr.rescalePenalty(fp, delta, sol.bound)
-				}
+				g = resize(g, len(z))
+				fs, _ = lr.evaluate(z, delta, g)
+				z, grown = lr.grow(z, rz, fs, delta, s.Tol)
+				fresh = !grown // grow evaluates only when it adds columns
+			} else if z, grown = lr.grow(z, rz, fs, delta, s.Tol); !grown {
+				z = lr.updateMultipliers(z, delta)
+				delta = lr.rescalePenalty(fp, delta, sol.bound)
 			}
 			opt.reset()
 			prevSmooth = math.Inf(1) // a new column or shift: no stall yet
-			g = resize(g, len(z))
-			fs, _ = lr.evaluate(z, delta, g)
+			if !fresh {
+				g = resize(g, len(z))
+				fs, _ = lr.evaluate(z, delta, g)
+			}
 		}
 		pt = lbfgsPoint{z: z, g: g, f: fs, delta: delta, opt: opt, best: &best}
 		report := func(step int, fe float64) {

@@ -1117,28 +1117,45 @@ func (d *resultsDoc) cores(cfgs ...string) (string, error) {
 // one records none, and says the two counts with verb ("ran with") when
 // two differ.
 func (d *resultsDoc) sameCount(what, verb string, cfgs []string, get func(*results.Provenance) int, text func(int) string) (string, error) {
-	if len(cfgs) == 0 {
-		return "", fmt.Errorf("%s: name at least one config", what)
-	}
-	n, first := 0, ""
-	for _, cfg := range cfgs {
+	n, err := agreed(what, cfgs, func(cfg string) (int, error) {
 		p, err := d.loadProvenance(cfg)
 		if err != nil {
-			return "", err
+			return 0, err
 		}
-		k := get(p)
-		if k <= 0 {
-			return "", fmt.Errorf("config %q: its provenance records no %s", cfg, what)
+		if k := get(p); k > 0 {
+			return k, nil
 		}
-		if n > 0 && k != n {
-			_, prep, _ := strings.Cut(verb, " ") // "ran with": "with"
-			return "", fmt.Errorf("config %q %s %s, config %q %s %s", first, verb, text(n), cfg, prep, text(k))
-		}
-		if n == 0 {
-			n, first = k, cfg
-		}
+		return 0, fmt.Errorf("config %q: its provenance records no %s", cfg, what)
+	}, func(first, cfg string, a, b int) error {
+		_, prep, _ := strings.Cut(verb, " ") // "ran with": "with"
+		return fmt.Errorf("config %q %s %s, config %q %s %s", first, verb, text(a), cfg, prep, text(b))
+	})
+	if err != nil {
+		return "", err
 	}
 	return text(n), nil
+}
+
+// agreed is the value get gives for every config of cfgs, or get's error,
+// or differ's for the first config whose value is not the first one's;
+// an error that names what when cfgs is empty.
+func agreed[T comparable](what string, cfgs []string, get func(cfg string) (T, error), differ func(first, cfg string, a, b T) error) (T, error) {
+	var v T
+	if len(cfgs) == 0 {
+		return v, fmt.Errorf("%s: name at least one config", what)
+	}
+	for i, cfg := range cfgs {
+		w, err := get(cfg)
+		if err != nil {
+			return v, err
+		}
+		if i == 0 {
+			v = w
+		} else if w != v {
+			return v, differ(cfgs[0], cfg, v, w)
+		}
+	}
+	return v, nil
 }
 
 // minworkers bounds from below the workers of a run whose provenance does
@@ -1171,11 +1188,7 @@ func (d *resultsDoc) minworkers(cfg string) (string, error) {
 // provenance; an error when one records no end or two ended on different
 // days.
 func (d *resultsDoc) day(cfgs ...string) (string, error) {
-	if len(cfgs) == 0 {
-		return "", fmt.Errorf("day: name at least one config")
-	}
-	out, first := "", ""
-	for _, cfg := range cfgs {
+	return agreed("day", cfgs, func(cfg string) (string, error) {
 		p, err := d.loadProvenance(cfg)
 		if err != nil {
 			return "", err
@@ -1184,15 +1197,10 @@ func (d *resultsDoc) day(cfgs ...string) (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("config %q: its provenance records no end (%q)", cfg, p.Finished)
 		}
-		day := t.UTC().Format("2006-01-02")
-		if out != "" && day != out {
-			return "", fmt.Errorf("config %q finished on %s, config %q on %s", first, out, cfg, day)
-		}
-		if out == "" {
-			out, first = day, cfg
-		}
-	}
-	return out, nil
+		return t.UTC().Format("2006-01-02"), nil
+	}, func(first, cfg, a, b string) error {
+		return fmt.Errorf("config %q finished on %s, config %q on %s", first, a, cfg, b)
+	})
 }
 
 // atonce is the most of the configs' runs that ran at one time, from the
@@ -1296,36 +1304,27 @@ func (d *resultsDoc) comparisons(cfg, label, which string) (string, error) {
 	if len(n) == 0 {
 		return "", fmt.Errorf("config %q: row %q records no %s comparisons", cfg, label, which)
 	}
-	lo, hi := slices.Min(n), slices.Max(n)
-	if lo == hi {
-		return strconv.Itoa(lo), nil
-	}
-	return fmt.Sprintf("%d–%d", lo, hi), nil
+	return rangeText("%.0f", float64(slices.Min(n)), float64(slices.Max(n))), nil
 }
 
 // tol is the relative duality gap the configs' fits had to certify
 // (summary.json solver_tol), as "1e-3"; an error when a summary records
 // none or two differ.
 func (d *resultsDoc) tol(cfgs ...string) (string, error) {
-	if len(cfgs) == 0 {
-		return "", fmt.Errorf("tol: name at least one config")
-	}
-	t, first := 0.0, ""
-	for _, cfg := range cfgs {
+	t, err := agreed("tol", cfgs, func(cfg string) (float64, error) {
 		r, err := d.load(cfg)
 		if err != nil {
-			return "", err
+			return 0, err
 		}
-		s := r.summary.SolverTol
-		if s <= 0 {
-			return "", fmt.Errorf("config %q: its summary records no solver tolerance", cfg)
+		if s := r.summary.SolverTol; s > 0 {
+			return s, nil
 		}
-		if t > 0 && s != t {
-			return "", fmt.Errorf("config %q certified to %s, config %q to %s", first, tolText(t), cfg, tolText(s))
-		}
-		if t == 0 {
-			t, first = s, cfg
-		}
+		return 0, fmt.Errorf("config %q: its summary records no solver tolerance", cfg)
+	}, func(first, cfg string, a, b float64) error {
+		return fmt.Errorf("config %q certified to %s, config %q to %s", first, tolText(a), cfg, tolText(b))
+	})
+	if err != nil {
+		return "", err
 	}
 	return tolText(t), nil
 }
