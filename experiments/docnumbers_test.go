@@ -26,10 +26,12 @@ const (
 // TestDocNumbersFromConfigs: the protocol numbers that README.md,
 // docs/readme-results.md.tmpl, docs/results.md.tmpl and
 // docs/deviations.md type in their prose (splits, folds, β grids, kernel
-// counts, subsample sizes, the claims' bootstrap replicates, the default
-// tolerance) are those of the configs the committed results ran. Each
-// case builds its phrase from the config, so a config change that the
-// text does not follow, or a text edit that drops the number, fails here.
+// counts, subsample sizes) are those of the configs the committed results
+// ran, and the method constants they name (the claims' bootstrap
+// replicates and level, the default tolerance, the goldens' tolerances)
+// are the code's. Each case builds its phrase from the config or the
+// constant, so a change that the text does not follow, or a text edit
+// that drops the number, fails here.
 // The measured numbers of those documents are generated from the
 // committed summaries (pkg/report.ResultsDoc; TestResultsDocUpToDate,
 // TestReadmeResultsUpToDate); TestDocGapFractions checks the few that
@@ -103,6 +105,9 @@ func TestDocNumbersFromConfigs(t *testing.T) {
 		{results, fmt.Sprintf("The native and diagonal rows of aset400 over %d splits were rerun too", splits.Protocol.Splits)},
 		{results, fmt.Sprintf("the full-W rows of Tables 3–5 over the %d splits", claims.Protocol.Splits)},
 		{results, fmt.Sprintf("over the %d artists, all taxonomy comparisons", aset400Artists)},
+		// The goldens' tolerances (golden_test.go).
+		{results, fmt.Sprintf("within %s absolute on accuracies", pow10(accuracyTol.Abs))},
+		{results, fmt.Sprintf("within %g%% relative on a row's largest certified gap", 100*gapTol.Rel)},
 		// README.md and its generated results section.
 		{readme, quickstartData(quick)},
 		{readme, fmt.Sprintf("Table 2 (Sec. 5.1, taxonomy): ALOI-10 feature views + %d noise kernels", noiseKernels(aloi))},
