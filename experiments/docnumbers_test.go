@@ -167,11 +167,80 @@ func TestDocGapFractions(t *testing.T) {
 	}
 }
 
-// docRow is what TestDocGapFractions reads of a summary row.
+// TestDocResultSentences: the sentences of docs/results.md.tmpl that
+// state a result in words, with no number to generate, hold in the
+// committed summaries and cost file.
+func TestDocResultSentences(t *testing.T) {
+	splits := summaryRows(t, "aset400_splits")
+	single := summaryRows(t, "aset400_single_kernels")
+	claims, claimsGo := summaryRows(t, "aset400_claims_splits"), summaryRows(t, "aset400_claims_splits.gonum")
+	// lowest: split 0 has the row's lowest accuracy of all splits.
+	lowest := func(r docRow) bool { return len(r.Accuracy) > 1 && r.Accuracy[0] == slices.Min(r.Accuracy) }
+	learnedBeatNative := true
+	for _, k := range []string{"ST", "CF", "genre"} {
+		for _, m := range []string{"diag", "full"} {
+			learnedBeatNative = learnedBeatNative && single[k+" K1 "+m].Mean > single[k+" native"].Mean
+		}
+	}
+	sameBeta := len(claims) == len(claimsGo)
+	for label, r := range claims {
+		sameBeta = sameBeta && slices.Equal(r.Beta, claimsGo[label].Beta)
+	}
+	cost := costRepeats(t, "aset400_graph_processing")
+	cheaper := func(a, b string) bool {
+		ok := len(cost[a]) > 1 && len(cost[a]) == len(cost[b])
+		for i := range cost[a] {
+			ok = ok && cost[a][i] < cost[b][i]
+		}
+		return ok
+	}
+	for _, c := range []struct {
+		phrase string
+		holds  bool
+	}{
+		{"The paper's single split is the hardest of the ten for the CF and genre native spaces", lowest(splits["CF native"]) && lowest(splits["genre native"])},
+		{"Every learned space beats its native space, as in the paper.", learnedBeatNative},
+		{"for genre, diagonal is ahead.", single["genre K1 diag"].Mean > single["genre K1 full"].Mean},
+		{"Every β is the same in both builds, on every learned row and split", sameBeta},
+		{"diagonal W by {{cpucut \"aset400_graph_processing\" \"Processed diag\" \"Full diag\"}}, cheaper in every repeat.", cheaper("Processed full", "Full full") && cheaper("Processed diag", "Full diag")},
+	} {
+		if !c.holds || !strings.Contains(squash(string(readFile(t, filepath.Join(repoDir, "docs", "results.md.tmpl")))), squash(c.phrase)) {
+			t.Errorf("docs/results.md.tmpl does not say %q, or the committed results do not bear it out (holds: %v)", c.phrase, c.holds)
+		}
+	}
+}
+
+// costRepeats is results/<name>/cost.json's process CPU time per row and
+// repeat (summed over the repeat's tasks).
+func costRepeats(t *testing.T, name string) map[string][]float64 {
+	t.Helper()
+	var c struct {
+		Runs []struct {
+			Repeat int     `json:"repeat"`
+			Row    string  `json:"row"`
+			CPU    float64 `json:"process_cpu_seconds"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal(readFile(t, filepath.Join(repoDir, "results", name, "cost.json")), &c); err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string][]float64{}
+	for _, r := range c.Runs {
+		for len(rows[r.Row]) <= r.Repeat {
+			rows[r.Row] = append(rows[r.Row], 0)
+		}
+		rows[r.Row][r.Repeat] += r.CPU
+	}
+	return rows
+}
+
+// docRow is what the doc tests read of a summary row.
 type docRow struct {
-	Mean    float64  `json:"mean"`
-	Paper   *float64 `json:"paper"`
-	Tallies []struct {
+	Mean     float64   `json:"mean"`
+	Accuracy []float64 `json:"accuracy"`
+	Beta     []float64 `json:"beta"`
+	Paper    *float64  `json:"paper"`
+	Tallies  []struct {
 		Right int `json:"right"`
 		Ties  int `json:"ties"`
 		Wrong int `json:"wrong"`
