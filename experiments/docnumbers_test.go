@@ -34,8 +34,8 @@ const (
 // that drops the number, fails here.
 // The measured numbers of those documents are generated from the
 // committed summaries (pkg/report.ResultsDoc; TestResultsDocUpToDate,
-// TestReadmeResultsUpToDate); TestDocGapFractions checks the few that
-// docs/deviations.md states in words.
+// TestReadmeResultsUpToDate); TestDocGapFractions and
+// TestDocResultSentences check those stated in words.
 func TestDocNumbersFromConfigs(t *testing.T) {
 	cfg := func(name string) *Config { return rawConfig(t, name) }
 	aloi, sub, bw, tax := cfg("aloi10_taxonomy_experiment"), cfg("aloi10_sensitivity_subsample"), cfg("aloi10_sensitivity_bandwidth"), cfg("aloi10_sensitivity_taxonomy")
@@ -132,7 +132,7 @@ func TestDocNumbersFromConfigs(t *testing.T) {
 			text[c.doc] = squash(string(readFile(t, filepath.Join(repoDir, c.doc))))
 		}
 		if !strings.Contains(text[c.doc], squash(c.phrase)) {
-			t.Errorf("%s does not say %q, which the configs give", c.doc, c.phrase)
+			t.Errorf("%s does not say %q, which the configs and constants give", c.doc, c.phrase)
 		}
 	}
 }
