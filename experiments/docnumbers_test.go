@@ -512,3 +512,27 @@ func quickstartData(c *Config) string {
 	return fmt.Sprintf("(%d items in a %s-level taxonomy; %s informative views of different quality and %s noise views",
 		items, word(len(s.Branching)), word(len(s.Views)-random), word(random))
 }
+
+// TestDocALOIComparisonCount: the taxonomy comparisons among each split's
+// training images of aloi10_taxonomy_experiment are "about 670,000"
+// (aloiTrainPairs, which TestDocNumbersFromConfigs divides the subsamples
+// by): within 0.5% of it on every split (670,208 on each, the partition
+// being stratified). Needs the ALOI data (scripts/fetch_aloi.sh).
+func TestDocALOIComparisonCount(t *testing.T) {
+	c := loadOrSkip(t, filepath.Join(repoDir, "configs", "aloi10_taxonomy_experiment.yaml"))
+	ds, err := loadDataset(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for s := 0; s < c.Protocol.Splits; s++ {
+		train, test, source := foldOf(c, ds, cv.Outer(s))
+		trainCs, _, err := source.Split(train, test)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("split %d: %d training images, %d comparisons among them", s, len(train), len(trainCs))
+		if math.Abs(float64(len(trainCs))/aloiTrainPairs-1) > 0.005 {
+			t.Errorf("split %d: %d training comparisons, not about %d", s, len(trainCs), aloiTrainPairs)
+		}
+	}
+}
