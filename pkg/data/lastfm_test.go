@@ -1,15 +1,32 @@
 package data
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
 
 func TestLoadLastFMCounts(t *testing.T) {
-	lf, err := LoadLastFM(fetchedData(t, "lastfm-hetrec2011"))
+	dir := fetchedData(t, "lastfm-hetrec2011")
+	lf, err := LoadLastFM(dir)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// HetRec's users (its readme: 1892), which the docs set against the
+	// paper's 336,527: the distinct user ids of user_artists.dat.
+	b, err := os.ReadFile(filepath.Join(dir, LastFMUserArtists))
+	if err != nil {
+		t.Fatal(err)
+	}
+	users := map[string]bool{}
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n")[1:] {
+		users[strings.SplitN(l, "\t", 2)[0]] = true
+	}
+	if len(users) != 1892 {
+		t.Errorf("users in %s: got %d, want 1892", LastFMUserArtists, len(users))
 	}
 	// Counts from ../shared/data/lastfm-hetrec2011/SOURCE.txt: 379 of 412
 	// matched, all 379 with listening and tag data; 11946 tags.
@@ -17,7 +34,12 @@ func TestLoadLastFMCounts(t *testing.T) {
 		t.Fatalf("artists: got %d, want 412", len(lf.Names))
 	}
 	present, withTags, withUsers := 0, 0, 0
+	assignments, pairs := 0.0, 0
 	for a := range lf.Names {
+		for _, c := range lf.TagCounts[a] {
+			assignments += c
+			pairs++
+		}
 		if lf.Present[a] != (lf.HetRecIDs[a] >= 0) {
 			t.Errorf("artist %d: Present %v but HetRec id %d", a+1, lf.Present[a], lf.HetRecIDs[a])
 		}
@@ -43,6 +65,12 @@ func TestLoadLastFMCounts(t *testing.T) {
 	}
 	if present != 379 || withTags != 379 || withUsers != 379 {
 		t.Errorf("got %d matched, %d with tags, %d with listeners; want 379 each", present, withTags, withUsers)
+	}
+	// The social-tag kernel's data (docs/datasets.md, docs/deviations.md):
+	// 33,495 tag assignments to the matched artists, 14,174 distinct
+	// (artist, tag) pairs, 37.4 distinct tags per artist.
+	if assignments != 33495 || pairs != 14174 {
+		t.Errorf("tag assignments to matched artists: got %v in %d (artist, tag) pairs, want 33495 in 14174", assignments, pairs)
 	}
 	if len(lf.TagNames) != 11946 {
 		t.Errorf("tags: got %d, want 11946", len(lf.TagNames))

@@ -41,11 +41,11 @@ func ExampleFit() {
 	// weight on the identity kernel: 0.000
 }
 
-// The square of the paper's Sec. 7 (its figure of a square's partial
+// The square of the paper's Sec. 6 (its Fig. 7, a square's partial
 // order): four items, no features (K = I, the multidimensional scaling
 // case), and the comparisons "each side is shorter than each diagonal".
 // No embedding on a line satisfies them (the paper: deciding whether one
-// exists is NP-complete in general); two dimensions do. With Rank 1 the
+// exists is NP-hard in general); two dimensions do. With Rank 1 the
 // fit leaves comparisons violated and its certified gap to the convex
 // problem's optimum (Stats.RelativeGap; `mkpoe fit --rank` prints it as
 // convex_gap) says how far it is from the best any W can do: its Status

@@ -27,7 +27,7 @@ func checkStatus(t *testing.T, m *Model, tol float64) {
 	}
 }
 
-// squareProblem is Sec. 7's square (ExampleFit_square): four items on the
+// squareProblem is the square of Sec. 6, Fig. 7 (ExampleFit_square): four items on the
 // identity kernel, each side closer than each diagonal. No embedding of
 // rank 1 satisfies it, so a rank-1 fit stops at a stationary point far
 // from the convex optimum (gap about 0.67); rank 2 reaches it.

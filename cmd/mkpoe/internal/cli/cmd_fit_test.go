@@ -399,7 +399,7 @@ func TestEvalNamesKernelRows(t *testing.T) {
 }
 
 // TestFitStatusLine: `mkpoe fit` prints how the fit stopped (status) and
-// never calls a fixed-rank stationary point certified: on Sec. 7's square
+// never calls a fixed-rank stationary point certified: on Sec. 6's square
 // (GNMDS on 4 items, each side shorter than each diagonal) --rank 1 stops
 // at a stationary point far from the convex optimum (status stationary,
 // with a warning), --rank 2 and the convex fit are certified, and
