@@ -45,6 +45,7 @@ type config struct {
 	solver     mkpoe.Solver // Settings.Solver of every mkpoe fit
 	ranks      []int        // one mkpoe row per rank; 0: convex
 	warm       bool         // warm-start each CV fold along the grid
+	folds      int          // CV folds fitted at once (fitSpec.Folds)
 }
 
 func main() {
@@ -76,10 +77,11 @@ func parseFlags(args []string) (config, error) {
 	solver := fs.String("solver", string(mkpoe.DefaultSolver), "mkpoe solver, one of "+strings.Join(mkpoe.SolverNames(), ", ")+" (default: the one a user gets; a rank bound runs lowrank)")
 	ranks := fs.String("ranks", "0,2,5,10", "mkpoe rows: each rank its own CV and refit (Settings.Rank); 0 = convex")
 	warm := fs.Bool("warm", defaultWarm, "warm-start each CV fold's fits along the grid from the previous β's model")
+	folds := fs.Int("folds", cvFolds, "CV folds fitted at once, as the harness runs tasks on its workers (1: one after the other)")
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
 	}
-	cfg := config{reps: *reps, seed: *seed, python: *python, timeout: *timeout, out: *out, warm: *warm}
+	cfg := config{reps: *reps, seed: *seed, python: *python, timeout: *timeout, out: *out, warm: *warm, folds: *folds}
 	var err error
 	if cfg.grid, err = parseGrid(*grid); err != nil {
 		return config{}, err
@@ -103,6 +105,9 @@ func parseFlags(args []string) (config, error) {
 	}
 	if cfg.reps < 1 {
 		return config{}, fmt.Errorf("-reps must be ≥ 1, got %d", cfg.reps)
+	}
+	if cfg.folds < 1 || cfg.folds > cvFolds {
+		return config{}, fmt.Errorf("-folds must be 1 to %d, got %d", cvFolds, cfg.folds)
 	}
 	return cfg, nil
 }
@@ -180,8 +185,16 @@ func mkpoeSetup(cfg config) string {
 	if cfg.warm {
 		start = "warm along the grid"
 	}
-	return fmt.Sprintf("mkpoe solver %s, ranks {%s}, %d-fold CV over {%s}·β_min, %s", cfg.solver, joinInts(cfg.ranks), cvFolds,
-		strings.ReplaceAll(joinFloats(cfg.grid), ",", ", "), start)
+	return fmt.Sprintf("mkpoe solver %s, ranks {%s}, %d-fold CV over {%s}·β_min (%s at once), %s", cfg.solver, joinInts(cfg.ranks), cvFolds,
+		strings.ReplaceAll(joinFloats(cfg.grid), ",", ", "), foldsText(cfg.folds), start)
+}
+
+// foldsText says how many CV folds are fitted at once.
+func foldsText(k int) string {
+	if k == 1 {
+		return "1 fold"
+	}
+	return fmt.Sprintf("%d folds", k)
 }
 
 // benchSize runs every repetition on one planted set and returns its rows:
@@ -262,7 +275,7 @@ func mkpoeRep(ctx context.Context, cfg config, sz size, train, test []data.Compa
 	best, bestScore := -1, math.Inf(-1)
 	results := make([]mkpoeResult, len(cfg.ranks))
 	for i, k := range cfg.ranks {
-		spec := fitSpec{Solver: cfg.solver, Rank: k, Warm: cfg.warm}
+		spec := fitSpec{Solver: cfg.solver, Rank: k, Warm: cfg.warm, Folds: cfg.folds}
 		log.Printf("n=%d: mkpoe GNMDS rank %d (%s, warm %v), CV over %v·β_min ...", sz.N, k, cfg.solver, cfg.warm, cfg.grid)
 		res, err := runMkpoe(ctx, sz.N, train, test, cfg.grid, spec, cfg.seed)
 		if err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log"
 	"math"
+	"sync"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
@@ -28,6 +29,11 @@ type fitSpec struct {
 	Solver mkpoe.Solver // Settings.Solver (a rank bound runs lowrank)
 	Rank   int          // Settings.Rank; 0: the convex problem
 	Warm   bool         // warm-start each fold's fits along the grid
+	// Folds is how many CV folds are fitted at once (1: one after the
+	// other), as the harness runs a config's tasks on its workers; each
+	// fold's fits still run along the grid in order, and the numbers do
+	// not depend on it.
+	Folds int
 }
 
 // certCount counts the certificates of a set of fits. A convex fit counts
@@ -115,37 +121,71 @@ func modelAccuracy(m *mkpoe.Model, cs []data.Comparison) float64 {
 
 // cvMultiple runs cvFolds-fold CV over train for every multiple of grid
 // (in increasing order, each fold's fits warm-started from the previous
-// multiple's model when spec.Warm) and returns the best multiple (the
-// smallest on ties), the mean fold accuracy of each and the certificates.
+// multiple's model when spec.Warm; spec.Folds folds at once) and returns
+// the best multiple (the smallest on ties), the mean fold accuracy of each
+// and the certificates.
 func cvMultiple(ctx context.Context, n int, train []data.Comparison, grid []float64, spec fitSpec, seed uint64) (float64, []float64, certCount, error) {
 	folds := foldIndices(len(train), cvFolds, seed)
+	type foldResult struct {
+		acc   []float64
+		certs certCount
+		err   error
+	}
+	results := make([]foldResult, len(folds))
+	slots := make(chan struct{}, max(spec.Folds, 1))
+	var wg sync.WaitGroup
+	for f := range folds {
+		wg.Add(1)
+		slots <- struct{}{}
+		go func() {
+			defer func() { <-slots; wg.Done() }()
+			acc, certs, err := cvFold(ctx, n, train, folds, f, grid, spec)
+			results[f] = foldResult{acc, certs, err}
+		}()
+	}
+	wg.Wait()
 	scores := make([]float64, len(grid))
 	var certs certCount
-	for f := range folds {
-		fit, score := foldSplit(train, folds, f)
-		bmin, err := minBeta(n, fit)
-		if err != nil {
-			return 0, nil, certs, err
+	for _, r := range results { // in fold order: the sums do not depend on Folds
+		if r.err != nil {
+			return 0, nil, certs, r.err
 		}
-		var prev *mkpoe.Model
-		for i, mult := range grid {
-			var init *mkpoe.Model
-			if spec.Warm {
-				init = prev
-			}
-			m, err := fitGNMDS(ctx, n, fit, bmin, mult, spec, init)
-			if err != nil {
-				return 0, nil, certs, fmt.Errorf("fold %d, %g·β_min: %w", f, mult, err)
-			}
-			prev = m
-			certs.add(m.Stats, spec.Rank, true)
-			acc := modelAccuracy(m, score)
-			log.Printf("  rank %d, CV fold %d/%d, %g·β_min: %.2f s, %s, rank %d, converged %v, gap %.1e, fold accuracy %.4f",
-				spec.Rank, f+1, len(folds), mult, m.Stats.Seconds, m.Solver, m.Dim(), m.Stats.Converged, m.Stats.RelativeGap, acc)
-			scores[i] += acc / float64(len(folds))
+		certs.merge(r.certs)
+		for i, a := range r.acc {
+			scores[i] += a / float64(len(folds))
 		}
 	}
 	return grid[argmax(scores)], scores, certs, nil
+}
+
+// cvFold fits fold f's training part at every multiple of grid in order
+// and returns the accuracy on its scoring part at each, and the
+// certificates.
+func cvFold(ctx context.Context, n int, train []data.Comparison, folds [][]int, f int, grid []float64, spec fitSpec) ([]float64, certCount, error) {
+	var certs certCount
+	fit, score := foldSplit(train, folds, f)
+	bmin, err := minBeta(n, fit)
+	if err != nil {
+		return nil, certs, err
+	}
+	acc := make([]float64, len(grid))
+	var prev *mkpoe.Model
+	for i, mult := range grid {
+		var init *mkpoe.Model
+		if spec.Warm {
+			init = prev
+		}
+		m, err := fitGNMDS(ctx, n, fit, bmin, mult, spec, init)
+		if err != nil {
+			return nil, certs, fmt.Errorf("fold %d, %g·β_min: %w", f, mult, err)
+		}
+		prev = m
+		certs.add(m.Stats, spec.Rank, true)
+		acc[i] = modelAccuracy(m, score)
+		log.Printf("  rank %d, CV fold %d/%d, %g·β_min: %.2f s, %s, rank %d, converged %v, gap %.1e, fold accuracy %.4f",
+			spec.Rank, f+1, len(folds), mult, m.Stats.Seconds, m.Solver, m.Dim(), m.Stats.Converged, m.Stats.RelativeGap, acc[i])
+	}
+	return acc, certs, nil
 }
 
 // argmax is the index of the largest of xs, the first on ties.

@@ -135,6 +135,9 @@ func TestParseFlagsDefaults(t *testing.T) {
 	if cfg.warm != defaultWarm {
 		t.Errorf("default warm = %v, want %v", cfg.warm, defaultWarm)
 	}
+	if cfg.folds != cvFolds {
+		t.Errorf("default folds at once = %d, want all %d", cfg.folds, cvFolds)
+	}
 }
 
 // TestParseFlagsSolvers accepts every solver of the route table, by name
@@ -177,6 +180,8 @@ func TestParseFlags(t *testing.T) {
 		{args: []string{"-ranks", "2,2"}, bad: "given twice"},
 		{args: []string{"-ranks", ""}, bad: "no ranks"},
 		{args: []string{"-estimators", "SOE,MDS"}, bad: "unknown"},
+		{args: []string{"-folds", "0"}, bad: "-folds must be 1 to 3"},
+		{args: []string{"-folds", "4"}, bad: "-folds must be 1 to 3"},
 	}
 	for _, tc := range tests {
 		cfg, err := parseFlags(tc.args)
@@ -326,8 +331,8 @@ func TestMkpoeSetup(t *testing.T) {
 		args []string
 		want string
 	}{
-		{nil, "mkpoe solver auto, ranks {0, 2, 5, 10}, 3-fold CV over {1.25, 1.5, 2, 3, 5, 10, 30, 100, 300, 1000}·β_min, warm along the grid"},
-		{[]string{"-solver", "lowrank", "-ranks", "0", "-grid", "1.5,2", "-warm=false"}, "mkpoe solver lowrank, ranks {0}, 3-fold CV over {1.5, 2}·β_min, cold"},
+		{nil, "mkpoe solver auto, ranks {0, 2, 5, 10}, 3-fold CV over {1.25, 1.5, 2, 3, 5, 10, 30, 100, 300, 1000}·β_min (3 folds at once), warm along the grid"},
+		{[]string{"-solver", "lowrank", "-ranks", "0", "-grid", "1.5,2", "-warm=false", "-folds", "1"}, "mkpoe solver lowrank, ranks {0}, 3-fold CV over {1.5, 2}·β_min (1 fold at once), cold"},
 	}
 	for _, tc := range tests {
 		cfg, err := parseFlags(tc.args)
@@ -343,7 +348,8 @@ func TestMkpoeSetup(t *testing.T) {
 // TestRunMkpoeCountsEveryFit runs the CV and refit on a tiny planted set
 // and checks that every fit is counted: 3 folds × 2 multiples and one
 // refit per rank, all certified (convex) or stationary (rank ≤ 2), warm
-// or cold.
+// or cold; with the folds fitted at once (fitSpec.Folds 3), every number
+// but the times is the same as one after the other.
 func TestRunMkpoeCountsEveryFit(t *testing.T) {
 	pl, err := data.GeneratePlanted(data.PlantedSpec{N: 20, Dim: 2, Triplets: 600, Flip: 0.1, Seed: 3})
 	if err != nil {
@@ -379,6 +385,16 @@ func TestRunMkpoeCountsEveryFit(t *testing.T) {
 		}
 		if !(res.Accuracy > 0.5 && res.Accuracy <= 1) {
 			t.Errorf("%+v: held-out accuracy %g", spec, res.Accuracy)
+		}
+		at := spec
+		at.Folds = cvFolds
+		together, err := runMkpoe(context.Background(), 20, train, test, grid, at, 1)
+		if err != nil {
+			t.Fatalf("%+v: %v", at, err)
+		}
+		together.Total, together.Refit = res.Total, res.Refit
+		if !reflect.DeepEqual(together, res) {
+			t.Errorf("%+v: folds at once gave %+v, one after the other %+v", at, together, res)
 		}
 	}
 }

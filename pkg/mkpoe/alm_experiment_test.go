@@ -80,6 +80,7 @@ func TestALMExperiment(t *testing.T) {
 				spec, noJacobi := strings.CutPrefix(spec, "j")
 				spec, growFirst := strings.CutPrefix(spec, "u")
 				spec, factorsOnly := strings.CutPrefix(spec, "w")
+				spec, fullCert := strings.CutPrefix(spec, "h")
 				spec, stallSpec, hasStall := strings.Cut(spec, "s")
 				spec, checkSpec, hasCheck := strings.Cut(spec, "c")
 				spec, pruneSpec, hasPrune := strings.Cut(spec, "p")
@@ -96,6 +97,7 @@ func TestALMExperiment(t *testing.T) {
 					tu.alm.newtonJacobi = !noJacobi
 					tu.alm.updateOnGrow = !growFirst
 					tu.alm.warmFactorsOnly = factorsOnly
+					tu.alm.hopelessStop = !fullCert
 					if v, err := strconv.ParseFloat(growSpec, 64); err == nil && hasGrow {
 						tu.alm.growRank = v
 					}

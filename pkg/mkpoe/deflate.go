@@ -3,6 +3,7 @@ package mkpoe
 import (
 	"math"
 
+	"github.com/mkpoe/mkpoe/pkg/mkpoe/internal/conic"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -26,7 +27,7 @@ import (
 // which is a − c²/(b − a) to second order in c: tight once L is near
 // stationary. The Ritz pairs returned, for rank growth, are the
 // complement's, directions a new column can take.
-func (lr *lowRank) deflatedEigen(b int, l []float64, want int) (ritz, bool) {
+func (lr *lowRank) deflatedEigen(b int, l []float64, want int, need float64) (ritz, bool) {
 	tn := lr.p.tune.lowRank
 	fb := lr.blocks[b]
 	r := fb.blk.r
@@ -36,13 +37,8 @@ func (lr *lowRank) deflatedEigen(b int, l []float64, want int) (ritz, bool) {
 		return smallestEigen(r, apply, want, min(r, tn.lanczosSteps), tn.lanczosTol, lr.stop)
 	}
 	_, kq := q.Dims()
-	sq := mat.NewDense(r, kq, nil)
-	col, out := make([]float64, r), make([]float64, r)
-	for j := 0; j < kq; j++ {
-		mat.Col(col, j, q)
-		apply(col, out)
-		sq.SetCol(j, out)
-	}
+	sq := lr.slackBlock(b, q)
+	col := make([]float64, r)
 	var inner, resid mat.Dense
 	inner.Mul(q.T(), sq)
 	a, ok := smallestSymEigen(&inner)
@@ -75,13 +71,70 @@ func (lr *lowRank) deflatedEigen(b int, l []float64, want int) (ritz, bool) {
 	}
 	start := lanczosStart(r)
 	project(start)
-	res, ok := smallestEigenFrom(start, deflated, want, min(r-kq, tn.lanczosSteps), tn.lanczosTol, lr.stop)
+	opt := conic.LanczosOptions{Tol: tn.lanczosTol, Stop: lr.stop}
+	if need > math.Inf(-1) {
+		opt.Enough = func(theta, resid float64) bool {
+			return enoughForGrowth(a, theta, c, resid, need, lr.growTol)
+		}
+	}
+	res, ok := smallestEigenFrom(start, deflated, want, min(r-kq, tn.lanczosSteps), opt)
 	if !ok {
 		return ritz{}, false
 	}
 	bl := res.lower
-	res.lower = (a+bl)/2 - math.Hypot((a-bl)/2, c)
+	res.lower = deflatedBound(a, bl, c)
 	return res, true
+}
+
+// slackBlock returns ΦᵀMΦ·Q for block b (Q r×k, contiguous rows): the
+// columns slackOperator would give one by one, in one pass of the pair
+// loop over all k columns (addEmbeddedGradient, both cores), as the
+// gradient's Lap(w)·Y is formed.
+func (lr *lowRank) slackBlock(b int, q *mat.Dense) *mat.Dense {
+	blk := lr.blocks[b].blk
+	n, r := lr.p.n, blk.r
+	_, k := q.Dims()
+	u := mat.NewDense(n, k, nil)
+	if d := blk.phiDiag; d != nil {
+		for i := 0; i < n; i++ {
+			floats.ScaleTo(u.RawRowView(i), d[i], q.RawRowView(i))
+		}
+	} else {
+		u.Mul(blk.phi, q)
+	}
+	zn := make([]float64, n*k)
+	lr.parts = addEmbeddedGradient(u.RawMatrix().Data, k, lr.p.pairs, lr.w, zn, lr.parts)
+	floats.Scale(0.5, zn) // addEmbeddedGradient adds 2w_q(u_a − u_b)
+	out := mat.NewDense(r, k, nil)
+	if d := blk.phiDiag; d != nil {
+		for i := 0; i < n; i++ {
+			floats.ScaleTo(out.RawRowView(i), d[i], zn[i*k:(i+1)*k])
+		}
+		return out
+	}
+	out.Mul(blk.phi.T(), mat.NewDense(n, k, zn))
+	return out
+}
+
+// enoughForGrowth reports whether a certificate's Lanczos on the
+// complement may stop at Ritz value theta with residual resid: when even
+// the complement's λ_min at theta (Ritz values only fall as steps are
+// added) leaves the deflated bound below need, the lowest bound that
+// could certify, the certificate cannot certify, and the run is wanted
+// only for rank growth: it stops once no direction can be below −growTol
+// (theta − resid above it) or the smallest Ritz pair is a direction to
+// grow along to within a tenth of its distance below −1.
+func enoughForGrowth(a, theta, c, resid, need, growTol float64) bool {
+	if deflatedBound(a, theta, c) >= need {
+		return false
+	}
+	return theta-resid >= -1-growTol
+}
+
+// deflatedBound is the bound of deflatedEigen: λ_min ≥ (a + b)/2 −
+// √(((a − b)/2)² + c²).
+func deflatedBound(a, b, c float64) float64 {
+	return (a+b)/2 - math.Hypot((a-b)/2, c)
 }
 
 // orthonormalRange returns an orthonormal basis of the range of l (r×k)

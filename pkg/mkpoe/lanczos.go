@@ -14,6 +14,15 @@ type ritz struct {
 	vecs  [][]float64 // vecs[i] is the unit Ritz vector of vals[i]
 	lower float64
 	steps int // Lanczos steps taken (operator applications)
+	// inRange holds, for deflatedEigen with almTuning.rangeSteps, the
+	// eigenpairs of the dual-slack term restricted to span(L) whose
+	// eigenvalue is below −1 (directions inside the factor's range along
+	// which W should grow); vals ascending, vecs unit r-vectors.
+	// estimate: deflatedEigen's bound at the complement's smallest Ritz
+	// value instead of its lower bound (an estimate of λ_min, not a bound).
+	estimate    float64
+	inRangeVals []float64
+	inRangeVecs [][]float64
 }
 
 // smallestEigen runs the Lanczos method (conic.Lanczos: full
@@ -29,7 +38,7 @@ type ritz struct {
 //
 // stop, if not nil, is asked before every step (a cancelled context).
 func smallestEigen(k int, apply func(v, out []float64), want, maxSteps int, tol float64, stop func() bool) (ritz, bool) {
-	return smallestEigenFrom(lanczosStart(k), apply, want, maxSteps, tol, stop)
+	return smallestEigenFrom(lanczosStart(k), apply, want, maxSteps, conic.LanczosOptions{Tol: tol, Stop: stop})
 }
 
 // lanczosStart is the deterministic start vector of smallestEigen: a
@@ -42,8 +51,9 @@ func lanczosStart(k int) []float64 {
 	return start
 }
 
-// smallestEigenFrom is smallestEigen from the given start vector.
-func smallestEigenFrom(start []float64, apply func(v, out []float64), want, maxSteps int, tol float64, stop func() bool) (ritz, bool) {
+// smallestEigenFrom is smallestEigen from the given start vector, with
+// opt's Tol, Enough and Stop (the rest is set here).
+func smallestEigenFrom(start []float64, apply func(v, out []float64), want, maxSteps int, opt conic.LanczosOptions) (ritz, bool) {
 	k := len(start)
 	next := 8
 	check := func(n int) bool {
@@ -53,7 +63,8 @@ func smallestEigenFrom(start []float64, apply func(v, out []float64), want, maxS
 		next = n + max(8, n/4)
 		return true
 	}
-	r, ok := conic.Lanczos(k, apply, conic.LanczosOptions{Start: start, MaxSteps: maxSteps, Tol: tol, Check: check, Want: want, Stop: stop})
+	opt.Start, opt.MaxSteps, opt.Check, opt.Want = start, maxSteps, check, want
+	r, ok := conic.Lanczos(k, apply, opt)
 	if !ok {
 		return ritz{}, false
 	}

@@ -37,6 +37,7 @@ type lowRank struct {
 	maxRank int         // Settings.Rank: columns per block at most (0: no bound)
 	stop    func() bool // reports a cancelled fit (nil: never), asked by Lanczos
 	mu      float64     // β/|𝒞|
+	growTol float64     // growTol(tuning, Tol) of an alm fit (enoughForGrowth)
 	blocks  []lowRankBlock
 	dist    []float64 // per pair: Σ_b ‖y_a − y_b‖²
 	m       []float64 // per comparison: the margin 1 + d(i,j) − d(k,l)
@@ -245,7 +246,7 @@ func (lr *lowRank) slackOperator(b int) func(v, out []float64) {
 // With the factors z (not nil), each block with columns is bounded on
 // span(L) and its complement apart (deflatedEigen), and the Ritz pairs are
 // the complement's; nil runs Lanczos on the whole space.
-func (lr *lowRank) certificate(z []float64, want int) (t float64, rz []ritz, ok bool) {
+func (lr *lowRank) certificate(z []float64, want int, need float64) (t float64, rz []ritz, ok bool) {
 	tn := lr.p.tune.lowRank
 	t = 1
 	rz = make([]ritz, len(lr.blocks))
@@ -254,7 +255,7 @@ func (lr *lowRank) certificate(z []float64, want int) (t float64, rz []ritz, ok 
 		var res ritz
 		var good bool
 		if z != nil && fb.k > 0 {
-			res, good = lr.deflatedEigen(b, z[fb.off:fb.off+r*fb.k], want)
+			res, good = lr.deflatedEigen(b, z[fb.off:fb.off+r*fb.k], want, need)
 		} else {
 			res, good = smallestEigen(r, lr.slackOperator(b), want, min(r, tn.lanczosSteps), tn.lanczosTol, lr.stop)
 		}
@@ -312,7 +313,7 @@ func (lr *lowRank) run(ctx context.Context, init []*mat.Dense, s Settings) (solu
 		fs, fe := lr.evaluate(z, delta, g)
 		best.keep(lr, fe, z)
 		sol.objective = best.f
-		t, rz, ok := lr.certificate(nil, tn.grow)
+		t, rz, ok := lr.certificate(nil, tn.grow, math.Inf(-1))
 		if err := ctx.Err(); err != nil {
 			return sol, err
 		}

@@ -31,6 +31,7 @@ type almMethod struct{}
 func (almMethod) solve(ctx context.Context, fp fitProblem) (solution, error) {
 	lr := newLowRank(fp.p)
 	lr.stop = func() bool { return ctx.Err() != nil }
+	lr.growTol = growTol(fp.p.tune.lowRank, fp.s.Tol)
 	return lr.runALM(ctx, fp)
 }
 
@@ -78,7 +79,11 @@ func (lr *lowRank) runALM(ctx context.Context, fp fitProblem) (solution, error) 
 		prevSmooth = fs
 		var rz []ritz
 		if stalled || it == 0 || it >= s.MaxIter || sinceCert >= p.tune.alm.certEvery {
-			t, r, ok := lr.certificate(z, max(tn.grow, int(math.Ceil(p.tune.alm.growRank*float64(lr.totalRank())))))
+			need := math.Inf(-1)
+			if p.tune.alm.hopelessStop {
+				need = certifiableLower(floats.Sum(lr.alpha), sol.objective, s.Tol)
+			}
+			t, r, ok := lr.certificate(z, max(tn.grow, int(math.Ceil(p.tune.alm.growRank*float64(lr.totalRank())))), need)
 			if err := ctx.Err(); err != nil {
 				return sol, err
 			}
@@ -141,6 +146,17 @@ func (lr *lowRank) runALM(ctx context.Context, fp fitProblem) (solution, error) 
 	lr.layout(best.ranks)
 	sol.factors = lr.factors(best.z)
 	return sol, nil
+}
+
+// certifiableLower is the lowest λ_min of the dual-slack term ΦᵀMΦ at
+// which multipliers summing to sumAlpha certify the objective f within tol:
+// the dual scaling t = 1/(−λ_min) (at most 1) gives the bound t·sumAlpha,
+// which certifies when at least (1 − tol)·f.
+func certifiableLower(sumAlpha, f, tol float64) float64 {
+	if !(f > 0) || math.IsInf(f, 0) {
+		return math.Inf(-1)
+	}
+	return -sumAlpha / ((1 - tol) * f)
 }
 
 // startMultipliers allocates the shifts y/σ and returns the first δ =
@@ -239,7 +255,7 @@ func (lr *lowRank) warmCertificate(fp fitProblem, z []float64) (solution, bool) 
 			lr.alpha[c] = math.Min(math.Max(sc*a, 0), lr.mu)
 		}
 		lr.pairWeights()
-		t, _, ok := lr.certificate(z, lr.p.tune.lowRank.grow)
+		t, _, ok := lr.certificate(z, lr.p.tune.lowRank.grow, math.Inf(-1))
 		if !ok {
 			break
 		}

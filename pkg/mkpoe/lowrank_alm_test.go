@@ -73,7 +73,7 @@ func TestDeflatedEigenBound(t *testing.T) {
 			l := mat.NewDense(n, tc.k, nil)
 			tc.fill(l)
 			lr.layout([]int{tc.k})
-			res, ok := lr.deflatedEigen(0, l.RawMatrix().Data, 2)
+			res, ok := lr.deflatedEigen(0, l.RawMatrix().Data, 2, math.Inf(-1))
 			if !ok {
 				t.Fatal("deflatedEigen failed")
 			}
@@ -85,6 +85,94 @@ func TestDeflatedEigenBound(t *testing.T) {
 				t.Errorf("bound %.12g, λ_min %.12g: not tight on an invariant subspace", res.lower, vals[0])
 			}
 			t.Logf("bound %.10g, λ_min %.10g, %d Lanczos steps", res.lower, vals[0], res.steps)
+			// A certificate that cannot certify (need above every bound)
+			// may stop early, but its bound stays below λ_min.
+			lr.growTol = 1e-3
+			early, ok := lr.deflatedEigen(0, l.RawMatrix().Data, 2, math.Inf(1))
+			if !ok {
+				t.Fatal("deflatedEigen failed")
+			}
+			if early.lower > vals[0]+1e-9*scale {
+				t.Errorf("hopeless bound %.12g above λ_min %.12g", early.lower, vals[0])
+			}
+			if early.steps > res.steps {
+				t.Errorf("hopeless run took %d Lanczos steps, the full one %d", early.steps, res.steps)
+			}
+		})
+	}
+}
+
+// TestEnoughForGrowth checks when a certificate's Lanczos run on the
+// complement may stop, on hand-computed cases: a = −1.01, c = 0, so the
+// bound is min(a, θ) and need −1.005 cannot be met.
+func TestEnoughForGrowth(t *testing.T) {
+	for _, tc := range []struct {
+		name                     string
+		a, theta, c, resid, need float64
+		want                     bool
+	}{
+		{"can certify: run on", -1.0001, -0.99, 0, 0.5, -1.005, false},
+		{"hopeless, no direction below −1 − growTol", -1.01, -0.99, 0, 0.009, -1.005, true},
+		{"hopeless, a direction may lie below", -1.01, -0.99, 0, 0.02, -1.005, false},
+		{"hopeless, a Ritz value below −1: grow along it", -1.01, -1.3, 0, 1e-9, -1.005, false},
+		{"coupling c makes it hopeless", -1.0001, -0.99, 0.1, 0.001, -1.005, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := enoughForGrowth(tc.a, tc.theta, tc.c, tc.resid, tc.need, 1e-3); got != tc.want {
+				t.Errorf("enoughForGrowth = %v, want %v (bound %.6g)", got, tc.want, deflatedBound(tc.a, tc.theta, tc.c))
+			}
+		})
+	}
+}
+
+// TestSlackBlock checks slackBlock, the dual-slack term applied to a block
+// of columns at once, against slackOperator column by column, for GNMDS's
+// diagonal Φ and a dense Φ.
+func TestSlackBlock(t *testing.T) {
+	t.Parallel()
+	const n, r, k = 30, 6, 4
+	pl, err := data.GeneratePlanted(data.PlantedSpec{N: n, Dim: 3, Triplets: 300, Flip: 0.1, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(6, 7))
+	phi := mat.NewDense(n, r, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j < r; j++ {
+			phi.Set(i, j, rng.NormFloat64())
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		blk  block
+	}{
+		{"diagonal Φ", block{phi: identity(n), r: n, phiDiag: ones(n)}},
+		{"dense Φ", block{phi: phi, r: r}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			lr := newLowRank(newProblem(n, []block{tc.blk}, pl.Triplets, 1))
+			for c := range lr.alpha {
+				lr.alpha[c] = rng.Float64()
+			}
+			lr.pairWeights()
+			q := mat.NewDense(tc.blk.r, k, nil)
+			for i := 0; i < tc.blk.r; i++ {
+				for j := 0; j < k; j++ {
+					q.Set(i, j, rng.NormFloat64())
+				}
+			}
+			got := lr.slackBlock(0, q)
+			apply := lr.slackOperator(0)
+			col, out := make([]float64, tc.blk.r), make([]float64, tc.blk.r)
+			for j := 0; j < k; j++ {
+				mat.Col(col, j, q)
+				apply(col, out)
+				for i, want := range out {
+					if d := math.Abs(got.At(i, j) - want); d > 1e-12*(1+math.Abs(want)) {
+						t.Fatalf("(%d,%d): %.15g, column by column %.15g", i, j, got.At(i, j), want)
+					}
+				}
+			}
 		})
 	}
 }

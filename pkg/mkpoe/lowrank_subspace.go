@@ -54,7 +54,7 @@ func (lr *lowRank) refine(ctx context.Context, z []float64, rz []ritz, sol *solu
 		}
 		copy(lr.alpha, sr.dual)
 		lr.pairWeights()
-		t, rzn, ok := lr.certificate(nil, tn.grow)
+		t, rzn, ok := lr.certificate(nil, tn.grow, math.Inf(-1))
 		if err := ctx.Err(); err != nil {
 			return it, err
 		}

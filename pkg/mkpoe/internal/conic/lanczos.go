@@ -31,6 +31,10 @@ type LanczosOptions struct {
 	// Tol: stop once the smallest Ritz pair's residual is at most
 	// Tol·max|θ| (or the Krylov space is invariant).
 	Tol float64
+	// Enough, if not nil, is asked at every check with the smallest Ritz
+	// value and its residual; true stops as if converged (a caller that
+	// needs the Ritz pairs only to a precision it can judge).
+	Enough func(theta, resid float64) bool
 	// Check reports whether to solve the tridiagonal problem (and test
 	// convergence) after step n; the last step is always checked.
 	Check func(n int) bool
@@ -101,7 +105,7 @@ func Lanczos(k int, apply func(v, out []float64), opt LanczosOptions) (Ritz, boo
 			// b·|z[n−1][c]|.
 			scale = math.Max(math.Abs(d[0]), math.Abs(d[n-1]))
 			resid := b * math.Abs(z[(n-1)*n])
-			if invariant || n == m || resid <= opt.Tol*scale {
+			if invariant || n == m || resid <= opt.Tol*scale || (opt.Enough != nil && opt.Enough(d[0], resid)) {
 				out := Ritz{Vals: append([]float64(nil), d[:n]...), Lower: d[0] - resid, Steps: n}
 				if invariant {
 					out.Lower = d[0]
