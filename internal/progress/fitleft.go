@@ -20,9 +20,12 @@ const (
 	// FitLeftLo and FitLeftHi widen fitLeft's middle into the running
 	// fit's range.
 	FitLeftLo, FitLeftHi = 0.75, 1.25
-	// minTrend is the reports a rate (time per iteration, a gap's fall)
-	// is read from at least.
+	// minTrend is the intervals between reports that a rate (time per
+	// accelerated iteration, the gap's fall) is read from at least.
 	minTrend = 2
+	// minNewtonLeft is the typical steps left of a Newton run that has
+	// taken the typical steps or more.
+	minNewtonLeft = 2
 )
 
 // fitLeft estimates the time left of a running fit on full blocks from
@@ -90,17 +93,17 @@ func newtonLeft(seen []fitSample) (float64, bool) {
 	}
 	perStep := (last.at - seen[from].at) / steps
 	done := float64(last.it.Iter - seen[k].it.Iter + 1)
-	prior := math.Max(TypicalNewtonSteps-done, minTrend)
+	prior := math.Max(TypicalNewtonSteps-done, minNewtonLeft)
 	// The distance's fastest fall per step over the run's last three
 	// steps seen: it falls faster as the run nears its end (on
 	// aset400_short's refit 0.46, 0.63, 0.85, 0.51, 0.89, 1.0 per step).
-	rate, m := 0.0, 0
+	rate := 0.0
 	for i := max(k, n-4) + 1; i < n; i++ {
 		if d := seen[i].it.Iter - seen[i-1].it.Iter; d > 0 && seen[i].it.Newton > 0 {
 			rate = math.Max(rate, math.Log(seen[i-1].it.Newton/seen[i].it.Newton)/float64(d))
 		}
 	}
-	m = n - 1 - k // steps of the run seen
+	m := n - 1 - k // steps of the run seen
 	left := prior
 	if rate > 0 {
 		// The extrapolation, at most 1.5 times the typical steps left
