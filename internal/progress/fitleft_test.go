@@ -66,3 +66,30 @@ func TestFitLeft(t *testing.T) {
 		}
 	}
 }
+
+// TestThinKeepsFirstAndLast checks that a running fit's reports stay
+// below maxSeen however long it runs (thin), keeping its first report,
+// its last eight, and times in order.
+func TestThinKeepsFirstAndLast(t *testing.T) {
+	var seen []fitSample
+	const n = 5000
+	for i := 1; i <= n; i++ {
+		seen = thin(append(seen, fitSample{float64(i), Iteration{Iter: i}}))
+	}
+	if len(seen) >= maxSeen || len(seen) < maxSeen/2 {
+		t.Errorf("%d reports kept of %d, want from %d to below %d", len(seen), n, maxSeen/2, maxSeen)
+	}
+	if seen[0].it.Iter != 1 {
+		t.Errorf("first report kept: iteration %d, want 1", seen[0].it.Iter)
+	}
+	for i := 1; i <= 8; i++ {
+		if got := seen[len(seen)-i].it.Iter; got != n+1-i {
+			t.Errorf("report %d from the end: iteration %d, want %d", i, got, n+1-i)
+		}
+	}
+	for i := 1; i < len(seen); i++ {
+		if seen[i].at <= seen[i-1].at {
+			t.Fatalf("reports out of order at %d: %g after %g", i, seen[i].at, seen[i-1].at)
+		}
+	}
+}

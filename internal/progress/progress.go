@@ -508,6 +508,26 @@ func (t *Task) setMark(now time.Time) {
 	t.seen = t.seen[:0]
 }
 
+// maxSeen bounds the reports a running fit keeps (Task.seen): a fit of
+// hours would keep some 4 a second.
+const maxSeen = 512
+
+// thin halves the older reports of seen once it holds maxSeen, keeping the
+// first and the last keepLast as they are: fitLeft reads rates from the
+// last few, and from the latter half of the fit's time.
+func thin(seen []fitSample) []fitSample {
+	const keepLast = 8
+	if len(seen) < maxSeen {
+		return seen
+	}
+	old := len(seen) - keepLast
+	out := seen[:1]
+	for i := 2; i < old; i += 2 {
+		out = append(out, seen[i])
+	}
+	return append(out, seen[old:]...)
+}
+
 // sampleFits keeps each running fit's latest report, if new, with its
 // time so far (Task.seen), and traces it ("iter T ID ITER STAGE BEST
 // BOUND"). The caller holds r.mu and has called cpuSample at now.
@@ -520,7 +540,7 @@ func (r *Run) sampleFits(now time.Time) {
 		if !ok || (len(t.seen) > 0 && t.seen[len(t.seen)-1].it.Iter == it.Iter) {
 			continue
 		}
-		t.seen = append(t.seen, fitSample{t.sinceMark(now), it})
+		t.seen = thin(append(t.seen, fitSample{t.sinceMark(now), it}))
 		if r.trace != nil {
 			fmt.Fprintf(r.trace, "iter\t%.3f\t%s\t%d\t%s\t%.9g\t%.9g\t%.4g\t%d\t%.4g\n", now.Sub(r.start).Seconds(), t.id, it.Iter, it.Stage, it.Best, it.Bound, it.Newton, it.HandOver, it.InteriorCost)
 		}
