@@ -105,7 +105,7 @@ func Run(ctx context.Context, c *Config, opts RunOptions) (*results.Summary, err
 	trace, closeTrace := etaTrace(opts.Log)
 	defer closeTrace()
 	disp := progress.NewRun(opts.Log, progress.RunOptions{Live: live, Width: width, Every: opts.ProgressEvery, Workers: opts.Workers, Trace: trace,
-		CPU: processCPU()},
+		CPU: processCPU(), Tol: c.Solver.Tol},
 		time.Now(), len(todo[0])+len(todo[1]), fits)
 	ps := newPlanSize(c, ds)
 	for phase := range todo {

@@ -275,7 +275,8 @@ func FitRecorder(record func(progress.Iteration)) mkpoe.Recorder {
 		return nil
 	}
 	return func(it mkpoe.Iteration) {
-		record(progress.Iteration{Iter: it.Iter, Stage: string(it.Stage), Best: it.Best, Bound: it.Bound, Gap: it.Gap(), Rank: it.Rank})
+		record(progress.Iteration{Iter: it.Iter, Stage: string(it.Stage), Best: it.Best, Bound: it.Bound, Gap: it.Gap(), Rank: it.Rank, Newton: it.Newton,
+			HandOver: it.HandOver, InteriorCost: it.InteriorCost})
 	}
 }
 

@@ -190,6 +190,13 @@ func recordTimeline(dir string) ([]byte, error) {
 		}
 		fmt.Fprintf(&w, "task\t%s\t%s\t%d\t%s\t%.3f\t%.3f\t%d\t%s%s\n", r.t.Kind, r.t.ID, r.t.Phase, units[0].Row, r.start-first, r.end-first, beta, iters, ends)
 	}
+	for _, r := range recs {
+		if r.traced {
+			for _, it := range trace[r.t.ID].iters {
+				fmt.Fprintf(&w, "iter\t%s\t%.3f\t%s\n", r.t.ID, it.at-first, it.fields)
+			}
+		}
+	}
 	for _, r := range cpu {
 		fmt.Fprintf(&w, "cpu\t%.3f\t%.3f\n", r[0]-first, r[1])
 	}
@@ -216,6 +223,9 @@ func writeTimelineHeader(w io.Writer, run string) {
 	fmt.Fprintf(w, "#   FIT_ENDS, in a run traced by MKPOE_ETA_TRACE, each fit's end as START (else no column).\n")
 	fmt.Fprintf(w, "# cpu\tAT\tSECONDS: in a traced run of a newer mkpoe, the process's CPU time at AT (as START), as the ETA read it\n")
 	fmt.Fprintf(w, "#   (progress.RunOptions.CPU; none: the ETA measured wall time).\n")
+	fmt.Fprintf(w, "# iter\tID\tAT\tITER\tSTAGE\tBEST\tBOUND\tNEWTON\tHANDOVER\tINTERIOR: in a traced run of a newer mkpoe, task ID's running\n")
+	fmt.Fprintf(w, "#   fit's report as a tick of the display saw it at AT (as START): progress.Iteration's Iter, Stage, Best, Bound (0: no\n")
+	fmt.Fprintf(w, "#   certificate yet), Newton, HandOver and InteriorCost.\n")
 }
 
 // checkRecordedUnits checks that the row lines' rule (PriorSeconds at the
@@ -243,10 +253,18 @@ func checkRecordedUnits(c *Config, ps planSize) error {
 }
 
 // tracedTask is a task's events in an ETA trace: its start, each fit's
-// end and its end, in seconds since the run started.
+// end and its end, in seconds since the run started, and its running
+// fits' reports as the display's ticks saw them (iter lines: the time and
+// the line's other fields, ITER STAGE BEST BOUND NEWTON HANDOVER INTERIOR).
 type tracedTask struct {
 	start, end float64
 	fits       []float64
+	iters      []tracedIter
+}
+
+type tracedIter struct {
+	at     float64
+	fields string
 }
 
 // readETATrace reads an ETA trace (progress.RunOptions.Trace) by task ID,
@@ -268,7 +286,7 @@ func readETATrace(path string) (map[string]*tracedTask, [][2]float64, error) {
 		if f[0] == "stopped" {
 			return nil, nil, fmt.Errorf("%s:%d: the process was stopped during the run: record another", path, i+1)
 		}
-		if len(f) != 3 {
+		if len(f) != 3 && (f[0] != "iter" || len(f) != 10) {
 			return nil, nil, fmt.Errorf("%s:%d: not an event line: %q", path, i+1, line)
 		}
 		at, err := strconv.ParseFloat(f[1], 64)
@@ -284,15 +302,18 @@ func readETATrace(path string) (map[string]*tracedTask, [][2]float64, error) {
 			cpu = append(cpu, [2]float64{at, sec})
 		case "start":
 			out[f[2]] = &tracedTask{start: at}
-		case "fit", "end":
+		case "fit", "end", "iter":
 			t := out[f[2]]
 			if t == nil {
 				return nil, nil, fmt.Errorf("%s:%d: %s of a task not started", path, i+1, f[0])
 			}
-			if f[0] == "fit" {
+			switch f[0] {
+			case "fit":
 				t.fits = append(t.fits, at)
-			} else {
+			case "end":
 				t.end = at
+			default:
+				t.iters = append(t.iters, tracedIter{at, strings.Join(f[3:], "\t")})
 			}
 		default:
 			return nil, nil, fmt.Errorf("%s:%d: unknown event %q", path, i+1, f[0])

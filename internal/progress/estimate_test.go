@@ -24,8 +24,9 @@ type timelineRow struct {
 type event struct {
 	at   float64 // seconds since the run started
 	seq  int     // order of events at the same time
-	kind int     // 0 start, 1 fit end, 2 task end
+	kind int     // 0 start, 1 fit end, 2 task end, 3 a running fit's report
 	task int
+	it   Iteration // kind 3: the report, as a tick of the display saw it
 }
 
 type simTask struct {
@@ -77,7 +78,7 @@ func synthTimeline(seed uint64, workers int, rows []timelineRow, splits, folds, 
 	var events []event
 	seq := 0
 	emit := func(at float64, kind, task int) {
-		events = append(events, event{at, seq, kind, task})
+		events = append(events, event{at: at, seq: seq, kind: kind, task: task})
 		seq++
 	}
 	t := 0.0
@@ -242,6 +243,8 @@ func replayETA(tasks []simTask, events []event, workers int, cpu [][2]float64) [
 		r.Plan(task.id, task.phase, task.units)
 	}
 	running := map[int]*Task{}
+	record := map[int]func(Iteration){} // each running task's running fit
+	fitsLeft := map[int]int{}
 	var checks []etaCheck
 	// The runner tells a refit's β once the cv tasks of its row and split
 	// have ended (experiments' tellRefitBeta): count them per refit.
@@ -280,9 +283,20 @@ func replayETA(tasks []simTask, events []event, workers int, cpu [][2]float64) [
 			if tasks[e.task].phase == 1 {
 				running[e.task].SetBeta(tasks[e.task].beta)
 			}
+			if fitsLeft[e.task] = fits; fits > 0 {
+				record[e.task] = running[e.task].StartFit(1)
+			}
 		case 1:
-			running[e.task].StartFit(1)
 			running[e.task].EndFit(now)
+			if fitsLeft[e.task]--; fitsLeft[e.task] > 0 {
+				record[e.task] = running[e.task].StartFit(1)
+			}
+		case 3:
+			// A tick of the display: it reads the running fit's report.
+			if rec := record[e.task]; rec != nil && fitsLeft[e.task] > 0 {
+				rec(e.it)
+				r.Update(now)
+			}
 		case 2:
 			r.EndTask(running[e.task], "", now)
 		}

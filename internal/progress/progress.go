@@ -55,6 +55,16 @@ type Iteration struct {
 	// Rank is the low-rank method's number of columns (all blocks), shown
 	// when positive.
 	Rank int
+	// Newton is, in the interior-point stage, the Newton run's distance
+	// from its stopping test (mkpoe.Iteration.Newton; ≤ 1: it may stop; 0
+	// elsewhere). The ETA extrapolates it (fitLeft).
+	Newton float64
+	// HandOver and InteriorCost are, in the accelerated stage, the
+	// iteration by which it hands over to an interior-point stage at the
+	// latest (0: none ahead) and that stage's estimated cost in
+	// accelerated iterations (mkpoe.Iteration; 0: none).
+	HandOver     int
+	InteriorCost float64
 }
 
 // Fit is the latest report of one running fit. Record receives the fit's
@@ -203,6 +213,10 @@ func startTicker(interval time.Duration, clock func() time.Time, update func(now
 	}
 }
 
+// DefaultTol is the fits' target certified gap when RunOptions.Tol is 0:
+// mkpoe.DefaultTol.
+const DefaultTol = 1e-3
+
 // Defaults of the displays.
 const (
 	// FitDelay is how long a fit runs before its progress shows: fast fits
@@ -336,6 +350,7 @@ type Run struct {
 	// (AddStopped); the fits' times exclude it.
 	stopped time.Duration
 	trace   io.Writer // RunOptions.Trace
+	tol     float64   // RunOptions.Tol
 	// cpu reads the process's CPU time (RunOptions.CPU; nil: none);
 	// cpuLast is its reading at cpuAt, when the run's stopped time was
 	// cpuStopped. speed holds the intervals between readings (cpuSample).
@@ -369,7 +384,10 @@ type RunOptions struct {
 	// Trace, if not nil, receives a line per event the ETA learns from,
 	// at its time since the run started (seconds, tab-separated): "start
 	// T ID", "fit T ID" (a fit ended), "end T ID" (a task ended) and
-	// "stopped D" (the process was stopped for D seconds). Recorded
+	// "stopped D" (the process was stopped for D seconds), and "cpu T
+	// SECONDS" (a reading of RunOptions.CPU) and "iter T ID ITER STAGE
+	// BEST BOUND NEWTON HANDOVER INTERIOR" (a running fit's report as a
+	// tick saw it: Iteration's fields). Recorded
 	// timelines take each fit's time from it (docs/progress.md, "How
 	// good it is").
 	Trace io.Writer
@@ -382,6 +400,10 @@ type RunOptions struct {
 	// the rest (docs/progress.md, "How the ETA is computed"). Nil: wall
 	// time.
 	CPU func() time.Duration
+	// Tol is the fits' target certified gap (mkpoe.Settings.Tol; 0:
+	// DefaultTol): the ETA extrapolates a running fit's gap to it
+	// (fitLeft).
+	Tol float64
 }
 
 // NewRun returns the display of a run of tasks tasks performing fits
@@ -392,7 +414,10 @@ func NewRun(w io.Writer, opt RunOptions, start time.Time, tasks, fits int) *Run 
 	}
 	r := &Run{w: w, live: opt.Live, width: opt.Width, every: opt.Every, start: start, printed: start, tasks: tasks, fits: fits,
 		workers: max(opt.Workers, 1), planned: map[string]plannedTask{}, started: map[string]bool{}, trace: opt.Trace,
-		cpu: opt.CPU, cpuAt: start}
+		cpu: opt.CPU, cpuAt: start, tol: opt.Tol}
+	if r.tol <= 0 {
+		r.tol = DefaultTol
+	}
 	if r.cpu != nil {
 		r.cpuLast = r.cpu().Seconds()
 	}
@@ -424,6 +449,16 @@ type Task struct {
 	// work is the CPU time the task has used (its share of the process's,
 	// RunOptions.CPU), and markWork its work at mark.
 	work, markWork float64
+	// seen holds the running fit's reports as the display's ticks saw
+	// them (sampleFits), with its time so far at each (sinceMark).
+	seen []fitSample
+}
+
+// fitSample is a running fit's report as a tick of the display saw it:
+// the fit's time so far then (Task.sinceMark) and the report.
+type fitSample struct {
+	at float64
+	it Iteration
 }
 
 // AddStopped records that the process was stopped for d (StartRun): the
@@ -470,6 +505,46 @@ func (t *Task) sinceMark(now time.Time) float64 {
 // setMark marks now as the start of t's next fit. The caller holds r.mu.
 func (t *Task) setMark(now time.Time) {
 	t.mark, t.markStopped, t.markWork = now, t.run.stopped, t.work
+	t.seen = t.seen[:0]
+}
+
+// maxSeen bounds the reports a running fit keeps (Task.seen): a fit of
+// hours would keep some 4 a second.
+const maxSeen = 512
+
+// thin halves the older reports of seen once it holds maxSeen, keeping the
+// first and the last keepLast as they are: fitLeft reads rates from the
+// last few, and from the latter half of the fit's time.
+func thin(seen []fitSample) []fitSample {
+	const keepLast = 8
+	if len(seen) < maxSeen {
+		return seen
+	}
+	old := len(seen) - keepLast
+	out := seen[:1]
+	for i := 2; i < old; i += 2 {
+		out = append(out, seen[i])
+	}
+	return append(out, seen[old:]...)
+}
+
+// sampleFits keeps each running fit's latest report, if new, with its
+// time so far (Task.seen), and traces it ("iter T ID ITER STAGE BEST
+// BOUND"). The caller holds r.mu and has called cpuSample at now.
+func (r *Run) sampleFits(now time.Time) {
+	for _, t := range r.running {
+		if t.fit == nil {
+			continue
+		}
+		it, ok := t.fit.Last()
+		if !ok || (len(t.seen) > 0 && t.seen[len(t.seen)-1].it.Iter == it.Iter) {
+			continue
+		}
+		t.seen = thin(append(t.seen, fitSample{t.sinceMark(now), it}))
+		if r.trace != nil {
+			fmt.Fprintf(r.trace, "iter\t%.3f\t%s\t%d\t%s\t%.9g\t%.9g\t%.4g\t%d\t%.4g\n", now.Sub(r.start).Seconds(), t.id, it.Iter, it.Stage, it.Best, it.Bound, it.Newton, it.HandOver, it.InteriorCost)
+		}
+	}
 }
 
 // cpuSample reads the process's CPU time at now (RunOptions.CPU) and
@@ -746,6 +821,12 @@ func (r *Run) eta(now time.Time) (Estimate, bool) {
 					if k == 2 {
 						c = math.Max(c, e/4)
 					}
+					if f, ok := fitLeft(t.seen, r.tol); ok {
+						// What its own progress says (fitLeft), from the
+						// time of its last report seen.
+						f = math.Max(f-(e-t.seen[len(t.seen)-1].at), 0)
+						c = [3]float64{FitLeftLo * f, f, FitLeftHi * f}[k]
+					}
 				}
 				left += c
 			}
@@ -812,6 +893,7 @@ func (r *Run) Update(now time.Time) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.cpuSample(now) // every tick: the recent rate follows the load
+	r.sampleFits(now)
 	if r.live {
 		r.draw(now)
 		return

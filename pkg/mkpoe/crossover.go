@@ -100,12 +100,12 @@ func (p *problem) newtonSystemCosts(nT int) (kCost, tCost float64) {
 // is nil) with the iteration count so far and best's objective and bound,
 // which the run's end updates (its iterates are evaluated on the whole
 // problem only then).
-func newtonReporter(rec Recorder, best *solution) func(int) {
+func newtonReporter(rec Recorder, best *solution) func(int, float64) {
 	if rec == nil {
 		return nil
 	}
-	return func(it int) {
-		rec(Iteration{Iter: best.iters + it, Objective: best.objective, Best: best.objective, Bound: best.bound, Stage: StageInteriorPoint})
+	return func(it int, far float64) {
+		rec(Iteration{Iter: best.iters + it, Objective: best.objective, Best: best.objective, Bound: best.bound, Stage: StageInteriorPoint, Newton: far})
 	}
 }
 

@@ -78,3 +78,23 @@ func (h *handOver) stop(it int, gap float64) bool {
 	stalled := it >= t.slowStart && prev > 0 && gap > prev/2
 	return stalled && h.interiorIters > 0 && h.interiorIters <= 2*float64(t.firstOrderBudget-it)
 }
+
+// annotate returns rec with the accelerated stage's reports telling where
+// the hand-over lies ahead (Iteration.HandOver, Iteration.InteriorCost),
+// for progress displays; nil if rec is nil. maxIter bounds the stage.
+func (h *handOver) annotate(rec Recorder, maxIter int) Recorder {
+	if rec == nil {
+		return nil
+	}
+	last := h.t.firstOrderBudget
+	if h.diag {
+		last = h.t.diagStart
+	}
+	last = min(last, maxIter)
+	return func(it Iteration) {
+		if it.Stage == StageAccelerated {
+			it.HandOver, it.InteriorCost = last, h.interiorIters
+		}
+		rec(it)
+	}
+}

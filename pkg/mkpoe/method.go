@@ -329,7 +329,9 @@ func firstOrderThenCrossover(ctx context.Context, p, plain *problem, x0 []float6
 	// GNMDS fit on 100 items and 20,000 triplets took 940 iterations.)
 	var stop func(it int, gap float64) bool
 	if interior {
-		stop = newHandOver(plain).stop
+		h := newHandOver(plain)
+		stop = h.stop
+		s.Recorder = h.annotate(s.Recorder, s.MaxIter)
 	}
 	sc := p.precondition()
 	sc.toSolver(p, x0)

@@ -26,6 +26,10 @@ type recorderCase struct {
 	problem int
 	s       Settings
 	stages  []Stage // stages the Recorder must see
+	// handOver is the Iteration.HandOver of its accelerated reports, and
+	// interior whether they carry an InteriorCost (-1: not checked).
+	handOver int
+	interior bool
 }
 
 func recorderCases() []recorderCase {
@@ -33,10 +37,10 @@ func recorderCases() []recorderCase {
 	// A diagonal fit hands over at diagStart whatever its gap.
 	noDiagHandOver := tuned(func(t *tuning) { t.handOver.diagStart = 1 << 30 })
 	return []recorderCase{
-		{name: "accelerated full", problem: 1, s: Settings{Beta: 5, Solver: Accelerated}, stages: []Stage{StageAccelerated}},
-		{name: "accelerated diag", problem: 1, s: Settings{Beta: 5, Mode: Diag, tuning: noDiagHandOver}, stages: []Stage{StageAccelerated}},
-		{name: "crossover full (interiorFull)", problem: 0, s: Settings{Beta: 1e4, Solver: Accelerated}, stages: []Stage{StageAccelerated, StageInteriorPoint}},
-		{name: "crossover diag (working set)", problem: 0, s: Settings{Beta: 1e4, Mode: Diag}, stages: []Stage{StageAccelerated, StageInteriorPoint}},
+		{name: "accelerated full", problem: 1, s: Settings{Beta: 5, Solver: Accelerated}, stages: []Stage{StageAccelerated}, handOver: -1},
+		{name: "accelerated diag", problem: 1, s: Settings{Beta: 5, Mode: Diag, tuning: noDiagHandOver}, stages: []Stage{StageAccelerated}, handOver: -1},
+		{name: "crossover full (interiorFull)", problem: 0, s: Settings{Beta: 1e4, Solver: Accelerated}, stages: []Stage{StageAccelerated, StageInteriorPoint}, handOver: 400, interior: true},
+		{name: "crossover diag (working set)", problem: 0, s: Settings{Beta: 1e4, Mode: Diag}, stages: []Stage{StageAccelerated, StageInteriorPoint}, handOver: 30},
 		{name: "no interior stage: accelerated continues", problem: 0, s: Settings{Beta: 1e4, MaxIter: 1000, Solver: Accelerated, tuning: noInterior}, stages: []Stage{StageAccelerated}},
 		{name: "alm", problem: 1, s: Settings{Beta: 5, Solver: ALM}, stages: []Stage{StageALM}},
 		{name: "lowrank", problem: 1, s: Settings{Beta: 5, Solver: LowRank}, stages: []Stage{StageLowRank}},
@@ -82,6 +86,19 @@ func TestRecorderDoesNotChangeFit(t *testing.T) {
 				}
 				if it.Iter < 1 || it.Best > it.Objective || it.Bound > it.Best*(1+1e-12) || !(it.Gap() >= -1e-12 && it.Gap() <= 1) {
 					t.Errorf("report %d: implausible %+v (gap %g)", i, it, it.Gap())
+				}
+				// What lies ahead of the fit: the hand-over in the
+				// accelerated stage, the Newton run's distance from its
+				// stop in the interior-point stage, nothing elsewhere.
+				switch {
+				case it.Stage == StageAccelerated && c.handOver >= 0 && (it.HandOver != c.handOver || (it.InteriorCost > 0) != c.interior):
+					t.Errorf("report %d: hand-over at %d, interior cost %g; want %d, cost given %v", i, it.HandOver, it.InteriorCost, c.handOver, c.interior)
+				case it.Stage != StageAccelerated && (it.HandOver != 0 || it.InteriorCost != 0):
+					t.Errorf("report %d: %s stage with hand-over %d, interior cost %g", i, it.Stage, it.HandOver, it.InteriorCost)
+				case it.Stage != StageInteriorPoint && it.Newton != 0:
+					t.Errorf("report %d: %s stage with Newton %g", i, it.Stage, it.Newton)
+				case it.Stage == StageInteriorPoint && i < len(seen)-1 && !(it.Newton > 0):
+					t.Errorf("report %d: a Newton step with Newton %g", i, it.Newton)
 				}
 			}
 			for _, s := range c.stages {

@@ -161,6 +161,22 @@ type Iteration struct {
 	// Rank is, in the low-rank method's own stages, the number of columns
 	// of its factors over all blocks (0 elsewhere).
 	Rank int
+	// Newton is, in the interior-point stage, how far the current Newton
+	// run's iterate is from its stopping test: the largest of the run's
+	// own relative duality gap and relative residuals, over the level at
+	// which the run may stop (at most 1: it may stop). It falls about
+	// geometrically along a run; a fit may take more than one run (0
+	// outside the stage). Progress displays extrapolate it to foresee a
+	// run's end (docs/progress.md).
+	Newton float64
+	// HandOver is, in the accelerated stage of a fit that hands over to
+	// an interior-point stage unless certified first, the iteration at
+	// which it hands over at the latest (0: no hand-over ahead), and
+	// InteriorCost the solver's estimate of that stage's cost in
+	// iterations of the accelerated method (full blocks; 0: none). Progress
+	// displays use them to foresee a fit's end.
+	HandOver     int
+	InteriorCost float64
 }
 
 // Gap returns the certified relative gap (Best − Bound)/Best of the

@@ -87,8 +87,12 @@ type Problem struct {
 	// (pkg/mkpoe's interiorFull, docs/solver.md "Warm-started rounds").
 	Start *Point
 	// Step, if not nil, is called after every Newton step with the number
-	// of steps taken (progress reports); it must not change anything.
-	Step func(it int)
+	// of steps taken and how far the new iterate is from the stopping
+	// test: the largest of its relative duality gap and relative
+	// residuals over the level at which the method may stop (max(tol,
+	// AskFrom); at most 1: it may stop there). Progress reports use it;
+	// it must not change anything.
+	Step func(it int, far float64)
 }
 
 // SvecLen is the length of svec of a k×k symmetric matrix.
@@ -314,6 +318,7 @@ type run struct {
 	btAlpha []float64
 	res     residuals
 	nu      float64 // duality measure of pt
+	far     float64 // pt's distance from the stopping test (Problem.Step)
 	aff     direction
 	dir     direction
 	result  Result
@@ -346,10 +351,11 @@ func Solve(ctx context.Context, cp *Problem, tol float64, maxIter int) (Result, 
 			return r.result, fmt.Errorf("mkpoe: fit stopped in the interior-point stage: %w", err)
 		}
 		r.result.Iterations = it
+		stop := r.measure(tol)
 		if cp.Step != nil && it > 1 {
-			cp.Step(it - 1) // the Newton steps taken so far
+			cp.Step(it-1, r.far) // the Newton steps taken so far
 		}
-		if r.measure(tol) {
+		if stop {
 			return r.result, nil
 		}
 		ns, err := r.factor(ctx)
@@ -480,6 +486,7 @@ func (r *run) measure(tol float64) bool {
 	}
 	dres := floats.Norm(rd, math.Inf(1)) / r.cScale
 	res.Final = relGap <= tol && pres <= tol && dres <= tol
+	r.far = math.Max(relGap, math.Max(pres, dres)) / math.Max(tol, cp.AskFrom)
 	if g := cp.SnapshotGap; g > 0 && res.Snapshot == nil && relGap <= g && pres <= g && dres <= g {
 		res.Snapshot = &Point{iterate: iterate{x: append([]float64(nil), x...), sd: append([]float64(nil), sd...),
 			xi: append([]float64(nil), xi...), sl: append([]float64(nil), sl...),
