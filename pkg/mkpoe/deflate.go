@@ -103,8 +103,8 @@ func (lr *lowRank) slackBlock(b int, q *mat.Dense) *mat.Dense {
 		u.Mul(blk.phi, q)
 	}
 	zn := make([]float64, n*k)
-	lr.parts = addEmbeddedGradient(u.RawMatrix().Data, k, lr.p.pairs, lr.w, zn, lr.parts)
-	floats.Scale(0.5, zn) // addEmbeddedGradient adds 2w_q(u_a − u_b)
+	lr.addGradient(u.RawMatrix().Data, k, lr.w, zn)
+	floats.Scale(0.5, zn) // addGradient adds 2w_q(u_a − u_b)
 	out := mat.NewDense(r, k, nil)
 	if d := blk.phiDiag; d != nil {
 		for i := 0; i < n; i++ {

@@ -50,6 +50,7 @@ type lowRank struct {
 	shift   []float64
 	shifted []float64
 	parts   [][]float64 // addEmbeddedGradient's per-chunk scratch
+	dense   *densePairs // the pair sums as matrix products; nil: the loops
 }
 
 // lowRankBlock is one block's factor L (r×k, row-major, at off in the flat
@@ -74,7 +75,18 @@ func newLowRank(p *problem) *lowRank {
 	for b := range p.blocks {
 		lr.blocks = append(lr.blocks, lowRankBlock{blk: &p.blocks[b]})
 	}
+	lr.dense = newDensePairs(p.n, p.pairs, p.tune.lowRank)
 	return lr
+}
+
+// addGradient adds Σ_q 2w_q(y_a − y_b) to row a of gy and its negative to
+// row b (addEmbeddedGradient, or its matrix product on dense pair sets).
+func (lr *lowRank) addGradient(y []float64, k int, w, gy []float64) {
+	if lr.dense != nil {
+		lr.dense.gradient(y, k, w, gy)
+		return
+	}
+	lr.parts = addEmbeddedGradient(y, k, lr.p.pairs, w, gy, lr.parts)
 }
 
 // layout sets each block's rank and offset and returns the flat size.
@@ -187,7 +199,7 @@ func (lr *lowRank) evaluate(z []float64, delta float64, grad []float64) (smooth,
 			continue
 		}
 		clear(fb.gy)
-		lr.parts = addEmbeddedGradient(fb.y, fb.k, p.pairs, lr.w, fb.gy, lr.parts)
+		lr.addGradient(fb.y, fb.k, lr.w, fb.gy)
 		g := grad[fb.off : fb.off+r*k]
 		lr.fromEmbedding(b, fb.gy, g)
 		floats.AddScaled(g, 2, z[fb.off:fb.off+r*k])

@@ -61,7 +61,11 @@ func (lr *lowRank) hessianProduct(ns *newtonScratch, delta float64, v, hv []floa
 		}
 		ns.u[b] = resize(ns.u[b], n*k)
 		lr.toEmbedding(b, v[fb.off:fb.off+r*k], ns.u[b])
-		addPairDirectional(fb.y, ns.u[b], k, p.pairs, ns.dd)
+		if lr.dense != nil {
+			lr.dense.directional(fb.y, ns.u[b], k, ns.dd)
+		} else {
+			addPairDirectional(fb.y, ns.u[b], k, p.pairs, ns.dd)
+		}
 	}
 	clear(ns.omega)
 	sigma := lr.mu / delta
@@ -80,7 +84,11 @@ func (lr *lowRank) hessianProduct(ns *newtonScratch, delta float64, v, hv []floa
 		}
 		ns.gu[b] = resize(ns.gu[b], n*k)
 		clear(ns.gu[b])
-		lr.parts = addEmbeddedGradientPair(ns.u[b], fb.y, k, p.pairs, lr.w, ns.omega, ns.gu[b], lr.parts)
+		if lr.dense != nil {
+			lr.dense.gradientPair(ns.u[b], fb.y, k, lr.w, ns.omega, ns.gu[b])
+		} else {
+			lr.parts = addEmbeddedGradientPair(ns.u[b], fb.y, k, p.pairs, lr.w, ns.omega, ns.gu[b], lr.parts)
+		}
 		out := hv[fb.off : fb.off+r*k]
 		lr.fromEmbedding(b, ns.gu[b], out)
 		floats.AddScaled(out, 2, v[fb.off:fb.off+r*k])

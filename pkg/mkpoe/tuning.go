@@ -268,6 +268,13 @@ type lowRankTuning struct {
 	// the restricted problems' Newton systems (conic.PCGNormalEquations):
 	// every system is formed whole, as the default method does.
 	directNewton bool
+	// denseMinFill and denseMaxItems: the pair sums of the gradient and
+	// of Newton's Hessian products run as matrix products (densePairs)
+	// in the OpenBLAS build when at least denseMinFill of an item set's
+	// n(n−1)/2 pairs are compared and n ≤ denseMaxItems (two n×n work
+	// matrices). 0 turns it off.
+	denseMinFill  float64
+	denseMaxItems int
 }
 
 // tuningOf is the tuning of a fit with settings s: Settings.tuning (tests)
@@ -335,6 +342,8 @@ func defaultTuning() *tuning {
 			stallFraction:   1e-3,
 			lineSearchTries: 40,
 			armijo:          1e-4,
+			denseMinFill:    0.5,
+			denseMaxItems:   1000,
 		},
 		alm: almTuning{
 			newton:            true,
