@@ -1,6 +1,9 @@
 package mkpoe
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
 	"path/filepath"
 	"strings"
@@ -68,6 +71,61 @@ func TestSolverDocFileMap(t *testing.T) {
 		}
 		if !strings.Contains(fileMap, filepath.Base(f)) {
 			t.Errorf("docs/solver.md's file map does not name %s", f)
+		}
+	}
+}
+
+// TestPackageDocSolvers: the package documentation's "Solvers" section
+// links every Solver constant the package declares, so a new method
+// cannot land unlisted.
+func TestPackageDocSolvers(t *testing.T) {
+	names, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	var doc string
+	var solvers []string
+	for _, name := range names {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, parser.ParseComments)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Doc != nil {
+			doc += f.Doc.Text()
+		}
+		for _, d := range f.Decls {
+			gd, ok := d.(*ast.GenDecl)
+			if !ok || gd.Tok != token.CONST {
+				continue
+			}
+			for _, spec := range gd.Specs {
+				vs := spec.(*ast.ValueSpec)
+				if id, ok := vs.Type.(*ast.Ident); ok && id.Name == "Solver" {
+					for _, n := range vs.Names {
+						solvers = append(solvers, n.Name)
+					}
+				}
+			}
+		}
+	}
+	i := strings.Index(doc, "Solvers\n")
+	if i < 0 {
+		t.Fatal("the package documentation has no section \"Solvers\"")
+	}
+	section := doc[i:]
+	if j := strings.Index(section, "\nReferences\n"); j >= 0 {
+		section = section[:j]
+	}
+	if len(solvers) != len(methods) {
+		t.Errorf("found %d Solver constants %v, the route table has %d rows", len(solvers), solvers, len(methods))
+	}
+	for _, name := range solvers {
+		if !strings.Contains(section, "["+name+"]") {
+			t.Errorf("the package documentation's Solvers section does not list [%s]", name)
 		}
 	}
 }

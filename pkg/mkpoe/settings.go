@@ -130,17 +130,18 @@ func ParseSolver(s string) (Solver, error) {
 type Stage string
 
 const (
-	// StageAccelerated is the accelerated first-order method of the default
-	// solver (docs/solver.md).
+	// StageAccelerated is the accelerated first-order method of the
+	// Accelerated solver (docs/solver.md).
 	StageAccelerated Stage = "accelerated"
 	// StageInteriorPoint is the interior-point crossover that finishes the
-	// default solver's fits at large β (docs/solver.md).
+	// Accelerated solver's fits at large β (docs/solver.md).
 	StageInteriorPoint Stage = "interior-point"
 	// StageSubgradient is the paper's projected subgradient method.
 	StageSubgradient Stage = "subgradient"
 	// StageLowRank is the low-rank method's L-BFGS on the factors.
 	StageLowRank Stage = "low-rank"
-	// StageALM is the augmented-Lagrangian method's L-BFGS on the factors.
+	// StageALM is the augmented-Lagrangian method's inner solve on the
+	// factors (Newton-CG, or L-BFGS).
 	StageALM Stage = "alm"
 )
 
