@@ -96,10 +96,18 @@ func (f *fold) rowsOf(kidx []int) []*mat.Dense {
 	return rows
 }
 
+// foldItems is a fold's training and held-out items and the source of its
+// comparisons (foldOf).
+type foldItems struct {
+	train, test []int
+	source      cv.ComparisonSource
+}
+
 // buildFold builds the kernels listed in kernelIdx, in the form its reader
-// needs (form), and the comparisons of a split. seed drives comparison
-// subsampling and constraint processing.
-func buildFold(c *Config, ds *dataset, train, test []int, source cv.ComparisonSource, kernelIdx []int, trainSteps []string, seed uint64, form kernelForm) (*fold, error) {
+// needs (form), and the comparisons of the fold's items. seed drives
+// comparison subsampling and constraint processing.
+func buildFold(c *Config, ds *dataset, items foldItems, kernelIdx []int, trainSteps []string, seed uint64, form kernelForm) (*fold, error) {
+	train, test := items.train, items.test
 	f := &fold{train: train, test: test, grams: map[int]mat.Symmetric{}, rows: map[int]*mat.Dense{}, eigen: ds.eigen}
 	for _, p := range kernelIdx {
 		g, r, _, err := buildKernelForm(c.Kernels[p], ds, train, test, form)
@@ -109,7 +117,7 @@ func buildFold(c *Config, ds *dataset, train, test []int, source cv.ComparisonSo
 		f.grams[p], f.rows[p] = g, r
 	}
 	var err error
-	if f.trainCs, f.testCs, err = source.Split(train, test); err != nil {
+	if f.trainCs, f.testCs, err = items.source.Split(train, test); err != nil {
 		return nil, err
 	}
 	rng := rand.New(rand.NewPCG(seed, 7))
