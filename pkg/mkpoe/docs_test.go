@@ -129,3 +129,45 @@ func TestPackageDocSolvers(t *testing.T) {
 		}
 	}
 }
+
+// TestSolverDocTuning: docs/solver.md's Tuning table names every field of
+// the solver's tuning (each struct of tuning.go) and of conic.Settings, so
+// no constant that steers the solver is left out of it.
+func TestSolverDocTuning(t *testing.T) {
+	doc := solverDoc(t)
+	i, j := strings.Index(doc, "## Tuning"), strings.Index(doc, "## File map")
+	if i < 0 || j < i {
+		t.Fatal("docs/solver.md has no section \"Tuning\" before \"File map\"")
+	}
+	section := doc[i:j]
+	fset := token.NewFileSet()
+	fields := 0
+	for _, name := range []string{"tuning.go", filepath.Join("internal", "conic", "settings.go")} {
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			ts, ok := n.(*ast.TypeSpec)
+			if !ok {
+				return true
+			}
+			st, ok := ts.Type.(*ast.StructType)
+			if !ok {
+				return false
+			}
+			for _, fl := range st.Fields.List {
+				for _, id := range fl.Names {
+					fields++
+					if !strings.Contains(section, "`"+id.Name+"`") {
+						t.Errorf("docs/solver.md's Tuning table does not name %s.%s (%s)", ts.Name.Name, id.Name, name)
+					}
+				}
+			}
+			return false
+		})
+	}
+	if fields < 50 {
+		t.Errorf("found only %d tuning fields: the parse missed the structs", fields)
+	}
+}

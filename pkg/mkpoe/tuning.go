@@ -257,6 +257,11 @@ type lowRankTuning struct {
 	// the restricted problems' Newton systems (conic.PCGNormalEquations):
 	// every system is formed whole, as the default method does.
 	directNewton bool
+	// rangeTol: a factor's singular values below this fraction of its
+	// largest do not span its range in the deflated certificate
+	// (orthonormalRange; their columns are left to the complement, which
+	// any orthonormal split allows).
+	rangeTol float64
 }
 
 // tuningOf is the tuning of a fit with settings s: Settings.tuning (tests)
@@ -324,6 +329,7 @@ func defaultTuning() *tuning {
 			stallFraction:   1e-3,
 			lineSearchTries: 40,
 			armijo:          1e-4,
+			rangeTol:        1e-8, // near double precision's reach: no direction of the range is lost
 		},
 		alm: almTuning{
 			newton:            true,
