@@ -151,16 +151,11 @@ func subsample(cs []data.Comparison, max int, rng *rand.Rand) []data.Comparison 
 	return out
 }
 
-// buildKernel fits kernel k on the training items and computes the rows of
-// the held-out items with the training statistics only.
-func buildKernel(k KernelConfig, ds *dataset, train, test []int) (*mat.SymDense, *mat.Dense, error) {
-	g, r, _, err := buildKernelSelf(k, ds, train, test)
-	return g, r, err
-}
-
-// buildKernelSelf is buildKernel with the held-out items' normalised
-// self-similarities k(x,x) (kernels.Model.RowsSelf), which place them in
-// the kernel's native space (RunNativeSpace).
+// buildKernelSelf fits kernel k on the training items and computes the
+// rows of the held-out items with the training statistics only, and the
+// held-out items' normalised self-similarities k(x,x)
+// (kernels.Model.RowsSelf), which place them in the kernel's native space
+// (RunNativeSpace).
 func buildKernelSelf(k KernelConfig, ds *dataset, train, test []int) (*mat.SymDense, *mat.Dense, []float64, error) {
 	g, r, self, err := buildKernelForm(k, ds, train, test, denseKernels)
 	if err != nil {
