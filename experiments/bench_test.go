@@ -71,7 +71,7 @@ func BenchmarkAset400FoldPath(b *testing.B) {
 				var prev *mkpoe.Model
 				for i, beta := range c.BetaGrid.Values {
 					start := time.Now()
-					m, err := fitRow(b.Context(), c, *row, f, kidx, beta, prev, nil, nil)
+					m, err := (&rowTrial{c: c, row: *row, f: f, kidx: kidx}).Fit(b.Context(), beta, prev)
 					if err != nil {
 						b.Fatal(err)
 					}

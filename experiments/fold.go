@@ -96,10 +96,18 @@ func (f *fold) rowsOf(kidx []int) []*mat.Dense {
 	return rows
 }
 
+// foldItems is a fold's training and held-out items and the source of its
+// comparisons (foldOf).
+type foldItems struct {
+	train, test []int
+	source      cv.ComparisonSource
+}
+
 // buildFold builds the kernels listed in kernelIdx, in the form its reader
-// needs (form), and the comparisons of a split. seed drives comparison
-// subsampling and constraint processing.
-func buildFold(c *Config, ds *dataset, train, test []int, source cv.ComparisonSource, kernelIdx []int, trainSteps []string, seed uint64, form kernelForm) (*fold, error) {
+// needs (form), and the comparisons of the fold's items. seed drives
+// comparison subsampling and constraint processing.
+func buildFold(c *Config, ds *dataset, items foldItems, kernelIdx []int, trainSteps []string, seed uint64, form kernelForm) (*fold, error) {
+	train, test := items.train, items.test
 	f := &fold{train: train, test: test, grams: map[int]mat.Symmetric{}, rows: map[int]*mat.Dense{}, eigen: ds.eigen}
 	for _, p := range kernelIdx {
 		g, r, _, err := buildKernelForm(c.Kernels[p], ds, train, test, form)
@@ -109,7 +117,7 @@ func buildFold(c *Config, ds *dataset, train, test []int, source cv.ComparisonSo
 		f.grams[p], f.rows[p] = g, r
 	}
 	var err error
-	if f.trainCs, f.testCs, err = source.Split(train, test); err != nil {
+	if f.trainCs, f.testCs, err = items.source.Split(train, test); err != nil {
 		return nil, err
 	}
 	rng := rand.New(rand.NewPCG(seed, 7))
@@ -143,16 +151,11 @@ func subsample(cs []data.Comparison, max int, rng *rand.Rand) []data.Comparison 
 	return out
 }
 
-// buildKernel fits kernel k on the training items and computes the rows of
-// the held-out items with the training statistics only.
-func buildKernel(k KernelConfig, ds *dataset, train, test []int) (*mat.SymDense, *mat.Dense, error) {
-	g, r, _, err := buildKernelSelf(k, ds, train, test)
-	return g, r, err
-}
-
-// buildKernelSelf is buildKernel with the held-out items' normalised
-// self-similarities k(x,x) (kernels.Model.RowsSelf), which place them in
-// the kernel's native space (RunNativeSpace).
+// buildKernelSelf fits kernel k on the training items and computes the
+// rows of the held-out items with the training statistics only, and the
+// held-out items' normalised self-similarities k(x,x)
+// (kernels.Model.RowsSelf), which place them in the kernel's native space
+// (RunNativeSpace).
 func buildKernelSelf(k KernelConfig, ds *dataset, train, test []int) (*mat.SymDense, *mat.Dense, []float64, error) {
 	g, r, self, err := buildKernelForm(k, ds, train, test, denseKernels)
 	if err != nil {

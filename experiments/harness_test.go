@@ -144,7 +144,7 @@ func TestFoldsPartitionAndNoLeakage(t *testing.T) {
 		}
 		// Leakage: changing the held-out items' data changes no training
 		// kernel block and no training comparison.
-		f1, err := buildFold(c, ds, train, test, source, []int{0, 1}, nil, 9, denseKernels)
+		f1, err := buildFold(c, ds, foldItems{train, test, source}, []int{0, 1}, nil, 9, denseKernels)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -160,7 +160,7 @@ func TestFoldsPartitionAndNoLeakage(t *testing.T) {
 			in.Features = x
 			poisoned.sources[name] = in
 		}
-		f2, err := buildFold(c, &poisoned, train, test, source, []int{0, 1}, nil, 9, denseKernels)
+		f2, err := buildFold(c, &poisoned, foldItems{train, test, source}, []int{0, 1}, nil, 9, denseKernels)
 		if err != nil {
 			t.Fatal(err)
 		}

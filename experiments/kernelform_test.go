@@ -77,7 +77,7 @@ rows:
 				}
 				train, test, source := foldOf(c, ds, id)
 				seed := c.Seed*1_000_003 + uint64(id.Split)*101 + uint64(id.Fold+1)
-				want, err := buildFold(c, ds, train, test, source, kidx, rowTrainSteps(c, row), seed, denseKernels)
+				want, err := buildFold(c, ds, foldItems{train, test, source}, kidx, rowTrainSteps(c, row), seed, denseKernels)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -113,11 +113,11 @@ rows:
 				if mbGot != mbWant {
 					t.Errorf("%s: β_min %.17g, dense %.17g", task.ID, mbGot, mbWant)
 				}
-				mg, err := fitRow(context.Background(), c, row, got, kidx, 3*mbWant, nil, nil, nil)
+				mg, err := (&rowTrial{c: c, row: row, f: got, kidx: kidx}).Fit(context.Background(), 3*mbWant, nil)
 				if err != nil {
 					t.Fatal(err)
 				}
-				mw, err := fitRow(context.Background(), c, row, want, kidx, 3*mbWant, nil, nil, nil)
+				mw, err := (&rowTrial{c: c, row: row, f: want, kidx: kidx}).Fit(context.Background(), 3*mbWant, nil)
 				if err != nil {
 					t.Fatal(err)
 				}

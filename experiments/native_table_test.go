@@ -52,7 +52,7 @@ func TestNativeAccuracyTable(t *testing.T) {
 			}
 		}
 		for _, k := range c.Kernels {
-			gram, _, err := buildKernel(k, ds, all, nil)
+			gram, _, _, err := buildKernelSelf(k, ds, all, nil)
 			if err != nil {
 				t.Fatalf("%s %s: %v", name, k.Name, err)
 			}

@@ -71,7 +71,7 @@ func RecheckClaims(ctx context.Context, c *Config, s *results.Summary, logf func
 					}
 					fitAs = row.withRank(sr.Rank[sp])
 				}
-				m, err := fitRow(ctx, c, fitAs, f, kidx, sr.Beta[sp], nil, nil, nil)
+				m, err := (&rowTrial{c: c, row: fitAs, f: f, kidx: kidx}).Fit(ctx, sr.Beta[sp], nil)
 				if err != nil {
 					return nil, fmt.Errorf("recheck: row %q split %d β=%g: %w", row.Label, sp, sr.Beta[sp], err)
 				}

@@ -305,12 +305,7 @@ func runTasks(ctx context.Context, r taskRun, todo []results.Task, phase int) er
 					continue
 				}
 				err := st.save(r)
-				note := r.NotConvergedNote(c.Solver.Tol)
-				if st := r.StationaryNote(c.Solver.Tol); st != "" && note != "" {
-					note += "; " + st
-				} else if st != "" {
-					note = st
-				}
+				note := taskNote(&r, c.Solver.Tol)
 				mu.Lock()
 				if err == nil && r.Status == "ok" {
 					okDone(t)
@@ -351,6 +346,18 @@ func runTasks(ctx context.Context, r taskRun, todo []results.Task, phase int) er
 		return ctx.Err() // only cancellation leaves tasks undone
 	}
 	return nil
+}
+
+// taskNote is a finished task's note on its fits that are not
+// certified: those not converged, those stationary, or both.
+func taskNote(r *results.TaskResult, tol float64) string {
+	note := r.NotConvergedNote(tol)
+	if st := r.StationaryNote(tol); st != "" && note != "" {
+		note += "; " + st
+	} else if st != "" {
+		note = st
+	}
+	return note
 }
 
 // tellRefitBeta tells the ETA the β refit will fit at, once the cv tasks

@@ -119,7 +119,7 @@ func execTask(ctx context.Context, c *Config, ds *dataset, st *store, t results.
 			res.MinBeta, res.BetaMultiple = mb, beta
 			beta *= mb
 		}
-		m, err := fitRow(ctx, c, row, f, kidx, beta, nil, tp, clock)
+		m, err := (&rowTrial{c: c, row: row, f: f, kidx: kidx, tp: tp, clock: clock}).Fit(ctx, beta, nil)
 		if err != nil {
 			return fmt.Errorf("β=%g: %w", beta, err)
 		}
@@ -165,7 +165,7 @@ func taskRow(c *Config, t results.Task) RowConfig {
 func taskFold(c *Config, ds *dataset, row RowConfig, kidx []int, id cv.FoldID) (*fold, error) {
 	train, test, source := foldOf(c, ds, id)
 	seed := c.Seed*1_000_003 + uint64(id.Split)*101 + uint64(id.Fold+1)
-	return buildFold(c, ds, train, test, source, kidx, rowTrainSteps(c, row), seed, formOf(row))
+	return buildFold(c, ds, foldItems{train, test, source}, kidx, rowTrainSteps(c, row), seed, formOf(row))
 }
 
 // testMissing counts the fold's test comparisons with an item that one of
@@ -202,31 +202,6 @@ func testMissing(c *Config, ds *dataset, f *fold, kidx []int) int {
 		}
 	}
 	return n
-}
-
-// fitRow fits the model of a k1 or k4 row on a fold's training kernels; it
-// stops within about one solver iteration when ctx is cancelled. tp, if not
-// nil, follows the fit's progress; clock, if not nil, charges the fit's
-// CPU time to its solver stages.
-func fitRow(ctx context.Context, c *Config, row RowConfig, f *fold, kidx []int, beta float64, init *mkpoe.Model, tp *progress.Task, clock *taskClock) (*mkpoe.Model, error) {
-	s, err := rowSettings(c, row)
-	if err != nil {
-		return nil, err
-	}
-	s.Beta, s.Init = beta, init
-	s.Cache, s.MemoryLimit = f.eigen, sysmem.Available()
-	if tp != nil {
-		s.Recorder = FitRecorder(tp.StartFit(beta))
-		defer func() { tp.EndFit(time.Now()) }()
-	}
-	s.Recorder = clock.recorder(s.Recorder)
-	m, err := mkpoe.FitContext(ctx, f.gramsOf(kidx), f.trainCs, s)
-	iters := 0
-	if m != nil {
-		iters = m.Stats.Iterations
-	}
-	clock.endFit(iters)
-	return m, err
 }
 
 // testAnchors is, per test comparison (i,j,k,l) of f in order, the data
@@ -292,8 +267,30 @@ type rowTrial struct {
 	clock *taskClock
 }
 
+// Fit fits the model of a k1 or k4 row on the fold's training kernels at
+// β, warm-started from warm (nil: cold); it stops within about one solver
+// iteration when ctx is cancelled. tp, if not nil, follows the fit's
+// progress; clock, if not nil, charges the fit's CPU time to its solver
+// stages.
 func (t *rowTrial) Fit(ctx context.Context, beta float64, warm *mkpoe.Model) (*mkpoe.Model, error) {
-	return fitRow(ctx, t.c, t.row, t.f, t.kidx, beta, warm, t.tp, t.clock)
+	s, err := rowSettings(t.c, t.row)
+	if err != nil {
+		return nil, err
+	}
+	s.Beta, s.Init = beta, warm
+	s.Cache, s.MemoryLimit = t.f.eigen, sysmem.Available()
+	if t.tp != nil {
+		s.Recorder = FitRecorder(t.tp.StartFit(beta))
+		defer func() { t.tp.EndFit(time.Now()) }()
+	}
+	s.Recorder = t.clock.recorder(s.Recorder)
+	m, err := mkpoe.FitContext(ctx, t.f.gramsOf(t.kidx), t.f.trainCs, s)
+	iters := 0
+	if m != nil {
+		iters = m.Stats.Iterations
+	}
+	t.clock.endFit(iters)
+	return m, err
 }
 
 // MinBeta implements cv.MinBetaTrial.

@@ -141,8 +141,8 @@ type Shape struct {
 	// is calibrated on.
 	Backend string
 	// Solver is the row's solver as mkpoe.Settings.Solver names it
-	// ("accelerated", "lowrank", "auto", "subgradient"; empty: the
-	// default, "accelerated"). Rank, if positive, bounds every W's rank
+	// ("auto", "accelerated", "lowrank", "alm", "subgradient"; empty:
+	// mkpoe.DefaultSolver, "auto"). Rank, if positive, bounds every W's rank
 	// (mkpoe.Settings.Rank; the low-rank method at that many columns).
 	// KernelRank, if positive, truncates every kernel of a full W to its
 	// KernelRank leading eigenpairs, and KernelEnergy, in (0, 1), to those

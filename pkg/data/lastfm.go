@@ -53,39 +53,7 @@ const (
 // with the path.
 func LoadLastFM(dir string) (*LastFM, error) {
 	lf := &LastFM{TagNames: map[int]string{}}
-	byHetRec := map[int]int{} // HetRec artistID -> aset400 index
-	path := filepath.Join(dir, LastFMMappingFile)
-	err := readTabFile(path, true, func(line int, fs []string) error {
-		if len(fs) < 3 {
-			return fileErr(path, line, 0, "a mapping line must have at least 3 tab-separated fields: aset400 index, name, HetRec artistID (may be empty)", "%d fields", len(fs))
-		}
-		idx, err := atoiField(path, line, fs, 1, "aset400 index")
-		if err != nil {
-			return err
-		}
-		a := len(lf.Names)
-		if idx != a+1 {
-			return fileErr(path, line, 1, fmt.Sprintf("aset400 indices must run 1, 2, ... in order (expected %d)", a+1), "%d", idx)
-		}
-		lf.Names = append(lf.Names, fs[1])
-		id, name := -1, ""
-		if strings.TrimSpace(fs[2]) != "" {
-			if id, err = atoiField(path, line, fs, 3, "HetRec artistID"); err != nil {
-				return err
-			}
-			if prev, dup := byHetRec[id]; dup {
-				return fileErr(path, line, 3, fmt.Sprintf("a HetRec artist may be matched once (already matched to aset400 artist %d)", prev+1), "%d", id)
-			}
-			byHetRec[id] = a
-			if len(fs) > 3 {
-				name = fs[3]
-			}
-		}
-		lf.HetRecIDs = append(lf.HetRecIDs, id)
-		lf.HetRecNames = append(lf.HetRecNames, name)
-		lf.Present = append(lf.Present, id >= 0)
-		return nil
-	})
+	byHetRec, err := lf.readMapping(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -98,7 +66,7 @@ func LoadLastFM(dir string) (*LastFM, error) {
 		lf.Listens[a] = map[int]float64{}
 	}
 
-	path = filepath.Join(dir, LastFMTagsFile)
+	path := filepath.Join(dir, LastFMTagsFile)
 	err = readTabFile(path, false, func(line int, fs []string) error {
 		if line == 1 && fs[0] == "tagID" {
 			return nil
@@ -163,6 +131,49 @@ func LoadLastFM(dir string) (*LastFM, error) {
 		return nil, err
 	}
 	return lf, nil
+}
+
+// readMapping reads LastFMMappingFile into lf's Names, HetRecIDs,
+// HetRecNames and Present, and returns the map from a HetRec artistID to
+// its aset400 index (0-based).
+func (lf *LastFM) readMapping(dir string) (map[int]int, error) {
+	byHetRec := map[int]int{} // HetRec artistID -> aset400 index
+	path := filepath.Join(dir, LastFMMappingFile)
+	err := readTabFile(path, true, func(line int, fs []string) error {
+		if len(fs) < 3 {
+			return fileErr(path, line, 0, "a mapping line must have at least 3 tab-separated fields: aset400 index, name, HetRec artistID (may be empty)", "%d fields", len(fs))
+		}
+		idx, err := atoiField(path, line, fs, 1, "aset400 index")
+		if err != nil {
+			return err
+		}
+		a := len(lf.Names)
+		if idx != a+1 {
+			return fileErr(path, line, 1, fmt.Sprintf("aset400 indices must run 1, 2, ... in order (expected %d)", a+1), "%d", idx)
+		}
+		lf.Names = append(lf.Names, fs[1])
+		id, name := -1, ""
+		if strings.TrimSpace(fs[2]) != "" {
+			if id, err = atoiField(path, line, fs, 3, "HetRec artistID"); err != nil {
+				return err
+			}
+			if prev, dup := byHetRec[id]; dup {
+				return fileErr(path, line, 3, fmt.Sprintf("a HetRec artist may be matched once (already matched to aset400 artist %d)", prev+1), "%d", id)
+			}
+			byHetRec[id] = a
+			if len(fs) > 3 {
+				name = fs[3]
+			}
+		}
+		lf.HetRecIDs = append(lf.HetRecIDs, id)
+		lf.HetRecNames = append(lf.HetRecNames, name)
+		lf.Present = append(lf.Present, id >= 0)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return byHetRec, nil
 }
 
 // intFields parses a tab-separated line of exactly len(names) integers.

@@ -287,7 +287,49 @@ func prepareAset400(root, out string) ([]string, error) {
 	}
 	n := len(artists)
 
-	// triplets.tsv: the rows of `triplets`, 1-based, order kept.
+	// triplets.tsv, then genre_names.txt and genre_labels.tsv.
+	triplets, err := aset400Triplets(dir, w, n)
+	if err != nil {
+		return nil, err
+	}
+	genreNames, genreLabels, err := aset400Genres(dir, w, n)
+	if err != nil {
+		return nil, err
+	}
+
+	// artists.tsv.
+	var at bytes.Buffer
+	at.WriteString("# index(1-based)\tcblearn_name\tmusicseer_id\tdisplay_name_from_tSTE_map(empty if artist has no triplets)\n")
+	for i, a := range artists {
+		fmt.Fprintf(&at, "%d\t%s\t%d\t%s\n", i+1, a.name, a.id, a.display)
+	}
+
+	for _, f := range []struct {
+		name string
+		body []byte
+	}{{Aset400TripletsFile, triplets}, {Aset400ArtistsFile, at.Bytes()}, {Aset400GenresFile, genreLabels}, {Aset400GenreNames, genreNames}} {
+		if err := w.file(f.name, f.body); err != nil {
+			return nil, err
+		}
+	}
+	err = w.sourceFile("aset400", `Rules:
+  triplets.tsv      the rows of music_triplets.mat's triplets (1-based i j k), order kept.
+  artists.tsv       index, name and MusicSeer id from cblearn's list without "a_new_found_glory"
+                    (order kept); display name from pkg/data/aset400_display_names.tsv, the
+                    labels of t-STE's music_tste_map.eps (not recomputable: a curator read them).
+  genre_labels.tsv  music_labels.mat's label_matrix (412 × 58, 0/1), one row per artist.
+  genre_names.txt   music_labels.mat's lablist, HTML entities decoded ("r&amp;b" -> "r&b").
+`)
+	if err != nil {
+		return nil, err
+	}
+	return w.written, nil
+}
+
+// aset400Triplets is triplets.tsv: the rows of music_triplets.mat's
+// `triplets` (1-based indices of the n artists), order kept; the original
+// is recorded in w.
+func aset400Triplets(dir string, w *writer, n int) ([]byte, error) {
 	path := filepath.Join(dir, Aset400TripletsMat)
 	vars, b, err := readOriginalMat(path, fetchAset400)
 	if err != nil {
@@ -321,40 +363,44 @@ func prepareAset400(root, out string) ([]string, error) {
 		}
 		t.WriteByte('\n')
 	}
+	return t.Bytes(), nil
+}
 
-	// genre_names.txt and genre_labels.tsv from music_labels.mat (HDF5).
-	path = filepath.Join(dir, Aset400LabelsMat)
-	vars, b, err = readOriginalMat(path, fetchAset400)
+// aset400Genres is genre_names.txt and genre_labels.tsv, from
+// music_labels.mat (HDF5) of the n artists; the original is recorded in w.
+func aset400Genres(dir string, w *writer, n int) (names, labels []byte, err error) {
+	path := filepath.Join(dir, Aset400LabelsMat)
+	vars, b, err := readOriginalMat(path, fetchAset400)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	w.original(Aset400LabelsMat, b, stePinned+"music_labels.mat")
 	lv, err := matVariable(vars, path, "label_matrix")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	nv, err := matVariable(vars, path, "lablist")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	lm, err := matDense(path, lv)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	lr, lc := lm.Dims()
 	if nv.Class != MatCell || len(nv.Cells) != lc || lr != n {
-		return nil, &FileError{File: path, Rule: fmt.Sprintf("label_matrix must be %d artists × genres and lablist a cell of one name per genre", n), Value: fmt.Sprintf("label_matrix %d×%d, lablist of class %v with %d cells", lr, lc, nv.Class, len(nv.Cells))}
+		return nil, nil, &FileError{File: path, Rule: fmt.Sprintf("label_matrix must be %d artists × genres and lablist a cell of one name per genre", n), Value: fmt.Sprintf("label_matrix %d×%d, lablist of class %v with %d cells", lr, lc, nv.Class, len(nv.Cells))}
 	}
 	genres := make([]string, lc)
 	var gn bytes.Buffer
 	for g, c := range nv.Cells {
 		if c.Class != MatChar {
-			return nil, &FileError{File: path, Rule: "lablist must hold char arrays", Value: fmt.Sprintf("cell %d of class %v", g+1, c.Class)}
+			return nil, nil, &FileError{File: path, Rule: "lablist must hold char arrays", Value: fmt.Sprintf("cell %d of class %v", g+1, c.Class)}
 		}
 		// The names are stored HTML-escaped ("r&amp;b").
 		genres[g] = html.UnescapeString(c.String())
 		if genres[g] == "" || strings.ContainsAny(genres[g], "\t\n") {
-			return nil, &FileError{File: path, Rule: "a genre name must be non-empty text on one line", Value: fmt.Sprintf("%q in cell %d", genres[g], g+1)}
+			return nil, nil, &FileError{File: path, Rule: "a genre name must be non-empty text on one line", Value: fmt.Sprintf("%q in cell %d", genres[g], g+1)}
 		}
 		gn.WriteString(genres[g] + "\n")
 	}
@@ -365,40 +411,13 @@ func prepareAset400(root, out string) ([]string, error) {
 		for g := 0; g < lc; g++ {
 			x := lm.At(i, g)
 			if x != 0 && x != 1 {
-				return nil, &FileError{File: path, Rule: "label_matrix must be 0/1", Value: fmt.Sprintf("%g at (%d,%d)", x, i+1, g+1)}
+				return nil, nil, &FileError{File: path, Rule: "label_matrix must be 0/1", Value: fmt.Sprintf("%g at (%d,%d)", x, i+1, g+1)}
 			}
 			gl.WriteString("\t" + strconv.Itoa(int(x)))
 		}
 		gl.WriteByte('\n')
 	}
-
-	// artists.tsv.
-	var at bytes.Buffer
-	at.WriteString("# index(1-based)\tcblearn_name\tmusicseer_id\tdisplay_name_from_tSTE_map(empty if artist has no triplets)\n")
-	for i, a := range artists {
-		fmt.Fprintf(&at, "%d\t%s\t%d\t%s\n", i+1, a.name, a.id, a.display)
-	}
-
-	for _, f := range []struct {
-		name string
-		body []byte
-	}{{Aset400TripletsFile, t.Bytes()}, {Aset400ArtistsFile, at.Bytes()}, {Aset400GenresFile, gl.Bytes()}, {Aset400GenreNames, gn.Bytes()}} {
-		if err := w.file(f.name, f.body); err != nil {
-			return nil, err
-		}
-	}
-	err = w.sourceFile("aset400", `Rules:
-  triplets.tsv      the rows of music_triplets.mat's triplets (1-based i j k), order kept.
-  artists.tsv       index, name and MusicSeer id from cblearn's list without "a_new_found_glory"
-                    (order kept); display name from pkg/data/aset400_display_names.tsv, the
-                    labels of t-STE's music_tste_map.eps (not recomputable: a curator read them).
-  genre_labels.tsv  music_labels.mat's label_matrix (412 × 58, 0/1), one row per artist.
-  genre_names.txt   music_labels.mat's lablist, HTML entities decoded ("r&amp;b" -> "r&b").
-`)
-	if err != nil {
-		return nil, err
-	}
-	return w.written, nil
+	return gn.Bytes(), gl.Bytes(), nil
 }
 
 // --- Last.fm HetRec 2011 -------------------------------------------------------

@@ -102,17 +102,7 @@ func GenerateSynthetic(spec SyntheticSpec) (*Synthetic, error) {
 		}
 		x := mat.NewDense(n, d, nil)
 		if view.Random {
-			for i := 0; i < n; i++ {
-				norm := 0.0
-				for t := 0; t < d; t++ {
-					g := rng.NormFloat64()
-					x.Set(i, t, g)
-					norm += g * g
-				}
-				for t := 0; t < d; t++ {
-					x.Set(i, t, x.At(i, t)/math.Sqrt(norm))
-				}
-			}
+			randomRows(x, rng)
 		} else {
 			// Offsets per tree node, keyed by the path prefix.
 			offsets := map[string][]float64{}
@@ -150,6 +140,23 @@ func GenerateSynthetic(spec SyntheticSpec) (*Synthetic, error) {
 		out.Views = append(out.Views, x)
 	}
 	return out, nil
+}
+
+// randomRows fills x with rows drawn uniformly from the unit sphere
+// (Gaussian rows, normalised), row by row from rng: an uninformative view.
+func randomRows(x *mat.Dense, rng *rand.Rand) {
+	n, d := x.Dims()
+	for i := 0; i < n; i++ {
+		norm := 0.0
+		for t := 0; t < d; t++ {
+			g := rng.NormFloat64()
+			x.Set(i, t, g)
+			norm += g * g
+		}
+		for t := 0; t < d; t++ {
+			x.Set(i, t, x.At(i, t)/math.Sqrt(norm))
+		}
+	}
 }
 
 // Triplets draws m distinct triplets (i,j,i,k) that the taxonomy orders,

@@ -32,7 +32,7 @@ func (lr *lowRank) deflatedEigen(b int, l []float64, want int, need float64) (ri
 	fb := lr.blocks[b]
 	r := fb.blk.r
 	apply := lr.slackOperator(b)
-	q := orthonormalRange(mat.NewDense(r, fb.k, l))
+	q := orthonormalRange(mat.NewDense(r, fb.k, l), tn.rangeTol)
 	if q == nil {
 		return smallestEigen(r, apply, want, min(r, tn.lanczosSteps), tn.lanczosTol, lr.stop)
 	}
@@ -139,9 +139,10 @@ func deflatedBound(a, b, c float64) float64 {
 
 // orthonormalRange returns an orthonormal basis of the range of l (r×k)
 // from its thin SVD: the left singular vectors whose singular value is
-// above rangeTol of the largest; nil if l is zero or the SVD fails.
-func orthonormalRange(l *mat.Dense) *mat.Dense {
-	u, _, ok := leadingSingular(l, rangeTol)
+// above rel of the largest (lowRankTuning.rangeTol); nil if l is zero or
+// the SVD fails.
+func orthonormalRange(l *mat.Dense, rel float64) *mat.Dense {
+	u, _, ok := leadingSingular(l, rel)
 	if !ok {
 		return nil
 	}
@@ -179,7 +180,7 @@ func leadingSingular(l *mat.Dense, rel float64) (u *mat.Dense, sv []float64, ok 
 // those with a singular value above rel times the largest. W = llᵀ loses
 // only the dropped directions. The k×k Gram costs r·k² and its
 // eigendecomposition k³, against an r×k SVD; squaring the singular values
-// is harmless at the rel of pruning (1e-2), not at rangeTol's.
+// is harmless at the rel of pruning (1e-2), not at orthonormalRange's.
 func principalColumns(l *mat.Dense, rel float64) (kept *mat.Dense, keep int, ok bool) {
 	r, k := l.Dims()
 	gram := mat.NewSymDense(k, nil)
@@ -211,11 +212,6 @@ func principalColumns(l *mat.Dense, rel float64) (kept *mat.Dense, keep int, ok 
 	kept.Mul(l, rev)
 	return kept, keep, true
 }
-
-// rangeTol: singular values of a factor below this fraction of its
-// largest do not span its range in orthonormalRange (their columns are
-// left to the complement, which any orthonormal split allows).
-const rangeTol = 1e-8
 
 // smallestSymEigen returns λ_min of the symmetric part of the square m.
 func smallestSymEigen(m *mat.Dense) (float64, bool) {

@@ -21,7 +21,10 @@
 // Settings.Solver names the method; one route table chooses what runs
 // ([SolverNames] lists it; docs/solver.md, "Which method runs when"):
 //
-//   - [Accelerated], the default, works in each kernel's eigenbasis
+//   - [Auto], the default ([DefaultSolver]), runs ALM, LowRank or
+//     Accelerated per fit, by the input, the number of items and β/β_min;
+//     Model.Solver records the choice.
+//   - [Accelerated], Auto's fallback, works in each kernel's eigenbasis
 //     (Z = Φᵀ W Φ with K = ΦΦᵀ), where every matrix is r×r for the
 //     kernel's numerical rank r, and runs an accelerated projected
 //     gradient method on a smoothed hinge until a duality-gap certificate
@@ -35,10 +38,14 @@
 //     reports its distance to the convex optimum: Stats.Status is
 //     StatusStationary there unless the convex certificate holds too
 //     (StatusCertified).
-//   - [Auto] runs LowRank or Accelerated per fit, by the number of items
-//     and β/β_min.
+//   - [ALM] is the augmented-Lagrangian method on the same factors: its
+//     multipliers converge at a fixed penalty, so it certifies large
+//     multiples of β_min where LowRank's shrinking smoothing stalls.
 //   - [Subgradient] is the paper's projected subgradient method (Appendix
 //     B) in W-space, certified afterwards.
+//
+// Whichever method is named, a fit at β ≤ β_min ([MinBeta]) is answered
+// at once: W = 0 with the certificate that proves it optimal.
 //
 // [FitContext] and its variants stop when a context is cancelled. The
 // command line calls only the Context forms; [Fit], [FitFeatures] and

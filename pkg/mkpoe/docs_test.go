@@ -1,6 +1,9 @@
 package mkpoe
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
 	"path/filepath"
 	"strings"
@@ -69,5 +72,102 @@ func TestSolverDocFileMap(t *testing.T) {
 		if !strings.Contains(fileMap, filepath.Base(f)) {
 			t.Errorf("docs/solver.md's file map does not name %s", f)
 		}
+	}
+}
+
+// TestPackageDocSolvers: the package documentation's "Solvers" section
+// links every Solver constant the package declares, so a new method
+// cannot land unlisted.
+func TestPackageDocSolvers(t *testing.T) {
+	names, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	var doc string
+	var solvers []string
+	for _, name := range names {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, parser.ParseComments)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Doc != nil {
+			doc += f.Doc.Text()
+		}
+		for _, d := range f.Decls {
+			gd, ok := d.(*ast.GenDecl)
+			if !ok || gd.Tok != token.CONST {
+				continue
+			}
+			for _, spec := range gd.Specs {
+				vs := spec.(*ast.ValueSpec)
+				if id, ok := vs.Type.(*ast.Ident); ok && id.Name == "Solver" {
+					for _, n := range vs.Names {
+						solvers = append(solvers, n.Name)
+					}
+				}
+			}
+		}
+	}
+	i := strings.Index(doc, "Solvers\n")
+	if i < 0 {
+		t.Fatal("the package documentation has no section \"Solvers\"")
+	}
+	section := doc[i:]
+	if j := strings.Index(section, "\nReferences\n"); j >= 0 {
+		section = section[:j]
+	}
+	if len(solvers) != len(methods) {
+		t.Errorf("found %d Solver constants %v, the route table has %d rows", len(solvers), solvers, len(methods))
+	}
+	for _, name := range solvers {
+		if !strings.Contains(section, "["+name+"]") {
+			t.Errorf("the package documentation's Solvers section does not list [%s]", name)
+		}
+	}
+}
+
+// TestSolverDocTuning: docs/solver.md's Tuning table names every field of
+// the solver's tuning (each struct of tuning.go) and of conic.Settings, so
+// no constant that steers the solver is left out of it.
+func TestSolverDocTuning(t *testing.T) {
+	doc := solverDoc(t)
+	i, j := strings.Index(doc, "## Tuning"), strings.Index(doc, "## File map")
+	if i < 0 || j < i {
+		t.Fatal("docs/solver.md has no section \"Tuning\" before \"File map\"")
+	}
+	section := doc[i:j]
+	fset := token.NewFileSet()
+	fields := 0
+	for _, name := range []string{"tuning.go", filepath.Join("internal", "conic", "settings.go")} {
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			ts, ok := n.(*ast.TypeSpec)
+			if !ok {
+				return true
+			}
+			st, ok := ts.Type.(*ast.StructType)
+			if !ok {
+				return false
+			}
+			for _, fl := range st.Fields.List {
+				for _, id := range fl.Names {
+					fields++
+					if !strings.Contains(section, "`"+id.Name+"`") {
+						t.Errorf("docs/solver.md's Tuning table does not name %s.%s (%s)", ts.Name.Name, id.Name, name)
+					}
+				}
+			}
+			return false
+		})
+	}
+	if fields < 50 {
+		t.Errorf("found only %d tuning fields: the parse missed the structs", fields)
 	}
 }

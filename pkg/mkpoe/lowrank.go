@@ -298,6 +298,58 @@ func (bst *lowRankBest) keep(lr *lowRank, f float64, z []float64) {
 	}
 }
 
+// The factored loops (run, runALM) share the steps below around their
+// inner solves: certify at a check, report and stop, report each inner
+// step, and end on the best point.
+
+// certify computes the certificate at lr's point (certificate; z nil: no
+// deflation; need, the lowest λ_min that could certify, or −∞) with up to
+// want Ritz pairs and keeps its bound t·Σα in sol where λ_min was found
+// (ok).
+func (lr *lowRank) certify(ctx context.Context, z []float64, want int, need float64, sol *solution) (t float64, rz []ritz, ok bool, err error) {
+	t, rz, ok = lr.certificate(z, want, need)
+	if err := ctx.Err(); err != nil {
+		return t, rz, ok, err
+	}
+	if ok {
+		sol.keepBound(t*floats.Sum(lr.alpha), lr.alpha)
+	}
+	return t, rz, ok, nil
+}
+
+// checkpoint reports check it (exact objective fe at smoothing delta) to
+// the Recorder, which sees iterations, not the start (it 0), and reports
+// whether the loop ends: certified to Tol (sol.converged set) or at
+// MaxIter.
+func (lr *lowRank) checkpoint(s Settings, sol *solution, it int, fe, delta float64, stage Stage) bool {
+	if it > 0 {
+		s.report(Iteration{Iter: it, Objective: fe, Best: sol.objective, Bound: sol.bound, Smoothing: delta, Stage: stage, Rank: lr.totalRank()})
+	}
+	if sol.certified(s.Tol) {
+		sol.converged = true
+		return true
+	}
+	return it >= s.MaxIter
+}
+
+// stepReport is the report of the inner steps that follow check it
+// (descend, newtonDescend): each step's exact objective with the best so
+// far and the check's bound.
+func (lr *lowRank) stepReport(s Settings, stage Stage, it int, best *lowRankBest, bound, delta float64) func(step int, fe float64) {
+	return func(step int, fe float64) {
+		s.report(Iteration{Iter: it + step, Objective: fe, Best: best.f, Bound: bound, Smoothing: delta, Stage: stage, Rank: lr.totalRank()})
+	}
+}
+
+// finish ends a factored loop after it iterations: sol takes the best
+// point's factors.
+func (lr *lowRank) finish(sol solution, best *lowRankBest, it int) solution {
+	sol.iters = it
+	lr.layout(best.ranks)
+	sol.factors = lr.factors(best.z)
+	return sol
+}
+
 // run is the low-rank method's loop: L-BFGS on the smoothed objective
 // between certificate checks; at each check, grow the blocks whose dual
 // slack has negative directions, else shrink δ once the smoothed problem is
@@ -325,22 +377,11 @@ func (lr *lowRank) run(ctx context.Context, init []*mat.Dense, s Settings) (solu
 		fs, fe := lr.evaluate(z, delta, g)
 		best.keep(lr, fe, z)
 		sol.objective = best.f
-		t, rz, ok := lr.certificate(nil, tn.grow, math.Inf(-1))
-		if err := ctx.Err(); err != nil {
+		t, rz, ok, err := lr.certify(ctx, nil, tn.grow, math.Inf(-1), &sol)
+		if err != nil {
 			return sol, err
 		}
-		if ok {
-			sol.keepBound(t*floats.Sum(lr.alpha), lr.alpha)
-		}
-
-		if it > 0 { // a Recorder sees iterations (Recorder), not the start
-			s.report(Iteration{Iter: it, Objective: fe, Best: sol.objective, Bound: sol.bound, Smoothing: delta, Stage: StageLowRank, Rank: lr.totalRank()})
-		}
-		if sol.certified(s.Tol) {
-			sol.converged = true
-			break
-		}
-		if it >= s.MaxIter || !ok {
+		if lr.checkpoint(s, &sol, it, fe, delta, StageLowRank) || !ok {
 			break
 		}
 		if lr.maxRank == 0 && (it >= tn.firstPhaseIters || delta <= tn.firstPhaseDelta) {
@@ -389,18 +430,13 @@ func (lr *lowRank) run(ctx context.Context, init []*mat.Dense, s Settings) (solu
 			fs, _ = lr.evaluate(z, delta, g)
 		}
 		pt := lbfgsPoint{z: z, g: g, f: fs, delta: delta, opt: opt, best: &best}
-		steps, err := lr.descend(ctx, &pt, min(tn.checkEvery, s.MaxIter-it), func(step int, fe float64) {
-			s.report(Iteration{Iter: it + step, Objective: fe, Best: best.f, Bound: sol.bound, Smoothing: delta, Stage: StageLowRank, Rank: lr.totalRank()})
-		})
+		steps, err := lr.descend(ctx, &pt, min(tn.checkEvery, s.MaxIter-it), lr.stepReport(s, StageLowRank, it, &best, sol.bound, delta))
 		it += steps
 		if err != nil {
 			return sol, err
 		}
 	}
-	sol.iters = it
-	lr.layout(best.ranks)
-	sol.factors = lr.factors(best.z)
-	return sol, nil
+	return lr.finish(sol, &best, it), nil
 }
 
 // smoothedSolved reports whether the smoothed problem at δ is solved well

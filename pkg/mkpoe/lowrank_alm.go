@@ -83,26 +83,18 @@ func (lr *lowRank) runALM(ctx context.Context, fp fitProblem) (solution, error) 
 			if p.tune.alm.hopelessStop {
 				need = certifiableLower(floats.Sum(lr.alpha), sol.objective, s.Tol)
 			}
-			t, r, ok := lr.certificate(z, max(tn.grow, int(math.Ceil(p.tune.alm.growRank*float64(lr.totalRank())))), need)
-			if err := ctx.Err(); err != nil {
+			_, r, ok, err := lr.certify(ctx, z, max(tn.grow, int(math.Ceil(p.tune.alm.growRank*float64(lr.totalRank())))), need, &sol)
+			if err != nil {
 				return sol, err
 			}
 			if !ok {
 				break
 			}
-			sol.keepBound(t*floats.Sum(lr.alpha), lr.alpha)
 			rz, sinceCert = r, 0
 		} else {
 			sinceCert++
 		}
-		if it > 0 { // a Recorder sees iterations (Recorder), not the start
-			s.report(Iteration{Iter: it, Objective: fe, Best: sol.objective, Bound: sol.bound, Smoothing: delta, Stage: StageALM, Rank: lr.totalRank()})
-		}
-		if sol.certified(s.Tol) {
-			sol.converged = true
-			break
-		}
-		if it >= s.MaxIter {
+		if lr.checkpoint(s, &sol, it, fe, delta, StageALM) {
 			break
 		}
 		if stalled {
@@ -127,9 +119,7 @@ func (lr *lowRank) runALM(ctx context.Context, fp fitProblem) (solution, error) 
 			}
 		}
 		pt = lbfgsPoint{z: z, g: g, f: fs, delta: delta, opt: opt, best: &best}
-		report := func(step int, fe float64) {
-			s.report(Iteration{Iter: it + step, Objective: fe, Best: best.f, Bound: sol.bound, Smoothing: delta, Stage: StageALM, Rank: lr.totalRank()})
-		}
+		report := lr.stepReport(s, StageALM, it, &best, sol.bound, delta)
 		var steps int
 		var err error
 		if ns != nil {
@@ -142,10 +132,7 @@ func (lr *lowRank) runALM(ctx context.Context, fp fitProblem) (solution, error) 
 			return sol, err
 		}
 	}
-	sol.iters = it
-	lr.layout(best.ranks)
-	sol.factors = lr.factors(best.z)
-	return sol, nil
+	return lr.finish(sol, &best, it), nil
 }
 
 // certifiableLower is the lowest λ_min of the dual-slack term ΦᵀMΦ at

@@ -130,17 +130,18 @@ func ParseSolver(s string) (Solver, error) {
 type Stage string
 
 const (
-	// StageAccelerated is the accelerated first-order method of the default
-	// solver (docs/solver.md).
+	// StageAccelerated is the accelerated first-order method of the
+	// Accelerated solver (docs/solver.md).
 	StageAccelerated Stage = "accelerated"
 	// StageInteriorPoint is the interior-point crossover that finishes the
-	// default solver's fits at large β (docs/solver.md).
+	// Accelerated solver's fits at large β (docs/solver.md).
 	StageInteriorPoint Stage = "interior-point"
 	// StageSubgradient is the paper's projected subgradient method.
 	StageSubgradient Stage = "subgradient"
 	// StageLowRank is the low-rank method's L-BFGS on the factors.
 	StageLowRank Stage = "low-rank"
-	// StageALM is the augmented-Lagrangian method's L-BFGS on the factors.
+	// StageALM is the augmented-Lagrangian method's inner solve on the
+	// factors (Newton-CG, or L-BFGS).
 	StageALM Stage = "alm"
 )
 
@@ -308,12 +309,51 @@ func (s *Settings) Validate() error {
 	return err
 }
 
+// badSetting is the *SettingsError of a field, its rule and its value.
+func badSetting(field, rule string, value any) error {
+	return &SettingsError{Field: field, Rule: rule, Value: value}
+}
+
+// checkShapeBounds checks the bounds on W's shape, Rank and the kernel
+// cut (KernelRank, KernelEnergy), of settings whose Mode and Solver are
+// valid, and returns a *SettingsError naming the first broken, or nil.
+func (s Settings) checkShapeBounds() error {
+	if s.Rank < 0 {
+		return badSetting("Rank", "must be >= 1 (an embedding dimension), or 0 for no bound", s.Rank)
+	}
+	if s.Rank > 0 {
+		if s.Mode != Full {
+			return badSetting("Rank", "bounds a full W: it needs mode full", fmt.Sprintf("%d with mode %v", s.Rank, s.Mode))
+		}
+		if s.Solver == Subgradient {
+			return badSetting("Rank", "bounds the factored W of the low-rank method, which solver subgradient does not use (lowrank, auto and accelerated run lowrank under a rank bound)", fmt.Sprintf("%d with solver %s", s.Rank, s.Solver))
+		}
+	}
+	if s.KernelRank < 0 {
+		return badSetting("KernelRank", "must be >= 1 (eigenpairs kept per kernel), or 0 for no truncation", s.KernelRank)
+	}
+	if !(s.KernelEnergy >= 0 && s.KernelEnergy < 1) {
+		return badSetting("KernelEnergy", "must be in (0, 1) (the fraction of each kernel's eigenvalue sum kept), or 0 for no truncation", s.KernelEnergy)
+	}
+	if s.KernelRank > 0 || s.KernelEnergy > 0 {
+		field, value := "KernelRank", any(s.KernelRank)
+		if s.KernelRank == 0 {
+			field, value = "KernelEnergy", s.KernelEnergy
+		}
+		if s.Mode != Full {
+			return badSetting(field, "truncates the eigenbasis of a full W: it needs mode full", fmt.Sprintf("%v with mode %v", value, s.Mode))
+		}
+		if !formulationRow(s).eigenbasis {
+			return badSetting(field, "truncates the kernels' eigenbasis, which solver "+string(s.Solver)+" does not use (it works in W-space)", value)
+		}
+	}
+	return nil
+}
+
 // withDefaults returns a copy of s with defaults filled in, or a
 // *SettingsError naming the first invalid field.
 func (s *Settings) withDefaults() (Settings, error) {
-	bad := func(field, rule string, value any) error {
-		return &SettingsError{Field: field, Rule: rule, Value: value}
-	}
+	bad := badSetting
 	if s == nil {
 		return Settings{}, invalidf("mkpoe: Settings must not be nil (Beta is required)")
 	}
@@ -332,34 +372,8 @@ func (s *Settings) withDefaults() (Settings, error) {
 		return out, bad("Solver", "must be one of "+strings.Join(SolverNames(), ", "), fmt.Sprintf("%q", out.Solver))
 	}
 	out.Solver = solver
-	if out.Rank < 0 {
-		return out, bad("Rank", "must be >= 1 (an embedding dimension), or 0 for no bound", out.Rank)
-	}
-	if out.Rank > 0 {
-		if out.Mode != Full {
-			return out, bad("Rank", "bounds a full W: it needs mode full", fmt.Sprintf("%d with mode %v", out.Rank, out.Mode))
-		}
-		if out.Solver == Subgradient {
-			return out, bad("Rank", "bounds the factored W of the low-rank method, which solver subgradient does not use (lowrank, auto and accelerated run lowrank under a rank bound)", fmt.Sprintf("%d with solver %s", out.Rank, out.Solver))
-		}
-	}
-	if out.KernelRank < 0 {
-		return out, bad("KernelRank", "must be >= 1 (eigenpairs kept per kernel), or 0 for no truncation", out.KernelRank)
-	}
-	if !(out.KernelEnergy >= 0 && out.KernelEnergy < 1) {
-		return out, bad("KernelEnergy", "must be in (0, 1) (the fraction of each kernel's eigenvalue sum kept), or 0 for no truncation", out.KernelEnergy)
-	}
-	if out.KernelRank > 0 || out.KernelEnergy > 0 {
-		field, value := "KernelRank", any(out.KernelRank)
-		if out.KernelRank == 0 {
-			field, value = "KernelEnergy", out.KernelEnergy
-		}
-		if out.Mode != Full {
-			return out, bad(field, "truncates the eigenbasis of a full W: it needs mode full", fmt.Sprintf("%v with mode %v", value, out.Mode))
-		}
-		if !formulationRow(out).eigenbasis {
-			return out, bad(field, "truncates the kernels' eigenbasis, which solver "+string(out.Solver)+" does not use (it works in W-space)", value)
-		}
+	if err := out.checkShapeBounds(); err != nil {
+		return out, err
 	}
 	if out.MaxIter < 0 {
 		return out, bad("MaxIter", "must be >= 0 (0: the solver's default)", out.MaxIter)

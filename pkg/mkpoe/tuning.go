@@ -275,6 +275,11 @@ type lowRankTuning struct {
 	// matrices). 0 turns it off.
 	denseMinFill  float64
 	denseMaxItems int
+	// rangeTol: a factor's singular values below this fraction of its
+	// largest do not span its range in the deflated certificate
+	// (orthonormalRange; their columns are left to the complement, which
+	// any orthonormal split allows).
+	rangeTol float64
 }
 
 // tuningOf is the tuning of a fit with settings s: Settings.tuning (tests)
@@ -344,6 +349,7 @@ func defaultTuning() *tuning {
 			armijo:          1e-4,
 			denseMinFill:    0.5,
 			denseMaxItems:   1000,
+			rangeTol:        1e-8, // near double precision's reach: no direction of the range is lost
 		},
 		alm: almTuning{
 			newton:            true,

@@ -25,6 +25,9 @@ type cholFactor struct {
 	mNorm  float64 // ‖m‖∞
 	refill func([]float64)
 	state  *mixedState
+	// maxRefine bounds the refinement steps of one solve
+	// (Settings.MaxRefine).
+	maxRefine int
 }
 
 // factorSPD factors the matrix held row-major in a (only the upper triangle
@@ -100,13 +103,6 @@ func allFinite(v []float64) bool {
 // refinement that fails sends the step to dpotrf, and the rest of the run
 // with it (mixedState.failed). See docs/solver.md, "Mixed precision".
 
-// maxRefine bounds the refinement steps of one solve. A step costs a
-// single-precision solve and a double-precision product (about 10 ms at
-// n = 4400: two strsv and a dsymv), and each Newton step solves twice, so
-// that a refinement much slower than this costs more than the
-// double-precision factorisation saves (0.48 s there).
-const maxRefine = 6
-
 // mixedState belongs to one interior-point run: the single-precision copy
 // of its Newton matrix, reused across steps, and whether single precision
 // has failed in the run.
@@ -141,7 +137,7 @@ func factorMixed(n int, a []float64, refill func([]float64), st *mixedState, s S
 		orig := append([]float64(nil), a...)
 		refill = func(a []float64) { copy(a, orig) }
 	}
-	return &cholFactor{n: n, single: single, m: a, mNorm: norm, refill: refill, state: st}, true
+	return &cholFactor{n: n, single: single, m: a, mNorm: norm, refill: refill, state: st, maxRefine: s.MaxRefine}, true
 }
 
 // toSingleUpper rounds the upper triangle of the row-major n×n a into s
@@ -189,7 +185,7 @@ func toSingleUpper(n int, a []float64, s []float32) float64 {
 
 // refine overwrites b with M⁻¹b by single-precision solves refined in
 // double precision (see above). It reports false, leaving b as it was,
-// if the residual does not reach the test within maxRefine steps or stops
+// if the residual does not reach the test within c.maxRefine steps or stops
 // shrinking tenfold per step.
 func (c *cholFactor) refine(b []float64) bool {
 	n := c.n
@@ -198,7 +194,7 @@ func (c *cholFactor) refine(b []float64) bool {
 	s := make([]float32, n)
 	bound := c.mNorm * eps64 * math.Sqrt(float64(n))
 	prev := math.Inf(1)
-	for step := 0; step <= maxRefine; step++ {
+	for step := 0; step <= c.maxRefine; step++ {
 		// The residual is scaled to unit size before it is rounded, so
 		// that float32's range cannot under- or overflow it.
 		rn := floats.Norm(r, math.Inf(1))
@@ -224,7 +220,7 @@ func (c *cholFactor) refine(b []float64) bool {
 		if res <= bound*floats.Norm(x, math.Inf(1)) {
 			break
 		}
-		if step == maxRefine || res > prev/10 {
+		if step == c.maxRefine || res > prev/10 {
 			return false
 		}
 		prev = res

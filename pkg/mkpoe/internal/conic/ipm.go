@@ -80,7 +80,7 @@ type Problem struct {
 	// an interior iterate of an earlier run on the same cone (same blocks
 	// and cost) whose comparisons are the first of this problem's
 	// (Point.Sizes). Each comparison beyond gets a small multiplier (a
-	// tenth of the start's mean, warmNewAlpha) and ξ, s whose
+	// tenth of the start's mean, Settings.WarmNewAlpha) and ξ, s whose
 	// complementarity products equal the start's duality measure ν, which
 	// leaves its primal equation to the residual: the start stays as
 	// central as the earlier iterate and the dual residual is barely moved
@@ -149,14 +149,6 @@ type Point struct {
 // comparisons (of α): a Point starts a Problem of that dimension and at
 // least as many comparisons (Problem.Start).
 func (pt *Point) Sizes() (dim, comparisons int) { return len(pt.x), len(pt.alpha) }
-
-// warmNewAlpha is the multiplier of a comparison that a warm start
-// (Problem.Start) adds, as a fraction of the start's mean multiplier.
-// Measured on an aset400 K1 fold's β path, backed up to gap 0.1
-// (docs/solver.md): 0.1 and 0.03 took 52–53 Newton steps over the later
-// rounds, 0.01 took 62, 0.3 64 and the mean itself 73, against 74 from the
-// cold start.
-const warmNewAlpha = 0.1
 
 // ErrStalled reports that the interior-point method could not make
 // progress (numerical trouble); the caller falls back.
@@ -424,7 +416,7 @@ func start(cp *Problem) *run {
 		copy(xi, st.xi)
 		copy(sl, st.sl)
 		copy(alpha, st.alpha)
-		a := math.Min(warmNewAlpha*floats.Sum(st.alpha)/float64(max(n, 1)), mu/2)
+		a := math.Min(cp.Settings.WarmNewAlpha*floats.Sum(st.alpha)/float64(max(n, 1)), mu/2)
 		if !(a > 0) {
 			a = mu / 2
 		}
@@ -612,7 +604,7 @@ func (r *run) correct(ns *newtonStep, t targets, sigma float64) (float64, float6
 // ad (dual). It reports false when both steps are negligible (the method
 // is stuck).
 func (r *run) step(ap, ad float64) bool {
-	const damp = 0.98
+	damp := r.cp.Settings.StepDamping
 	ap, ad = math.Min(1, damp*ap), math.Min(1, damp*ad)
 	if ap < 1e-12 && ad < 1e-12 {
 		return false
@@ -696,8 +688,8 @@ func (cp *Problem) maxSteps(nts []ntBlock, pt *iterate, d direction) (float64, f
 	cp.forPSDBlocks(func(b int) {
 		bl := cp.Blocks[b]
 		r := bl.Off
-		blockP[b] = psdStep(bl.K, pt.x[r:r+bl.Size], d.x[r:r+bl.Size], nts[b].ginvt, nts[b].lambda, cp.Settings.LanczosMaxSteps)
-		blockD[b] = psdStep(bl.K, pt.sd[r:r+bl.Size], d.sd[r:r+bl.Size], nts[b].g, nts[b].lambda, cp.Settings.LanczosMaxSteps)
+		blockP[b] = psdStep(bl.K, pt.x[r:r+bl.Size], d.x[r:r+bl.Size], nts[b].ginvt, nts[b].lambda, cp.Settings)
+		blockD[b] = psdStep(bl.K, pt.sd[r:r+bl.Size], d.sd[r:r+bl.Size], nts[b].g, nts[b].lambda, cp.Settings)
 	})
 	for b, bl := range cp.Blocks {
 		if bl.PSD {
@@ -773,23 +765,21 @@ func (cp *Problem) correctorTargets(nts []ntBlock, x, sd, affX, affS []float64, 
 // (Gondzio 1996, "Multiple centrality corrections in a primal-dual method
 // for linear programming"; Colombo & Gondzio 2008) to the direction d
 // with step lengths ap, ad: it asks for longer steps
-// ãp = min(1, ap + corrAspire), ãd likewise, and evaluates the
-// element-wise complementarity products (orthant x_t·S_t, hinge
+// ãp = min(1, ap + Settings.CorrectorAspire), ãd likewise, and evaluates
+// the element-wise complementarity products (orthant x_t·S_t, hinge
 // ξ_c(μ−α_c), slack s_c·α_c) at that trial point; products outside
-// [0.1σν, 10σν] are pulled back into it (a product above is lowered by at
-// most 10σν) by one more solve with the same factorisation and the
-// right-hand side's complementarity targets moved by the difference. The
-// corrected direction is kept when it lengthens the steps by at least
-// corrGain; PSD blocks keep their Mehrotra targets (their products are not
+// [lo·σν, hi·σν] (Settings.CorrectorLow and CorrectorHigh) are pulled
+// back into it (a product above is lowered by at most hi·σν) by one more
+// solve with the same factorisation and the right-hand side's
+// complementarity targets moved by the difference. The corrected
+// direction is kept when it lengthens the steps by at least
+// Settings.CorrectorGain; PSD blocks keep their Mehrotra targets (their products are not
 // element-wise). t holds the corrector's targets and is left changed. At
 // most Settings.MaxCorrectors corrections are made. It returns the step
 // lengths of the direction kept.
 func (cp *Problem) centralityCorrect(ns *newtonStep, t targets, d direction, ap, ad, target float64) (float64, float64) {
-	const (
-		corrAspire = 0.2
-		corrGain   = 0.02
-		lo, hi     = 0.1, 10.0
-	)
+	corrAspire, corrGain := cp.Settings.CorrectorAspire, cp.Settings.CorrectorGain
+	lo, hi := cp.Settings.CorrectorLow, cp.Settings.CorrectorHigh
 	mu := cp.Mu
 	pt := ns.pt
 	x, sd, xi, sl, alpha := pt.x, pt.sd, pt.xi, pt.sl, pt.alpha

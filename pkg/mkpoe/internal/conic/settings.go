@@ -70,6 +70,40 @@ type Settings struct {
 	// falls back to forming M whole.
 	PCGTol     float64
 	PCGMaxIter int
+
+	// StepDamping is the fraction of the largest feasible step taken
+	// (Solve's step), keeping the iterate inside the cones.
+	StepDamping float64
+	// WarmNewAlpha is the multiplier of a comparison that a warm start
+	// (Problem.Start) adds, as a fraction of the start's mean multiplier.
+	// Measured on an aset400 K1 fold's β path, backed up to gap 0.1
+	// (docs/solver.md): 0.1 and 0.03 took 52–53 Newton steps over the
+	// later rounds, 0.01 took 62, 0.3 64 and the mean itself 73, against
+	// 74 from the cold start.
+	WarmNewAlpha float64
+	// CorrectorAspire is how much longer than the predictor's a
+	// centrality corrector asks the steps to be, CorrectorGain the sum of
+	// step lengths it must add to be kept, and products outside
+	// [CorrectorLow, CorrectorHigh]·σν are pulled back (centralityCorrect;
+	// Gondzio 1996).
+	CorrectorAspire, CorrectorGain float64
+	CorrectorLow, CorrectorHigh    float64
+	// StepCheck is the fraction of the Lanczos step that psdStep checks by
+	// Cholesky. Every step is damped to StepDamping (0.98) of the
+	// largest, so a step that passes at 0.99 leaves the damped iterate at
+	// least 1 − 0.98/0.99 ≈ 1% inside the cone in the scaled metric,
+	// against 2% with the exact step length. LanczosTol is the Ritz
+	// residual, relative to the largest Ritz value in magnitude, at which
+	// lanczosMin stops: the eigenvalue's error is about the residual
+	// squared over the gap to the next one.
+	StepCheck, LanczosTol float64
+	// MaxRefine bounds the refinement steps of one mixed-precision solve.
+	// A step costs a single-precision solve and a double-precision
+	// product (about 10 ms at n = 4400: two strsv and a dsymv), and each
+	// Newton step solves twice, so that a refinement much slower than
+	// this costs more than the double-precision factorisation saves
+	// (0.48 s there).
+	MaxRefine int
 }
 
 // DefaultSettings returns the tuning every fit uses unless a test changes
@@ -86,6 +120,15 @@ func DefaultSettings() Settings {
 		PCGMaxRows:      1,                 // 0.5–2 took the same time, 0.25 more (66 iterations a solve), 4 more
 		PCGTol:          1e-10,             // directions to 1e-6 of their size (TestPCGMatchesDirect)
 		PCGMaxIter:      150,               // solves took 6–25 iterations where |T|/K ≥ 7, up to 104 below
+		StepDamping:     0.98,              // the usual interior-point damping: 2% inside the cones
+		WarmNewAlpha:    0.1,               // fewest Newton steps along an aset400 K1 β path (see WarmNewAlpha)
+		CorrectorAspire: 0.2,               // Gondzio's aspiration δ_a = 0.1–0.3 (Colombo & Gondzio 2008)
+		CorrectorGain:   0.02,              // keep a corrector only for a real gain in step length
+		CorrectorLow:    0.1,               // Gondzio's band [β_min, β_max]·σν = [0.1, 10]·σν
+		CorrectorHigh:   10,                // (see CorrectorLow)
+		StepCheck:       0.99,              // 1% inside the cone after the 0.98 damping (see StepCheck)
+		LanczosTol:      1e-8,              // eigenvalue error ≈ residual² / gap: far below the step's need
+		MaxRefine:       6,                 // refinement cheaper than a double-precision factorisation
 	}
 	if linalg.FastProducts {
 		s.LowOrderMax = 12 // OpenBLAS: the product (24 ms at k = 12) beats the look-ups (38 ms) below k = 16

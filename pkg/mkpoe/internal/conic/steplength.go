@@ -23,18 +23,6 @@ import (
 // one Cholesky factorisation of X + 0.99·a·ΔX (k³/3 flops), and only when
 // that fails does it form M and solve the eigenvalue problem.
 
-// lanczosTol is the Ritz residual, relative to the largest Ritz value in
-// magnitude, at which lanczosMin stops: the eigenvalue's error is about
-// the residual squared over the gap to the next one.
-const lanczosTol = 1e-8
-
-// stepCheck is the fraction of the Lanczos step that psdStep checks by
-// Cholesky. The method damps every step to 0.98 of the largest
-// (Solve), so a step that passes at 0.99 leaves the damped iterate
-// at least 1 − 0.98/0.99 ≈ 1% inside the cone in the scaled metric,
-// against 2% with the exact step length.
-const stepCheck = 0.99
-
 // lanczosMin returns the smallest Ritz value of the symmetric k×k operator
 // apply (out = A·v) after at most maxSteps steps of the Lanczos method with
 // full re-orthogonalisation (Golub & Van Loan, Matrix Computations, Ch. 10;
@@ -60,19 +48,19 @@ func lanczosMin(k int, apply func(v, out []float64), maxSteps int, tol float64) 
 // current point base ≻ 0 of a PSD block (X or S, svec) and a direction
 // (svec), given the block's NT scaling: a = ginvt for the primal (X),
 // g for the dual (S), whose congruence Aᵀ·base·A is Λ. It is the
-// Lanczos estimate (after at most lanczosSteps steps,
-// Settings.LanczosMaxSteps) when base + 0.99·a·dir passes a Cholesky
+// Lanczos estimate (after at most s.LanczosMaxSteps steps, to
+// s.LanczosTol) when base + s.StepCheck·a·dir passes a Cholesky
 // factorisation, and maxStepPSD's exact value otherwise.
-func psdStep(k int, base, dir []float64, a *mat.Dense, lambda []float64, lanczosSteps int) float64 {
+func psdStep(k int, base, dir []float64, a *mat.Dense, lambda []float64, s Settings) float64 {
 	dm := make([]float64, k*k)
 	SmatOf(k, dir, dm)
-	theta := lanczosMin(k, scaledDirection(k, dm, a, lambda), lanczosSteps, lanczosTol)
+	theta := lanczosMin(k, scaledDirection(k, dm, a, lambda), s.LanczosMaxSteps, s.LanczosTol)
 	if !math.IsInf(theta, -1) {
 		step := 1.0
 		if theta < -1 {
 			step = -1 / theta
 		}
-		if insideAfter(k, base, dir, stepCheck*step) {
+		if insideAfter(k, base, dir, s.StepCheck*step) {
 			return step
 		}
 	}

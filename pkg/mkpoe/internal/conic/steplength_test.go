@@ -96,7 +96,7 @@ func TestLanczosMin(t *testing.T) {
 				exact = math.Min(exact, v)
 				scale = math.Max(scale, math.Abs(v))
 			}
-			theta := lanczosMin(k, matrixOperator(k, a), 64, lanczosTol)
+			theta := lanczosMin(k, matrixOperator(k, a), 64, DefaultSettings().LanczosTol)
 			if theta < exact-1e-12*math.Max(scale, 1) {
 				t.Errorf("Ritz value %.15g below λ_min %.15g", theta, exact)
 			}
@@ -170,7 +170,7 @@ func TestPSDStepMatchesExact(t *testing.T) {
 						dm := make([]float64, k*k)
 						SmatOf(k, dir, dm)
 						exact := maxStepPSD(nt.lambda, congruence(side.a, dm, k))
-						got := psdStep(k, side.base, dir, side.a, nt.lambda, DefaultSettings().LanczosMaxSteps)
+						got := psdStep(k, side.base, dir, side.a, nt.lambda, DefaultSettings())
 						if math.Abs(got-exact) > 1e-6*exact {
 							t.Errorf("%s: step %.12g, exact %.12g", side.name, got, exact)
 						}
@@ -196,11 +196,13 @@ func TestPSDStepFallsBack(t *testing.T) {
 	dm := make([]float64, k*k)
 	SmatOf(k, dir, dm)
 	exact := maxStepPSD(nt.lambda, congruence(nt.ginvt, dm, k))
-	theta := lanczosMin(k, scaledDirection(k, dm, nt.ginvt, nt.lambda), 1, lanczosTol)
-	if est := math.Min(1, -1/theta); !(theta < 0 && est*stepCheck > exact) {
+	theta := lanczosMin(k, scaledDirection(k, dm, nt.ginvt, nt.lambda), 1, DefaultSettings().LanczosTol)
+	if est := math.Min(1, -1/theta); !(theta < 0 && est*DefaultSettings().StepCheck > exact) {
 		t.Fatalf("the one-step estimate %.6g (θ = %.6g) does not exceed the exact step %.6g: the test does not reach the fallback", est, theta, exact)
 	}
-	if got := psdStep(k, xv, dir, nt.ginvt, nt.lambda, 1); got != exact {
+	oneStep := DefaultSettings()
+	oneStep.LanczosMaxSteps = 1
+	if got := psdStep(k, xv, dir, nt.ginvt, nt.lambda, oneStep); got != exact {
 		t.Errorf("step %.12g, want the exact %.12g", got, exact)
 	}
 	if !(exact < 1) {
@@ -218,7 +220,7 @@ func BenchmarkPSDStep(b *testing.B) {
 	dir := randomDirection(rng, len(xv), 1/float64(k))
 	b.Run("lanczos", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			psdStep(k, xv, dir, nt.ginvt, nt.lambda, DefaultSettings().LanczosMaxSteps)
+			psdStep(k, xv, dir, nt.ginvt, nt.lambda, DefaultSettings())
 		}
 	})
 	b.Run("formed_eigen", func(b *testing.B) {
