@@ -14,15 +14,6 @@ type ritz struct {
 	vecs  [][]float64 // vecs[i] is the unit Ritz vector of vals[i]
 	lower float64
 	steps int // Lanczos steps taken (operator applications)
-	// inRange holds, for deflatedEigen with almTuning.rangeSteps, the
-	// eigenpairs of the dual-slack term restricted to span(L) whose
-	// eigenvalue is below −1 (directions inside the factor's range along
-	// which W should grow); vals ascending, vecs unit r-vectors.
-	// estimate: deflatedEigen's bound at the complement's smallest Ritz
-	// value instead of its lower bound (an estimate of λ_min, not a bound).
-	estimate    float64
-	inRangeVals []float64
-	inRangeVecs [][]float64
 }
 
 // smallestEigen runs the Lanczos method (conic.Lanczos: full
