@@ -150,14 +150,14 @@ func certifiableLower(sumAlpha, f, tol float64) float64 {
 // β/(kappa·β_min) (penaltyDelta at no bound yet). A warm start (Settings.Init
 // with one multiplier per comparison) starts from its dual point clipped
 // to this β's box [0, μ]: a multiplier at the top of Init's box (above
-// topOfBox of it: a comparison violated at Init's β, which the dual
+// almTuning.topOfBox of it: a comparison violated at Init's β, which the dual
 // scaling leaves a little below the top) is scaled by the ratio of the βs,
 // since a comparison still violated has α = μ; its penalty starts from
 // Init's dual bound, where the previous fit's penalty ended (the optimum
 // rises with β, so the bound of a smaller β's fit is below this one's
 // optimum). A cold start begins at y = 0.
 func (lr *lowRank) startMultipliers(fp fitProblem) float64 {
-	const topOfBox = 0.9
+	topOfBox := lr.p.tune.alm.topOfBox
 	lr.shift = make([]float64, len(lr.m))
 	lr.shifted = make([]float64, len(lr.m))
 	delta := lr.penaltyDelta(fp, 0)

@@ -239,6 +239,10 @@ type almTuning struct {
 	// the penalty (rescalePenalty) follows: with the Ritz value in its
 	// place the same fit took 126 Newton steps (solver-log, 2026-11-29).
 	hopelessStop bool
+	// topOfBox: a warm start scales by β/β_init the multipliers of Init
+	// above this fraction of Init's box, the comparisons violated at
+	// Init's β (the dual scaling leaves them a little below the top).
+	topOfBox float64
 }
 
 // lowRankTuning steers the low-rank method (lowrank.go).
@@ -365,6 +369,7 @@ func defaultTuning() *tuning {
 			newtonJacobiEvery: 5,
 			updateOnGrow:      true,
 			hopelessStop:      true,
+			topOfBox:          0.9,
 		},
 		route: routeTuning{
 			autoMinItems:        300,
