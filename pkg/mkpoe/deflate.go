@@ -87,9 +87,9 @@ func (lr *lowRank) deflatedEigen(b int, l []float64, want int, need float64) (ri
 }
 
 // slackBlock returns ΦᵀMΦ·Q for block b (Q r×k, contiguous rows): the
-// columns slackOperator would give one by one, in one pass of the pair
-// loop over all k columns (addEmbeddedGradient, both cores), as the
-// gradient's Lap(w)·Y is formed.
+// columns slackOperator would give one by one, in one pass over the pairs
+// for all k columns (addGradient: the pair loop on both cores, or
+// densePairs' product), as the gradient's Lap(w)·Y is formed.
 func (lr *lowRank) slackBlock(b int, q *mat.Dense) *mat.Dense {
 	blk := lr.blocks[b].blk
 	n, r := lr.p.n, blk.r
@@ -122,8 +122,8 @@ func (lr *lowRank) slackBlock(b int, q *mat.Dense) *mat.Dense {
 // added) leaves the deflated bound below need, the lowest bound that
 // could certify, the certificate cannot certify, and the run is wanted
 // only for rank growth: it stops once no direction can be below −growTol
-// (theta − resid above it) or the smallest Ritz pair is a direction to
-// grow along to within a tenth of its distance below −1.
+// (theta − resid above it). A run that finds such a direction goes on to
+// lanczosTol, since the columns grown along it are that precise.
 func enoughForGrowth(a, theta, c, resid, need, growTol float64) bool {
 	if deflatedBound(a, theta, c) >= need {
 		return false
