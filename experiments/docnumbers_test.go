@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -519,6 +520,9 @@ func quickstartData(c *Config) string {
 // by): within 0.5% of it on every split (670,208 on each, the partition
 // being stratified). Needs the ALOI data (scripts/fetch_aloi.sh).
 func TestDocALOIComparisonCount(t *testing.T) {
+	if _, err := os.Stat(filepath.Join(repoDir, "data", "aloi10")); err != nil {
+		t.Skip("data/aloi10 absent: run scripts/fetch_aloi.sh (or with --mirror ../shared/data)")
+	}
 	c := loadOrSkip(t, filepath.Join(repoDir, "configs", "aloi10_taxonomy_experiment.yaml"))
 	ds, err := loadDataset(c)
 	if err != nil {
