@@ -112,15 +112,10 @@ func (lr *lowRank) jacobi(ns *newtonScratch, delta float64, dim int) {
 		perItem[pr.A] += 2 * lr.w[q]
 		perItem[pr.B] += 2 * lr.w[q]
 	}
-	var ends [4]int
-	var grads [4][]float64
 	for _, fb := range lr.blocks {
 		k, d := fb.k, fb.blk.phiDiag
 		if k == 0 || d == nil {
 			continue
-		}
-		for e := range grads {
-			grads[e] = resize(grads[e], k)
 		}
 		diag := ns.diag[fb.off : fb.off+fb.blk.r*k]
 		for i, v := range perItem {
@@ -130,40 +125,50 @@ func (lr *lowRank) jacobi(ns *newtonScratch, delta float64, dim int) {
 			}
 		}
 		y := fb.y
-		for c, sc := range shifted {
-			if !(sc > 0 && sc < delta) {
-				continue
+		// The comparisons in fixed chunks on both cores (accumulatePairs),
+		// each chunk's sums added in chunk order.
+		lr.parts = accumulatePairs(len(shifted), k, diag, lr.parts, func(out []float64, lo, hi int) {
+			var ends [4]int
+			var grads [4][]float64
+			for e := range grads {
+				grads[e] = make([]float64, k)
 			}
-			// ∂m_c/∂y_e for the four ends (+ for the left pair, − for the
-			// right), summed where an item recurs (a triplet's anchor).
-			l, r := p.pairs[p.left[c]], p.pairs[p.right[c]]
-			items := [4]int{l.A, l.B, r.A, r.B}
-			distinct := 0
-			for e, item := range items {
-				sign, partner := 2.0, items[e^1]
-				if e >= 2 {
-					sign = -2
+			for c := lo; c < hi; c++ {
+				if sc := shifted[c]; !(sc > 0 && sc < delta) {
+					continue
 				}
-				slot := slices.Index(ends[:distinct], item)
-				if slot < 0 {
-					slot, ends[distinct] = distinct, item
-					clear(grads[slot])
-					distinct++
+				// ∂m_c/∂y_e for the four ends (+ for the left pair, − for
+				// the right), summed where an item recurs (a triplet's
+				// anchor).
+				l, r := p.pairs[p.left[c]], p.pairs[p.right[c]]
+				items := [4]int{l.A, l.B, r.A, r.B}
+				distinct := 0
+				for e, item := range items {
+					sign, partner := 2.0, items[e^1]
+					if e >= 2 {
+						sign = -2
+					}
+					slot := slices.Index(ends[:distinct], item)
+					if slot < 0 {
+						slot, ends[distinct] = distinct, item
+						clear(grads[slot])
+						distinct++
+					}
+					g, yi, yp := grads[slot], y[item*k:(item+1)*k], y[partner*k:(partner+1)*k]
+					for t := range g {
+						g[t] += sign * (yi[t] - yp[t])
+					}
 				}
-				g, yi, yp := grads[slot], y[item*k:(item+1)*k], y[partner*k:(partner+1)*k]
-				for t := range g {
-					g[t] += sign * (yi[t] - yp[t])
+				for slot := 0; slot < distinct; slot++ {
+					item := ends[slot]
+					s := sigma * d[item] * d[item]
+					dst := out[item*k : (item+1)*k]
+					for t, g := range grads[slot] {
+						dst[t] += s * g * g
+					}
 				}
 			}
-			for slot := 0; slot < distinct; slot++ {
-				item := ends[slot]
-				s := sigma * d[item] * d[item]
-				out := diag[item*k : (item+1)*k]
-				for t, g := range grads[slot] {
-					out[t] += s * g * g
-				}
-			}
-		}
+		})
 	}
 	for i, v := range ns.diag {
 		ns.diag[i] = 1 / math.Max(v, 2)

@@ -12,13 +12,22 @@ import (
 // TestHessianProduct checks the generalised Hessian product of the shifted
 // smoothed objective against central differences of its gradient, and the
 // Jacobi preconditioner against H applied to unit vectors, on a diagonal-Φ
-// (GNMDS) block and on two dense-Φ blocks.
+// (GNMDS) block, also with enough comparisons for the pair and comparison
+// loops to run in chunks (chunksOf), and on two dense-Φ blocks.
 func TestHessianProduct(t *testing.T) {
 	t.Parallel()
 	const n, k = 30, 3
 	pl, err := data.GeneratePlanted(data.PlantedSpec{N: n, Dim: 3, Triplets: 400, Flip: 0.1, Seed: 7})
 	if err != nil {
 		t.Fatal(err)
+	}
+	const nMany = 60
+	many, err := data.GeneratePlanted(data.PlantedSpec{N: nMany, Dim: 3, Triplets: 22000, Flip: 0.1, Seed: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if chunksOf(len(many.Triplets), k) < 2 {
+		t.Fatalf("%d comparisons at width %d run in one chunk", len(many.Triplets), k)
 	}
 	rng := rand.New(rand.NewPCG(8, 9))
 	dense := func() *mat.Dense {
@@ -31,14 +40,17 @@ func TestHessianProduct(t *testing.T) {
 		return phi
 	}
 	for _, tc := range []struct {
-		name   string
-		blocks []block
+		name        string
+		n           int
+		blocks      []block
+		comparisons []data.Comparison
 	}{
-		{"identity", []block{{phi: identity(n), r: n, phiDiag: ones(n)}}},
-		{"two dense blocks", []block{{phi: dense(), r: n}, {phi: dense(), r: n}}},
+		{"identity", n, []block{{phi: identity(n), r: n, phiDiag: ones(n)}}, pl.Triplets},
+		{"identity, in chunks", nMany, []block{{phi: identity(nMany), r: nMany, phiDiag: ones(nMany)}}, many.Triplets},
+		{"two dense blocks", n, []block{{phi: dense(), r: n}, {phi: dense(), r: n}}, pl.Triplets},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := newProblem(n, tc.blocks, pl.Triplets, 50)
+			p := newProblem(tc.n, tc.blocks, tc.comparisons, 50)
 			lr := newLowRank(p)
 			ranks := make([]int, len(tc.blocks))
 			for b := range ranks {
