@@ -4,6 +4,8 @@ import (
 	"math"
 
 	"github.com/mkpoe/mkpoe/pkg/mkpoe/internal/conic"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -32,7 +34,7 @@ func (lr *lowRank) deflatedEigen(b int, l []float64, want int, need float64) (ri
 	fb := lr.blocks[b]
 	r := fb.blk.r
 	apply := lr.slackOperator(b)
-	q := orthonormalRange(mat.NewDense(r, fb.k, l), tn.rangeTol)
+	q := rangeBasis(mat.NewDense(r, fb.k, l), tn.rangeTol, tn.cholQRMaxCond)
 	if q == nil {
 		return smallestEigen(r, apply, want, min(r, tn.lanczosSteps), tn.lanczosTol, lr.stop)
 	}
@@ -135,6 +137,35 @@ func enoughForGrowth(a, theta, c, resid, need, growTol float64) bool {
 // √(((a − b)/2)² + c²).
 func deflatedBound(a, b, c float64) float64 {
 	return (a+b)/2 - math.Hypot((a-b)/2, c)
+}
+
+// rangeBasis returns an orthonormal basis of the range of l (r×k) by
+// CholeskyQR2 (Fukaya et al. 2014: Q = L·R⁻¹ with RᵀR = LᵀL, done twice
+// for orthogonality to rounding), three matrix products and two k×k
+// Cholesky factorisations instead of an r×k SVD, which was 19% of a
+// dense 100-item fit at 1000·β_min. It falls back to orthonormalRange
+// (which drops directions below rel of the largest singular value) when
+// a Gram matrix fails to factor or its condition exceeds maxCond
+// (lowRankTuning.cholQRMaxCond), where CholeskyQR loses orthogonality.
+func rangeBasis(l *mat.Dense, rel, maxCond float64) *mat.Dense {
+	r, k := l.Dims()
+	if k == 0 || r < k {
+		return orthonormalRange(l, rel)
+	}
+	q := mat.DenseCopyOf(l)
+	for pass := 0; pass < 2; pass++ {
+		gram := mat.NewSymDense(k, nil)
+		gram.SymOuterK(1, q.T())
+		var ch mat.Cholesky
+		if !ch.Factorize(gram) || ch.Cond() > maxCond {
+			return orthonormalRange(l, rel)
+		}
+		var u mat.TriDense
+		ch.UTo(&u)
+		raw := q.RawMatrix()
+		blas64.Trsm(blas.Right, blas.NoTrans, 1, u.RawTriangular(), blas64.General{Rows: raw.Rows, Cols: raw.Cols, Stride: raw.Stride, Data: raw.Data})
+	}
+	return q
 }
 
 // orthonormalRange returns an orthonormal basis of the range of l (r×k)

@@ -363,3 +363,62 @@ func TestALMWarmCertificate(t *testing.T) {
 		})
 	}
 }
+
+// TestRangeBasis checks rangeBasis (CholeskyQR2) against the SVD's basis:
+// orthonormal columns spanning range(L) to rounding on a well-conditioned
+// L, and the SVD's answer (directions below rangeTol dropped) on a
+// rank-deficient L.
+func TestRangeBasis(t *testing.T) {
+	tn := defaultTuning().lowRank
+	rng := rand.New(rand.NewPCG(13, 14))
+	const r = 40
+	for _, tc := range []struct {
+		name  string
+		k     int
+		scale func(j int) float64 // column j's scale
+		want  int                 // columns of the basis
+	}{
+		{"well conditioned", 6, func(j int) float64 { return 1 + float64(j) }, 6},
+		{"columns down to 1e-3", 8, func(j int) float64 { return math.Pow(10, -3*float64(j)/7) }, 8},
+		{"a repeated column", 5, func(j int) float64 { return 1 }, 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := mat.NewDense(r, tc.k, nil)
+			for j := 0; j < tc.k; j++ {
+				for i := 0; i < r; i++ {
+					l.Set(i, j, tc.scale(j)*rng.NormFloat64())
+				}
+			}
+			if tc.want < tc.k { // the last column repeats the first
+				for i := 0; i < r; i++ {
+					l.Set(i, tc.k-1, l.At(i, 0))
+				}
+			}
+			q := rangeBasis(l, tn.rangeTol, tn.cholQRMaxCond)
+			if _, c := q.Dims(); c != tc.want {
+				t.Fatalf("%d columns, want %d", c, tc.want)
+			}
+			var qtq mat.Dense
+			qtq.Mul(q.T(), q)
+			for i := 0; i < tc.want; i++ {
+				for j := 0; j < tc.want; j++ {
+					want := 0.0
+					if i == j {
+						want = 1
+					}
+					if d := math.Abs(qtq.At(i, j) - want); d > 1e-12 {
+						t.Fatalf("QᵀQ[%d,%d] = %.15g", i, j, qtq.At(i, j))
+					}
+				}
+			}
+			// (I − QQᵀ)L = 0: the basis spans range(L).
+			var coef, proj mat.Dense
+			coef.Mul(q.T(), l)
+			proj.Mul(q, &coef)
+			proj.Sub(l, &proj)
+			if d := mat.Norm(&proj, 2) / mat.Norm(l, 2); d > 1e-12 {
+				t.Errorf("‖(I − QQᵀ)L‖/‖L‖ = %.3g", d)
+			}
+		})
+	}
+}

@@ -284,6 +284,12 @@ type lowRankTuning struct {
 	// (orthonormalRange; their columns are left to the complement, which
 	// any orthonormal split allows).
 	rangeTol float64
+	// cholQRMaxCond: the deflated certificate's basis of range(L) comes
+	// from CholeskyQR2 (rangeBasis) while the Gram matrix LᵀL's condition
+	// is below this, the SVD beyond: CholeskyQR2 is orthogonal to rounding
+	// up to a factor condition of about 1/√ε (1e12 for the Gram: 1e6 for
+	// L, whose columns alm prunes at 1e-2 of the largest).
+	cholQRMaxCond float64
 }
 
 // tuningOf is the tuning of a fit with settings s: Settings.tuning (tests)
@@ -354,6 +360,7 @@ func defaultTuning() *tuning {
 			denseMinFill:    0.5,
 			denseMaxItems:   1000,
 			rangeTol:        1e-8, // near double precision's reach: no direction of the range is lost
+			cholQRMaxCond:   1e12,
 		},
 		alm: almTuning{
 			newton:            true,
