@@ -211,6 +211,9 @@ func (lr *lowRank) evaluate(z []float64, delta float64, grad []float64) (smooth,
 // α_c − Σ_{c: right(c)=q} α_c, so that Σ_c α_c (d(left) − d(right)) =
 // Σ_q w_q d(q) and the dual slack's comparison term is Σ_q w_q E_q.
 func (lr *lowRank) pairWeights() {
+	if lr.dense != nil {
+		lr.dense.weightsChanged()
+	}
 	clear(lr.w)
 	for c, a := range lr.alpha {
 		lr.w[lr.p.left[c]] += a

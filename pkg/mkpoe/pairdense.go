@@ -27,6 +27,10 @@ type densePairs struct {
 	lap   []float64 // n × 2n: [Lap(w) | Lap(v)] (row-major)
 	g     []float64 // n × n: Y·Uᵀ
 	stack []float64 // 2n × k: [U; Y]
+	// wBuilt: lap's left half holds 2·Lap(w) of the pair weights last
+	// given; lowRank.pairWeights clears it (weightsChanged) when they
+	// change, so the Hessian products of one Newton step build it once.
+	wBuilt bool
 }
 
 // newDensePairs returns the dense pair sums for n items and pairs when
@@ -42,34 +46,42 @@ func newDensePairs(n int, pairs []data.Pair, tn lowRankTuning) *densePairs {
 	return &densePairs{n: n, pairs: pairs, lap: make([]float64, 2*n*n), g: make([]float64, n*n)}
 }
 
-// laplacians writes 2·Lap(w) into lap's left half and, with v not nil,
-// 2·Lap(v) into its right half.
-func (d *densePairs) laplacians(w, v []float64) {
+// weightsChanged marks lap's left half stale: the pair weights w changed.
+func (d *densePairs) weightsChanged() { d.wBuilt = false }
+
+// setW writes 2·Lap(w) into lap's left half, unless it holds it already
+// (wBuilt: w unchanged since, as weightsChanged is told).
+func (d *densePairs) setW(w []float64) {
+	if d.wBuilt {
+		return
+	}
+	d.fillHalf(0, w)
+	d.wBuilt = true
+}
+
+// fillHalf writes 2·Lap(x) into lap's columns [off, off+n) (off 0: the
+// left half, n: the right).
+func (d *densePairs) fillHalf(off int, x []float64) {
 	n := d.n
-	clear(d.lap)
+	for i := 0; i < n; i++ {
+		clear(d.lap[i*2*n+off : i*2*n+off+n])
+	}
 	for q, pr := range d.pairs {
-		a, b := pr.A*2*n, pr.B*2*n
-		if x := 2 * w[q]; x != 0 {
-			d.lap[a+pr.A] += x
-			d.lap[b+pr.B] += x
-			d.lap[a+pr.B] -= x
-			d.lap[b+pr.A] -= x
-		}
-		if v != nil {
-			if x := 2 * v[q]; x != 0 {
-				d.lap[a+n+pr.A] += x
-				d.lap[b+n+pr.B] += x
-				d.lap[a+n+pr.B] -= x
-				d.lap[b+n+pr.A] -= x
-			}
+		if v := 2 * x[q]; v != 0 {
+			a, b := pr.A*2*n+off, pr.B*2*n+off
+			d.lap[a+pr.A] += v
+			d.lap[b+pr.B] += v
+			d.lap[a+pr.B] -= v
+			d.lap[b+pr.A] -= v
 		}
 	}
 }
 
 // gradient adds Σ_q 2w_q(y_a − y_b) to row a of gy (and its negative to
-// row b) for every pair: addEmbeddedGradient's sum, 2·Lap(w)·Y.
+// row b) for every pair: addEmbeddedGradient's sum, 2·Lap(w)·Y. w must
+// be the weights last given unless weightsChanged was called since.
 func (d *densePairs) gradient(y []float64, k int, w, gy []float64) {
-	d.laplacians(w, nil)
+	d.setW(w)
 	d.mulRows(d.n, y, k, gy)
 }
 
@@ -77,7 +89,8 @@ func (d *densePairs) gradient(y []float64, k int, w, gy []float64) {
 // sums, as one product of [2Lap(w) | 2Lap(v)] with [U; Y].
 func (d *densePairs) gradientPair(u, y []float64, k int, w, v, gy []float64) {
 	n := d.n
-	d.laplacians(w, v)
+	d.setW(w)
+	d.fillHalf(n, v)
 	d.stack = resize(d.stack, 2*n*k)
 	copy(d.stack, u[:n*k])
 	copy(d.stack[n*k:], y[:n*k])
