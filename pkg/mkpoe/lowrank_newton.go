@@ -31,7 +31,12 @@ type newtonScratch struct {
 	u, gu [][]float64 // per block: ΦV and ∂/∂Y of the product
 	dd    []float64   // per pair: directional derivative of its distance
 	omega []float64   // per pair: Σ σ·dm_c over the quadratic comparisons
-	diag  []float64   // Jacobi preconditioner (1/diagonal), nil for none
+	// quad lists the comparisons whose shifted margin lies in (0, δ), the
+	// Huber pieces with curvature, and need marks their pairs: the only
+	// pairs whose dd a product reads (markQuadratic).
+	quad []int
+	need []bool
+	diag []float64 // Jacobi preconditioner (1/diagonal), nil for none
 	// CG's residual, preconditioned residual, direction and its product;
 	// the Newton direction and the line search's point and gradient.
 	r, z, p, hp, d, zn, gn []float64
@@ -48,9 +53,30 @@ func (lr *lowRank) newtonScratch() *newtonScratch {
 	return ns
 }
 
+// markQuadratic fills ns.quad and ns.need at the point of the last
+// evaluate: the comparisons in the quadratic piece at δ and their pairs.
+// They stay the same through a Newton step's CG iterations.
+func (lr *lowRank) markQuadratic(ns *newtonScratch, delta float64) {
+	p := lr.p
+	ns.quad = ns.quad[:0]
+	if len(ns.need) != len(p.pairs) {
+		ns.need = make([]bool, len(p.pairs))
+	}
+	clear(ns.need)
+	for c, sc := range lr.lossMargins() {
+		if sc > 0 && sc < delta {
+			ns.quad = append(ns.quad, c)
+			ns.need[p.left[c]], ns.need[p.right[c]] = true, true
+		}
+	}
+}
+
 // hessianProduct writes H·v to hv at the point of the last evaluate with a
 // gradient (lr's embedding, multipliers, pair weights and shifted margins
-// are that point's).
+// are that point's), after markQuadratic at that point and δ. The pair
+// loops skip the pairs the product cannot reach: directional derivatives
+// outside ns.need, and pairs whose weights w and ω are both zero, so the
+// sums are those of the full loops.
 func (lr *lowRank) hessianProduct(ns *newtonScratch, delta float64, v, hv []float64) {
 	p, n := lr.p, lr.p.n
 	clear(ns.dd)
@@ -64,18 +90,16 @@ func (lr *lowRank) hessianProduct(ns *newtonScratch, delta float64, v, hv []floa
 		if lr.dense != nil {
 			lr.dense.directional(fb.y, ns.u[b], k, ns.dd)
 		} else {
-			addPairDirectional(fb.y, ns.u[b], k, p.pairs, ns.dd)
+			addPairDirectional(fb.y, ns.u[b], k, p.pairs, ns.need, ns.dd)
 		}
 	}
 	clear(ns.omega)
 	sigma := lr.mu / delta
-	for c, sc := range lr.lossMargins() {
-		if sc > 0 && sc < delta {
-			l, r := p.left[c], p.right[c]
-			t := sigma * (ns.dd[l] - ns.dd[r])
-			ns.omega[l] += t
-			ns.omega[r] -= t
-		}
+	for _, c := range ns.quad {
+		l, r := p.left[c], p.right[c]
+		t := sigma * (ns.dd[l] - ns.dd[r])
+		ns.omega[l] += t
+		ns.omega[r] -= t
 	}
 	for b, fb := range lr.blocks {
 		k, r := fb.k, fb.blk.r
@@ -186,6 +210,7 @@ func (lr *lowRank) newtonDirection(ns *newtonScratch, delta float64, g, d []floa
 	r, z, pv, hp := ns.r, ns.z, ns.p, ns.hp
 	floats.ScaleTo(r, -1, g)
 	clear(d)
+	lr.markQuadratic(ns, delta)
 	precond := func() {
 		if ns.diag != nil {
 			floats.MulTo(z, ns.diag, r)

@@ -3,6 +3,7 @@ package mkpoe
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/mkpoe/mkpoe/pkg/data"
@@ -79,12 +80,23 @@ func TestHessianProduct(t *testing.T) {
 				t.Fatalf("%d of %d comparisons in the quadratic piece: the test needs both pieces", quadratic, len(lr.m))
 			}
 			ns := lr.newtonScratch()
+			lr.markQuadratic(ns, delta)
 			v := make([]float64, dim)
 			for i := range v {
 				v[i] = rng.NormFloat64()
 			}
 			hv := make([]float64, dim)
 			lr.hessianProduct(ns, delta, v, hv)
+			// The pairs skipped by need contribute nothing: the product
+			// with every pair's derivative computed is the same, bit for bit.
+			need := ns.need
+			ns.need = nil
+			every := make([]float64, dim)
+			lr.hessianProduct(ns, delta, v, every)
+			ns.need = need
+			if !slices.Equal(every, hv) {
+				t.Errorf("H·v over the marked pairs differs from H·v over every pair")
+			}
 			lr.jacobi(ns, delta, dim)
 			diag := append([]float64(nil), ns.diag...)
 			// Central differences at a step small enough that no shifted

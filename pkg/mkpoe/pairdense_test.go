@@ -64,7 +64,7 @@ func TestDensePairsMatchLoops(t *testing.T) {
 
 			ddWant, ddGot := random(len(pairs)), make([]float64, len(pairs))
 			copy(ddGot, ddWant)
-			addPairDirectional(y, u, k, pairs, ddWant)
+			addPairDirectional(y, u, k, pairs, nil, ddWant)
 			d.directional(y, u, k, ddGot)
 			near(t, "directional", ddGot, ddWant)
 		}

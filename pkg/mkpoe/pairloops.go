@@ -74,12 +74,18 @@ func addEmbeddedGradient(y []float64, k int, pairs []data.Pair, w, gy []float64,
 // addEmbeddedGradientPair is addEmbeddedGradient for two embeddings and
 // two weight vectors in one pass over the pairs: it adds 2w_q(u_a − u_b) +
 // 2v_q(y_a − y_b) to row a of gy and its negative to row b (the Hessian
-// product's two terms, lowrank_newton.go).
+// product's two terms, lowrank_newton.go). Pairs whose two weights are
+// zero add nothing and are skipped.
 func addEmbeddedGradientPair(u, y []float64, k int, pairs []data.Pair, w, v, gy []float64, parts [][]float64) [][]float64 {
 	return accumulatePairs(len(pairs), 2*k, gy, parts, func(out []float64, lo, hi int) {
 		for q := lo; q < hi; q++ {
 			pr := pairs[q]
-			addScaledDifferences(out[pr.A*k:(pr.A+1)*k], out[pr.B*k:(pr.B+1)*k], 2*w[q], u[pr.A*k:(pr.A+1)*k], u[pr.B*k:(pr.B+1)*k], 2*v[q], y[pr.A*k:(pr.A+1)*k], y[pr.B*k:(pr.B+1)*k])
+			switch {
+			case v[q] != 0:
+				addScaledDifferences(out[pr.A*k:(pr.A+1)*k], out[pr.B*k:(pr.B+1)*k], 2*w[q], u[pr.A*k:(pr.A+1)*k], u[pr.B*k:(pr.B+1)*k], 2*v[q], y[pr.A*k:(pr.A+1)*k], y[pr.B*k:(pr.B+1)*k])
+			case w[q] != 0:
+				addScaledDifference(out[pr.A*k:(pr.A+1)*k], out[pr.B*k:(pr.B+1)*k], 2*w[q], u[pr.A*k:(pr.A+1)*k], u[pr.B*k:(pr.B+1)*k])
+			}
 		}
 	})
 }
@@ -162,11 +168,15 @@ func addScaledDifference(ga, gb []float64, s float64, a, b []float64) {
 }
 
 // addPairDirectional adds 2(y_a − y_b)·(u_a − u_b), the derivative of
-// ‖y_a − y_b‖² along u, to dd[q] for every pair q = {a, b}.
-func addPairDirectional(y, u []float64, k int, pairs []data.Pair, dd []float64) {
+// ‖y_a − y_b‖² along u, to dd[q] for every pair q = {a, b} with need[q]
+// (every pair if need is nil).
+func addPairDirectional(y, u []float64, k int, pairs []data.Pair, need []bool, dd []float64) {
 	chunks := chunksOf(len(pairs), k)
 	linalg.ParallelRows(len(pairs), (len(pairs)+chunks-1)/chunks, func(_, lo, hi int) {
 		for q := lo; q < hi; q++ {
+			if need != nil && !need[q] {
+				continue
+			}
 			pr := pairs[q]
 			dd[q] += 2 * differenceDot(y[pr.A*k:(pr.A+1)*k], y[pr.B*k:(pr.B+1)*k], u[pr.A*k:(pr.A+1)*k], u[pr.B*k:(pr.B+1)*k])
 		}
