@@ -196,7 +196,7 @@ func jsonInts(name, path string, raw json.RawMessage, k int, shape string) ([]in
 }
 
 // jsonError turns a decoding error of the whole file b into a *FileError
-// with the line and column of its offset.
+// with the line and the byte column (1-based) of the offending byte.
 func jsonError(name string, b []byte, err error) error {
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
@@ -210,9 +210,11 @@ func jsonError(name string, b []byte, err error) error {
 	}
 	fe := &FileError{File: name, Rule: rule}
 	if off >= 0 && off <= int64(len(b)) {
-		before := b[:off]
+		// The decoder reports the offset after the offending byte.
+		pos := max(off-1, 0)
+		before := b[:pos]
 		fe.Line = bytes.Count(before, []byte("\n")) + 1
-		fe.Col = int(off) - (bytes.LastIndexByte(before, '\n') + 1) + 1
+		fe.Col = int(pos) - (bytes.LastIndexByte(before, '\n') + 1) + 1
 	}
 	if typ != nil {
 		fe.Value = "a JSON " + typ.Value
