@@ -164,10 +164,14 @@ func summaryLines(rows []row) []string {
 		if best < 0 || r.Test == 0 {
 			continue
 		}
+		name := r.Set
+		if name == "" {
+			name = fmt.Sprintf("n = %d", r.Size.N)
+		}
 		p, q := mean(r.Accuracy), mean(rows[best].Accuracy)
 		se := stdErr(q, r.Test)
 		out = append(out, fmt.Sprintf("%s: CV's choice %.4f, best cblearn (%s) %.4f, difference %+.4f = %+.1f SE (SE √(p(1−p)/m) = %.4f at the cblearn p, m = %d held out)",
-			r.setCell(), p, strings.TrimPrefix(rows[best].Method, "cblearn "), q, p-q, (p-q)/se, se, r.Test))
+			name, p, strings.TrimPrefix(rows[best].Method, "cblearn "), q, p-q, (p-q)/se, se, r.Test))
 	}
 	return out
 }
