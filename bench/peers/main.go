@@ -1,6 +1,6 @@
 // Command peers compares mkpoe's GNMDS fits with the ordinal-embedding
 // estimators of the Python library cblearn (SOE, GNMDS, t-STE) on planted
-// triplet sets, and writes a Markdown table of fit time, held-out accuracy,
+// triplet sets or on public crowd sets (-sets), and writes a Markdown table of fit time, held-out accuracy,
 // rank or dimension, and mkpoe's certified gap.
 //
 // It is a manual benchmark, not part of CI; its unit tests cover only the
@@ -9,6 +9,7 @@
 //
 //	go run ./bench/peers                     # n = 100 and 300
 //	go run ./bench/peers -sizes 40:2000      # a tiny smoke run
+//	go run ./bench/peers -sets material:data/material,perceptual:data/perceptual-kernels
 //	go run -tags openblas ./bench/peers -sizes 100,300,1000 -reps 3 -out peers.md
 package main
 
@@ -34,6 +35,7 @@ import (
 // config holds the command-line flags.
 type config struct {
 	sizes      []size
+	sets       []problem // crowd sets (-sets), run after the planted sizes
 	dims       []int
 	estimators []string
 	reps       int
@@ -73,6 +75,7 @@ func parseFlags(args []string) (config, error) {
 	python := fs.String("python", "/opt/cblearn-venv/bin/python", "Python interpreter that imports cblearn (\"none\" skips cblearn)")
 	timeout := fs.Duration("timeout", time.Hour, "time limit of one cblearn fit")
 	out := fs.String("out", "", "also write the table to this file")
+	sets := fs.String("sets", "", "crowd sets instead of planted ones: material:DIR (answers_processed_{train,test}.json), perceptual:FILE or perceptual:DIR (all 12 raw triplet files); with -sizes too, both")
 	grid := fs.String("grid", joinFloats(defaultGrid), "CV grid of β, multiples of each training set's β_min")
 	solver := fs.String("solver", string(mkpoe.DefaultSolver), "mkpoe solver, one of "+strings.Join(mkpoe.SolverNames(), ", ")+" (default: the one a user gets; a rank bound runs lowrank)")
 	ranks := fs.String("ranks", "0,2,5,10", "mkpoe rows: each rank its own CV and refit (Settings.Rank); 0 = convex")
@@ -94,8 +97,17 @@ func parseFlags(args []string) (config, error) {
 	if cfg.ranks, err = parseRanks(*ranks); err != nil {
 		return config{}, err
 	}
-	if cfg.sizes, err = parseSizes(*sizes); err != nil {
-		return config{}, err
+	sizesGiven := false
+	fs.Visit(func(f *flag.Flag) { sizesGiven = sizesGiven || f.Name == "sizes" })
+	if *sets != "" {
+		if cfg.sets, err = parseSets(*sets); err != nil {
+			return config{}, err
+		}
+	}
+	if *sets == "" || sizesGiven {
+		if cfg.sizes, err = parseSizes(*sizes); err != nil {
+			return config{}, err
+		}
 	}
 	if cfg.dims, err = parseInts(*dims); err != nil {
 		return config{}, fmt.Errorf("-dims: %w", err)
@@ -145,10 +157,10 @@ func run(ctx context.Context, cfg config, w io.Writer) error {
 		}
 	}
 	var rows []row
-	for _, sz := range cfg.sizes {
-		r, err := benchSize(ctx, cfg, sz, p, skip)
+	for _, pr := range cfg.problems() {
+		r, err := benchSize(ctx, cfg, pr, p, skip)
 		if err != nil {
-			return fmt.Errorf("n = %d: %w", sz.N, err)
+			return fmt.Errorf("%s: %w", pr.label(), err)
 		}
 		rows = append(rows, r...)
 	}
@@ -156,6 +168,9 @@ func run(ctx context.Context, cfg config, w io.Writer) error {
 	b.WriteString(header(ctx, cfg, p) + "\n\n")
 	if err := writeTable(&b, rows); err != nil {
 		return err
+	}
+	if lines := summaryLines(rows); len(lines) > 0 {
+		b.WriteString("\n- " + strings.Join(lines, "\n- ") + "\n")
 	}
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return err
@@ -166,12 +181,20 @@ func run(ctx context.Context, cfg config, w io.Writer) error {
 	return nil
 }
 
+// problems are the planted sizes, then the crowd sets.
+func (cfg config) problems() []problem {
+	var out []problem
+	for _, sz := range cfg.sizes {
+		out = append(out, problem{Kind: kindPlanted, Size: sz})
+	}
+	return append(out, cfg.sets...)
+}
+
 // header describes the data and the software the table was made with.
 func header(ctx context.Context, cfg config, p *peer) string {
 	blas := linalg.Describe()
-	h := fmt.Sprintf("Planted sets (dim 5, flip 0.1, seed %d), first 80%% of the triplets train, last 20%% held out; "+
-		"%d repetition(s), %s, GOMAXPROCS %d, %s; mkpoe: %s build",
-		cfg.seed, cfg.reps, time.Now().Format("2006-01-02"), runtime.GOMAXPROCS(0), runtime.Version(), blas)
+	h := fmt.Sprintf("%s; %d repetition(s), %s, GOMAXPROCS %d, %s; mkpoe: %s build",
+		dataText(cfg.problems(), cfg.seed), cfg.reps, time.Now().Format("2006-01-02"), runtime.GOMAXPROCS(0), runtime.Version(), blas)
 	h += "; " + mkpoeSetup(cfg)
 	if p != nil {
 		h += "; " + p.versions(ctx)
@@ -197,16 +220,21 @@ func foldsText(k int) string {
 	return fmt.Sprintf("%d folds", k)
 }
 
-// benchSize runs every repetition on one planted set and returns its rows:
+// benchSize runs every repetition on one problem and returns its rows:
 // mkpoe's (one per rank, then the CV's choice among them), then each
 // cblearn estimator and dimension (or one row saying why cblearn was
 // skipped).
-func benchSize(ctx context.Context, cfg config, sz size, p *peer, skip string) ([]row, error) {
-	pl, err := data.GeneratePlanted(data.PlantedSpec{N: sz.N, Dim: 5, Triplets: sz.Triplets, Flip: 0.1, Seed: cfg.seed})
+func benchSize(ctx context.Context, cfg config, pr problem, p *peer, skip string) ([]row, error) {
+	n, train, test, err := pr.load(cfg.seed)
 	if err != nil {
 		return nil, err
 	}
-	train, test := splitTrainTest(pl.Triplets)
+	sz := size{N: n, Triplets: len(train) + len(test)}
+	if pr.Kind == kindPlanted {
+		sz = pr.Size
+	}
+	label := pr.label()
+	log.Printf("%s: %d items, %d training and %d held-out triplets", label, n, len(train), len(test))
 	rows := mkpoeRows(cfg, sz)
 	nMk := len(rows)
 	var trainFile, testFile string
@@ -219,6 +247,9 @@ func benchSize(ctx context.Context, cfg config, sz size, p *peer, skip string) (
 			}
 		}
 		tag := fmt.Sprintf("n%d-m%d", sz.N, sz.Triplets)
+		if pr.Name != "" {
+			tag = strings.ReplaceAll(pr.Name, " ", "-")
+		}
 		if trainFile, err = p.writeTriplets(tag+"-train.txt", train); err != nil {
 			return nil, err
 		}
@@ -226,10 +257,13 @@ func benchSize(ctx context.Context, cfg config, sz size, p *peer, skip string) (
 			return nil, err
 		}
 	}
+	for i := range rows {
+		rows[i].Set, rows[i].Train, rows[i].Test = pr.Name, len(train), len(test)
+	}
 	for rep := 0; rep < cfg.reps; rep++ {
 		steps := []func() error{
-			func() error { return mkpoeRep(ctx, cfg, sz, train, test, rows[:nMk]) },
-			func() error { return cblearnReps(ctx, cfg, sz, p, trainFile, testFile, rows[nMk:]) },
+			func() error { return mkpoeRep(ctx, cfg, label, n, train, test, rows[:nMk]) },
+			func() error { return cblearnReps(ctx, cfg, label, n, p, trainFile, testFile, rows[nMk:]) },
 		}
 		if rep%2 == 1 {
 			steps[0], steps[1] = steps[1], steps[0]
@@ -253,7 +287,7 @@ func mkpoeRows(cfg config, sz size) []row {
 	if len(cfg.ranks) > 1 {
 		rows = append(rows, row{Size: sz, Method: fmt.Sprintf("mkpoe GNMDS, CV's choice of rank ∈ {%s} and β (all rows' time)", joinInts(cfg.ranks)),
 			Certs: &certCount{}, Mixed: slices.Contains(cfg.ranks, 0) && slices.ContainsFunc(cfg.ranks, func(k int) bool { return k > 0 }),
-			Bounded: !slices.Contains(cfg.ranks, 0)})
+			Bounded: !slices.Contains(cfg.ranks, 0), Choice: true})
 	}
 	return rows
 }
@@ -269,20 +303,20 @@ func rankMethod(k int, s mkpoe.Solver) string {
 // mkpoeRep runs one repetition of mkpoe's CV and refit at every rank of
 // cfg.ranks and adds each to its row of rows (as made by mkpoeRows); the
 // last row, with several ranks, gets the rank whose CV score is best.
-func mkpoeRep(ctx context.Context, cfg config, sz size, train, test []data.Comparison, rows []row) error {
+func mkpoeRep(ctx context.Context, cfg config, label string, n int, train, test []data.Comparison, rows []row) error {
 	var total float64 // seconds of every rank's CV and refit
 	var all certCount
 	best, bestScore := -1, math.Inf(-1)
 	results := make([]mkpoeResult, len(cfg.ranks))
 	for i, k := range cfg.ranks {
 		spec := fitSpec{Solver: cfg.solver, Rank: k, Warm: cfg.warm, Folds: cfg.folds}
-		log.Printf("n=%d: mkpoe GNMDS rank %d (%s, warm %v), CV over %v·β_min ...", sz.N, k, cfg.solver, cfg.warm, cfg.grid)
-		res, err := runMkpoe(ctx, sz.N, train, test, cfg.grid, spec, cfg.seed)
+		log.Printf("%s: mkpoe GNMDS rank %d (%s, warm %v), CV over %v·β_min ...", label, k, cfg.solver, cfg.warm, cfg.grid)
+		res, err := runMkpoe(ctx, n, train, test, cfg.grid, spec, cfg.seed)
 		if err != nil {
 			return fmt.Errorf("rank %d: %w", k, err)
 		}
-		log.Printf("n=%d: rank %d: %.1f s (refit %.2f s, %s), CV accuracy %v, chose %g·β_min, held-out %.4f, rank %d, gap %.1e, certified %d/%d CV + %d/%d refit, worst convex gap %.1e",
-			sz.N, k, res.Total, res.Refit, res.Solver, roundAll(res.CVScores), res.Multiple, res.Accuracy, res.Rank, res.Gap,
+		log.Printf("%s: rank %d: %.1f s (refit %.2f s, %s), CV accuracy %v, chose %g·β_min, held-out %.4f, rank %d, gap %.1e, certified %d/%d CV + %d/%d refit, worst convex gap %.1e",
+			label, k, res.Total, res.Refit, res.Solver, roundAll(res.CVScores), res.Multiple, res.Accuracy, res.Rank, res.Gap,
 			res.Certs.CVOK, res.Certs.CVFits, res.Certs.RefitOK, res.Certs.Refits, res.Certs.Worst)
 		addResult(&rows[i], res)
 		results[i] = res
@@ -329,7 +363,7 @@ func addResult(r *row, res mkpoeResult) {
 
 // cblearnReps runs one repetition of every cblearn estimator and dimension,
 // in the order of rows. A failed fit is noted in its row, not fatal.
-func cblearnReps(ctx context.Context, cfg config, sz size, p *peer, trainFile, testFile string, rows []row) error {
+func cblearnReps(ctx context.Context, cfg config, label string, n int, p *peer, trainFile, testFile string, rows []row) error {
 	if p == nil {
 		return nil
 	}
@@ -338,19 +372,19 @@ func cblearnReps(ctx context.Context, cfg config, sz size, p *peer, trainFile, t
 		for _, d := range cfg.dims {
 			r := &rows[i]
 			i++
-			log.Printf("n=%d: cblearn %s d=%d ...", sz.N, e, d)
+			log.Printf("%s: cblearn %s d=%d ...", label, e, d)
 			fctx, cancel := context.WithTimeout(ctx, cfg.timeout)
-			res, err := p.fit(fctx, e, d, sz.N, cfg.seed, trainFile, testFile)
+			res, err := p.fit(fctx, e, d, n, cfg.seed, trainFile, testFile)
 			cancel()
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
 			if err != nil {
-				log.Printf("n=%d: cblearn %s d=%d failed: %v", sz.N, e, d, err)
+				log.Printf("%s: cblearn %s d=%d failed: %v", label, e, d, err)
 				r.Note = "failed: " + err.Error()
 				continue
 			}
-			log.Printf("n=%d: cblearn %s d=%d %.1f s, held-out %.4f", sz.N, e, d, res.Seconds, res.Accuracy)
+			log.Printf("%s: cblearn %s d=%d %.1f s, held-out %.4f", label, e, d, res.Seconds, res.Accuracy)
 			r.Seconds = append(r.Seconds, res.Seconds)
 			r.Accuracy = append(r.Accuracy, res.Accuracy)
 		}

@@ -2,7 +2,10 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -396,5 +399,156 @@ func TestRunMkpoeCountsEveryFit(t *testing.T) {
 		if !reflect.DeepEqual(together, res) {
 			t.Errorf("%+v: folds at once gave %+v, one after the other %+v", at, together, res)
 		}
+	}
+}
+
+// TestParseSets reads material and perceptual entries; a perceptual folder
+// stands for its 12 files in palette × task order.
+func TestParseSets(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "color-tm.txt"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := parseSets("material:m, perceptual:" + dir + "/color-tm.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []problem{{Kind: kindMaterial, Path: "m", Name: "material"}, {Kind: kindPerceptual, Path: dir + "/color-tm.txt", Name: "perceptual color-tm"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("parseSets = %+v, want %+v", got, want)
+	}
+	all, err := parseSets("perceptual:" + dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) != 12 || all[1].Name != "perceptual color-td" || all[11].Path != filepath.Join(dir, "sizecolor-td.txt") {
+		t.Errorf("a folder gave %+v", all)
+	}
+	for _, bad := range []struct{ in, want string }{
+		{"material", "is not kind:PATH"},
+		{"material:", "is not kind:PATH"},
+		{"planted:x", "unknown kind"},
+		{"perceptual:" + dir + "/none", "no such file"},
+		{",", "no sets"},
+	} {
+		if _, err := parseSets(bad.in); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("parseSets(%q): %v, want an error containing %q", bad.in, err, bad.want)
+		}
+	}
+}
+
+// TestParseFlagsSets: -sets alone runs no planted size; with -sizes given
+// too, both.
+func TestParseFlagsSets(t *testing.T) {
+	cfg, err := parseFlags([]string{"-sets", "material:m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.sizes) != 0 || len(cfg.problems()) != 1 || cfg.problems()[0].Kind != kindMaterial {
+		t.Errorf("-sets alone: sizes %v, problems %+v", cfg.sizes, cfg.problems())
+	}
+	cfg, err = parseFlags([]string{"-sets", "material:m", "-sizes", "40:2000"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ps := cfg.problems(); len(ps) != 2 || ps[0].Kind != kindPlanted || ps[0].Size != (size{40, 2000}) || ps[1].Kind != kindMaterial {
+		t.Errorf("-sets and -sizes: problems %+v", ps)
+	}
+	if _, err := parseFlags([]string{"-sets", "x:y"}); err == nil {
+		t.Error("-sets x:y accepted")
+	}
+}
+
+// TestShuffleSplit: a seeded shuffle, 80% train, every comparison once,
+// the input untouched.
+func TestShuffleSplit(t *testing.T) {
+	var cs []data.Comparison
+	for i := range 10 {
+		cs = append(cs, data.Triplet(i, i+1, i+2))
+	}
+	orig := slices.Clone(cs)
+	train, test := shuffleSplit(cs, 3)
+	if len(train) != 8 || len(test) != 2 || !reflect.DeepEqual(cs, orig) {
+		t.Fatalf("split %d + %d, input changed %v", len(train), len(test), !reflect.DeepEqual(cs, orig))
+	}
+	all := append(slices.Clone(train), test...)
+	if reflect.DeepEqual(all, cs) {
+		t.Error("not shuffled")
+	}
+	slices.SortFunc(all, func(a, b data.Comparison) int { return a.I - b.I })
+	if !reflect.DeepEqual(all, cs) {
+		t.Errorf("split lost or repeated comparisons: %v", all)
+	}
+	if tr2, _ := shuffleSplit(cs, 3); !reflect.DeepEqual(tr2, train) {
+		t.Error("same seed, different split")
+	}
+}
+
+// TestLoadProblems loads a small material folder and a perceptual file.
+func TestLoadProblems(t *testing.T) {
+	dir := t.TempDir()
+	mat := `{"answers": [[0,1,2],[3,4,0],[4,2,1]], "agreement": [[3,1],[2,2],[0,2]]}`
+	for _, f := range []string{data.MaterialTrainFile, data.MaterialTestFile} {
+		if err := os.WriteFile(filepath.Join(dir, f), []byte(mat), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n, train, test, err := problem{Kind: kindMaterial, Path: dir}.load(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []data.Comparison{data.Triplet(0, 1, 2), data.Triplet(4, 1, 2)}; n != 100 || !reflect.DeepEqual(train, want) || !reflect.DeepEqual(test, want) {
+		t.Errorf("material: n %d, train %v, test %v; want 100, %v twice", n, train, test, want)
+	}
+	// One subject in the univariate layout: 8 practice triplets, then the
+	// 10 palette triplets (p, p+1, p+2) and 120 catch trials.
+	var v []string
+	for range 8 {
+		v = append(v, "0", "1", "2")
+	}
+	for p := range 10 {
+		v = append(v, fmt.Sprint(4+p), fmt.Sprint(4+(p+1)%10), fmt.Sprint(4+(p+2)%10))
+	}
+	for range 120 {
+		v = append(v, "4", "4", "5")
+	}
+	path := filepath.Join(dir, "color-tm.txt")
+	if err := os.WriteFile(path, []byte(strings.Join(v, ",")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	n, train, test, err = problem{Kind: kindPerceptual, Path: path}.load(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 10 || len(train) != 8 || len(test) != 2 {
+		t.Errorf("perceptual: n %d, %d + %d triplets; want 10, 8 + 2", n, len(train), len(test))
+	}
+}
+
+// TestSummaryLines compares the CV's choice with the best cblearn row of
+// its set, in standard errors √(p(1−p)/m) at the cblearn accuracy.
+func TestSummaryLines(t *testing.T) {
+	sz := size{100, 24144}
+	rows := []row{
+		{Size: sz, Set: "material", Method: "mkpoe convex", Accuracy: []float64{0.84}, Certs: &certCount{}, Test: 2500},
+		{Size: sz, Set: "material", Method: "choice", Accuracy: []float64{0.85}, Certs: &certCount{}, Choice: true, Test: 2500},
+		{Size: sz, Set: "material", Method: "cblearn SOE d=2", Accuracy: []float64{0.86}, Test: 2500},
+		{Size: sz, Set: "material", Method: "cblearn TSTE d=5", Accuracy: []float64{0.9}, Test: 2500},
+		{Size: sz, Set: "material", Method: "cblearn GNMDS d=5", Note: "failed: x", Test: 2500},
+		{Size: size{10, 2400}, Set: "perceptual color-tm", Method: "choice", Accuracy: []float64{0.7}, Certs: &certCount{}, Choice: true, Test: 480},
+		{Size: size{10, 2400}, Set: "perceptual color-tm", Method: "cblearn", Note: "skipped: -python none"},
+	}
+	got := summaryLines(rows)
+	// SE = √(0.9·0.1/2500) = 0.006; (0.85 − 0.9)/0.006 = −8.3.
+	want := []string{"material: CV's choice 0.8500, best cblearn (TSTE d=5) 0.9000, difference -0.0500 = -8.3 SE (SE √(p(1−p)/m) = 0.0060 at the cblearn p, m = 2500 held out)"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("summaryLines =\n%q\nwant\n%q", got, want)
+	}
+	var b strings.Builder
+	if err := writeTable(&b, rows[1:2]); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "| material: 100 × 0 | choice |") {
+		t.Errorf("table row of a crowd set:\n%s", b.String())
 	}
 }

@@ -261,7 +261,7 @@ func TestFetchOriginalsWithoutGo(t *testing.T) {
 // TestFetchUsage: -h prints the usage block of each script's header (the
 // three forms and the options), not the rest of the header, and exits 2.
 func TestFetchUsage(t *testing.T) {
-	for _, script := range []string{"fetch_aset400.sh", "fetch_aloi.sh"} {
+	for _, script := range []string{"fetch_aset400.sh", "fetch_aloi.sh", "fetch_material.sh", "fetch_perceptual_kernels.sh"} {
 		out, err := exec.Command("bash", filepath.Join("..", "..", "scripts", script), "-h").CombinedOutput()
 		var ee *exec.ExitError
 		if !errors.As(err, &ee) || ee.ExitCode() != 2 {

@@ -12,6 +12,7 @@ type FileError struct {
 	File  string // path as given by the caller
 	Line  int    // 1-based line number, 0 if the error concerns the whole file
 	Col   int    // 1-based field (column) number, 0 if the error concerns a whole line
+	Path  string // a JSON path such as "answers[12][1]" in a JSON file, or ""
 	Rule  string // the rule that was broken, e.g. "kernel must be symmetric"
 	Value string // the offending value, quoted as found
 }
@@ -23,6 +24,9 @@ func (e *FileError) Error() string {
 		if e.Col > 0 {
 			loc += ":" + strconv.Itoa(e.Col)
 		}
+	}
+	if e.Path != "" {
+		loc += ": " + e.Path
 	}
 	if e.Value == "" {
 		return fmt.Sprintf("data: %s: %s", loc, e.Rule)

@@ -2,6 +2,7 @@ package data
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -218,6 +219,67 @@ func FuzzLoadALOI(f *testing.F) {
 			if l < 1 {
 				t.Fatalf("label %d of image %d accepted", l, i)
 			}
+		}
+	})
+}
+
+// FuzzReadMaterialAnswers: any bytes are read as a material answers file
+// or rejected with a *FileError naming the file, never a panic; accepted
+// queries are three different items in range with at least one answer,
+// and the majority triplets and the ties account for every query.
+func FuzzReadMaterialAnswers(f *testing.F) {
+	for _, s := range []string{`{"answers": [[0,1,2],[3,4,0]], "agreement": [[3,1],[2,2]]}`, `{"answers": [], "agreement": []}`,
+		`{"answers": [[0,1,2]], "agreement": [[1e0,0]], "answers_diff": 7}`, `{"answers": [[0,1,9]]`, `[]`, `null`, ""} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		a, err := ReadMaterialAnswers(bytes.NewReader(b), "m.json", 5)
+		if err != nil {
+			var fe *FileError
+			if !errors.As(err, &fe) || fe.File != "m.json" {
+				t.Fatalf("error %v is not a *FileError naming the file", err)
+			}
+			return
+		}
+		maj, ties := a.Majority()
+		if len(maj)+ties != len(a.Queries) {
+			t.Fatalf("%d majority triplets + %d ties, %d queries", len(maj), ties, len(a.Queries))
+		}
+		if err := ValidateComparisons(maj, 5); err != nil {
+			t.Fatalf("accepted triplets out of range: %v", err)
+		}
+		for _, q := range a.Queries {
+			if q.CountA < 0 || q.CountB < 0 || q.CountA+q.CountB == 0 || q.Ref == q.A || q.Ref == q.B || q.A == q.B {
+				t.Fatalf("accepted query %+v", q)
+			}
+		}
+	})
+}
+
+// FuzzReadPerceptual: any bytes are read as a raw perceptual-kernel
+// triplet file (in a small layout) or rejected with a *FileError naming
+// the file, never a panic; accepted triplets are in range and every
+// palette triplet is a triplet or a catch trial.
+func FuzzReadPerceptual(f *testing.F) {
+	lay := PerceptualLayout{Fields: 12, PracticeTriplets: 1, PracticeStimuli: 2, Items: 3}
+	for _, s := range []string{"0,1,0,2,3,4,4,4,2,3,2,4\n", "0,0,1,2,3,4,2,4,3,3,3,2\n\n1,1,0,4,2,3,2,3,4,3,2,4\n", "0,1\n", "x\n", ""} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		p, err := ReadPerceptual(bytes.NewReader(b), "p.txt", &lay)
+		if err != nil {
+			var fe *FileError
+			if !errors.As(err, &fe) || fe.File != "p.txt" {
+				t.Fatalf("error %v is not a *FileError naming the file", err)
+			}
+			return
+		}
+		tr := p.Triplets()
+		if err := ValidateComparisons(tr, lay.Items); err != nil {
+			t.Fatalf("accepted triplets out of range: %v", err)
+		}
+		if got, want := len(tr)+p.CatchPassed+p.CatchFailed, len(p.Subjects)*(lay.Fields/3-lay.PracticeTriplets); got != want {
+			t.Fatalf("%d triplets and catch trials, want %d", got, want)
 		}
 	})
 }
