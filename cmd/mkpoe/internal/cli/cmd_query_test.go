@@ -338,8 +338,10 @@ func TestQueryRunNativeRow(t *testing.T) {
 // genre kernel, and in a model learned from the 9107 triplets, and checks
 // them against the genre labels of data/aset400.
 func TestQueryAset400(t *testing.T) {
-	if _, err := os.Stat(filepath.Join(repoRoot, "data")); err != nil {
-		t.Skip("data/ absent: run scripts/fetch_aset400.sh (or with --mirror ../shared/data)")
+	for _, set := range []string{"aset400", "lastfm-hetrec2011"} {
+		if _, err := os.Stat(filepath.Join(repoRoot, "data", set)); err != nil {
+			t.Skipf("data/%s absent: run scripts/fetch_aset400.sh (or with --mirror ../shared/data)", set)
+		}
 	}
 	a, err := data.LoadAset400(filepath.Join(repoRoot, "data", "aset400"))
 	if err != nil {
