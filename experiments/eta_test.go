@@ -142,7 +142,7 @@ func TestPriorEstimate(t *testing.T) {
 		}
 	}
 	for _, workers := range []int{1, 2} {
-		work, wall, fits, err := PriorEstimate(c, workers)
+		work, wall, fits, err := PriorEstimate(c, workers, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
