@@ -232,7 +232,7 @@ func cvSize(c *Config) float64 {
 // and the wall time on workers workers (the tasks in the runner's order,
 // progress.Schedule). With rate not nil (MachineRate's measurement, via
 // progress.TaskRates) the wall time is the work in CPU seconds
-// (progress.PriorCPU) scheduled at the rate a task gets with j tasks
+// (progress.PriorCPU of each fit's mode) scheduled at the rate a task gets with j tasks
 // running (progress.ScheduleAt); nil: an idle machine's, the calibration's.
 // It loads the data set for its items and comparisons.
 func PriorEstimate(c *Config, workers int, rate func(j int) float64) (work, wall time.Duration, fits int, err error) {
@@ -250,12 +250,13 @@ func PriorEstimate(c *Config, workers int, rate func(j int) float64) (work, wall
 	for p := range phases {
 		for _, t := range runOrder(phases[p]) {
 			fits += TaskFits(c, t)
-			task := 0.0
+			task, taskCPU := 0.0, 0.0
 			for _, u := range taskUnits(c, t, ps) {
 				task += u.Weight()
+				taskCPU += u.Weight() * progress.PriorCPU(u.Mode)
 			}
 			sec[p] = append(sec[p], task)
-			cpu[p] = append(cpu[p], task*progress.PriorCPU)
+			cpu[p] = append(cpu[p], taskCPU)
 			total += task
 		}
 	}

@@ -586,17 +586,33 @@ func Schedule(workers int, phases [2][]float64) float64 {
 }
 
 // PriorCPU is the CPU seconds a prior second (PriorSeconds, the idle
-// calibration's wall seconds) holds: mkpoe plan turns its prior into CPU
-// seconds with it and schedules them at the machine's measured rate
-// (ScheduleAt, TaskRates). A config's CPU seconds do not change with the
-// load (the quickstart took 10.6–10.8 CPU s in five recorded runs of 12
-// to 34 s, aset400_short 40.7–43.3 in five of 41 to 113 s); against the
-// prior they differ by config. Tuned on the four runs recorded with the
-// CPU time before the others (the geometric mean of their CPU seconds
-// over their prior work: quickstart 0.50, aset400_short 1.01,
-// aset400_splits 0.70, aloi10_sensitivity_taxonomy 0.46); the rest are
-// held out (docs/notes/progress-log.md, 2026-11-29).
-const PriorCPU = 0.64
+// calibration's wall seconds) of a fit of the given mode holds: mkpoe
+// plan turns its prior into CPU seconds with it and schedules them at
+// the machine's measured rate (ScheduleAt, TaskRates). A config's CPU
+// seconds do not change with the load (the quickstart took 10.6–10.8
+// CPU s in seven recorded runs of 12 to 34 s, aset400_short 40.7–43.3 in
+// seven of 41 to 113 s); against the prior they differ by config. Tuned
+// on the four runs recorded with the CPU time before the others (the
+// geometric mean over them of their tasks' CPU seconds, the process's
+// shared equally among the tasks running, over their prior): diag 0.46
+// (quickstart 0.26, aset400_short 0.56, aset400_splits 0.70,
+// aloi10_sensitivity_taxonomy 0.44), full 0.75 (quickstart 0.55,
+// aset400_short 1.03), native 1 (0.1 s or less); the rest are held out
+// (docs/notes/progress-log.md, 2026-11-29).
+func PriorCPU(mode string) float64 {
+	switch mode {
+	case "diag":
+		return priorCPUDiag
+	case "full":
+		return priorCPUFull
+	}
+	return 1
+}
+
+const (
+	priorCPUDiag = 0.46
+	priorCPUFull = 0.75
+)
 
 // ScheduleAt is Schedule for tasks given in CPU seconds, each running
 // task progressing at rate(j) CPU seconds per second while j tasks run
