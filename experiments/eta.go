@@ -331,8 +331,8 @@ func etaTrace(log io.Writer) (io.Writer, func()) {
 
 // LoadAverage returns the machine's load average over the last minute
 // (Linux /proc/loadavg), and false where it cannot be read. mkpoe plan
-// prints it beside its prior estimate, which holds for an idle machine
-// (docs/progress.md, "The prior").
+// prints it beside the machine's speed it measured (MachineRate;
+// docs/progress.md, "The prior").
 func LoadAverage() (float64, bool) {
 	b, err := os.ReadFile("/proc/loadavg")
 	if err != nil {

@@ -589,8 +589,8 @@ func Schedule(workers int, phases [2][]float64) float64 {
 // calibration's wall seconds) of a fit of the given mode holds: mkpoe
 // plan turns its prior into CPU seconds with it and schedules them at
 // the machine's measured rate (ScheduleAt, TaskRates). A config's CPU
-// seconds do not change with the load (the quickstart took 10.6–10.8
-// CPU s in seven recorded runs of 12 to 34 s, aset400_short 40.7–43.3 in
+// seconds do not change with the load (the quickstart took 9.9–10.9
+// CPU s in six recorded runs of 12 to 34 s, aset400_short 40.7–43.5 in
 // seven of 41 to 113 s); against the prior they differ by config. Tuned
 // on the four runs recorded with the CPU time before the others (the
 // geometric mean over them of their tasks' CPU seconds, the process's

@@ -188,17 +188,19 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 // planProbe), and at an idle machine's.
 func priorLine(c *experiments.Config) string {
 	workers := max(runtime.NumCPU(), 1)
-	_, idle, _, err := experiments.PriorEstimate(c, workers, nil)
+	work, idle, fits, err := experiments.PriorEstimate(c, workers, nil)
 	if err != nil {
 		return fmt.Sprintf("prior estimate: unknown (%v)", err)
 	}
 	speed, ok := experiments.MachineRate(workers, planProbe)
 	if !ok {
-		work, _, fits, _ := experiments.PriorEstimate(c, workers, nil)
 		return fmt.Sprintf("prior estimate (not measured; docs/progress.md): %d fits, about %s of work, %s on %d workers on an idle machine, backend %s; "+
 			"the machine's speed could not be measured", fits, progress.FormatDuration(work), progress.FormatDuration(idle), workers, linalg.Backend())
 	}
-	work, wall, fits, _ := experiments.PriorEstimate(c, workers, progress.TaskRates(speed, float64(workers), workers))
+	_, wall, _, err := experiments.PriorEstimate(c, workers, progress.TaskRates(speed, float64(workers), workers))
+	if err != nil {
+		return fmt.Sprintf("prior estimate: unknown (%v)", err)
+	}
 	load := ""
 	if l, ok := experiments.LoadAverage(); ok {
 		load = fmt.Sprintf(", load average %.1f", l)
