@@ -384,12 +384,19 @@ var recordedCases = []struct {
 	// 11.7 s and 56.8 s.
 	{"timeline-quickstart-gonum-busy.tsv", nil, nil},
 	{"timeline-aset400_short-gonum-busy.tsv", nil, nil},
+	// Beside them (load average 2.1 rising to 6.2): 154 s, every row
+	// diagonal. Its refits took 3 to 43 times their cv fits at their β
+	// (k1 diag rows 3–30, the k4 diag row 10–43) where RefitFactor and
+	// size^-1.5 say 2.8: at 75%, before the first has started, −35%; at
+	// 90%, with 19 of the 35 finished, each row's correction n/(n+2) of
+	// their ratio, 2.7 times low.
+	{"timeline-aloi10_sensitivity_taxonomy-gonum-busy.tsv", nil, []int{75, 90}},
 }
 
 // recordedMisses is how many checks of the replays of recordedCases miss
 // goodETA's goal (docs/progress.md, "How good it is"):
 // TestETAOnRecordedTimelines fails if more do.
-const recordedMisses = 40
+const recordedMisses = 42
 
 // heldOut are the recordedCases not used to choose the estimator's
 // constants (LoneTaskExponent, fullExtrapolateLo and Hi, PriorCPU):
@@ -397,14 +404,15 @@ const recordedMisses = 40
 // is the 27 older recordings and the quickstart's two first recordings
 // with the fits' reports, whose CPU rates set LoneTaskExponent.
 var heldOut = map[string]bool{
-	"timeline-aset400_short-gonum-reports.tsv":          true,
-	"timeline-aset400_short-gonum-reports-loaded.tsv":   true,
-	"timeline-quickstart-gonum-reports-loaded-b.tsv":    true,
-	"timeline-aset400_short-gonum-reports-loaded-b.tsv": true,
-	"timeline-quickstart-gonum-alone.tsv":               true,
-	"timeline-aset400_short-gonum-alone.tsv":            true,
-	"timeline-quickstart-gonum-busy.tsv":                true,
-	"timeline-aset400_short-gonum-busy.tsv":             true,
+	"timeline-aset400_short-gonum-reports.tsv":            true,
+	"timeline-aset400_short-gonum-reports-loaded.tsv":     true,
+	"timeline-quickstart-gonum-reports-loaded-b.tsv":      true,
+	"timeline-aset400_short-gonum-reports-loaded-b.tsv":   true,
+	"timeline-quickstart-gonum-alone.tsv":                 true,
+	"timeline-aset400_short-gonum-alone.tsv":              true,
+	"timeline-quickstart-gonum-busy.tsv":                  true,
+	"timeline-aset400_short-gonum-busy.tsv":               true,
+	"timeline-aloi10_sensitivity_taxonomy-gonum-busy.tsv": true,
 }
 
 // TestETAOnRecordedTimelines replays real recorded runs (testdata/
