@@ -391,12 +391,22 @@ var recordedCases = []struct {
 	// 90%, with 19 of the 35 finished, each row's correction n/(n+2) of
 	// their ratio, 2.7 times low.
 	{"timeline-aloi10_sensitivity_taxonomy-gonum-busy.tsv", nil, []int{75, 90}},
+	// As quickstart-gonum-busy and aset400_short-gonum-busy, later
+	// (load average 3.4): 10.3 s and 56.8 s. Here the quickstart's k1
+	// full refit handed over to the interior-point stage at its 10th
+	// iteration (15 Newton steps) and, alone, got 0.85–1.57 cores (its
+	// Newton systems factored on both) where each of the two cv tasks
+	// before it had got 0.47: TaskRates expects 0.67 of a lone task, so
+	// the refit's CPU seconds left turn into twice the wall time they
+	// take (+82% at 50%, 3.2 times at 90%).
+	{"timeline-quickstart-gonum-busy-b.tsv", nil, []int{50, 90}},
+	{"timeline-aset400_short-gonum-busy-b.tsv", nil, nil},
 }
 
 // recordedMisses is how many checks of the replays of recordedCases miss
 // goodETA's goal (docs/progress.md, "How good it is"):
 // TestETAOnRecordedTimelines fails if more do.
-const recordedMisses = 42
+const recordedMisses = 44
 
 // heldOut are the recordedCases not used to choose the estimator's
 // constants (LoneTaskExponent, fullExtrapolateLo and Hi, PriorCPU):
@@ -413,6 +423,8 @@ var heldOut = map[string]bool{
 	"timeline-quickstart-gonum-busy.tsv":                  true,
 	"timeline-aset400_short-gonum-busy.tsv":               true,
 	"timeline-aloi10_sensitivity_taxonomy-gonum-busy.tsv": true,
+	"timeline-quickstart-gonum-busy-b.tsv":                true,
+	"timeline-aset400_short-gonum-busy-b.tsv":             true,
 }
 
 // TestETAOnRecordedTimelines replays real recorded runs (testdata/
