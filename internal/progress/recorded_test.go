@@ -751,8 +751,8 @@ func TestPlanOnRecordedTimelines(t *testing.T) {
 
 // planTolerance is how far off (as a factor either way) plan's estimate
 // may be on the recorded runs (TestPlanOnRecordedTimelines): measured
-// 0.48–1.49× (the nine held out from PriorCPU's tuning 0.55–1.27×); at
-// an idle machine's rate 0.33–1.07×. A config's CPU seconds over its
+// 0.48–1.64× (the eleven held out from PriorCPU's tuning 0.55–1.64×);
+// at an idle machine's rate 0.33–1.12×. A config's CPU seconds over its
 // prior differ by config (PriorCPU), and the first seconds' rate is not
 // the whole run's.
 const planTolerance = 2.2
