@@ -5,8 +5,10 @@ import (
 	"io"
 	"math"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mkpoe/mkpoe/internal/linalg"
@@ -228,9 +230,12 @@ func cvSize(c *Config) float64 {
 // from the documented per-fit prior (progress.PriorSeconds) and its plan's
 // fits, before anything is measured: the work (the total on one worker)
 // and the wall time on workers workers (the tasks in the runner's order,
-// progress.Schedule). It loads the data set for its items and
-// comparisons.
-func PriorEstimate(c *Config, workers int) (work, wall time.Duration, fits int, err error) {
+// progress.Schedule). With rate not nil (MachineRate's measurement, via
+// progress.TaskRates) the wall time is the work in CPU seconds
+// (progress.PriorCPU of each fit's mode) scheduled at the rate a task gets with j tasks
+// running (progress.ScheduleAt); nil: an idle machine's, the calibration's.
+// It loads the data set for its items and comparisons.
+func PriorEstimate(c *Config, workers int, rate func(j int) float64) (work, wall time.Duration, fits int, err error) {
 	ds, err := c.loadAndCheckData()
 	if err != nil {
 		return 0, 0, 0, err
@@ -240,20 +245,64 @@ func PriorEstimate(c *Config, workers int) (work, wall time.Duration, fits int, 
 	for _, t := range Plan(c) {
 		phases[t.Phase] = append(phases[t.Phase], t)
 	}
-	var sec [2][]float64
+	var sec, cpu [2][]float64
 	total := 0.0
 	for p := range phases {
 		for _, t := range runOrder(phases[p]) {
 			fits += TaskFits(c, t)
-			task := 0.0
+			task, taskCPU := 0.0, 0.0
 			for _, u := range taskUnits(c, t, ps) {
 				task += u.Weight()
+				taskCPU += u.Weight() * progress.PriorCPU(u.Mode)
 			}
 			sec[p] = append(sec[p], task)
+			cpu[p] = append(cpu[p], taskCPU)
 			total += task
 		}
 	}
+	if rate != nil {
+		return seconds(total), seconds(progress.ScheduleAt(workers, cpu, rate)), fits, nil
+	}
 	return seconds(total), seconds(progress.Schedule(workers, sec)), fits, nil
+}
+
+// MachineRate measures the CPU seconds per second each of workers busy
+// threads gets from the machine now, over about d: mkpoe plan's measure
+// of the machine's speed (progress.TaskRates turns it into a task's rate
+// with fewer or more tasks running). Each thread spins on arithmetic,
+// locked to its OS thread; the process's CPU time over the wall time
+// and the threads is the rate. It returns false where the process's CPU
+// time cannot be read.
+func MachineRate(workers int, d time.Duration) (float64, bool) {
+	cpu := processCPU()
+	if cpu == nil || workers < 1 {
+		return 0, false
+	}
+	start, c0 := time.Now(), cpu()
+	var wg sync.WaitGroup
+	sink := make([]float64, workers)
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			x := 1.0
+			for time.Since(start) < d {
+				for range 10000 {
+					x = x*1.0000001 + 1e-9
+				}
+			}
+			sink[w] = x
+		}()
+	}
+	wg.Wait()
+	wall := time.Since(start).Seconds()
+	used := (cpu() - c0).Seconds()
+	if wall <= 0 || used <= 0 || sink[0] == 0 {
+		return 0, false
+	}
+	return used / (wall * float64(workers)), true
 }
 
 func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
@@ -282,8 +331,8 @@ func etaTrace(log io.Writer) (io.Writer, func()) {
 
 // LoadAverage returns the machine's load average over the last minute
 // (Linux /proc/loadavg), and false where it cannot be read. mkpoe plan
-// prints it beside its prior estimate, which holds for an idle machine
-// (docs/progress.md, "The prior").
+// prints it beside the machine's speed it measured (MachineRate;
+// docs/progress.md, "The prior").
 func LoadAverage() (float64, bool) {
 	b, err := os.ReadFile("/proc/loadavg")
 	if err != nil {
@@ -301,13 +350,3 @@ func parseLoadAvg(s string) (float64, bool) {
 	v, err := strconv.ParseFloat(f[0], 64)
 	return v, err == nil && v >= 0
 }
-
-// LoadedSlowdown is how many times as long, low and high, the configs
-// recorded both alone on the machine and beside other jobs took beside
-// them (2 workers on 2 cores; internal/progress/testdata; mkpoe plan
-// prints it when the machine is busy): aset400_kernel_groups 1.5,
-// aset400_single_kernels 2.7, aloi10_sensitivity_bandwidth 3.1, the
-// quickstart 4.5, aset400_splits 5.9 (the OpenBLAS build), and
-// aset400_splits 4.4 in the pure-Go build (1292 s against 293 s, load
-// average 3 rising to 25). The load average did not predict which.
-var LoadedSlowdown = [2]float64{1.5, 6}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"testing"
 	"time"
@@ -142,7 +143,7 @@ func TestPriorEstimate(t *testing.T) {
 		}
 	}
 	for _, workers := range []int{1, 2} {
-		work, wall, fits, err := PriorEstimate(c, workers)
+		work, wall, fits, err := PriorEstimate(c, workers, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -204,6 +205,22 @@ func TestBetaOffset(t *testing.T) {
 		ps := planSize{items: 10, comps: 10, kernelDims: make([]int, len(c.Kernels))}
 		if got := ps.shape(c, c.Rows[len(c.Rows)-1], "diag").BetaOffset; math.Abs(got-test.want) > 1e-12 {
 			t.Errorf("%s: the plan's shape has β offset %g, want %g", test.config, got, test.want)
+		}
+	}
+}
+
+// TestMachineRate checks plan's measure of the machine's speed: no
+// workers, no measurement; else each busy thread's share of a core is
+// positive and at most what GOMAXPROCS threads can get among them (the
+// process's CPU time also holds the runtime's own threads).
+func TestMachineRate(t *testing.T) {
+	if _, ok := MachineRate(0, time.Millisecond); ok {
+		t.Error("MachineRate(0) measured a rate")
+	}
+	for _, workers := range []int{1, 2} {
+		r, ok := MachineRate(workers, 30*time.Millisecond)
+		if bound := float64(runtime.GOMAXPROCS(0)) / float64(workers); !ok || r <= 0 || r > bound+0.1 {
+			t.Errorf("MachineRate(%d) = %g, %v; want in (0, %g]", workers, r, ok, bound)
 		}
 	}
 }

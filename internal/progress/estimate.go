@@ -338,6 +338,9 @@ func (u Unit) size() float64 {
 // factors more.
 const extrapolateLo, extrapolateHi = 0.7, 1.3
 
+// A full refit's widening, from its folds' fits (fullExtrapolateLo, Hi).
+const fullExtrapolateLo, fullExtrapolateHi = 0.85, 1.15
+
 // Levels of the estimate, most similar first, and how far each widens the
 // range below and above its mean: the fallbacks are less sure, and err
 // low (a row's unseen β are dearer than its seen ones).
@@ -523,7 +526,11 @@ func (e *estimator) baseCost(u Unit, extrapolate bool) (lo, mid, hi float64, ok 
 		w := u.Weight()
 		lo, hi := math.Max(math.Min(levels[i].lo*mean, mean-se), 0), math.Max(levels[i].hi*mean, mean+se)
 		if extrapolate && u.size() > g.maxSize {
-			lo, hi = lo*extrapolateLo, hi*extrapolateHi
+			if u.Mode == "full" {
+				lo, hi = lo*fullExtrapolateLo, hi*fullExtrapolateHi
+			} else {
+				lo, hi = lo*extrapolateLo, hi*extrapolateHi
+			}
 		}
 		return lo * w, mean * w, hi * w, true
 	}
@@ -575,35 +582,74 @@ func RoundRobin[T any, K comparable](items []T, row func(T) K) []T {
 // phase 0 has ended: the ETA's schedule (docs/progress.md), for mkpoe
 // plan's prior estimate.
 func Schedule(workers int, phases [2][]float64) float64 {
-	return schedule(workers, [2][]float64{}, phases)
+	return schedule(workers, [2][]float64{}, phases, nil)
+}
+
+// PriorCPU is the CPU seconds a prior second (PriorSeconds, the idle
+// calibration's wall seconds) of a fit of the given mode holds: mkpoe
+// plan turns its prior into CPU seconds with it and schedules them at
+// the machine's measured rate (ScheduleAt, TaskRates). A config's CPU
+// seconds do not change with the load (the quickstart took 9.9–10.9
+// CPU s in six recorded runs of 12 to 34 s, aset400_short 40.7–43.5 in
+// seven of 41 to 113 s); against the prior they differ by config. Tuned
+// on the four runs recorded with the CPU time before the others (the
+// geometric mean over them of their tasks' CPU seconds, the process's
+// shared equally among the tasks running, over their prior): diag 0.46
+// (quickstart 0.26, aset400_short 0.56, aset400_splits 0.70,
+// aloi10_sensitivity_taxonomy 0.44), full 0.75 (quickstart 0.55,
+// aset400_short 1.03), native 1 (0.1 s or less); the rest are held out
+// (docs/notes/progress-log.md, 2026-11-29).
+func PriorCPU(mode string) float64 {
+	switch mode {
+	case "diag":
+		return priorCPUDiag
+	case "full":
+		return priorCPUFull
+	}
+	return 1
+}
+
+const (
+	priorCPUDiag = 0.46
+	priorCPUFull = 0.75
+)
+
+// ScheduleAt is Schedule for tasks given in CPU seconds, each running
+// task progressing at rate(j) CPU seconds per second while j tasks run
+// (TaskRates): its wall time. A nil rate is 1 whatever j.
+func ScheduleAt(workers int, phases [2][]float64, rate func(j int) float64) float64 {
+	return schedule(workers, [2][]float64{}, phases, rate)
 }
 
 // schedule returns the time the tasks left take on workers workers:
-// phase 0 tasks (busy: the running ones' time left; queue: the waiting
-// ones' times, in order) go to the worker free first; phase 1 starts when
-// phase 0 has ended.
-func schedule(workers int, busy [2][]float64, queue [2][]float64) float64 {
+// phase 0 tasks (busy: the running ones' work left; queue: the waiting
+// ones' work, in order) go to the worker free first; phase 1 starts when
+// phase 0 has ended. While j tasks run, each does rate(j) of its work per
+// second (nil: 1), so that a lone last task may run faster than it did
+// beside others (TaskRates).
+func schedule(workers int, busy [2][]float64, queue [2][]float64, rate func(j int) float64) float64 {
 	workers = max(workers, 1)
 	t := 0.0
 	for p := 0; p < 2; p++ {
-		free := make([]float64, workers)
-		for i := range free {
-			free[i] = t
-		}
-		for i, b := range busy[p] {
-			free[i%workers] += b
-		}
-		for _, q := range queue[p] {
-			k := 0
-			for i := range free {
-				if free[i] < free[k] {
-					k = i
+		run := append([]float64(nil), busy[p]...)
+		q := queue[p]
+		for len(run) > 0 || len(q) > 0 {
+			for len(run) < workers && len(q) > 0 {
+				run, q = append(run, q[0]), q[1:]
+			}
+			v := 1.0
+			if rate != nil {
+				v = rate(len(run))
+			}
+			m := slices.Min(run)
+			t += m / v
+			kept := run[:0]
+			for _, w := range run {
+				if w -= m; w > 1e-12 {
+					kept = append(kept, w)
 				}
 			}
-			free[k] += q
-		}
-		for _, f := range free {
-			t = math.Max(t, f)
+			run = kept
 		}
 	}
 	return t

@@ -233,8 +233,8 @@ func countFits(tasks []simTask) int {
 // time.
 func replayETA(tasks []simTask, events []event, workers int, cpu [][2]float64) []etaCheck {
 	end := events[len(events)-1].at
-	opt := RunOptions{Every: -1, Workers: workers}
-	clock := 0.0 // the replay's time, seconds since t0
+	opt := RunOptions{Every: -1, Workers: workers, Cores: 2} // recorded on 2 cores
+	clock := 0.0                                             // the replay's time, seconds since t0
 	if cpu != nil {
 		opt.CPU = func() time.Duration { return seconds(interpolate(cpu, clock)) }
 	}
@@ -509,5 +509,54 @@ func TestRefitCorrection(t *testing.T) {
 				t.Errorf("cv fit of row a: middle %g of its weight, want 1 (refits are not cv fits)", mid/cv("a", 1).Weight())
 			}
 		})
+	}
+}
+
+// TestTaskRates checks the rate a running task is expected to get as
+// fewer or more of the run's tasks run (LoneTaskExponent 0.5): measured
+// at 0.2 CPU s/s with two tasks running, one lone task gets 0.2 × √2;
+// measured at 0.9 with two, a lone task at most a core; with none
+// measured, the rate whatever runs.
+func TestTaskRates(t *testing.T) {
+	for _, test := range []struct {
+		speed, running float64
+		cores, j       int
+		want           float64
+	}{
+		{0.2, 2, 2, 2, 0.2},
+		{0.2, 2, 2, 1, 0.2 * math.Sqrt2},
+		{0.2, 1, 2, 2, 0.2 / math.Sqrt2},
+		{0.9, 2, 2, 1, 1},
+		{1.2, 2, 2, 1, 1.2},
+		{0.5, 0, 2, 1, 0.5},
+	} {
+		if got := TaskRates(test.speed, test.running, test.cores)(test.j); math.Abs(got-test.want) > 1e-12 {
+			t.Errorf("TaskRates(%g, %g, %d)(%d) = %g, want %g", test.speed, test.running, test.cores, test.j, got, test.want)
+		}
+	}
+}
+
+// TestScheduleAt checks the schedule in CPU seconds at rates that depend
+// on the tasks running: two tasks of 1 and 3 CPU s on 2 workers at 0.5
+// each while both run and 1 alone take 2 s together, then 2 s alone: 4 s
+// (at 0.5 throughout, 6 s); a refit phase starts when phase 0 has ended.
+func TestScheduleAt(t *testing.T) {
+	half := func(int) float64 { return 0.5 }
+	lone := func(j int) float64 { return [3]float64{0, 1, 0.5}[j] }
+	for _, test := range []struct {
+		workers int
+		phases  [2][]float64
+		rate    func(int) float64
+		want    float64
+	}{
+		{2, [2][]float64{{1, 3}}, nil, 3},
+		{2, [2][]float64{{1, 3}}, half, 6},
+		{2, [2][]float64{{1, 3}}, lone, 4},
+		{2, [2][]float64{{1, 1, 1}, {2}}, lone, 2 + 1 + 2},
+		{1, [2][]float64{{1, 1}, {2}}, half, 8},
+	} {
+		if got := ScheduleAt(test.workers, test.phases, test.rate); math.Abs(got-test.want) > 1e-9 {
+			t.Errorf("ScheduleAt(%d, %v) = %g, want %g", test.workers, test.phases, got, test.want)
+		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -351,6 +352,7 @@ type Run struct {
 	stopped time.Duration
 	trace   io.Writer // RunOptions.Trace
 	tol     float64   // RunOptions.Tol
+	cores   int       // RunOptions.Cores
 	// cpu reads the process's CPU time (RunOptions.CPU; nil: none);
 	// cpuLast is its reading at cpuAt, when the run's stopped time was
 	// cpuStopped. speed holds the intervals between readings (cpuSample).
@@ -363,9 +365,10 @@ type Run struct {
 
 // speedSpan is an interval between two readings of the process's CPU
 // time during which tasks ran: it ended at end (seconds since the run
-// started), the process used cpu seconds and the running tasks had
-// slots seconds of wall time between them (the interval × their count).
-type speedSpan struct{ end, cpu, slots float64 }
+// started), lasted wall seconds, the process used cpu seconds and the
+// running tasks had slots seconds of wall time between them (the
+// interval × their count).
+type speedSpan struct{ end, cpu, slots, wall float64 }
 
 // plannedTask is a task of Plan: its phase and units.
 type plannedTask struct {
@@ -404,6 +407,9 @@ type RunOptions struct {
 	// DefaultTol): the ETA extrapolates a running fit's gap to it
 	// (fitLeft).
 	Tol float64
+	// Cores is the machine's cores (0: runtime.NumCPU()): with CPU, the
+	// ETA bounds the rate of fewer running tasks by it (TaskRates).
+	Cores int
 }
 
 // NewRun returns the display of a run of tasks tasks performing fits
@@ -414,7 +420,10 @@ func NewRun(w io.Writer, opt RunOptions, start time.Time, tasks, fits int) *Run 
 	}
 	r := &Run{w: w, live: opt.Live, width: opt.Width, every: opt.Every, start: start, printed: start, tasks: tasks, fits: fits,
 		workers: max(opt.Workers, 1), planned: map[string]plannedTask{}, started: map[string]bool{}, trace: opt.Trace,
-		cpu: opt.CPU, cpuAt: start, tol: opt.Tol}
+		cpu: opt.CPU, cpuAt: start, tol: opt.Tol, cores: opt.Cores}
+	if r.cores <= 0 {
+		r.cores = runtime.NumCPU()
+	}
 	if r.tol <= 0 {
 		r.tol = DefaultTol
 	}
@@ -565,7 +574,7 @@ func (r *Run) cpuSample(now time.Time) {
 		for _, t := range r.running {
 			t.work += used / float64(k)
 		}
-		r.speed = append(r.speed, speedSpan{end: now.Sub(r.start).Seconds(), cpu: used, slots: dt * float64(k)})
+		r.speed = append(r.speed, speedSpan{end: now.Sub(r.start).Seconds(), cpu: used, slots: dt * float64(k), wall: dt})
 	}
 	r.cpuLast, r.cpuAt, r.cpuStopped = c, now, r.stopped
 	if r.trace != nil {
@@ -582,23 +591,54 @@ const (
 )
 
 // taskSpeed is the CPU seconds a running task got per second of wall
-// time over the recent window (RunSpeedWindow) before now: the factor
-// from the ETA's CPU seconds to wall time. 1 without RunOptions.CPU or
-// before any reading.
-func (r *Run) taskSpeed(now time.Time) float64 {
+// time over the recent window (RunSpeedWindow) before now, and the mean
+// number of tasks running then: what TaskRates turns the ETA's CPU
+// seconds into wall time with. 1 and 0 without RunOptions.CPU or before
+// any reading.
+func (r *Run) taskSpeed(now time.Time) (speed, running float64) {
 	if r.cpu == nil || len(r.speed) == 0 {
-		return 1
+		return 1, 0
 	}
 	at := now.Sub(r.start).Seconds()
 	from := at - math.Max(RunSpeedWindow*at, MinSpeedWindow.Seconds())
-	cpu, slots := 0.0, 0.0
+	cpu, slots, wall := 0.0, 0.0, 0.0
 	for i := len(r.speed) - 1; i >= 0 && (r.speed[i].end > from || slots == 0); i-- {
-		cpu, slots = cpu+r.speed[i].cpu, slots+r.speed[i].slots
+		cpu, slots, wall = cpu+r.speed[i].cpu, slots+r.speed[i].slots, wall+r.speed[i].wall
 	}
 	if cpu <= 0 || slots <= 0 {
-		return 1
+		return 1, 0
 	}
-	return cpu / slots
+	return cpu / slots, slots / wall
+}
+
+// LoneTaskExponent is how a running task's CPU rate grows as fewer of
+// the run's tasks run beside it (TaskRates): rate ∝ (k/j)^LoneTaskExponent
+// for j tasks running where k ran while the rate was measured. 0 would
+// give each task the same rate whatever runs beside it, 1 keep the
+// process's total rate. Tuned on half of the recorded runs with the CPU
+// time (docs/notes/progress-log.md, 2026-11-29): beside other jobs the
+// quickstart's lone k1 full refit got 1.4–1.5 times the rate of each of
+// two cv tasks before it (0.32 against 0.22 cores, 0.5 against 0.35),
+// alone on the machine 2 times (0.9 against 0.45).
+const LoneTaskExponent = 0.5
+
+// TaskRates returns the CPU seconds per second a running task is
+// expected to get while j of the run's tasks run, from the rate speed
+// each got while running tasks ran on average (taskSpeed): speed ×
+// (running/j)^LoneTaskExponent, but for fewer tasks than measured at
+// most the larger of speed and min(1, cores/j), a core each. Without a
+// measurement (running 0) it is speed whatever j.
+func TaskRates(speed, running float64, cores int) func(j int) float64 {
+	return func(j int) float64 {
+		if j <= 0 || running <= 0 || speed <= 0 {
+			return math.Max(speed, 1e-9)
+		}
+		v := speed * math.Pow(running/float64(j), LoneTaskExponent)
+		if float64(j) < running {
+			v = math.Min(v, math.Max(speed, math.Min(1, float64(cores)/float64(j))))
+		}
+		return v
+	}
 }
 
 // Live reports whether the display is a live line on a terminal.
@@ -799,6 +839,13 @@ func (r *Run) eta(now time.Time) (Estimate, bool) {
 	}
 	r.cpuSample(now)
 	r.est.rebuild()
+	// The work left is in CPU seconds with RunOptions.CPU: each running
+	// task does it at the rate TaskRates expects for the number of tasks
+	// running beside it (nil: wall time, as measured).
+	var rate func(j int) float64
+	if speed, running := r.taskSpeed(now); r.cpu != nil && running > 0 {
+		rate = TaskRates(speed, running, r.cores)
+	}
 	var est [3]float64 // low, middle, high
 	for k := 0; k < 3; k++ {
 		var busy, queue [2][]float64
@@ -863,13 +910,7 @@ func (r *Run) eta(now time.Time) (Estimate, bool) {
 				queue[0] = append(queue[0], c)
 			}
 		}
-		est[k] = schedule(r.workers, busy, queue)
-	}
-	// The work left is in CPU seconds with RunOptions.CPU: at the rate
-	// the running tasks got CPU lately, it takes this long.
-	v := r.taskSpeed(now)
-	for k := range est {
-		est[k] /= v
+		est[k] = schedule(r.workers, busy, queue, rate)
 	}
 	return Estimate{Low: seconds(est[0]), Mid: seconds((est[0] + est[2]) / 2), High: seconds(est[2])}, true
 }

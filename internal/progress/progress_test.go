@@ -443,12 +443,13 @@ func TestRunCPUShares(t *testing.T) {
 		wantA     float64             // a's fit
 		wantB     float64             // b's fit
 		wantSpeed float64             // at 30 s: the last 30 s
+		wantRun   float64             // tasks running on average then
 	}{
-		{"in order", map[float64]float64{0: 0, 10: 5, 20: 9, 30: 12}, 7, 5, 12.0 / 40},
+		{"in order", map[float64]float64{0: 0, 10: 5, 20: 9, 30: 12}, 7, 5, 12.0 / 40, 40.0 / 30},
 		// The reading at 20 s, below the last, is skipped (no share is
 		// negative): the 7 CPU s from 10 to 30 s go to the task running
 		// at the next reading, b, over 20 task-seconds.
-		{"a reading out of order", map[float64]float64{0: 0, 10: 5, 20: 4, 30: 12}, 5, 7, 12.0 / 30},
+		{"a reading out of order", map[float64]float64{0: 0, 10: 5, 20: 4, 30: 12}, 5, 7, 12.0 / 30, 1},
 	} {
 		t.Run(test.name, func(t *testing.T) {
 			clock := 0.0
@@ -468,8 +469,8 @@ func TestRunCPUShares(t *testing.T) {
 			if math.Abs(got[0]-test.wantA) > 1e-9 || math.Abs(got[1]-test.wantB) > 1e-9 {
 				t.Errorf("fits cost %v CPU s, want a %g, b %g", got, test.wantA, test.wantB)
 			}
-			if v := r.taskSpeed(at(30)); math.Abs(v-test.wantSpeed) > 1e-9 {
-				t.Errorf("speed %g CPU s per task-second, want %g", v, test.wantSpeed)
+			if v, k := r.taskSpeed(at(30)); math.Abs(v-test.wantSpeed) > 1e-9 || math.Abs(k-test.wantRun) > 1e-9 {
+				t.Errorf("speed %g CPU s per task-second with %g tasks running, want %g with %g", v, k, test.wantSpeed, test.wantRun)
 			}
 		})
 	}

@@ -183,20 +183,34 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 
 // priorLine is plan's rough estimate of the run's time, on stderr (stdout
 // stays the task list): the plan's fits at the documented per-fit prior
-// (docs/progress.md, "The prior") in this binary's build, nothing
-// measured.
+// (docs/progress.md, "The prior") in this binary's build, in CPU seconds
+// at the rate the machine gives a busy thread now (measured over
+// planProbe), and at an idle machine's.
 func priorLine(c *experiments.Config) string {
 	workers := max(runtime.NumCPU(), 1)
-	work, wall, fits, err := experiments.PriorEstimate(c, workers)
+	work, idle, fits, err := experiments.PriorEstimate(c, workers, nil)
 	if err != nil {
 		return fmt.Sprintf("prior estimate: unknown (%v)", err)
 	}
-	busy := "a busy one takes longer"
-	if load, ok := experiments.LoadAverage(); ok && load >= float64(workers)/2 {
-		lo, hi := experiments.LoadedSlowdown[0], experiments.LoadedSlowdown[1]
-		busy = fmt.Sprintf("load average now %.1f on %d cores: beside other jobs recorded runs took %g to %g times as long (%s to %s)",
-			load, workers, lo, hi, progress.FormatDuration(time.Duration(lo*float64(wall))), progress.FormatDuration(time.Duration(hi*float64(wall))))
+	speed, ok := experiments.MachineRate(workers, planProbe)
+	if !ok {
+		return fmt.Sprintf("prior estimate (not measured; docs/progress.md): %d fits, about %s of work, %s on %d workers on an idle machine, backend %s; "+
+			"the machine's speed could not be measured", fits, progress.FormatDuration(work), progress.FormatDuration(idle), workers, linalg.Backend())
 	}
-	return fmt.Sprintf("prior estimate (not measured; docs/progress.md): %d fits, about %s of work, %s on %d workers, backend %s; "+
-		"calibrated on an idle 2-core machine; %s", fits, progress.FormatDuration(work), progress.FormatDuration(wall), workers, linalg.Backend(), busy)
+	_, wall, _, err := experiments.PriorEstimate(c, workers, progress.TaskRates(speed, float64(workers), workers))
+	if err != nil {
+		return fmt.Sprintf("prior estimate: unknown (%v)", err)
+	}
+	load := ""
+	if l, ok := experiments.LoadAverage(); ok {
+		load = fmt.Sprintf(", load average %.1f", l)
+	}
+	return fmt.Sprintf("prior estimate (not measured; docs/progress.md): %d fits, about %s of work, %s on %d workers at the machine's speed now "+
+		"(a busy thread got %.2f of a core over %.1fs%s; idle: %s), backend %s; the load may change under the run",
+		fits, progress.FormatDuration(work), progress.FormatDuration(wall), workers, speed, planProbe.Seconds(), load,
+		progress.FormatDuration(idle), linalg.Backend())
 }
+
+// planProbe is how long plan measures the machine's speed
+// (experiments.MachineRate).
+const planProbe = 300 * time.Millisecond
