@@ -229,16 +229,17 @@ func cvSize(c *Config) float64 {
 // PriorEstimate is "mkpoe plan"'s rough estimate of a config's run time
 // from the documented per-fit prior (progress.PriorSeconds) and its plan's
 // fits, before anything is measured: the work (the total on one worker)
-// and the wall time on workers workers (the tasks in the runner's order,
+// and the wall time on workers workers on an idle machine, the
+// calibration's (idle: the tasks in the runner's order,
 // progress.Schedule). With rate not nil (MachineRate's measurement, via
-// progress.TaskRates) the wall time is the work in CPU seconds
-// (progress.PriorCPU of each fit's mode) scheduled at the rate a task gets with j tasks
-// running (progress.ScheduleAt); nil: an idle machine's, the calibration's.
-// It loads the data set for its items and comparisons.
-func PriorEstimate(c *Config, workers int, rate func(j int) float64) (work, wall time.Duration, fits int, err error) {
+// progress.TaskRates) wall is the work in CPU seconds (progress.PriorCPU
+// of each fit's mode) scheduled at the rate a task gets with j tasks
+// running (progress.ScheduleAt); with nil, wall is idle. It loads the data
+// set for its items and comparisons.
+func PriorEstimate(c *Config, workers int, rate func(j int) float64) (work, idle, wall time.Duration, fits int, err error) {
 	ds, err := c.loadAndCheckData()
 	if err != nil {
-		return 0, 0, 0, err
+		return 0, 0, 0, 0, err
 	}
 	ps := newPlanSize(c, ds)
 	var phases [2][]results.Task
@@ -260,10 +261,12 @@ func PriorEstimate(c *Config, workers int, rate func(j int) float64) (work, wall
 			total += task
 		}
 	}
+	idle = seconds(progress.Schedule(workers, sec))
+	wall = idle
 	if rate != nil {
-		return seconds(total), seconds(progress.ScheduleAt(workers, cpu, rate)), fits, nil
+		wall = seconds(progress.ScheduleAt(workers, cpu, rate))
 	}
-	return seconds(total), seconds(progress.Schedule(workers, sec)), fits, nil
+	return seconds(total), idle, wall, fits, nil
 }
 
 // MachineRate measures the CPU seconds per second each of workers busy

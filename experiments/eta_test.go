@@ -143,7 +143,10 @@ func TestPriorEstimate(t *testing.T) {
 		}
 	}
 	for _, workers := range []int{1, 2} {
-		work, wall, fits, err := PriorEstimate(c, workers, nil)
+		work, idle, wall, fits, err := PriorEstimate(c, workers, nil)
+		if idle != wall {
+			t.Errorf("%d workers: without a rate the wall time %v is not the idle one %v", workers, wall, idle)
+		}
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -229,10 +229,7 @@ func benchSize(ctx context.Context, cfg config, pr problem, p *peer, skip string
 	if err != nil {
 		return nil, err
 	}
-	sz := size{N: n, Triplets: len(train) + len(test)}
-	if pr.Kind == kindPlanted {
-		sz = pr.Size
-	}
+	sz := size{N: n, Triplets: len(train) + len(test)} // a planted set's is its -sizes entry
 	label := pr.label()
 	log.Printf("%s: %d items, %d training and %d held-out triplets", label, n, len(train), len(test))
 	rows := mkpoeRows(cfg, sz)

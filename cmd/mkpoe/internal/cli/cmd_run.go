@@ -188,18 +188,18 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 // planProbe), and at an idle machine's.
 func priorLine(c *experiments.Config) string {
 	workers := max(runtime.NumCPU(), 1)
-	work, idle, fits, err := experiments.PriorEstimate(c, workers, nil)
+	speed, ok := experiments.MachineRate(workers, planProbe)
+	var rate func(j int) float64
+	if ok {
+		rate = progress.TaskRates(speed, float64(workers), workers)
+	}
+	work, idle, wall, fits, err := experiments.PriorEstimate(c, workers, rate)
 	if err != nil {
 		return fmt.Sprintf("prior estimate: unknown (%v)", err)
 	}
-	speed, ok := experiments.MachineRate(workers, planProbe)
 	if !ok {
 		return fmt.Sprintf("prior estimate (not measured; docs/progress.md): %d fits, about %s of work, %s on %d workers on an idle machine, backend %s; "+
 			"the machine's speed could not be measured", fits, progress.FormatDuration(work), progress.FormatDuration(idle), workers, linalg.Backend())
-	}
-	_, wall, _, err := experiments.PriorEstimate(c, workers, progress.TaskRates(speed, float64(workers), workers))
-	if err != nil {
-		return fmt.Sprintf("prior estimate: unknown (%v)", err)
 	}
 	load := ""
 	if l, ok := experiments.LoadAverage(); ok {
