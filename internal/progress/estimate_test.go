@@ -468,11 +468,13 @@ func TestETAFollowsLoadChange(t *testing.T) {
 // other refits' estimates by n/(n+RefitShrink) of their mean log ratio
 // to what the cv fits say, that they do not count among the cv fits, and
 // that another row's refits are left as the cv fits say. Each cv fit
-// takes 1 s per unit of weight; the refits 4 s per unit of weight.
+// takes 1 s per unit of weight; the refits 4 s per unit of weight. The
+// rows are full (a full refit is priced from its folds' fits at its β;
+// a diag one from its row's dearest, TestColdRefit).
 func TestRefitCorrection(t *testing.T) {
-	cv := func(row string, b int) Unit { return Unit{Row: row, Mode: "diag", Beta: b, Size: 0.5, Prior: 1} }
+	cv := func(row string, b int) Unit { return Unit{Row: row, Mode: "full", Beta: b, Size: 0.5, Prior: 1} }
 	refit := func(row string, b int) Unit {
-		return Unit{Row: row, Mode: "diag", Beta: b, Size: 1, Prior: 2, Refit: true}
+		return Unit{Row: row, Mode: "full", Beta: b, Size: 1, Prior: 2, Refit: true}
 	}
 	for _, test := range []struct {
 		name   string
@@ -507,6 +509,47 @@ func TestRefitCorrection(t *testing.T) {
 			}
 			if _, mid, _, _ := e.cost(cv("a", 1)); math.Abs(mid/cv("a", 1).Weight()-1) > 1e-9 {
 				t.Errorf("cv fit of row a: middle %g of its weight, want 1 (refits are not cv fits)", mid/cv("a", 1).Weight())
+			}
+		})
+	}
+}
+
+// TestColdRefit checks that a diag refit is priced from its row's
+// dearest cv fit (coldBeta), ColdRefitFactor times it at the refit's
+// larger size, whatever the refit's β, while a full refit is priced at
+// its β; and that a row with no finished cv fit falls back to the
+// mode's. The row's cv fits (size 0.8, prior 1.3^β) took 0.1 s at β 0,
+// 2 s at β 1 (the sweep's cold fit) and 0.5 s at β 2; a refit's prior is
+// RefitFactor × 1.3^β at size 1.
+func TestColdRefit(t *testing.T) {
+	secs := []float64{0.1, 2, 0.5}
+	grow := math.Pow(0.8, -1.5) // diag: size^1.5
+	for _, test := range []struct {
+		name string
+		mode string
+		row  string
+		beta int
+		want float64 // the refit's middle, seconds
+	}{
+		{"diag at β 2: the cold fit's", "diag", "a", 2, 2 * ColdRefitFactor * grow},
+		{"diag at β 0: the same", "diag", "a", 0, 2 * ColdRefitFactor * grow},
+		{"full at β 2: its fit at β 2", "full", "a", 2, 0.5 * refitFactorFull / SizeFactor("full", 0.8)},
+		{"diag, row without cv fits: the mode's at its β", "diag", "b", 2, 0.5 * refitFactorDiag * grow},
+	} {
+		t.Run(test.name, func(t *testing.T) {
+			var e estimator
+			for b, sec := range secs {
+				e.add(Unit{Row: "a", Mode: test.mode, Beta: b, Size: 0.8, Prior: math.Pow(BetaStep, float64(b))}, sec)
+			}
+			e.rebuild()
+			factor := float64(refitFactorDiag)
+			if test.mode == "full" {
+				factor = refitFactorFull
+			}
+			u := Unit{Row: test.row, Mode: test.mode, Beta: test.beta, Size: 1, Prior: factor * math.Pow(BetaStep, float64(test.beta)), Refit: true}
+			_, mid, _, ok := e.cost(u)
+			if !ok || math.Abs(mid/test.want-1) > 1e-9 {
+				t.Errorf("middle %.4gs (known %v), want %.4gs", mid, ok, test.want)
 			}
 		})
 	}

@@ -297,12 +297,12 @@ var recordedCases = []struct {
 	// and 80 s and came back to 0.4–0.8: at 25% (66 s), in the dip,
 	// the ETA takes the dip's rate for the rest (+171%; in wall
 	// time +21%, 2.2× wide); at 75% the rate of the last 39 s (0.6)
-	// is above the run's (−35%; wall time +0%). At 90% the last
-	// splits' refits: the k4 diag refits took 5–7 s, 8 times their
-	// cv fits at their β where RefitFactor and size^-1.5 say 2.8,
-	// and two finished refits move the estimate n/(n+2) of the way
-	// (refitCorrection): −68%.
-	{"timeline-aloi10_sensitivity_taxonomy-gonum-loaded-cpu.tsv", nil, []int{25, 75, 90}},
+	// is above the run's. The diag refits, priced from their rows'
+	// cold cv fits (ColdRefitFactor), are right from 75% on (−12%
+	// at 75%, −25% at 90%; priced at their β, 2.8 times their cv
+	// fits there, the middle was −35% and −68%); at 50% the rate of
+	// the last 30 s, below the rest's, puts the middle +38%.
+	{"timeline-aloi10_sensitivity_taxonomy-gonum-loaded-cpu.tsv", nil, []int{25, 50}},
 	// 1 worker, load average 6.3–9.3 (nice -n 10): 685 s, 355 s CPU.
 	// The process got 0.4–0.7 cores but 0.07–0.13 from 300 to 400 s: at
 	// 50% (342 s), in the dip, the ETA takes its rate for the rest
@@ -326,9 +326,12 @@ var recordedCases = []struct {
 	// Beside them, load average 25 falling to 8 (696 s): every row's
 	// seconds per solver iteration halved from splits 0–1 to splits
 	// 3–4 (k4 rows 109–131 ms to 42–62 ms, k1 rows 15–37 ms to 7–16
-	// ms), so the run's past overestimates its rest (+54%, +79%,
-	// +65% at 25, 50, 75%).
-	{"timeline-aloi10_sensitivity_bandwidth-gonum-traced.tsv", nil, []int{25, 50, 75}},
+	// ms), so the run's past overestimates its rest (+75%, +108%,
+	// +110% at 25, 50, 75%); its diag refits, at the end, took 0.54
+	// times what their rows' cold cv fits say (ColdRefitFactor's
+	// runs 0.5–4.4), so that the middle is 2.7–2.8 times the truth
+	// from 90% on (1.3–2.2 times when refits were priced at their β).
+	{"timeline-aloi10_sensitivity_bandwidth-gonum-traced.tsv", nil, []int{25, 50, 75, 90, 95, 98}},
 
 	// Recorded in plan order (row by row, before the runner's
 	// round-robin order), beside other jobs: the same configs took
@@ -386,11 +389,12 @@ var recordedCases = []struct {
 	{"timeline-aset400_short-gonum-busy.tsv", nil, nil},
 	// Beside them (load average 2.1 rising to 6.2): 154 s, every row
 	// diagonal. Its refits took 3 to 43 times their cv fits at their β
-	// (k1 diag rows 3–30, the k4 diag row 10–43) where RefitFactor and
-	// size^-1.5 say 2.8: at 75%, before the first has started, −35%; at
-	// 90%, with 19 of the 35 finished, each row's correction n/(n+2) of
-	// their ratio, 2.7 times low.
-	{"timeline-aloi10_sensitivity_taxonomy-gonum-busy.tsv", nil, []int{75, 90}},
+	// (k1 diag rows 3–30, the k4 diag row 10–43), 1.0–3.2 times their
+	// rows' dearest cv fit (the sweep's cold one; 38–67 iterations
+	// against its 39–52): priced from it (ColdRefitFactor), the
+	// middle is +2% at 75% and −23% at 90% (−35% and 2.7 times low
+	// when priced at their β).
+	{"timeline-aloi10_sensitivity_taxonomy-gonum-busy.tsv", nil, nil},
 	// As quickstart-gonum-busy and aset400_short-gonum-busy, later
 	// (load average 3.4): 10.3 s and 56.8 s. Here the quickstart's k1
 	// full refit handed over to the interior-point stage at its 10th
