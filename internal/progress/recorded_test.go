@@ -408,9 +408,17 @@ var recordedCases = []struct {
 }
 
 // recordedMisses is how many checks of the replays of recordedCases miss
-// goodETA's goal (docs/progress.md, "How good it is"):
-// TestETAOnRecordedTimelines fails if more do.
-const recordedMisses = 44
+// goodETA's goal (docs/progress.md, "How good it is") but at a black box
+// (blackBox), and blackBoxMisses how many miss at one:
+// TestETAOnRecordedTimelines fails if more do. The black boxes are the
+// k1 full refits of the quickstart and aset400_short (and, at 98%,
+// aset400_single_kernels) recorded without their reports: one fit
+// holding up to all the time left, which the ETA sees only when it
+// ends.
+const (
+	recordedMisses = 14
+	blackBoxMisses = 30
+)
 
 // heldOut are the recordedCases not used to choose the estimator's
 // constants (LoneTaskExponent, fullExtrapolateLo and Hi, PriorCPU):
@@ -446,9 +454,15 @@ var heldOut = map[string]bool{
 // asserted, and the reason is given with it and in docs/progress.md ("How
 // good it is"). The timelines' own numbers (per row: tasks, seconds,
 // iterations) are in their files; the reasons quote them.
+//
+// A check where one fit of a run recorded without its fits' reports
+// holds more than half the time left (blackBox) is counted apart: that
+// fit is a black box to the ETA until it ends, and the ETA's range there
+// is as wide as what its row's other fits say of it (docs/progress.md,
+// "How good it is").
 func TestETAOnRecordedTimelines(t *testing.T) {
 	var table []string
-	misses, held, heldChecks := 0, 0, 0
+	misses, held, heldChecks, blind := 0, 0, 0, 0
 	for _, test := range recordedCases {
 		if heldOut[test.file] {
 			heldChecks += len(checkPcts)
@@ -483,6 +497,10 @@ func TestETAOnRecordedTimelines(t *testing.T) {
 					if heldOut[test.file] {
 						held++
 					}
+					if id, left, ok := blackBox(tasks, events, c.at, c.truth); ok {
+						blind++
+						t.Logf("%d%%: a black box: %s, recorded without its reports, holds %.1fs of the %.1fs left", c.pct, id, left, c.truth)
+					}
 				}
 				excused := slices.Contains(test.miss, c.pct) || (why == tooWide && slices.Contains(test.wide, c.pct))
 				if why != "" && !excused {
@@ -495,12 +513,44 @@ func TestETAOnRecordedTimelines(t *testing.T) {
 			t.Logf("%d tasks, %d fits, %.1fs on %d workers:\n  %s", len(tasks), countFits(tasks), events[len(events)-1].at, workers, checksText(checks))
 		})
 	}
-	if misses > recordedMisses {
-		t.Errorf("%d of %d checks miss the goal, more than the %d measured", misses, len(recordedCases)*len(checkPcts), recordedMisses)
+	if misses-blind > recordedMisses || blind > blackBoxMisses {
+		t.Errorf("%d of %d checks miss the goal, %d of them at a black box: more than the %d and %d measured",
+			misses, len(recordedCases)*len(checkPcts), blind, recordedMisses+blackBoxMisses, blackBoxMisses)
 	}
-	t.Logf("%d of %d checks miss the goal: %d of %d in the tuning set, %d of %d held out", misses, len(recordedCases)*len(checkPcts),
-		misses-held, len(recordedCases)*len(checkPcts)-heldChecks, held, heldChecks)
+	t.Logf("%d of %d checks miss the goal: %d of %d in the tuning set (%d of them at a black box, %d elsewhere), %d of %d held out",
+		misses, len(recordedCases)*len(checkPcts), misses-held, len(recordedCases)*len(checkPcts)-heldChecks, blind, misses-held-blind, held, heldChecks)
 	t.Logf("true seconds left: the ETA's range at 25, 50, 75, 90, 95 and 98%% of the run's time (✗: not as goodETA asks; out: the truth outside the range by more than 0.5 s)\n%s", strings.Join(table, "\n"))
+}
+
+// blackBox reports whether, at time at of a run recorded without its
+// fits' reports, one fit (running or to run) holds more than half the
+// time left (left): the fit, by its task's ID, and its true seconds
+// left. Such a fit's own progress is unseen until it ends, and the ETA
+// knows of it only what its row's other fits say (the recorded runs' k1
+// full refits took 1.1–79 times their folds' fits at their β).
+func blackBox(tasks []simTask, events []event, at, left float64) (string, float64, bool) {
+	for _, e := range events {
+		if e.kind == 3 {
+			return "", 0, false
+		}
+	}
+	start := map[int]float64{}
+	id, most := "", 0.0
+	for _, e := range events {
+		switch e.kind {
+		case 0:
+			start[e.task] = e.at
+		case 1, 2:
+			if e.kind == 2 && tasks[e.task].units[0].Mode != "native" {
+				continue // the scoring after a task's last fit
+			}
+			if rest := e.at - math.Max(start[e.task], at); rest > most {
+				id, most = tasks[e.task].id, rest
+			}
+			start[e.task] = e.at
+		}
+	}
+	return id, most, most > left/2
 }
 
 // withoutReports returns events without the running fits' reports (kind 3).
