@@ -410,8 +410,8 @@ var recordedCases = []struct {
 	// added without retuning (2026-11-29, pure-Go build, nice -n 10,
 	// beside the other sessions' jobs, load average 1.2–4.1): alone,
 	// then two copies at once (the first recorded).
-	// At 50% the k1 full refit had taken 4 Newton steps (its distance
-	// from the stop 3429 to 2280, a slow fall), 11 more to come in
+	// At 50% the k1 full refit had shown 3 Newton steps (its distance
+	// from the stop 3429, 2914, 2557: a slow fall), 14 more to come in
 	// 5.0 s: middle 7.7 s (+55%).
 	{"timeline-quickstart-gonum-blind-alone.tsv", nil, []int{50}},
 	{"timeline-quickstart-gonum-blind-pair-a.tsv", nil, nil},
