@@ -556,10 +556,11 @@ func TestColdRefit(t *testing.T) {
 }
 
 // TestTaskRates checks the rate a running task is expected to get as
-// fewer or more of the run's tasks run (LoneTaskExponent 0.5): measured
-// at 0.2 CPU s/s with two tasks running, one lone task gets 0.2 × √2;
-// measured at 0.9 with two, a lone task at most a core; with none
-// measured, the rate whatever runs.
+// fewer or more of the run's tasks run (LoneTaskExponent 0.8): measured
+// at 0.2 CPU s/s with two tasks running, one lone task gets 0.2 × 2^0.8
+// = 0.3482, each of three 0.2 × (2/3)^0.8 = 0.1446; measured at 0.9 with
+// two, a lone task at most a core; with none measured, the rate
+// whatever runs.
 func TestTaskRates(t *testing.T) {
 	for _, test := range []struct {
 		speed, running float64
@@ -567,8 +568,8 @@ func TestTaskRates(t *testing.T) {
 		want           float64
 	}{
 		{0.2, 2, 2, 2, 0.2},
-		{0.2, 2, 2, 1, 0.2 * math.Sqrt2},
-		{0.2, 1, 2, 2, 0.2 / math.Sqrt2},
+		{0.2, 2, 2, 1, 0.34822022531844965},
+		{0.2, 2, 2, 3, 0.14459623615969316},
 		{0.9, 2, 2, 1, 1},
 		{1.2, 2, 2, 1, 1.2},
 		{0.5, 0, 2, 1, 0.5},

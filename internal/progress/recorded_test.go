@@ -398,12 +398,14 @@ var recordedCases = []struct {
 	// As quickstart-gonum-busy and aset400_short-gonum-busy, later
 	// (load average 3.4): 10.3 s and 56.8 s. Here the quickstart's k1
 	// full refit handed over to the interior-point stage at its 10th
-	// iteration (15 Newton steps) and, alone, got 0.85–1.57 cores (its
-	// Newton systems factored on both) where each of the two cv tasks
-	// before it had got 0.47: TaskRates expects 0.67 of a lone task, so
-	// the refit's CPU seconds left turn into twice the wall time they
-	// take (+82% at 50%, 3.2 times at 90%).
-	{"timeline-quickstart-gonum-busy-b.tsv", nil, []int{50, 90}},
+	// iteration (15 Newton steps) and, alone, got 0.85–1.57 cores where
+	// each of the two cv tasks before it had got 0.47: TaskRates
+	// expects 0.82 of a lone task, so the refit's CPU seconds left turn
+	// into more wall time than they take (+52% at 50%; at 90% 2.9 s with
+	// 1.0 s left, within the goal by its second). No other recorded
+	// lone task got more than 1.04 cores, the same refit in the same
+	// stage 0.64–1.00 in other runs.
+	{"timeline-quickstart-gonum-busy-b.tsv", nil, []int{50}},
 	{"timeline-aset400_short-gonum-busy-b.tsv", nil, nil},
 
 	// A blind hold-out: recorded after ColdRefitFactor was chosen and
@@ -412,8 +414,10 @@ var recordedCases = []struct {
 	// then two copies at once (the first recorded).
 	// At 50% the k1 full refit had shown 3 Newton steps (its distance
 	// from the stop 3429, 2914, 2557: a slow fall), 14 more to come in
-	// 5.0 s: middle 7.7 s (+55%).
-	{"timeline-quickstart-gonum-blind-alone.tsv", nil, []int{50}},
+	// 5.0 s, alone at 1.0 core: the middle was 7.7 s (+55%) with
+	// LoneTaskExponent 0.5, when the hold-out was recorded; 6.5 s (+32%,
+	// within the goal by its second) with 0.8.
+	{"timeline-quickstart-gonum-blind-alone.tsv", nil, nil},
 	{"timeline-quickstart-gonum-blind-pair-a.tsv", nil, nil},
 	{"timeline-aset400_short-gonum-blind-alone.tsv", nil, nil},
 	{"timeline-aset400_short-gonum-blind-pair-a.tsv", nil, nil},
@@ -428,7 +432,7 @@ var recordedCases = []struct {
 // holding up to all the time left, which the ETA sees only when it
 // ends.
 const (
-	recordedMisses = 15
+	recordedMisses = 13
 	blackBoxMisses = 30
 )
 
@@ -824,8 +828,8 @@ func TestPlanOnRecordedTimelines(t *testing.T) {
 
 // planTolerance is how far off (as a factor either way) plan's estimate
 // may be on the recorded runs (TestPlanOnRecordedTimelines): measured
-// 0.48–1.64× (the eleven held out from PriorCPU's tuning 0.55–1.64×);
-// at an idle machine's rate 0.33–1.12×. A config's CPU seconds over its
+// 0.46–1.67× (the seventeen held out from PriorCPU's tuning 0.46–1.67×);
+// at an idle machine's rate 0.33–1.15×. A config's CPU seconds over its
 // prior differ by config (PriorCPU), and the first seconds' rate is not
 // the whole run's.
 const planTolerance = 2.2
