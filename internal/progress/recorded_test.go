@@ -400,7 +400,7 @@ var recordedCases = []struct {
 	// full refit handed over to the interior-point stage at its 10th
 	// iteration (15 Newton steps) and, alone, got 0.85–1.57 cores where
 	// each of the two cv tasks before it had got 0.47: TaskRates
-	// expects 0.82 of a lone task, so the refit's CPU seconds left turn
+	// expects 0.78 of a lone task, so the refit's CPU seconds left turn
 	// into more wall time than they take (+52% at 50%; at 90% 2.9 s with
 	// 1.0 s left, within the goal by its second). No other recorded
 	// lone task got more than 1.04 cores, the same refit in the same
