@@ -846,8 +846,8 @@ func TestPlanOnRecordedTimelines(t *testing.T) {
 
 // planTolerance is how far off (as a factor either way) plan's estimate
 // may be on the recorded runs (TestPlanOnRecordedTimelines): measured
-// 0.46–1.67× (the seventeen held out from PriorCPU's tuning 0.46–1.67×);
-// at an idle machine's rate 0.33–1.15×. A config's CPU seconds over its
+// 0.46–1.67× on 25 runs (the 21 held out from PriorCPU's tuning
+// 0.46–1.67×); at an idle machine's rate 0.33–1.17×. A config's CPU seconds over its
 // prior differ by config (PriorCPU), and the first seconds' rate is not
 // the whole run's.
 const planTolerance = 2.2
