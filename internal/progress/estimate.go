@@ -105,6 +105,10 @@ const BlocksExponent = 0.6
 // cv tasks in the pure-Go build, against the same in the OpenBLAS
 // build): 2.1 and 1.6 (quickstart's k1 and k4 rows), 1.6, 1.5 and 1.7
 // (aset400_single_kernels); a diag refit's ratio is 0.6–1.0.
+//
+// Once a diag row's cv fits have finished, the ETA prices its refits
+// from the row's dearest cv fit instead (ColdRefitFactor); RefitFactor
+// remains their prior (mkpoe plan) and the fallback.
 func RefitFactor(s Shape) float64 {
 	switch {
 	case s.Mode != "full":
@@ -498,6 +502,18 @@ func (e *estimator) baseCost(u Unit, extrapolate bool) (lo, mid, hi float64, ok 
 		}
 		return lo, mid, hi, true
 	}
+	if u.Refit && u.Mode == "diag" && u.Beta >= 0 {
+		if b, ok := e.coldBeta(u.Row); ok {
+			// A diag refit fits cold: priced from its row's dearest cv
+			// fit (coldRefit), not its fit at the refit's β.
+			c := u
+			c.Prior *= math.Pow(BetaStep, float64(b-u.Beta))
+			c.Beta, c.Refit = b, false
+			lo, mid, hi, ok = e.baseCost(c, extrapolate)
+			f := ColdRefitFactor / refitFactorDiag
+			return lo * f, mid * f, hi * f, ok
+		}
+	}
 	var groups [len(levels)]*stat
 	if u.Beta >= 0 {
 		groups[0], groups[2] = e.rowBeta[rowBeta{u.Row, u.Beta}], e.modeB[rowBeta{u.Mode, u.Beta}]
@@ -535,6 +551,43 @@ func (e *estimator) baseCost(u Unit, extrapolate bool) (lo, mid, hi float64, ok 
 		return lo * w, mean * w, hi * w, true
 	}
 	return 0, 0, 0, false
+}
+
+// ColdRefitFactor is a diag refit's time over its row's dearest cv fit
+// (the mean over the row's folds at each β, the dearest β taken) at the
+// refit's larger size (SizeFactor): the ETA prices a diag refit so once
+// its row's cv fits have ended (coldBeta). A cv task sweeps the β grid,
+// each fit warm-started from the one before, so that its first fit that
+// moves is cold and dear and the later ones cheap; a refit starts cold
+// at its β and takes about the cold fit's iterations, whatever its β
+// (on the loaded ALOI run 38–67 against the cold fits' 39–52, against
+// 8–39 at the refit's β). Measured on the recorded runs of the tuning
+// set (internal/progress/testdata, the geometric mean over runs of each
+// run's diag refits' geometric mean ratio): 1.14, the runs' 0.5–4.4
+// (4.4 on aset400_short, whose diag refits of 0.1–0.5 s are mostly
+// setup and scoring). Within a run the ratio scatters less than the
+// refit's over its cv fits at its β: on the loaded ALOI run 1.0–3.2
+// against 3–43. Against RefitFactor at their β the runs' refits took
+// 0.4–3.5 times what it says, 3.5 and 4.0 on the two loaded ALOI runs
+// (docs/notes/progress-log.md, 2026-11-29).
+const ColdRefitFactor = 1.2
+
+// coldBeta is the β index of row's dearest cv fit: the index whose
+// finished fits (their mean) took longest; false if none has finished.
+func (e *estimator) coldBeta(row string) (int, bool) {
+	best, at := -1.0, -1
+	for b := 0; b < e.nBeta; b++ {
+		g := e.rowBeta[rowBeta{row, b}]
+		if g == nil || g.n == 0 {
+			continue
+		}
+		// The mean seconds at b: its normalised mean times a weight at
+		// b, the same for every b but the β step.
+		if sec := g.sum / g.n * math.Pow(BetaStep, float64(b)); sec > best {
+			best, at = sec, b
+		}
+	}
+	return at, at >= 0
 }
 
 // Estimate is an ETA: the time left is likely between Low and High; Mid

@@ -468,11 +468,13 @@ func TestETAFollowsLoadChange(t *testing.T) {
 // other refits' estimates by n/(n+RefitShrink) of their mean log ratio
 // to what the cv fits say, that they do not count among the cv fits, and
 // that another row's refits are left as the cv fits say. Each cv fit
-// takes 1 s per unit of weight; the refits 4 s per unit of weight.
+// takes 1 s per unit of weight; the refits 4 s per unit of weight. The
+// rows are full (a full refit is priced from its folds' fits at its β;
+// a diag one from its row's dearest, TestColdRefit).
 func TestRefitCorrection(t *testing.T) {
-	cv := func(row string, b int) Unit { return Unit{Row: row, Mode: "diag", Beta: b, Size: 0.5, Prior: 1} }
+	cv := func(row string, b int) Unit { return Unit{Row: row, Mode: "full", Beta: b, Size: 0.5, Prior: 1} }
 	refit := func(row string, b int) Unit {
-		return Unit{Row: row, Mode: "diag", Beta: b, Size: 1, Prior: 2, Refit: true}
+		return Unit{Row: row, Mode: "full", Beta: b, Size: 1, Prior: 2, Refit: true}
 	}
 	for _, test := range []struct {
 		name   string
@@ -512,11 +514,53 @@ func TestRefitCorrection(t *testing.T) {
 	}
 }
 
+// TestColdRefit checks that a diag refit is priced from its row's
+// dearest cv fit (coldBeta), ColdRefitFactor times it at the refit's
+// larger size, whatever the refit's β, while a full refit is priced at
+// its β; and that a row with no finished cv fit falls back to the
+// mode's. The row's cv fits (size 0.8, prior 1.3^β) took 0.1 s at β 0,
+// 2 s at β 1 (the sweep's cold fit) and 0.5 s at β 2; a refit's prior is
+// RefitFactor × 1.3^β at size 1.
+func TestColdRefit(t *testing.T) {
+	secs := []float64{0.1, 2, 0.5}
+	grow := math.Pow(0.8, -1.5) // diag: size^1.5
+	for _, test := range []struct {
+		name string
+		mode string
+		row  string
+		beta int
+		want float64 // the refit's middle, seconds
+	}{
+		{"diag at β 2: the cold fit's", "diag", "a", 2, 2 * ColdRefitFactor * grow},
+		{"diag at β 0: the same", "diag", "a", 0, 2 * ColdRefitFactor * grow},
+		{"full at β 2: its fit at β 2", "full", "a", 2, 0.5 * refitFactorFull / SizeFactor("full", 0.8)},
+		{"diag, row without cv fits: the mode's at its β", "diag", "b", 2, 0.5 * refitFactorDiag * grow},
+	} {
+		t.Run(test.name, func(t *testing.T) {
+			var e estimator
+			for b, sec := range secs {
+				e.add(Unit{Row: "a", Mode: test.mode, Beta: b, Size: 0.8, Prior: math.Pow(BetaStep, float64(b))}, sec)
+			}
+			e.rebuild()
+			factor := float64(refitFactorDiag)
+			if test.mode == "full" {
+				factor = refitFactorFull
+			}
+			u := Unit{Row: test.row, Mode: test.mode, Beta: test.beta, Size: 1, Prior: factor * math.Pow(BetaStep, float64(test.beta)), Refit: true}
+			_, mid, _, ok := e.cost(u)
+			if !ok || math.Abs(mid/test.want-1) > 1e-9 {
+				t.Errorf("middle %.4gs (known %v), want %.4gs", mid, ok, test.want)
+			}
+		})
+	}
+}
+
 // TestTaskRates checks the rate a running task is expected to get as
-// fewer or more of the run's tasks run (LoneTaskExponent 0.5): measured
-// at 0.2 CPU s/s with two tasks running, one lone task gets 0.2 × √2;
-// measured at 0.9 with two, a lone task at most a core; with none
-// measured, the rate whatever runs.
+// fewer or more of the run's tasks run (LoneTaskExponent 0.8): measured
+// at 0.2 CPU s/s with two tasks running, one lone task gets 0.2 × 2^0.8
+// = 0.3482, each of three 0.2 × (2/3)^0.8 = 0.1446; measured at 0.9 with
+// two, a lone task at most a core; with none measured, the rate
+// whatever runs.
 func TestTaskRates(t *testing.T) {
 	for _, test := range []struct {
 		speed, running float64
@@ -524,8 +568,8 @@ func TestTaskRates(t *testing.T) {
 		want           float64
 	}{
 		{0.2, 2, 2, 2, 0.2},
-		{0.2, 2, 2, 1, 0.2 * math.Sqrt2},
-		{0.2, 1, 2, 2, 0.2 / math.Sqrt2},
+		{0.2, 2, 2, 1, 0.34822022531844965},
+		{0.2, 2, 2, 3, 0.14459623615969316},
 		{0.9, 2, 2, 1, 1},
 		{1.2, 2, 2, 1, 1.2},
 		{0.5, 0, 2, 1, 0.5},

@@ -615,12 +615,16 @@ func (r *Run) taskSpeed(now time.Time) (speed, running float64) {
 // the run's tasks run beside it (TaskRates): rate ∝ (k/j)^LoneTaskExponent
 // for j tasks running where k ran while the rate was measured. 0 would
 // give each task the same rate whatever runs beside it, 1 keep the
-// process's total rate. Tuned on half of the recorded runs with the CPU
-// time (docs/notes/progress-log.md, 2026-11-29): beside other jobs the
-// quickstart's lone k1 full refit got 1.4–1.5 times the rate of each of
-// two cv tasks before it (0.32 against 0.22 cores, 0.5 against 0.35),
-// alone on the machine 2 times (0.9 against 0.45).
-const LoneTaskExponent = 0.5
+// process's total rate. Measured on the 19 recorded runs with the CPU
+// time that end in a lone task for 1.5 s or more (its rate over that
+// of each of the two tasks in the 10 s before, as (2/1)^exponent): 0.0
+// to 1.5, median 0.82 (docs/notes/progress-log.md, 2026-11-29). It is
+// near 0.5 on the busiest runs (the process at 0.2–0.35 cores a task
+// beside another copy of itself and other jobs), near 1 where one
+// other job held a core (the quickstart's lone k1 full refit at 1.0
+// core against 0.50 for each of two), above 1 once (1.28 against
+// 0.46). A lone task got more than a core only in that one run.
+const LoneTaskExponent = 0.8
 
 // TaskRates returns the CPU seconds per second a running task is
 // expected to get while j of the run's tasks run, from the rate speed

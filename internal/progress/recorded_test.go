@@ -297,12 +297,12 @@ var recordedCases = []struct {
 	// and 80 s and came back to 0.4–0.8: at 25% (66 s), in the dip,
 	// the ETA takes the dip's rate for the rest (+171%; in wall
 	// time +21%, 2.2× wide); at 75% the rate of the last 39 s (0.6)
-	// is above the run's (−35%; wall time +0%). At 90% the last
-	// splits' refits: the k4 diag refits took 5–7 s, 8 times their
-	// cv fits at their β where RefitFactor and size^-1.5 say 2.8,
-	// and two finished refits move the estimate n/(n+2) of the way
-	// (refitCorrection): −68%.
-	{"timeline-aloi10_sensitivity_taxonomy-gonum-loaded-cpu.tsv", nil, []int{25, 75, 90}},
+	// is above the run's. The diag refits, priced from their rows'
+	// cold cv fits (ColdRefitFactor), are right from 75% on (−12%
+	// at 75%, −25% at 90%; priced at their β, 2.8 times their cv
+	// fits there, the middle was −35% and −68%); at 50% the rate of
+	// the last 30 s, below the rest's, puts the middle +38%.
+	{"timeline-aloi10_sensitivity_taxonomy-gonum-loaded-cpu.tsv", nil, []int{25, 50}},
 	// 1 worker, load average 6.3–9.3 (nice -n 10): 685 s, 355 s CPU.
 	// The process got 0.4–0.7 cores but 0.07–0.13 from 300 to 400 s: at
 	// 50% (342 s), in the dip, the ETA takes its rate for the rest
@@ -326,9 +326,12 @@ var recordedCases = []struct {
 	// Beside them, load average 25 falling to 8 (696 s): every row's
 	// seconds per solver iteration halved from splits 0–1 to splits
 	// 3–4 (k4 rows 109–131 ms to 42–62 ms, k1 rows 15–37 ms to 7–16
-	// ms), so the run's past overestimates its rest (+54%, +79%,
-	// +65% at 25, 50, 75%).
-	{"timeline-aloi10_sensitivity_bandwidth-gonum-traced.tsv", nil, []int{25, 50, 75}},
+	// ms), so the run's past overestimates its rest (+75%, +108%,
+	// +110% at 25, 50, 75%); its diag refits, at the end, took 0.54
+	// times what their rows' cold cv fits say (ColdRefitFactor's
+	// runs 0.5–4.4), so that the middle is 2.7–2.8 times the truth
+	// from 90% on (1.3–2.2 times when refits were priced at their β).
+	{"timeline-aloi10_sensitivity_bandwidth-gonum-traced.tsv", nil, []int{25, 50, 75, 90, 95, 98}},
 
 	// Recorded in plan order (row by row, before the runner's
 	// round-robin order), beside other jobs: the same configs took
@@ -386,33 +389,75 @@ var recordedCases = []struct {
 	{"timeline-aset400_short-gonum-busy.tsv", nil, nil},
 	// Beside them (load average 2.1 rising to 6.2): 154 s, every row
 	// diagonal. Its refits took 3 to 43 times their cv fits at their β
-	// (k1 diag rows 3–30, the k4 diag row 10–43) where RefitFactor and
-	// size^-1.5 say 2.8: at 75%, before the first has started, −35%; at
-	// 90%, with 19 of the 35 finished, each row's correction n/(n+2) of
-	// their ratio, 2.7 times low.
-	{"timeline-aloi10_sensitivity_taxonomy-gonum-busy.tsv", nil, []int{75, 90}},
+	// (k1 diag rows 3–30, the k4 diag row 10–43), 1.0–3.2 times their
+	// rows' dearest cv fit (the sweep's cold one; 38–67 iterations
+	// against its 39–52): priced from it (ColdRefitFactor), the
+	// middle is +2% at 75% and −23% at 90% (−35% and 2.7 times low
+	// when priced at their β).
+	{"timeline-aloi10_sensitivity_taxonomy-gonum-busy.tsv", nil, nil},
 	// As quickstart-gonum-busy and aset400_short-gonum-busy, later
 	// (load average 3.4): 10.3 s and 56.8 s. Here the quickstart's k1
 	// full refit handed over to the interior-point stage at its 10th
-	// iteration (15 Newton steps) and, alone, got 0.85–1.57 cores (its
-	// Newton systems factored on both) where each of the two cv tasks
-	// before it had got 0.47: TaskRates expects 0.67 of a lone task, so
-	// the refit's CPU seconds left turn into twice the wall time they
-	// take (+82% at 50%, 3.2 times at 90%).
-	{"timeline-quickstart-gonum-busy-b.tsv", nil, []int{50, 90}},
+	// iteration (15 Newton steps) and, alone, got 0.85–1.57 cores where
+	// each of the two cv tasks before it had got 0.47: TaskRates
+	// expects 0.78 of a lone task, so the refit's CPU seconds left turn
+	// into more wall time than they take (+52% at 50%; at 90% 2.9 s with
+	// 1.0 s left, within the goal by its second). No other recorded
+	// lone task got more than 1.04 cores, the same refit in the same
+	// stage 0.64–1.00 in other runs.
+	{"timeline-quickstart-gonum-busy-b.tsv", nil, []int{50}},
 	{"timeline-aset400_short-gonum-busy-b.tsv", nil, nil},
+
+	// A blind hold-out: recorded after ColdRefitFactor was chosen and
+	// added without retuning (2026-11-29, pure-Go build, nice -n 10,
+	// beside the other sessions' jobs, load average 1.2–4.1): alone,
+	// then two copies at once (the first recorded).
+	// At 50% the k1 full refit had shown 3 Newton steps (its distance
+	// from the stop 3429, 2914, 2557: a slow fall), 14 more to come in
+	// 5.0 s, alone at 1.0 core: the middle was 7.7 s (+55%) with
+	// LoneTaskExponent 0.5, when the hold-out was recorded; 6.5 s (+32%,
+	// within the goal by its second) with 0.8.
+	{"timeline-quickstart-gonum-blind-alone.tsv", nil, nil},
+	{"timeline-quickstart-gonum-blind-pair-a.tsv", nil, nil},
+	{"timeline-aset400_short-gonum-blind-alone.tsv", nil, nil},
+	{"timeline-aset400_short-gonum-blind-pair-a.tsv", nil, nil},
+
+	// A second blind hold-out: recorded after LoneTaskExponent 0.8 was
+	// chosen and added without retuning (2026-11-29, as the first,
+	// load average 1.9–3.7).
+	{"timeline-quickstart-gonum-blind2-alone.tsv", nil, nil},
+	{"timeline-quickstart-gonum-blind2-pair-a.tsv", nil, nil},
+	{"timeline-aset400_short-gonum-blind2-alone.tsv", nil, nil},
+	// At 25% the k1 full refit, alone in its process since 3.4 s, had
+	// got 0.51–0.54 cores; from 16 to 28 s it got 1.0 (the machine's
+	// other jobs), then 0.5 again: the middle +36% (64 s with 47.5 s
+	// left).
+	{"timeline-aset400_short-gonum-blind2-pair-a.tsv", nil, []int{25}},
 }
 
 // recordedMisses is how many checks of the replays of recordedCases miss
-// goodETA's goal (docs/progress.md, "How good it is"):
-// TestETAOnRecordedTimelines fails if more do.
-const recordedMisses = 44
+// goodETA's goal (docs/progress.md, "How good it is") but at a black box
+// (blackBox), and blackBoxMisses how many miss at one:
+// TestETAOnRecordedTimelines fails if more do. The black boxes are the
+// k1 full refits of the quickstart and aset400_short (and, at 98%,
+// aset400_single_kernels) recorded without their reports: one fit
+// holding up to all the time left, which the ETA sees only when it
+// ends.
+const (
+	recordedMisses = 14
+	blackBoxMisses = 30
+)
 
 // heldOut are the recordedCases not used to choose the estimator's
-// constants (LoneTaskExponent, fullExtrapolateLo and Hi, PriorCPU):
-// TestETAOnRecordedTimelines reports their misses apart. The tuning set
-// is the 27 older recordings and the quickstart's two first recordings
-// with the fits' reports, whose CPU rates set LoneTaskExponent.
+// constants (LoneTaskExponent, fullExtrapolateLo and Hi, PriorCPU,
+// ColdRefitFactor): TestETAOnRecordedTimelines reports their misses
+// apart. The tuning set is the 27 older recordings and the quickstart's
+// two first recordings with the fits' reports, whose CPU rates set
+// LoneTaskExponent. The first 11 held out were seen while constants
+// were chosen; the four "blind" ones were recorded after
+// ColdRefitFactor was, and added without retuning (LoneTaskExponent
+// was chosen after them); the four "blind2" ones after
+// LoneTaskExponent was.
 var heldOut = map[string]bool{
 	"timeline-aset400_short-gonum-reports.tsv":            true,
 	"timeline-aset400_short-gonum-reports-loaded.tsv":     true,
@@ -425,6 +470,14 @@ var heldOut = map[string]bool{
 	"timeline-aloi10_sensitivity_taxonomy-gonum-busy.tsv": true,
 	"timeline-quickstart-gonum-busy-b.tsv":                true,
 	"timeline-aset400_short-gonum-busy-b.tsv":             true,
+	"timeline-quickstart-gonum-blind-alone.tsv":           true,
+	"timeline-quickstart-gonum-blind-pair-a.tsv":          true,
+	"timeline-aset400_short-gonum-blind-alone.tsv":        true,
+	"timeline-aset400_short-gonum-blind-pair-a.tsv":       true,
+	"timeline-quickstart-gonum-blind2-alone.tsv":          true,
+	"timeline-quickstart-gonum-blind2-pair-a.tsv":         true,
+	"timeline-aset400_short-gonum-blind2-alone.tsv":       true,
+	"timeline-aset400_short-gonum-blind2-pair-a.tsv":      true,
 }
 
 // TestETAOnRecordedTimelines replays real recorded runs (testdata/
@@ -442,9 +495,15 @@ var heldOut = map[string]bool{
 // asserted, and the reason is given with it and in docs/progress.md ("How
 // good it is"). The timelines' own numbers (per row: tasks, seconds,
 // iterations) are in their files; the reasons quote them.
+//
+// A check where one fit of a run recorded without its fits' reports
+// holds more than half the time left (blackBox) is counted apart: that
+// fit is a black box to the ETA until it ends, and the ETA's range there
+// is as wide as what its row's other fits say of it (docs/progress.md,
+// "How good it is").
 func TestETAOnRecordedTimelines(t *testing.T) {
 	var table []string
-	misses, held, heldChecks := 0, 0, 0
+	misses, held, heldChecks, blind := 0, 0, 0, 0
 	for _, test := range recordedCases {
 		if heldOut[test.file] {
 			heldChecks += len(checkPcts)
@@ -479,6 +538,10 @@ func TestETAOnRecordedTimelines(t *testing.T) {
 					if heldOut[test.file] {
 						held++
 					}
+					if id, left, ok := blackBox(tasks, events, c.at, c.truth); ok {
+						blind++
+						t.Logf("%d%%: a black box: %s, recorded without its reports, holds %.1fs of the %.1fs left", c.pct, id, left, c.truth)
+					}
 				}
 				excused := slices.Contains(test.miss, c.pct) || (why == tooWide && slices.Contains(test.wide, c.pct))
 				if why != "" && !excused {
@@ -491,12 +554,44 @@ func TestETAOnRecordedTimelines(t *testing.T) {
 			t.Logf("%d tasks, %d fits, %.1fs on %d workers:\n  %s", len(tasks), countFits(tasks), events[len(events)-1].at, workers, checksText(checks))
 		})
 	}
-	if misses > recordedMisses {
-		t.Errorf("%d of %d checks miss the goal, more than the %d measured", misses, len(recordedCases)*len(checkPcts), recordedMisses)
+	if misses-blind > recordedMisses || blind > blackBoxMisses {
+		t.Errorf("%d of %d checks miss the goal, %d of them at a black box: more than the %d and %d measured",
+			misses, len(recordedCases)*len(checkPcts), blind, recordedMisses+blackBoxMisses, blackBoxMisses)
 	}
-	t.Logf("%d of %d checks miss the goal: %d of %d in the tuning set, %d of %d held out", misses, len(recordedCases)*len(checkPcts),
-		misses-held, len(recordedCases)*len(checkPcts)-heldChecks, held, heldChecks)
+	t.Logf("%d of %d checks miss the goal: %d of %d in the tuning set (%d of them at a black box, %d elsewhere), %d of %d held out",
+		misses, len(recordedCases)*len(checkPcts), misses-held, len(recordedCases)*len(checkPcts)-heldChecks, blind, misses-held-blind, held, heldChecks)
 	t.Logf("true seconds left: the ETA's range at 25, 50, 75, 90, 95 and 98%% of the run's time (✗: not as goodETA asks; out: the truth outside the range by more than 0.5 s)\n%s", strings.Join(table, "\n"))
+}
+
+// blackBox reports whether, at time at of a run recorded without its
+// fits' reports, one fit (running or to run) holds more than half the
+// time left (left): the fit, by its task's ID, and its true seconds
+// left. Such a fit's own progress is unseen until it ends, and the ETA
+// knows of it only what its row's other fits say (the recorded runs' k1
+// full refits took 1.1–79 times their folds' fits at their β).
+func blackBox(tasks []simTask, events []event, at, left float64) (string, float64, bool) {
+	for _, e := range events {
+		if e.kind == 3 {
+			return "", 0, false
+		}
+	}
+	start := map[int]float64{}
+	id, most := "", 0.0
+	for _, e := range events {
+		switch e.kind {
+		case 0:
+			start[e.task] = e.at
+		case 1, 2:
+			if e.kind == 2 && tasks[e.task].units[0].Mode != "native" {
+				continue // the scoring after a task's last fit
+			}
+			if rest := e.at - math.Max(start[e.task], at); rest > most {
+				id, most = tasks[e.task].id, rest
+			}
+			start[e.task] = e.at
+		}
+	}
+	return id, most, most > left/2
 }
 
 // withoutReports returns events without the running fits' reports (kind 3).
@@ -751,8 +846,8 @@ func TestPlanOnRecordedTimelines(t *testing.T) {
 
 // planTolerance is how far off (as a factor either way) plan's estimate
 // may be on the recorded runs (TestPlanOnRecordedTimelines): measured
-// 0.48–1.64× (the eleven held out from PriorCPU's tuning 0.55–1.64×);
-// at an idle machine's rate 0.33–1.12×. A config's CPU seconds over its
+// 0.46–1.67× on 25 runs (the 21 held out from PriorCPU's tuning
+// 0.46–1.67×); at an idle machine's rate 0.33–1.17×. A config's CPU seconds over its
 // prior differ by config (PriorCPU), and the first seconds' rate is not
 // the whole run's.
 const planTolerance = 2.2
