@@ -100,16 +100,50 @@ func (p *peer) writeTriplets(name string, cs []data.Comparison) (string, error) 
 // fit runs one estimator at dimension d on the triplet files and returns
 // the fit time and held-out accuracy the script measured.
 func (p *peer) fit(ctx context.Context, estimator string, d, n int, seed uint64, train, test string) (peerResult, error) {
-	out, err := p.run(ctx, "--estimator", estimator, "--dim", fmt.Sprint(d), "--n", fmt.Sprint(n),
-		"--seed", fmt.Sprint(seed), "--train", train, "--test", test)
+	rs, err := p.fitAll(ctx, estimator, d, n, seed, []string{train}, []string{test})
 	if err != nil {
 		return peerResult{}, err
 	}
-	var r peerResult
-	if err := json.Unmarshal([]byte(lastLine(out)), &r); err != nil {
-		return peerResult{}, fmt.Errorf("cblearn_fit.py printed %q: %w", lastLine(out), err)
+	return rs[0], nil
+}
+
+// fitAll runs one estimator at dimension d once per pair of files, the
+// i-th fit on trains[i] scored on tests[i], in one call of the script
+// (one interpreter start for a pair's CV folds), and returns each fit's
+// time and accuracy in that order.
+func (p *peer) fitAll(ctx context.Context, estimator string, d, n int, seed uint64, trains, tests []string) ([]peerResult, error) {
+	if len(trains) != len(tests) || len(trains) == 0 {
+		return nil, fmt.Errorf("%d training and %d held-out files", len(trains), len(tests))
 	}
-	return r, nil
+	args := []string{"--estimator", estimator, "--dim", fmt.Sprint(d), "--n", fmt.Sprint(n), "--seed", fmt.Sprint(seed)}
+	for i := range trains {
+		args = append(args, "--train", trains[i], "--test", tests[i])
+	}
+	out, err := p.run(ctx, args...)
+	if err != nil {
+		return nil, err
+	}
+	return parseResults(out, len(trains))
+}
+
+// parseResults reads the want JSON lines cblearn_fit.py prints, one per
+// fit, ignoring blank lines.
+func parseResults(out []byte, want int) ([]peerResult, error) {
+	var rs []peerResult
+	for _, line := range strings.Split(string(out), "\n") {
+		if line = strings.TrimSpace(line); line == "" {
+			continue
+		}
+		var r peerResult
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			return nil, fmt.Errorf("cblearn_fit.py printed %q: %w", line, err)
+		}
+		rs = append(rs, r)
+	}
+	if len(rs) != want {
+		return nil, fmt.Errorf("cblearn_fit.py printed %d results, want %d", len(rs), want)
+	}
+	return rs, nil
 }
 
 // run runs the script with args and returns its standard output.

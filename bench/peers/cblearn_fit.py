@@ -3,13 +3,19 @@
 
 Reads 0-based triplet files ("i j k": i is closer to j than to k), fits the
 estimator on the training triplets with the scipy backend, and prints one
-JSON line {"seconds": fit time, "accuracy": held-out accuracy}. Accuracy is
+JSON line {"seconds": fit time, "accuracy": held-out accuracy}. With
+--train and --test given k times (the folds of a cross-validation), it
+makes k fits, the i-th on the i-th --train scored on the i-th --test, each
+with a fresh estimator of the same seed, and prints k lines in that order,
+as k separate calls would. Accuracy is
 the fraction of held-out triplets with d(i, j) < d(i, k) strictly in the
 embedding, as mkpoe's side counts it. Run by bench/peers (go run
 ./bench/peers); see bench/peers/README.md.
 
     cblearn_fit.py --estimator SOE --dim 5 --n 100 --seed 1 \
         --train train.txt --test test.txt
+    cblearn_fit.py --estimator GNMDS --dim 2 --n 100 --seed 1 \
+        --train fit1.txt --test score1.txt --train fit2.txt --test score2.txt
     cblearn_fit.py --versions
 """
 
@@ -27,8 +33,10 @@ def parse_args(argv):
     p.add_argument("--dim", type=int)
     p.add_argument("--n", type=int)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--train")
-    p.add_argument("--test")
+    p.add_argument("--train", action="append",
+                   help="training triplets; repeat with --test for several fits")
+    p.add_argument("--test", action="append",
+                   help="held-out triplets of the --train of the same position")
     p.add_argument("--versions", action="store_true",
                    help="print the versions of cblearn and its stack and exit")
     args = p.parse_args(argv)
@@ -36,6 +44,8 @@ def parse_args(argv):
         for name in ("estimator", "dim", "n", "train", "test"):
             if getattr(args, name) is None:
                 p.error(f"--{name} is required")
+        if len(args.train) != len(args.test):
+            p.error(f"{len(args.train)} --train but {len(args.test)} --test")
     return args
 
 
@@ -75,13 +85,14 @@ def main(argv):
     if args.versions:
         print(versions())
         return 0
-    train, test = load_triplets(args.train), load_triplets(args.test)
-    est = make_estimator(args.estimator, args.dim, args.seed)
-    start = time.perf_counter()
-    est.fit(train, n_objects=args.n)
-    seconds = time.perf_counter() - start
-    acc = strict_accuracy(np.asarray(est.embedding_), test)
-    print(json.dumps({"seconds": seconds, "accuracy": acc}))
+    for train_path, test_path in zip(args.train, args.test):
+        train, test = load_triplets(train_path), load_triplets(test_path)
+        est = make_estimator(args.estimator, args.dim, args.seed)
+        start = time.perf_counter()
+        est.fit(train, n_objects=args.n)
+        seconds = time.perf_counter() - start
+        acc = strict_accuracy(np.asarray(est.embedding_), test)
+        print(json.dumps({"seconds": seconds, "accuracy": acc}), flush=True)
     return 0
 
 

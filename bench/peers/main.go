@@ -48,6 +48,7 @@ type config struct {
 	ranks      []int        // one mkpoe row per rank; 0: convex
 	warm       bool         // warm-start each CV fold along the grid
 	folds      int          // CV folds fitted at once (fitSpec.Folds)
+	peerCV     bool         // also choose cblearn's estimator and d by CV
 }
 
 func main() {
@@ -81,10 +82,11 @@ func parseFlags(args []string) (config, error) {
 	ranks := fs.String("ranks", "0,2,5,10", "mkpoe rows: each rank its own CV and refit (Settings.Rank); 0 = convex")
 	warm := fs.Bool("warm", defaultWarm, "warm-start each CV fold's fits along the grid from the previous β's model")
 	folds := fs.Int("folds", cvFolds, "CV folds fitted at once, as the harness runs tasks on its workers (1: one after the other)")
+	peerCV := fs.Bool("peer-cv", false, "also choose cblearn's estimator and d by 3-fold CV on mkpoe's folds and refit (4× cblearn's fits)")
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
 	}
-	cfg := config{reps: *reps, seed: *seed, python: *python, timeout: *timeout, out: *out, warm: *warm, folds: *folds}
+	cfg := config{reps: *reps, seed: *seed, python: *python, timeout: *timeout, out: *out, warm: *warm, folds: *folds, peerCV: *peerCV}
 	var err error
 	if cfg.grid, err = parseGrid(*grid); err != nil {
 		return config{}, err
@@ -197,6 +199,9 @@ func header(ctx context.Context, cfg config, p *peer) string {
 		dataText(cfg.problems(), cfg.seed), cfg.reps, time.Now().Format("2006-01-02"), runtime.GOMAXPROCS(0), runtime.Version(), blas)
 	h += "; " + mkpoeSetup(cfg)
 	if p != nil {
+		if cfg.peerCV {
+			h += "; " + peerCVSetup(len(cfg.estimators)*len(cfg.dims))
+		}
 		h += "; " + p.versions(ctx)
 	}
 	return h + "."
@@ -222,8 +227,8 @@ func foldsText(k int) string {
 
 // benchSize runs every repetition on one problem and returns its rows:
 // mkpoe's (one per rank, then the CV's choice among them), then each
-// cblearn estimator and dimension (or one row saying why cblearn was
-// skipped).
+// cblearn estimator and dimension and, with -peer-cv, cblearn's CV choice
+// among them (or one row saying why cblearn was skipped).
 func benchSize(ctx context.Context, cfg config, pr problem, p *peer, skip string) ([]row, error) {
 	n, train, test, err := pr.load(cfg.seed)
 	if err != nil {
@@ -235,13 +240,16 @@ func benchSize(ctx context.Context, cfg config, pr problem, p *peer, skip string
 	rows := mkpoeRows(cfg, sz)
 	nMk := len(rows)
 	var trainFile, testFile string
+	var fits, scores []string // cblearn's CV folds (-peer-cv)
 	if p == nil {
 		rows = append(rows, row{Size: sz, Method: "cblearn", Note: skip})
 	} else {
-		for _, e := range cfg.estimators {
-			for _, d := range cfg.dims {
-				rows = append(rows, row{Size: sz, Method: fmt.Sprintf("cblearn %s d=%d", e, d), Rank: fmt.Sprint(d), Gap: "—"})
-			}
+		pairs := peerPairs(cfg.estimators, cfg.dims)
+		for _, pr := range pairs {
+			rows = append(rows, row{Size: sz, Method: "cblearn " + pr.String(), Rank: fmt.Sprint(pr.Dim), Gap: "—"})
+		}
+		if cfg.peerCV {
+			rows = append(rows, peerCVRow(sz, len(pairs)))
 		}
 		tag := fmt.Sprintf("n%d-m%d", sz.N, sz.Triplets)
 		if pr.Name != "" {
@@ -253,6 +261,11 @@ func benchSize(ctx context.Context, cfg config, pr problem, p *peer, skip string
 		if testFile, err = p.writeTriplets(tag+"-test.txt", test); err != nil {
 			return nil, err
 		}
+		if cfg.peerCV {
+			if fits, scores, err = p.foldFiles(tag, train, cfg.seed); err != nil {
+				return nil, err
+			}
+		}
 	}
 	for i := range rows {
 		rows[i].Set, rows[i].Train, rows[i].Test = pr.Name, len(train), len(test)
@@ -260,7 +273,7 @@ func benchSize(ctx context.Context, cfg config, pr problem, p *peer, skip string
 	for rep := 0; rep < cfg.reps; rep++ {
 		steps := []func() error{
 			func() error { return mkpoeRep(ctx, cfg, label, n, train, test, rows[:nMk]) },
-			func() error { return cblearnReps(ctx, cfg, label, n, p, trainFile, testFile, rows[nMk:]) },
+			func() error { return cblearnReps(ctx, cfg, label, n, p, trainFile, testFile, fits, scores, rows[nMk:]) },
 		}
 		if rep%2 == 1 {
 			steps[0], steps[1] = steps[1], steps[0]
@@ -359,33 +372,45 @@ func addResult(r *row, res mkpoeResult) {
 }
 
 // cblearnReps runs one repetition of every cblearn estimator and dimension,
-// in the order of rows. A failed fit is noted in its row, not fatal.
-func cblearnReps(ctx context.Context, cfg config, label string, n int, p *peer, trainFile, testFile string, rows []row) error {
+// in the order of rows, and with cfg.peerCV their CV on the fold files
+// fits and scores, whose choice goes to the last row. A failed fit is
+// noted in its row, not fatal.
+func cblearnReps(ctx context.Context, cfg config, label string, n int, p *peer, trainFile, testFile string, fits, scores []string, rows []row) error {
 	if p == nil {
 		return nil
 	}
-	i := 0
-	for _, e := range cfg.estimators {
-		for _, d := range cfg.dims {
-			r := &rows[i]
-			i++
-			log.Printf("%s: cblearn %s d=%d ...", label, e, d)
-			fctx, cancel := context.WithTimeout(ctx, cfg.timeout)
-			res, err := p.fit(fctx, e, d, n, cfg.seed, trainFile, testFile)
-			cancel()
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			if err != nil {
-				log.Printf("%s: cblearn %s d=%d failed: %v", label, e, d, err)
-				r.Note = "failed: " + err.Error()
-				continue
-			}
-			log.Printf("%s: cblearn %s d=%d %.1f s, held-out %.4f", label, e, d, res.Seconds, res.Accuracy)
-			r.Seconds = append(r.Seconds, res.Seconds)
-			r.Accuracy = append(r.Accuracy, res.Accuracy)
+	pairs := peerPairs(cfg.estimators, cfg.dims)
+	results := make([]peerResult, len(pairs))
+	ok := make([]bool, len(pairs))
+	for i, pr := range pairs {
+		r := &rows[i]
+		log.Printf("%s: cblearn %s ...", label, pr)
+		fctx, cancel := context.WithTimeout(ctx, cfg.timeout)
+		res, err := p.fit(fctx, pr.Estimator, pr.Dim, n, cfg.seed, trainFile, testFile)
+		cancel()
+		if ctx.Err() != nil {
+			return ctx.Err()
 		}
+		if err != nil {
+			log.Printf("%s: cblearn %s failed: %v", label, pr, err)
+			r.Note = "failed: " + err.Error()
+			continue
+		}
+		log.Printf("%s: cblearn %s %.1f s, held-out %.4f", label, pr, res.Seconds, res.Accuracy)
+		r.Seconds = append(r.Seconds, res.Seconds)
+		r.Accuracy = append(r.Accuracy, res.Accuracy)
+		results[i], ok[i] = res, true
 	}
+	if !cfg.peerCV {
+		return nil
+	}
+	cv, err := peerCVRep(ctx, cfg, label, n, p, pairs, fits, scores)
+	if err != nil {
+		return err
+	}
+	r := &rows[len(pairs)]
+	addPeerCV(r, pairs, cv, results, ok)
+	log.Printf("%s: cblearn's CV choice %s, held-out %s, %s", label, r.Rank, r.accuracyCell(), r.timeCell())
 	return nil
 }
 

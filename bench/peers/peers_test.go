@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -140,6 +141,12 @@ func TestParseFlagsDefaults(t *testing.T) {
 	}
 	if cfg.folds != cvFolds {
 		t.Errorf("default folds at once = %d, want all %d", cfg.folds, cvFolds)
+	}
+	if cfg.peerCV {
+		t.Error("-peer-cv is on by default")
+	}
+	if cfg, err = parseFlags([]string{"-peer-cv"}); err != nil || !cfg.peerCV {
+		t.Errorf("-peer-cv: peerCV %v, error %v", cfg.peerCV, err)
 	}
 }
 
@@ -535,12 +542,16 @@ func TestSummaryLines(t *testing.T) {
 		{Size: sz, Set: "material", Method: "cblearn SOE d=2", Accuracy: []float64{0.86}, Test: 2500},
 		{Size: sz, Set: "material", Method: "cblearn TSTE d=5", Accuracy: []float64{0.9}, Test: 2500},
 		{Size: sz, Set: "material", Method: "cblearn GNMDS d=5", Note: "failed: x", Test: 2500},
+		{Size: sz, Set: "material", Method: "cblearn, CV's choice", Accuracy: []float64{0.95}, PeerCV: true, Chosen: []string{"SOE d=2"}, Test: 2500},
 		{Size: size{10, 2400}, Set: "perceptual color-tm", Method: "choice", Accuracy: []float64{0.7}, Certs: &certCount{}, Choice: true, Test: 480},
 		{Size: size{10, 2400}, Set: "perceptual color-tm", Method: "cblearn", Note: "skipped: -python none"},
 	}
 	got := summaryLines(rows)
-	// SE = √(0.9·0.1/2500) = 0.006; (0.85 − 0.9)/0.006 = −8.3.
-	want := []string{"material: CV's choice 0.8500, best cblearn (TSTE d=5) 0.9000, difference -0.0500 = -8.3 SE (SE √(p(1−p)/m) = 0.0060 at the cblearn p, m = 2500 held out)"}
+	// SE = √(0.9·0.1/2500) = 0.006; (0.85 − 0.9)/0.006 = −8.3. The CV
+	// row (0.95 here, to show it is not taken for a fit) has SE
+	// √(0.95·0.05/2500) = 0.00436, (0.85 − 0.95)/0.00436 = −22.9.
+	want := []string{"material: CV's choice 0.8500, best cblearn (TSTE d=5) 0.9000, difference -0.0500 = -8.3 SE (SE √(p(1−p)/m) = 0.0060 at the cblearn p, m = 2500 held out)" +
+		"; cblearn's CV choice (SOE d=2) 0.9500, difference -0.1000 = -22.9 SE (SE 0.0044)"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("summaryLines =\n%q\nwant\n%q", got, want)
 	}
@@ -550,5 +561,238 @@ func TestSummaryLines(t *testing.T) {
 	}
 	if !strings.Contains(b.String(), "| material: 100 × 0 | choice |") {
 		t.Errorf("table row of a crowd set:\n%s", b.String())
+	}
+}
+
+// TestPeerPairs orders cblearn's settings as its rows: estimators, then
+// dimensions.
+func TestPeerPairs(t *testing.T) {
+	got := peerPairs([]string{"SOE", "TSTE"}, []int{2, 10})
+	want := []pair{{"SOE", 2}, {"SOE", 10}, {"TSTE", 2}, {"TSTE", 10}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("peerPairs = %v, want %v", got, want)
+	}
+	if s := got[3].String(); s != "TSTE d=10" {
+		t.Errorf("String = %q", s)
+	}
+	if n := peerCVFits(9); n != 28 {
+		t.Errorf("peerCVFits(9) = %d, want 28 (27 CV fits and the refit)", n)
+	}
+}
+
+// TestBestPair picks the best mean CV accuracy, the first in order on
+// ties, and skips pairs whose CV failed.
+func TestBestPair(t *testing.T) {
+	fail := errors.New("timeout")
+	tests := []struct {
+		name string
+		cv   []pairCV
+		want int
+	}{
+		{"clear best", []pairCV{{Acc: []float64{0.7, 0.8, 0.9}}, {Acc: []float64{0.9, 0.8, 0.85}}, {Acc: []float64{0.6, 0.6, 0.6}}}, 1},
+		{"best mean, not best fold", []pairCV{{Acc: []float64{0.95, 0.6, 0.6}}, {Acc: []float64{0.75, 0.75, 0.75}}}, 1},
+		{"tie: the first", []pairCV{{Acc: []float64{0.5, 0.5, 0.5}}, {Acc: []float64{0.6, 0.7, 0.8}, Seconds: 9}, {Acc: []float64{0.6, 0.7, 0.8}, Seconds: 1}}, 1},
+		{"failed pair skipped", []pairCV{{Acc: []float64{0.9, 0.9}, Err: fail}, {Acc: []float64{0.6, 0.6}}, {Err: fail}}, 1},
+		{"failed first, tie after", []pairCV{{Err: fail}, {Acc: []float64{0.7}}, {Acc: []float64{0.7}}}, 1},
+		{"all failed", []pairCV{{Err: fail}, {Err: fail}}, -1},
+		{"none", nil, -1},
+	}
+	for _, tc := range tests {
+		if got := bestPair(tc.cv); got != tc.want {
+			t.Errorf("%s: bestPair = %d, want %d", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestPairCVMean(t *testing.T) {
+	tests := []struct {
+		c    pairCV
+		want float64
+	}{
+		{pairCV{Acc: []float64{0.6, 0.75, 0.9}}, 0.75},
+		{pairCV{Acc: []float64{0.5}}, 0.5},
+		{pairCV{}, math.NaN()},
+		{pairCV{Acc: []float64{0.6}, Err: errors.New("x")}, math.NaN()},
+	}
+	for _, tc := range tests {
+		got := tc.c.mean()
+		if math.IsNaN(tc.want) != math.IsNaN(got) || !math.IsNaN(got) && math.Abs(got-tc.want) > 1e-15 {
+			t.Errorf("mean of %+v = %v, want %v", tc.c, got, tc.want)
+		}
+	}
+}
+
+// TestAddPeerCV fills the CV-choice row: the chosen pair's own fit as the
+// refit, the time of every CV fit and the refit, one rank cell per
+// distinct choice, and a note when the choice cannot be refit.
+func TestAddPeerCV(t *testing.T) {
+	pairs := []pair{{"SOE", 5}, {"GNMDS", 5}, {"TSTE", 10}}
+	refits := []peerResult{{Seconds: 3, Accuracy: 0.80}, {Seconds: 0.5, Accuracy: 0.85}, {Seconds: 1.25, Accuracy: 0.83}}
+	all := []bool{true, true, true}
+	cvA := []pairCV{{Acc: []float64{0.7, 0.7, 0.7}, Seconds: 6}, {Acc: []float64{0.72, 0.7, 0.7}, Seconds: 1}, {Acc: []float64{0.8, 0.8, 0.8}, Seconds: 2}}
+	cvB := []pairCV{{Acc: []float64{0.7, 0.7, 0.7}, Seconds: 6}, {Acc: []float64{0.9, 0.9, 0.9}, Seconds: 1}, {Acc: []float64{0.8, 0.8, 0.8}, Seconds: 2}}
+
+	r := peerCVRow(size{100, 20000}, len(pairs))
+	if r.Method != "cblearn, CV's choice of estimator and d (all 10 fits' time)" || !r.PeerCV || r.Certs != nil {
+		t.Fatalf("empty row %+v", r)
+	}
+	addPeerCV(&r, pairs, cvA, refits, all)
+	// TSTE d=10: 6 + 1 + 2 CV seconds + 1.25 refit.
+	if !reflect.DeepEqual(r.Seconds, []float64{10.25}) || !reflect.DeepEqual(r.Refit, []float64{1.25}) ||
+		!reflect.DeepEqual(r.Accuracy, []float64{0.83}) || r.Rank != "10 (TSTE)" || r.Note != "" {
+		t.Errorf("first repetition: %+v", r)
+	}
+	addPeerCV(&r, pairs, cvB, refits, all)
+	if !reflect.DeepEqual(r.Seconds, []float64{10.25, 9.5}) || !reflect.DeepEqual(r.Accuracy, []float64{0.83, 0.85}) ||
+		r.Rank != "10 (TSTE); 5 (GNMDS)" || !reflect.DeepEqual(r.Chosen, []string{"TSTE d=10", "GNMDS d=5"}) {
+		t.Errorf("second repetition: %+v", r)
+	}
+	addPeerCV(&r, pairs, cvA, refits, all)
+	if r.Rank != "10 (TSTE); 5 (GNMDS)" || len(r.Seconds) != 3 {
+		t.Errorf("third repetition, a choice seen before: %+v", r)
+	}
+	var b strings.Builder
+	if err := writeTable(&b, []row{r}); err != nil {
+		t.Fatal(err)
+	}
+	want := "| 100 × 16000 | cblearn, CV's choice of estimator and d (all 10 fits' time) | — | 10.2 s (9.50–10.2 s) | 1.25 s | 0.8367 | 10 (TSTE); 5 (GNMDS) | — | — |"
+	if lines := strings.Split(strings.TrimSpace(b.String()), "\n"); lines[2] != want {
+		t.Errorf("table row\n%s\nwant\n%s", lines[2], want)
+	}
+
+	notes := []struct {
+		cv   []pairCV
+		ok   []bool
+		note string
+	}{
+		{cvA, []bool{true, true, false}, "failed: the refit of TSTE d=10 failed"},
+		{[]pairCV{{Err: errors.New("x")}, {Err: errors.New("x")}, {Err: errors.New("x")}}, all, "failed: no setting completed its CV"},
+	}
+	for _, tc := range notes {
+		r := peerCVRow(size{100, 20000}, len(pairs))
+		addPeerCV(&r, pairs, tc.cv, refits, tc.ok)
+		if r.Note != tc.note || len(r.Seconds) != 0 || len(r.Accuracy) != 0 {
+			t.Errorf("row %+v, want only the note %q", r, tc.note)
+		}
+	}
+}
+
+// TestPeerFoldFiles writes cblearn's CV folds exactly as mkpoe's CV makes
+// them: fold f's files hold foldSplit's fit and score parts, 0-based.
+func TestPeerFoldFiles(t *testing.T) {
+	pl, err := data.GeneratePlanted(data.PlantedSpec{N: 12, Dim: 2, Triplets: 50, Flip: 0.1, Seed: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	train := pl.Triplets
+	p := &peer{dir: t.TempDir()}
+	const seed = 9
+	fits, scores, err := p.foldFiles("tag", train, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fits) != cvFolds || len(scores) != cvFolds {
+		t.Fatalf("%d fit and %d score files, want %d each", len(fits), len(scores), cvFolds)
+	}
+	folds := foldIndices(len(train), cvFolds, seed)
+	total := 0
+	for f := range folds {
+		fit, score := foldSplit(train, folds, f)
+		for _, c := range []struct {
+			path string
+			want []data.Comparison
+		}{{fits[f], fit}, {scores[f], score}} {
+			b, err := os.ReadFile(c.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var lines []string
+			for _, x := range c.want {
+				lines = append(lines, fmt.Sprintf("%d %d %d", x.I, x.J, x.L))
+			}
+			if got, want := string(b), strings.Join(lines, "\n")+"\n"; got != want {
+				t.Errorf("%s:\n%s\nwant\n%s", filepath.Base(c.path), got, want)
+			}
+		}
+		if filepath.Base(fits[f]) != fmt.Sprintf("tag-fold%d-fit.txt", f+1) {
+			t.Errorf("fold %d file %s", f, fits[f])
+		}
+		total += len(score)
+		if len(fit)+len(score) != len(train) {
+			t.Errorf("fold %d: %d + %d triplets, want %d", f, len(fit), len(score), len(train))
+		}
+	}
+	if total != len(train) {
+		t.Errorf("the score parts hold %d triplets, want all %d", total, len(train))
+	}
+}
+
+func TestParseResults(t *testing.T) {
+	tests := []struct {
+		out  string
+		want int
+		res  []peerResult
+		bad  string
+	}{
+		{"{\"seconds\": 1.5, \"accuracy\": 0.75}\n", 1, []peerResult{{1.5, 0.75}}, ""},
+		{"{\"seconds\": 1, \"accuracy\": 0.5}\n\n{\"seconds\": 2, \"accuracy\": 0.25}\n{\"seconds\": 3, \"accuracy\": 1}\n", 3,
+			[]peerResult{{1, 0.5}, {2, 0.25}, {3, 1}}, ""},
+		{"{\"seconds\": 1, \"accuracy\": 0.5}\n", 3, nil, "printed 1 results, want 3"},
+		{"warning: x\n", 1, nil, "cblearn_fit.py printed \"warning: x\""},
+		{"", 1, nil, "printed 0 results, want 1"},
+	}
+	for _, tc := range tests {
+		got, err := parseResults([]byte(tc.out), tc.want)
+		if tc.bad != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.bad) {
+				t.Errorf("%q: error %v, want one containing %q", tc.out, err, tc.bad)
+			}
+			continue
+		}
+		if err != nil || !reflect.DeepEqual(got, tc.res) {
+			t.Errorf("%q: %v, %v; want %v", tc.out, got, err, tc.res)
+		}
+	}
+}
+
+// TestCblearnFoldMode checks that cblearn_fit.py's several-fits mode
+// gives the second fit of a call what a separate call gives. It needs
+// the interpreter of -python's default with cblearn (two calls, a few
+// seconds) and is skipped without it.
+func TestCblearnFoldMode(t *testing.T) {
+	const python = "/opt/cblearn-venv/bin/python"
+	if _, err := os.Stat(python); err != nil {
+		t.Skip("no ", python)
+	}
+	ctx := context.Background()
+	p, err := newPeer(ctx, python)
+	if err != nil {
+		t.Skip(err)
+	}
+	defer p.close()
+	pl, err := data.GeneratePlanted(data.PlantedSpec{N: 15, Dim: 2, Triplets: 300, Flip: 0.05, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fits, scores, err := p.foldFiles("t", pl.Triplets, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := p.fitAll(ctx, "GNMDS", 2, 15, 1, fits[:2], scores[:2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The second fit of a call, alone: it must not depend on the first.
+	one, err := p.fit(ctx, "GNMDS", 2, 15, 1, fits[1], scores[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if one.Accuracy != all[1].Accuracy {
+		t.Errorf("fold 2: accuracy %v as a call's second fit, %v alone", all[1].Accuracy, one.Accuracy)
+	}
+	for f, r := range all {
+		if r.Accuracy < 0.6 || r.Accuracy > 1 {
+			t.Errorf("fold %d: accuracy %v on a 2-d set with 5%% flips, want 0.6 to 1", f+1, r.Accuracy)
+		}
 	}
 }

@@ -147,17 +147,23 @@ func stdErr(p float64, m int) float64 {
 }
 
 // summaryLines compares, per problem, the held-out accuracy of mkpoe's CV
-// choice (the row with Choice set) with the best cblearn row, in standard
-// errors of a held-out accuracy on the problem's held-out comparisons.
+// choice (the row with Choice set) with the best cblearn row (the best of
+// its fits on the held-out set itself) and, with -peer-cv, with cblearn's
+// own CV choice, each in standard errors of a held-out accuracy on the
+// problem's held-out comparisons, √(p(1−p)/m) at that cblearn row's p.
 func summaryLines(rows []row) []string {
 	var out []string
 	for i, r := range rows {
 		if !r.Choice || len(r.Accuracy) == 0 {
 			continue
 		}
-		best := -1
+		best, cv := -1, -1
 		for j := i + 1; j < len(rows) && rows[j].Size == r.Size && rows[j].Set == r.Set; j++ {
-			if rows[j].Certs == nil && len(rows[j].Accuracy) > 0 && (best < 0 || mean(rows[j].Accuracy) > mean(rows[best].Accuracy)) {
+			switch {
+			case rows[j].Certs != nil || len(rows[j].Accuracy) == 0:
+			case rows[j].PeerCV:
+				cv = j
+			case best < 0 || mean(rows[j].Accuracy) > mean(rows[best].Accuracy):
 				best = j
 			}
 		}
@@ -170,8 +176,15 @@ func summaryLines(rows []row) []string {
 		}
 		p, q := mean(r.Accuracy), mean(rows[best].Accuracy)
 		se := stdErr(q, r.Test)
-		out = append(out, fmt.Sprintf("%s: CV's choice %.4f, best cblearn (%s) %.4f, difference %+.4f = %+.1f SE (SE √(p(1−p)/m) = %.4f at the cblearn p, m = %d held out)",
-			name, p, strings.TrimPrefix(rows[best].Method, "cblearn "), q, p-q, (p-q)/se, se, r.Test))
+		line := fmt.Sprintf("%s: CV's choice %.4f, best cblearn (%s) %.4f, difference %+.4f = %+.1f SE (SE √(p(1−p)/m) = %.4f at the cblearn p, m = %d held out)",
+			name, p, strings.TrimPrefix(rows[best].Method, "cblearn "), q, p-q, (p-q)/se, se, r.Test)
+		if cv >= 0 {
+			c := mean(rows[cv].Accuracy)
+			sc := stdErr(c, r.Test)
+			line += fmt.Sprintf("; cblearn's CV choice (%s) %.4f, difference %+.4f = %+.1f SE (SE %.4f)",
+				strings.Join(rows[cv].Chosen, "; "), c, p-c, (p-c)/sc, sc)
+		}
+		out = append(out, line)
 	}
 	return out
 }

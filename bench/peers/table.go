@@ -33,6 +33,10 @@ type row struct {
 	Set         string
 	Train, Test int
 	Choice      bool
+	// PeerCV marks the row of cblearn's CV choice (-peer-cv), and Chosen
+	// lists its distinct chosen settings over the repetitions.
+	PeerCV bool
+	Chosen []string
 }
 
 // setCell is the table's first cell: n × training triplets, after the
