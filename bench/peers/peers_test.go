@@ -555,6 +555,16 @@ func TestSummaryLines(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("summaryLines =\n%q\nwant\n%q", got, want)
 	}
+	// A cblearn accuracy of exactly 1 has no standard error: the line
+	// says so instead of dividing by zero.
+	perfect := []row{
+		{Size: sz, Set: "s", Method: "choice", Accuracy: []float64{0.99}, Certs: &certCount{}, Choice: true, Test: 100},
+		{Size: sz, Set: "s", Method: "cblearn SOE d=2", Accuracy: []float64{1}, Test: 100},
+	}
+	wantPerfect := []string{"s: CV's choice 0.9900, best cblearn (SOE d=2) 1.0000, difference -0.0100 = no SE (cblearn p is 0 or 1) (SE √(p(1−p)/m) = 0.0000 at the cblearn p, m = 100 held out)"}
+	if got := summaryLines(perfect); !reflect.DeepEqual(got, wantPerfect) {
+		t.Errorf("summaryLines at p = 1 =\n%q\nwant\n%q", got, wantPerfect)
+	}
 	var b strings.Builder
 	if err := writeTable(&b, rows[1:2]); err != nil {
 		t.Fatal(err)

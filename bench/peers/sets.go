@@ -146,6 +146,15 @@ func stdErr(p float64, m int) float64 {
 	return math.Sqrt(p * (1 - p) / float64(m))
 }
 
+// inSE writes the difference d in standard errors se ("+1.2 SE"), or
+// says why it cannot where se is 0 (a cblearn accuracy of exactly 0 or 1).
+func inSE(d, se float64) string {
+	if !(se > 0) {
+		return "no SE (cblearn p is 0 or 1)"
+	}
+	return fmt.Sprintf("%+.1f SE", d/se)
+}
+
 // summaryLines compares, per problem, the held-out accuracy of mkpoe's CV
 // choice (the row with Choice set) with the best cblearn row (the best of
 // its fits on the held-out set itself) and, with -peer-cv, with cblearn's
@@ -176,13 +185,13 @@ func summaryLines(rows []row) []string {
 		}
 		p, q := mean(r.Accuracy), mean(rows[best].Accuracy)
 		se := stdErr(q, r.Test)
-		line := fmt.Sprintf("%s: CV's choice %.4f, best cblearn (%s) %.4f, difference %+.4f = %+.1f SE (SE √(p(1−p)/m) = %.4f at the cblearn p, m = %d held out)",
-			name, p, strings.TrimPrefix(rows[best].Method, "cblearn "), q, p-q, (p-q)/se, se, r.Test)
+		line := fmt.Sprintf("%s: CV's choice %.4f, best cblearn (%s) %.4f, difference %+.4f = %s (SE √(p(1−p)/m) = %.4f at the cblearn p, m = %d held out)",
+			name, p, strings.TrimPrefix(rows[best].Method, "cblearn "), q, p-q, inSE(p-q, se), se, r.Test)
 		if cv >= 0 {
 			c := mean(rows[cv].Accuracy)
 			sc := stdErr(c, r.Test)
-			line += fmt.Sprintf("; cblearn's CV choice (%s) %.4f, difference %+.4f = %+.1f SE (SE %.4f)",
-				strings.Join(rows[cv].Chosen, "; "), c, p-c, (p-c)/sc, sc)
+			line += fmt.Sprintf("; cblearn's CV choice (%s) %.4f, difference %+.4f = %s (SE %.4f)",
+				strings.Join(rows[cv].Chosen, "; "), c, p-c, inSE(p-c, sc), sc)
 		}
 		out = append(out, line)
 	}
