@@ -697,6 +697,7 @@ func CompareValidationFigure(c *Comparison) (*Figure, error) {
 			}
 		}
 		padY(pl)
+		padLogX(pl)
 		// Headroom for the legend (top right) above the curves.
 		pl.Y.Max += (pl.Y.Max - pl.Y.Min) * 0.09 * float64(len(curves))
 		pl.Y.Tick.Marker = accuracyTicks{}

@@ -313,6 +313,7 @@ func ValidationFigure(s *results.Summary, th Theme) (*Figure, error) {
 			}
 		}
 		padY(pl)
+		padLogX(pl)
 		if len(curves) > 1 {
 			// Headroom for the legend (top right) above the curves.
 			pl.Y.Max += (pl.Y.Max - pl.Y.Min) * 0.09 * float64(len(curves))
@@ -353,6 +354,16 @@ func padY(pl *plot.Plot) {
 		d = math.Max(math.Abs(hi)*0.05, 0.01)
 	}
 	pl.Y.Min, pl.Y.Max = lo-d, hi+d
+}
+
+// padLogX gives a log-scaled x axis whose data sit at one value (a grid
+// of one β, a trace of one iteration) a range of a factor of 2 each side:
+// gonum widens a flat range by ±1, which reaches 0 on a log scale when
+// the value is 1 and panics there.
+func padLogX(pl *plot.Plot) {
+	if x := pl.X.Min; x == pl.X.Max && x > 0 && !math.IsInf(x, 0) {
+		pl.X.Min, pl.X.Max = x/2, x*2
+	}
 }
 
 func finiteXYs(x, y []float64) plotter.XYs {
@@ -432,6 +443,7 @@ func ObjectiveFigure(run *Run, th Theme) (*Figure, error) {
 				pl.Legend.Add(fmt.Sprintf("split %d", sp), l)
 			}
 		}
+		padLogX(pl)
 		panels = append(panels, pl)
 	}
 	if len(panels) == 0 {

@@ -625,3 +625,48 @@ func TestMapSeriesSubset(t *testing.T) {
 		})
 	}
 }
+
+// TestLogAxisAtOneValue: a grid of one β at 1 (which a config may give)
+// draws its validation figures, alone and compared, without gonum's ±1
+// widening of a flat range reaching 0 on the log axis (a panic before
+// padLogX), and results.Summary.Validate refuses a grid that does not
+// increase, which no run writes.
+func TestLogAxisAtOneValue(t *testing.T) {
+	s := loadFixture(t).Summary
+	s.BetaGrid = []float64{1}
+	first := func(v [][]float64) [][]float64 {
+		for i := range v {
+			v[i] = v[i][:1]
+		}
+		return v
+	}
+	for i := range s.Rows {
+		r := &s.Rows[i]
+		r.ValCurve, r.ValFoldMin, r.ValFoldMax = first(r.ValCurve), first(r.ValFoldMin), first(r.ValFoldMax)
+		for j := range r.ValZeroFolds {
+			r.ValZeroFolds[j] = r.ValZeroFolds[j][:1]
+		}
+	}
+	if err := s.Validate(); err != nil {
+		t.Fatalf("a one-β grid: %v", err)
+	}
+	f, err := ValidationFigure(s, DefaultTheme())
+	if err != nil || f == nil {
+		t.Fatalf("ValidationFigure: %v, %v", f, err)
+	}
+	if err := f.Render(&bytes.Buffer{}, "png", 72); err != nil {
+		t.Fatal(err)
+	}
+	a, b := loadFixture(t), loadFixture(t)
+	a.Summary, b.Summary = s, s
+	c, err := NewComparison([]CompareRun{{Name: "a", Run: a}, {Name: "b", Run: b}}, nil)
+	if err != nil || len(c.PNG) == 0 {
+		t.Fatalf("NewComparison: %v (PNG %d bytes)", err, len(c.PNG))
+	}
+	for _, grid := range [][]float64{{1, 1, 1}, {10, 1, 100}} {
+		s.BetaGrid = grid
+		if err := s.Validate(); err == nil || !strings.Contains(err.Error(), "must be above beta_grid") {
+			t.Errorf("Validate(beta_grid %v) = %v, want a grid that must increase", grid, err)
+		}
+	}
+}

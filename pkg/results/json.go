@@ -182,6 +182,9 @@ func (s *Summary) Validate() error {
 		// β is positive: the reports draw it on a log axis.
 		if !(b > 0) || math.IsInf(b, 0) {
 			errs = append(errs, fmt.Errorf("beta_grid[%d] must be > 0 and finite, got %g", i, b))
+		} else if i > 0 && !(b > s.BetaGrid[i-1]) {
+			// A run's grid increases (pkg/cv refuses any other).
+			errs = append(errs, fmt.Errorf("beta_grid[%d] must be above beta_grid[%d] (%g), got %g", i, i-1, s.BetaGrid[i-1], b))
 		}
 	}
 	for i, r := range s.Rows {
