@@ -6,7 +6,6 @@ import (
 	"log"
 	"math"
 	"slices"
-	"strings"
 
 	"github.com/mkpoe/mkpoe/pkg/data"
 )
@@ -150,15 +149,14 @@ func addPeerCV(r *row, pairs []pair, cv []pairCV, refits []peerResult, ok []bool
 	r.Seconds = append(r.Seconds, total)
 	r.Refit = append(r.Refit, refits[best].Seconds)
 	r.Accuracy = append(r.Accuracy, refits[best].Accuracy)
-	if s := pairs[best].String(); !slices.Contains(r.Chosen, s) {
-		r.Chosen = append(r.Chosen, s)
+	if pr := pairs[best]; !slices.Contains(r.Chosen, pr.String()) {
+		r.Chosen = append(r.Chosen, pr.String())
+		cell := fmt.Sprintf("%d (%s)", pr.Dim, pr.Estimator)
+		if r.Rank != "" {
+			cell = r.Rank + "; " + cell
+		}
+		r.Rank = cell
 	}
-	var cells []string
-	for _, s := range r.Chosen {
-		e, d, _ := strings.Cut(s, " d=")
-		cells = append(cells, fmt.Sprintf("%s (%s)", d, e))
-	}
-	r.Rank = strings.Join(cells, "; ")
 }
 
 // peerCVSetup describes cblearn's CV for the header.
